@@ -1,0 +1,226 @@
+/**
+ * The ledger adaptor contract. This is the one file a new ledger family implements
+ * against; everything else in `src/` (routes, vault registry, signing pipeline,
+ * signature checks) is shared and ledger-agnostic.
+ *
+ * Conventions:
+ * - Amounts are bigint base units. Hex strings are lower case without `0x` unless a
+ *   ledger's own format says otherwise (Ethereum addresses and tx hashes keep `0x`).
+ * - One adaptor instance serves one ledger id; it holds no module-level state and gets
+ *   everything it touches (config, logger, transport, Redis) through `AdaptorDeps`.
+ * - Errors are `AppError` subclasses (`src/errors.ts`): `InvalidArgumentError` for bad
+ *   input, `InsufficientFundsError` with figures, `UnavailableError` / `UpstreamError`
+ *   with `retryable` for back-end trouble, `PermanentLedgerError` when the ledger says no
+ *   for good.
+ */
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { PublicKey, SignatureScheme } from './public-key.js';
+import type { Reservations } from './reservations.js';
+
+export type { PublicKey, SignatureScheme };
+
+/** JSON-safe value: what adaptor state must be so it can be stored and reloaded. */
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+
+export interface AssetInfo {
+  /** Symbol as clients name it in `asset` fields (`ETH`, `USDC`, `BTC`, `XLM`, `USDC:G…`). */
+  symbol: string;
+  decimals: number;
+  /** True for the ledger's own coin. */
+  native: boolean;
+  /** Ledger-specific identifier of a token: ERC-20 contract, Stellar issuer, … */
+  contract?: string;
+}
+
+export interface LedgerHealth {
+  healthy: boolean;
+  errorMessage?: string;
+  /** Latest block / ledger height the back end reports. */
+  height?: number;
+  /** What the back end says its network is (chain id, genesis, passphrase). */
+  network?: string;
+}
+
+export interface Balance {
+  address: string;
+  asset: string;
+  /** Base units. */
+  amount: bigint;
+}
+
+/** One address a vault controls, with the key that signs for it. */
+export interface VaultAddress {
+  address: string;
+  publicKey: PublicKey;
+  /** The custody service's identifier for the key (the DER SPKI hex it reported). */
+  keyId: string;
+  /** BIP44 vaults: `change/index`, e.g. `0/3`. */
+  path?: string;
+  change?: boolean;
+}
+
+/** What a withdrawal spends from. */
+export interface VaultSource {
+  vaultId: string;
+  /** Addresses that may fund the withdrawal (one for a single-key vault). */
+  addresses: VaultAddress[];
+  /** Where change goes (UTXO ledgers); the vault's first address otherwise. */
+  changeAddress: string;
+}
+
+export interface WithdrawalIntent {
+  /** Operation reference, used to own reservations (nonces, UTXOs, sequences). */
+  reference: string;
+  recipientAddress: string;
+  asset: AssetInfo;
+  amount: bigint;
+  /** One of `feeLevels()`, or a custom constant the adaptor documents (gwei, sat/vB, stroops). */
+  fee: string;
+  /** Ledger memo (Stellar), when the request carried one. */
+  memo?: string;
+}
+
+export type HashAlgorithm = 'DOUBLE_SHA256' | 'SHA3_256' | 'SHA256' | 'NONE';
+
+/** One digest to be signed. Index i of the sign request's `dataToSign` is payload i. */
+export interface SigningPayload {
+  /** Hex digest the custody service signs (32 bytes). */
+  digest: string;
+  /** Custody key identifier to sign with (what the vault registry stored). */
+  keyId: string;
+  /** Hex public key the signature must verify against (33-byte compressed or 32-byte ed25519). */
+  publicKey: string;
+  /** Hex preimage the digest was computed from, so approvers can see what they sign. */
+  preimage?: string;
+  hashAlgorithm: HashAlgorithm;
+  txIndex: number;
+  inputIndex: number;
+}
+
+/** The result of `craft`: unsigned transaction(s), their digests, and adaptor state. */
+export interface UnsignedWithdrawal {
+  /** Hex-serialized unsigned transactions, shown to clients in `appData.txs`. */
+  txs: { serialized: string }[];
+  payloads: SigningPayload[];
+  /** Fee the withdrawal pays at most, base units of the native asset. */
+  fee: bigint;
+  /** Adaptor-private state `combine` needs; JSON-safe (bigints as decimal strings). */
+  state: Json;
+  /** Latest time (ms since epoch) the transaction can still be accepted by the ledger, if bounded. */
+  expiresAt?: number;
+}
+
+/** A signature the pipeline verified against the stored digest and key. */
+export interface VerifiedSignature {
+  payloadIndex: number;
+  /** 64 bytes `r || s`; for secp256k1 already low-S. */
+  signature: Uint8Array;
+  /** secp256k1 recovery id (0/1) matching the low-S signature; 0 for ed25519. */
+  recoveryId: 0 | 1;
+}
+
+export interface SignedTx {
+  txIndex: number;
+  /** Hex of the signed transaction as the ledger accepts it. */
+  serialized: string;
+  /** The id the ledger will know it by, computed before broadcast. */
+  txid: string;
+}
+
+export interface BroadcastResult {
+  txid: string;
+  /** The node already had it (mempool or chain): success, not an error. */
+  alreadyKnown: boolean;
+}
+
+export interface TxStatus {
+  state: 'pending' | 'confirmed' | 'failed' | 'unknown';
+  confirmations: number;
+  blockHeight?: number;
+  /** Why it failed (revert, ledger result code), for `failed`. */
+  reason?: string;
+}
+
+export interface AdaptorDeps {
+  logger: Logger;
+  redis: Redis;
+  /** HTTP transport for the back end; tests pass a real one pointed at local nodes. */
+  fetch: typeof fetch;
+  reservations: Reservations;
+}
+
+export interface LedgerAdaptor {
+  readonly ledgerId: string;
+  readonly family: string;
+  /** Human name of the network: `mainnet`, `sepolia`, `regtest`, … */
+  readonly network: string;
+  readonly scheme: SignatureScheme;
+  readonly nativeAsset: AssetInfo;
+  /** Confirmations after which a transaction counts as final. */
+  readonly confirmations: number;
+
+  /** Native asset first, then configured tokens. */
+  assets(): AssetInfo[];
+
+  /** Named fee levels (`HIGH`, `MEDIUM`, `LOW`, …); the first is the default. */
+  feeLevels(): string[];
+
+  /** Address formats `addressFromPublicKey` accepts; the first is the default. */
+  addressFormats(): string[];
+
+  /** Back end reachable, its height, and whether its network is the configured one. Never throws. */
+  health(): Promise<LedgerHealth>;
+
+  /**
+   * Ledger-native spellings of a public key (Stellar `G…`), for callers that accept keys
+   * as text. Return undefined when the text is not such a form; hex forms are parsed in `src/`.
+   */
+  parseNativePublicKey?(text: string): PublicKey | undefined;
+
+  /** Address for a public key. Pure and fast; throws InvalidArgumentError for an unknown format. */
+  addressFromPublicKey(key: PublicKey, format?: string): string;
+
+  /** Whether `address` is a valid recipient on this ledger's network. Pure and fast. */
+  isValidAddress(address: string): boolean;
+
+  /** Balances of each address in each asset, base units. Batched: one round trip where the back end allows. */
+  getBalances(addresses: string[], assets: AssetInfo[]): Promise<Balance[]>;
+
+  /** Whether each address has ever been used (for BIP44 gap-limit scans). Defaults to "has a balance". */
+  addressesUsed?(addresses: string[]): Promise<boolean[]>;
+
+  /**
+   * Builds the unsigned transaction(s) and their signing payloads, reserving what must not be
+   * used twice (nonce, UTXOs, sequence) under `intent.reference`.
+   */
+  craft(source: VaultSource, intent: WithdrawalIntent): Promise<UnsignedWithdrawal>;
+
+  /** Frees what `craft` reserved, when the operation failed or expired before broadcast. */
+  release(unsigned: UnsignedWithdrawal, reference: string): Promise<void>;
+
+  /**
+   * Assembles signed transactions from verified signatures (one per payload, in payload order).
+   * Must check the result: the signed transaction spends from the vault and is the one crafted.
+   */
+  combine(unsigned: UnsignedWithdrawal, signatures: VerifiedSignature[]): SignedTx[];
+
+  /** Sends a signed transaction. "Already known" is success with `alreadyKnown: true`. */
+  broadcast(tx: SignedTx): Promise<BroadcastResult>;
+
+  /** Where a broadcast transaction stands. */
+  txStatus(txid: string, unsigned: UnsignedWithdrawal): Promise<TxStatus>;
+}
+
+/** A ledger family: how to build an adaptor for one configured ledger id. */
+export interface LedgerFamily<Options = unknown> {
+  readonly family: string;
+  /** Ledger ids this family knows without being told its family (`eth`, `ethtest`, …). */
+  readonly knownLedgers: readonly string[];
+  /** Validates one ledger's options from configuration; errors are reported at boot. */
+  readonly optionsSchema: z.ZodType<Options>;
+  /** Names of option fields that hold secrets (RPC URLs with keys), censored in logs. */
+  readonly sensitiveOptions?: readonly string[];
+  create(ledgerId: string, options: Options, deps: AdaptorDeps): LedgerAdaptor;
+}

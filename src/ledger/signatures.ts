@@ -1,0 +1,91 @@
+import { createPublicKey, verify as edVerify } from 'node:crypto';
+import * as ecc from 'tiny-secp256k1';
+import { VerificationError } from '../errors.js';
+import type { PublicKey } from './public-key.js';
+
+/**
+ * Signature checks live here once, for every ledger: the custody callback's `r||s`
+ * and `v` are normalised and verified against the digest and key this service stored,
+ * never against what the callback echoes.
+ */
+
+const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const HALF_N = N >> 1n;
+
+function toBig(bytes: Uint8Array): bigint {
+  return BigInt(`0x${Buffer.from(bytes).toString('hex') || '0'}`);
+}
+
+function to32(n: bigint): Uint8Array {
+  return Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), 'hex'));
+}
+
+export interface NormalisedSignature {
+  /** 64 bytes `r || s`, low-S. */
+  signature: Uint8Array;
+  recoveryId: 0 | 1;
+}
+
+function parseCompact(sigHex: string): Uint8Array {
+  if (typeof sigHex !== 'string' || !/^(?:0x)?[0-9a-fA-F]{128}$/.test(sigHex)) {
+    throw new VerificationError('signature must be 64 bytes r||s in hex', 'malformed-signature');
+  }
+  return Uint8Array.from(Buffer.from(sigHex.replace(/^0x/, ''), 'hex'));
+}
+
+/**
+ * Verifies an ECDSA secp256k1 signature over `digest` by `key`, accepting `v` as 0/1 or the
+ * legacy 27/28 (whose meaning old custody releases swapped), and high-S (normalised to low-S
+ * with the recovery id flipped). The recovery id returned is the one that recovers `key`
+ * from the low-S signature, whatever `v` claimed.
+ */
+export function verifySecp256k1(digest: Uint8Array, sigHex: string, v: number, key: PublicKey): NormalisedSignature {
+  if (digest.length !== 32) throw new VerificationError('digest must be 32 bytes', 'malformed-digest');
+  if (![0, 1, 27, 28].includes(v)) {
+    throw new VerificationError(`v must be 0, 1, 27 or 28, got ${String(v)}`, 'malformed-v');
+  }
+  const sig = parseCompact(sigHex);
+  const r = toBig(sig.subarray(0, 32));
+  let s = toBig(sig.subarray(32));
+  if (r === 0n || r >= N || s === 0n || s >= N) {
+    throw new VerificationError('signature r or s out of range', 'malformed-signature');
+  }
+  let hint = v >= 27 ? v - 27 : v;
+  if (s > HALF_N) {
+    s = N - s;
+    hint ^= 1;
+  }
+  const lowS = new Uint8Array(64);
+  lowS.set(sig.subarray(0, 32), 0);
+  lowS.set(to32(s), 32);
+  const expected = Buffer.from(key.bytes);
+  // Recovery to the stored key proves the signature valid for it; try the hint first.
+  for (const recoveryId of [hint, hint ^ 1] as (0 | 1)[]) {
+    const recovered = ecc.recover(digest, lowS, recoveryId, true);
+    if (recovered && expected.equals(Buffer.from(recovered))) return { signature: lowS, recoveryId };
+  }
+  throw new VerificationError('signature does not verify against the stored key and digest', 'bad-signature');
+}
+
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+/** Verifies an ed25519 signature over `message` (for Stellar, the transaction hash). */
+export function verifyEd25519(message: Uint8Array, sigHex: string, key: PublicKey): NormalisedSignature {
+  const sig = parseCompact(sigHex);
+  const pub = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, key.bytes]), format: 'der', type: 'spki' });
+  if (!edVerify(null, message, pub, sig)) {
+    throw new VerificationError('ed25519 signature does not verify against the stored key and digest', 'bad-signature');
+  }
+  return { signature: sig, recoveryId: 0 };
+}
+
+/** Verifies one callback signature for a payload, whatever the scheme. */
+export function verifySignature(
+  digestHex: string,
+  sigHex: string,
+  v: number | undefined,
+  key: PublicKey,
+): NormalisedSignature {
+  const digest = Uint8Array.from(Buffer.from(digestHex, 'hex'));
+  return key.scheme === 'ed25519' ? verifyEd25519(digest, sigHex, key) : verifySecp256k1(digest, sigHex, v ?? 0, key);
+}

@@ -1,0 +1,29 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+export type Scope = 'read' | 'withdraw' | 'admin';
+export const SCOPES: readonly Scope[] = ['read', 'withdraw', 'admin'];
+
+export interface ApiKeyRecord {
+  /** Name shown in logs instead of the key. */
+  name: string;
+  /** SHA-256 of the key, hex. The key itself is never kept. */
+  sha256: string;
+  scopes: Scope[];
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/**
+ * Finds the record for a presented key. Every record is compared, in constant time per
+ * record, so timing tells nothing about which prefix matched.
+ */
+export function findApiKey(records: readonly ApiKeyRecord[], presented: string): ApiKeyRecord | undefined {
+  const digest = Buffer.from(hashApiKey(presented), 'hex');
+  let found: ApiKeyRecord | undefined;
+  for (const record of records) {
+    if (timingSafeEqual(digest, Buffer.from(record.sha256, 'hex')) && !found) found = record;
+  }
+  return found;
+}

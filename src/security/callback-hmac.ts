@@ -1,0 +1,35 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Authentication of the signing callback: `X-Callback-Timestamp` (unix seconds) and
+ * `X-Callback-Signature: sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`.
+ * The timestamp is inside the MAC, so a captured request cannot be replayed after the
+ * tolerance window; the receiver's content checks make a replay inside it harmless.
+ */
+export const TIMESTAMP_HEADER = 'x-callback-timestamp';
+export const SIGNATURE_HEADER = 'x-callback-signature';
+
+export function signCallback(secret: string, body: string | Uint8Array, nowMs = Date.now()): Record<string, string> {
+  const timestamp = String(Math.floor(nowMs / 1000));
+  const mac = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
+  return { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: `sha256=${mac}` };
+}
+
+export type CallbackAuthFailure = 'missing-headers' | 'stale-timestamp' | 'bad-hmac';
+
+/** Returns undefined when the headers authenticate `rawBody`, else why not. */
+export function checkCallback(
+  secret: string,
+  rawBody: Uint8Array,
+  timestamp: string | undefined,
+  signature: string | undefined,
+  toleranceSeconds: number,
+  nowMs = Date.now(),
+): CallbackAuthFailure | undefined {
+  if (!timestamp || !signature || !/^\d{1,12}$/.test(timestamp)) return 'missing-headers';
+  if (Math.abs(nowMs / 1000 - Number(timestamp)) > toleranceSeconds) return 'stale-timestamp';
+  const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest();
+  const given = Buffer.from(signature.replace(/^sha256=/, ''), 'hex');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'bad-hmac';
+  return undefined;
+}
