@@ -1,0 +1,57 @@
+import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
+import type { EthContext } from './context.js';
+import { ETHEREUM_LEDGERS } from './ledgers.js';
+import { addressFromPublicKey, ADDRESS_FORMATS, isValidAddress } from './logic/address.js';
+import { getBalances } from './logic/balances.js';
+import { broadcast } from './logic/broadcast.js';
+import { combine } from './logic/combine.js';
+import { craft, release } from './logic/craft.js';
+import { FEE_LEVELS } from './logic/fee-levels.js';
+import { health } from './logic/health.js';
+import { txStatus } from './logic/tx-status.js';
+import { JsonRpcClient } from './network/json-rpc.js';
+import { ethereumOptionsSchema, type EthereumOptions } from './options.js';
+
+function createEthereumAdaptor(ledgerId: string, options: EthereumOptions, deps: AdaptorDeps): LedgerAdaptor {
+  const known = ETHEREUM_LEDGERS[ledgerId];
+  const chainId = options.chainId ?? known?.chainId;
+  if (chainId === undefined) throw new Error(`ledger ${ledgerId}: chainId is required for a ledger that is not built in`);
+  const nativeAsset = { symbol: 'ETH', decimals: 18, native: true };
+  const tokens = options.tokens.map((t) => ({ symbol: t.symbol, decimals: t.decimals, native: false, contract: t.contract }));
+  const ctx: EthContext = {
+    ledgerId,
+    chainId,
+    options,
+    rpc: new JsonRpcClient(options.rpcUrl, deps.fetch),
+    deps,
+    nativeAsset,
+  };
+  return {
+    ledgerId,
+    family: 'ethereum',
+    network: known?.network ?? `chain-${chainId}`,
+    scheme: 'secp256k1',
+    nativeAsset,
+    confirmations: options.confirmations,
+    assets: () => [nativeAsset, ...tokens],
+    feeLevels: () => [...FEE_LEVELS],
+    addressFormats: () => [...ADDRESS_FORMATS],
+    health: () => health(ctx),
+    addressFromPublicKey,
+    isValidAddress,
+    getBalances: (addresses, assets) => getBalances(ctx.rpc, addresses, assets),
+    craft: (source, intent) => craft(ctx, source, intent),
+    release: (unsigned, reference) => release(ctx, unsigned, reference),
+    combine: (unsigned, sigs) => combine(ctx, unsigned, sigs),
+    broadcast: (tx) => broadcast(ctx, tx),
+    txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
+  };
+}
+
+export const ethereumFamily: LedgerFamily<EthereumOptions> = {
+  family: 'ethereum',
+  knownLedgers: Object.keys(ETHEREUM_LEDGERS),
+  optionsSchema: ethereumOptionsSchema,
+  sensitiveOptions: ['rpcUrl'],
+  create: createEthereumAdaptor,
+};

@@ -1,0 +1,23 @@
+import { getAddress, isAddress, keccak256 } from 'ethers';
+import { InvalidArgumentError } from '../../../src/errors.js';
+import { uncompressedPoint, type PublicKey } from '../../../src/ledger/public-key.js';
+
+export const ADDRESS_FORMATS = ['eip55'] as const;
+
+/** EIP-55 checksummed address: last 20 bytes of keccak256(X || Y). */
+export function addressFromPublicKey(key: PublicKey, format?: string): string {
+  if (format !== undefined && format !== 'eip55') {
+    throw new InvalidArgumentError(`Unknown address format '${format}'. Valid values: ${ADDRESS_FORMATS.join(', ')}`);
+  }
+  if (key.scheme !== 'secp256k1') throw new InvalidArgumentError('Ethereum addresses need a secp256k1 key');
+  const xy = uncompressedPoint(key).subarray(1);
+  return getAddress(`0x${keccak256(xy).slice(-40)}`);
+}
+
+/**
+ * A 0x-prefixed 20-byte hex address. All-lower or all-upper case carries no checksum and is
+ * accepted; mixed case must be a correct EIP-55 checksum.
+ */
+export function isValidAddress(address: string): boolean {
+  return typeof address === 'string' && /^0x[0-9a-fA-F]{40}$/.test(address) && isAddress(address);
+}

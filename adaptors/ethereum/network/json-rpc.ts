@@ -1,0 +1,77 @@
+import { UnavailableError, UpstreamError } from '../../../src/errors.js';
+
+/** A JSON-RPC error the node answered with; `code` is the node's, e.g. -32003 nonce too low. */
+export class JsonRpcError extends UpstreamError {
+  constructor(
+    readonly method: string,
+    readonly rpcCode: number,
+    readonly rpcMessage: string,
+    readonly data?: unknown,
+  ) {
+    super(`${method}: ${rpcMessage} (code ${rpcCode})`, false, undefined, 'ERR_NODE_REJECTED');
+  }
+}
+
+export interface RpcCall {
+  method: string;
+  params: unknown[];
+}
+
+interface RpcResponse {
+  id: number;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+/** Minimal JSON-RPC 2.0 client over an injected fetch, with batching. */
+export class JsonRpcClient {
+  private nextId = 1;
+
+  constructor(
+    private readonly url: string,
+    private readonly fetchFn: typeof fetch,
+    private readonly timeoutMs = 10_000,
+  ) {}
+
+  async call<T>(method: string, params: unknown[] = []): Promise<T> {
+    const [result] = await this.batch<T>([{ method, params }]);
+    return result as T;
+  }
+
+  /** One HTTP round trip for all calls; results in call order. The first error throws. */
+  async batch<T = unknown>(calls: RpcCall[]): Promise<T[]> {
+    if (calls.length === 0) return [];
+    const first = this.nextId;
+    this.nextId += calls.length;
+    const body = calls.map((c, i) => ({ jsonrpc: '2.0', id: first + i, method: c.method, params: c.params }));
+    let res: Response;
+    try {
+      res = await this.fetchFn(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(calls.length === 1 ? body[0] : body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (e) {
+      throw new UnavailableError(`Ethereum node unreachable: ${(e as Error).message}`, e, 'ERR_NODE_UNAVAILABLE');
+    }
+    if (res.status >= 500 || res.status === 429) {
+      throw new UnavailableError(`Ethereum node answered HTTP ${res.status}`, undefined, 'ERR_NODE_UNAVAILABLE');
+    }
+    const text = await res.text();
+    let parsed: RpcResponse | RpcResponse[];
+    try {
+      parsed = JSON.parse(text) as RpcResponse | RpcResponse[];
+    } catch (e) {
+      throw new UpstreamError(`Ethereum node answered HTTP ${res.status} with non-JSON`, true, e, 'ERR_NODE_UNAVAILABLE');
+    }
+    const list = Array.isArray(parsed) ? parsed : [parsed];
+    const byId = new Map(list.map((r) => [r.id, r]));
+    return calls.map((c, i) => {
+      const r = byId.get(first + i);
+      if (!r) throw new UpstreamError(`Ethereum node gave no answer to ${c.method}`, true);
+      if (r.error) throw new JsonRpcError(c.method, r.error.code, r.error.message, r.error.data);
+      return r.result as T;
+    });
+  }
+}

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+const tokenSchema = z.object({
+  symbol: z.string().regex(/^[A-Za-z0-9._-]{1,20}$/, 'a token symbol is 1-20 letters, digits, . _ -'),
+  contract: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'a token contract is a 0x-prefixed 20-byte hex address'),
+  decimals: z.number().int().min(0).max(36),
+});
+
+export const ethereumOptionsSchema = z.object({
+  /** JSON-RPC endpoint of any node or provider. */
+  rpcUrl: z.url(),
+  /** Expected chain id; defaults from the ledger id (eth 1, ethtest 11155111, ethdev 31337). */
+  chainId: z.number().int().positive().optional(),
+  /** ERC-20 tokens served as assets of this ledger. */
+  tokens: z.array(tokenSchema).default([]),
+  /** `eip1559` (type-2 transactions, fees from eth_feeHistory) or `legacy` (gasPrice). */
+  feeMode: z.enum(['eip1559', 'legacy']).default('eip1559'),
+  /** Confirmations after which a withdrawal is CONFIRMED. */
+  confirmations: z.number().int().min(1).default(3),
+  /** Margin added to eth_estimateGas, percent. */
+  gasMarginPercent: z.number().int().min(0).max(200).default(20),
+});
+
+export type EthereumOptions = z.infer<typeof ethereumOptionsSchema>;

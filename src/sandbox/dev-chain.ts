@@ -1,0 +1,47 @@
+import { Contract, ContractFactory, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
+import artifact from './demo-token.artifact.json' with { type: 'json' };
+
+/** anvil's first well-known development account (public test mnemonic); never holds real funds. */
+export const ANVIL_DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+
+export interface DemoToken {
+  symbol: string;
+  contract: string;
+  decimals: number;
+}
+
+/** A funder on a local dev chain: deploys the demo ERC-20 and sends ETH or tokens to addresses. */
+export class DevChainFunder {
+  private readonly provider: JsonRpcProvider;
+  private readonly signer: NonceManager;
+
+  constructor(rpcUrl: string, privateKey = ANVIL_DEV_KEY) {
+    // cacheTimeout -1: ethers otherwise caches nonces for 250 ms, which breaks back-to-back sends.
+    this.provider = new JsonRpcProvider(rpcUrl, undefined, { cacheTimeout: -1, staticNetwork: true });
+    this.signer = new NonceManager(new Wallet(privateKey, this.provider));
+  }
+
+  async deployDemoToken(symbol = 'DEMO', decimals = 6, supply = 1_000_000_000n * 10n ** 6n): Promise<DemoToken> {
+    const factory = new ContractFactory(artifact.abi, artifact.bytecode, this.signer);
+    const contract = await factory.deploy(`${symbol} demo token`, symbol, decimals, supply);
+    await contract.waitForDeployment();
+    return { symbol, contract: await contract.getAddress(), decimals };
+  }
+
+  async sendEth(to: string, wei: bigint): Promise<string> {
+    const tx = await this.signer.sendTransaction({ to, value: wei });
+    await tx.wait();
+    return tx.hash;
+  }
+
+  async sendToken(token: string, to: string, units: bigint): Promise<string> {
+    const erc20 = new Contract(token, ['function transfer(address,uint256) returns (bool)'], this.signer);
+    const tx = (await erc20.getFunction('transfer')(to, units)) as { hash: string; wait(): Promise<unknown> };
+    await tx.wait();
+    return tx.hash;
+  }
+
+  destroy(): void {
+    this.provider.destroy();
+  }
+}

@@ -1,0 +1,11 @@
+import { describe, expect, it } from 'vitest';
+import { compileDemoToken } from '../../src/sandbox/compile-demo-token.js';
+import artifact from '../../src/sandbox/demo-token.artifact.json' with { type: 'json' };
+
+describe('demo token artifact', () => {
+  it('is what contracts/DemoToken.sol compiles to (run scripts/compile-contracts.ts after editing it)', () => {
+    const fresh = compileDemoToken();
+    expect(fresh.bytecode).toBe(artifact.bytecode);
+    expect(fresh.abi).toEqual(artifact.abi);
+  });
+});
