@@ -1,0 +1,112 @@
+import { z } from 'zod';
+
+/**
+ * Declarative environment configuration: one entry per variable, with its schema,
+ * default, whether it is secret (its value is censored in logs) and what it means.
+ * The README's configuration table lists the same entries.
+ */
+export interface EnvEntry<T = unknown> {
+  env: string;
+  schema: z.ZodType<T>;
+  description: string;
+  default?: string;
+  sensitive?: boolean;
+}
+
+const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => ['true', 'false', '1', '0', 'yes', 'no'].includes(v), 'must be true or false')
+  .transform((v) => ['true', '1', 'yes'].includes(v));
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const json = <T>(schema: z.ZodType<T>) =>
+  z.string().transform((text, ctx): T => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: `is not valid JSON (${(e as Error).message})` });
+      return z.NEVER;
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        ctx.addIssue({ code: 'custom', message: `${issue.path.join('.') || '(root)'}: ${issue.message}` });
+      }
+      return z.NEVER;
+    }
+    return parsed.data;
+  });
+
+export const apiKeySchema = z
+  .object({
+    name: z.string().min(1),
+    key: z.string().min(16, 'a plain key must have at least 16 characters').optional(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/, 'sha256 is 64 lower-case hex digits').optional(),
+    scopes: z.array(z.enum(['read', 'withdraw', 'admin'])).min(1),
+  })
+  .refine((k) => Boolean(k.key) !== Boolean(k.sha256), 'give exactly one of key or sha256');
+
+export const ENV = {
+  port: { env: 'PORT', schema: int(0, 65535), default: '8080', description: 'HTTP port of the wallet layer.' },
+  host: { env: 'HOST', schema: z.string().min(1), default: '0.0.0.0', description: 'Interface to listen on.' },
+  redisUrl: {
+    env: 'REDIS_URL',
+    schema: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://'),
+    default: 'redis://127.0.0.1:6379',
+    sensitive: true,
+    description: 'Redis for the queue, operations, vaults and reservations. Needs `maxmemory-policy noeviction`; AOF on in production.',
+  },
+  keyPrefix: {
+    env: 'REDIS_PREFIX',
+    schema: z.string().regex(/^[A-Za-z0-9:{}_-]{1,64}$/),
+    default: 'byow',
+    description: 'Prefix of every Redis key and BullMQ queue. For Redis Cluster use a hash tag, e.g. `{byow}`.',
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    default: 'info',
+    description: 'pino log level.',
+  },
+  apiKeys: {
+    env: 'API_KEYS',
+    schema: json(z.array(apiKeySchema)),
+    sensitive: true,
+    description:
+      'JSON array of `{name, sha256 | key, scopes}`; scopes among `read` (balances), `withdraw`, `admin` (vault registry, dashboard). Prefer `sha256` (hex SHA-256 of the key).',
+  },
+  ledgers: {
+    env: 'LEDGERS',
+    schema: json(z.record(z.string().regex(/^[a-z0-9_-]{2,32}$/, 'ledger ids are 2-32 lower-case letters, digits, _ -'), z.record(z.string(), z.unknown()))),
+    sensitive: true,
+    description:
+      'JSON object: ledger id → options (`family` for ids that are not built in). Unset: the sandbox profile. See "Ledgers" below.',
+  },
+  ledgersFile: { env: 'LEDGERS_FILE', schema: z.string().min(1), description: 'Path of a JSON file with the same content as `LEDGERS`.' },
+  sandbox: {
+    env: 'SANDBOX',
+    schema: bool,
+    description: 'Force (`true`) or forbid (`false`) the sandbox profile. Default: sandbox when no ledgers are configured.',
+  },
+  bodyLimit: { env: 'BODY_LIMIT', schema: z.string().regex(/^\d+(b|kb|mb)$/), default: '4mb', description: 'Largest accepted request body.' },
+  maxKeysPerRequest: {
+    env: 'MAX_KEYS_PER_REQUEST',
+    schema: int(1, 100_000),
+    default: '10000',
+    description: 'Largest `keys` batch of address-from-publickey.',
+  },
+  bip44GapLimit: { env: 'BIP44_GAP_LIMIT', schema: int(1, 1000), default: '20', description: 'Unused addresses in a row that end a BIP44 scan.' },
+  healthTimeoutMs: {
+    env: 'HEALTH_TIMEOUT_MS',
+    schema: int(100, 60_000),
+    default: '3000',
+    description: 'Time each dependency check of `/status` may take.',
+  },
+} satisfies Record<string, EnvEntry>;
+
+export type EnvKey = keyof typeof ENV;
+export type EnvValues = { [K in EnvKey]: (typeof ENV)[K] extends EnvEntry<infer T> ? ((typeof ENV)[K] extends { default: string } ? T : T | undefined) : never };

@@ -1,0 +1,23 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config/load-config.js';
+import type { LedgerRegistry } from '../ledger/registry.js';
+import type { ApiKeyRecord } from '../security/api-keys.js';
+import type { VaultStore } from '../vaults/vault-store.js';
+
+export interface DependencyHealth {
+  healthy: boolean;
+  errorMessage?: string;
+}
+
+/** Everything the HTTP layer uses, passed in so tests can build it against real services. */
+export interface AppContext {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  registry: LedgerRegistry;
+  vaults: VaultStore;
+  apiKeys: readonly ApiKeyRecord[];
+  /** Further dependencies `/status` reports (the custody service, …). */
+  healthChecks: Record<string, () => Promise<DependencyHealth>>;
+}

@@ -1,0 +1,24 @@
+import type { RequestHandler } from 'express';
+import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { findApiKey, type ApiKeyRecord, type Scope } from '../security/api-keys.js';
+
+export interface AuthContext {
+  keyName: string;
+  scopes: Scope[];
+}
+
+/** Bearer API-key authentication; 401 for a missing or unknown key, 403 for a missing scope. */
+export function bearerAuth(records: readonly ApiKeyRecord[]): (scope: Scope) => RequestHandler {
+  return (scope) => (req, res, next) => {
+    const header = req.headers.authorization;
+    const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!m) return next(new UnauthorizedError());
+    const record = findApiKey(records, m[1] as string);
+    if (!record) return next(new UnauthorizedError('The API key is not valid.'));
+    if (!record.scopes.includes(scope)) {
+      return next(new ForbiddenError(`The API key '${record.name}' lacks the '${scope}' scope this route needs.`));
+    }
+    res.locals.auth = { keyName: record.name, scopes: record.scopes } satisfies AuthContext;
+    next();
+  };
+}

@@ -1,0 +1,69 @@
+import type { Request, RequestHandler, Response, Router } from 'express';
+import { z } from 'zod';
+import { InvalidArgumentError } from '../errors.js';
+import type { Scope } from '../security/api-keys.js';
+import type { AuthContext } from './auth.js';
+
+/**
+ * One route, declared once: its schemas validate requests here and produce the OpenAPI
+ * document (`openapi.ts`), so the published contract cannot drift from what is enforced.
+ */
+export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
+  method: 'get' | 'post' | 'put' | 'delete';
+  /** Express path below the mount point, e.g. `/ledgers/:ledgerId/addresses/:address/valid`. */
+  path: string;
+  summary: string;
+  tags: string[];
+  /** Scope an API key needs; absent = no authentication. */
+  scope?: Scope;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  /** Schema of the 200 (or `status`) answer. */
+  response: z.ZodType;
+  status?: number;
+  /** Extra error statuses this route may answer, for the document. */
+  errors?: number[];
+  handler(input: { params: P; query: Q; body: B; auth?: AuthContext; req: Request; res: Response }): Promise<unknown> | unknown;
+}
+
+export function describeIssues(where: string, error: z.ZodError): string {
+  return error.issues
+    .map((i) => {
+      const path = i.path.length ? `${where}.${i.path.join('.')}` : where;
+      return `${path}: ${i.message}`;
+    })
+    .join('; ');
+}
+
+function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, where: string): T {
+  if (!schema) return undefined as T;
+  const r = schema.safeParse(value);
+  if (!r.success) throw new InvalidArgumentError(describeIssues(where, r.error));
+  return r.data;
+}
+
+export function mountRoute(router: Router, spec: RouteSpec<any, any, any>, auth: (scope: Scope) => RequestHandler): void {
+  const handlers: RequestHandler[] = [];
+  if (spec.scope) handlers.push(auth(spec.scope));
+  handlers.push(async (req, res) => {
+    const params = parse(spec.params, req.params, 'path');
+    const query = parse(spec.query, req.query, 'query');
+    if (spec.body && req.body === undefined) throw new InvalidArgumentError('a JSON body is required (Content-Type: application/json)');
+    const body = parse(spec.body, req.body, 'body');
+    const result = await spec.handler({ params, query, body, auth: res.locals.auth as AuthContext | undefined, req, res });
+    if (!res.headersSent) res.status(spec.status ?? 200).json(result);
+  });
+  router[spec.method](spec.path, ...handlers);
+}
+
+/** Identity helper that keeps each route's types inferred from its schemas. */
+export function defineRoute<P, Q, B>(spec: RouteSpec<P, Q, B>): RouteSpec<P, Q, B> {
+  return spec;
+}
+
+/** Query values may come as `a,b` or repeated `a&a`; both become a list. */
+export const listParam = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .transform((v) => (v === undefined ? undefined : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)));

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { InvalidArgumentError } from '../../errors.js';
+import { formatAmount } from '../../ledger/amounts.js';
+import type { AssetInfo, Balance, LedgerAdaptor } from '../../ledger/adaptor.js';
+import { parsePublicKey } from '../../ledger/public-key.js';
+import { resolveAssets } from '../../ledger/registry.js';
+import type { AppContext } from '../app-context.js';
+import { assetBalanceSchema, ledgerIdParam } from '../schemas.js';
+import { defineRoute, listParam } from '../route.js';
+
+/** Sums balances per asset and renders them as decimal strings in asset units. */
+export function renderBalances(assets: AssetInfo[], balances: Balance[]): { asset: string; amount: string }[] {
+  return assets.map((asset) => {
+    const total = balances.filter((b) => b.asset === asset.symbol).reduce((sum, b) => sum + b.amount, 0n);
+    return { asset: asset.symbol, amount: formatAmount(total, asset.decimals) };
+  });
+}
+
+export function requireValidAddress(adaptor: LedgerAdaptor, address: string, field = 'address'): void {
+  if (!adaptor.isValidAddress(address)) {
+    throw new InvalidArgumentError(`${field} '${address}' is not a valid ${adaptor.ledgerId} address`, { field });
+  }
+}
+
+export function ledgerRoutes(ctx: AppContext) {
+  const maxKeys = ctx.config.maxKeysPerRequest;
+  const addressParams = z.object({ ledgerId: ledgerIdParam, address: z.string().min(1).max(512) });
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/ledgers/:ledgerId/addresses/:address/valid',
+      summary: 'Whether an address is a valid recipient on the ledger',
+      tags: ['wallet'],
+      params: addressParams,
+      response: z.object({ address: z.string(), valid: z.boolean() }),
+      errors: [422],
+      handler: ({ params }) => {
+        const adaptor = ctx.registry.get(params.ledgerId);
+        return { address: params.address, valid: adaptor.isValidAddress(params.address) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/ledgers/:ledgerId/address-from-publickey',
+      summary: `Addresses for public keys (DER SPKI hex, raw 65/33-byte secp256k1, raw 32-byte ed25519); at most ${maxKeys} keys`,
+      tags: ['wallet'],
+      params: z.object({ ledgerId: ledgerIdParam }),
+      body: z.object({
+        keys: z.array(z.string()).min(1).max(maxKeys, `at most ${maxKeys} keys per request (MAX_KEYS_PER_REQUEST)`),
+        format: z.string().optional().describe('Address format; the ledger default when absent (see GET /config)'),
+      }),
+      response: z.object({ items: z.array(z.object({ address: z.string() })) }),
+      errors: [413, 422],
+      handler: ({ params, body }) => {
+        const adaptor = ctx.registry.get(params.ledgerId);
+        const formats = adaptor.addressFormats();
+        if (body.format !== undefined && !formats.includes(body.format)) {
+          throw new InvalidArgumentError(`Unknown format '${body.format}' for ledger ${adaptor.ledgerId}. Valid values: ${formats.join(', ')}`);
+        }
+        const items = body.keys.map((text, index) => {
+          let key;
+          try {
+            key = adaptor.parseNativePublicKey?.(text) ?? parsePublicKey(text, adaptor.scheme);
+          } catch (e) {
+            throw new InvalidArgumentError(`keys[${index}]: ${(e as Error).message}`, { index });
+          }
+          return { address: adaptor.addressFromPublicKey(key, body.format) };
+        });
+        return { items };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/ledgers/:ledgerId/addresses/:address/balance',
+      summary: 'Balances of one address, in asset units as decimal strings',
+      tags: ['wallet'],
+      params: addressParams,
+      query: z.object({ assets: listParam.describe('Asset symbols, comma-separated or repeated; all when absent') }),
+      response: z.object({ address: z.string(), balances: z.array(assetBalanceSchema) }).meta({ id: 'AddressBalanceResponse' }),
+      errors: [422, 503],
+      handler: async ({ params, query }) => {
+        const adaptor = ctx.registry.get(params.ledgerId);
+        const assets = resolveAssets(adaptor, query.assets);
+        requireValidAddress(adaptor, params.address);
+        const balances = await adaptor.getBalances([params.address], assets);
+        return { address: params.address, balances: renderBalances(assets, balances) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,44 @@
+import type { Server } from 'node:http';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from './config/load-config.js';
+import type { AppContext } from './http/app-context.js';
+import { createApp, type AppExtensions } from './http/app.js';
+import { LedgerRegistry } from './ledger/registry.js';
+import { Reservations } from './ledger/reservations.js';
+import { hashApiKey, type ApiKeyRecord } from './security/api-keys.js';
+import { connectRedis } from './redis.js';
+import { VaultStore } from './vaults/vault-store.js';
+
+export function apiKeyRecords(config: Pick<Config, 'apiKeys'>): ApiKeyRecord[] {
+  return (config.apiKeys ?? []).map((k) => ({ name: k.name, sha256: k.sha256 ?? hashApiKey(k.key as string), scopes: k.scopes }));
+}
+
+/** The shared pieces every process (API, worker) builds from configuration. */
+export interface Core {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  registry: LedgerRegistry;
+  vaults: VaultStore;
+  reservations: Reservations;
+  prefix: string;
+}
+
+export function createCore(config: Config, logger: Logger, redis = connectRedis(config.redisUrl, logger, 'byow-api')): Core {
+  const prefix = `${config.keyPrefix}:`;
+  const reservations = new Reservations(redis, prefix);
+  const registry = LedgerRegistry.fromConfig(config, { logger, redis, fetch, reservations });
+  return { config, logger, redis, registry, vaults: new VaultStore(redis, prefix), reservations, prefix };
+}
+
+export function appContext(core: Core, healthChecks: AppContext['healthChecks'] = {}): AppContext {
+  return { ...core, apiKeys: apiKeyRecords(core.config), healthChecks };
+}
+
+export async function listen(core: Core, ext: AppExtensions = {}, healthChecks: AppContext['healthChecks'] = {}): Promise<Server> {
+  const app = createApp(appContext(core, healthChecks), ext);
+  return new Promise((resolve, reject) => {
+    const server = app.listen(core.config.port, core.config.host, (err?: Error) => (err ? reject(err) : resolve(server)));
+  });
+}
