@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 /** Header and field paths that carry credentials in any request or config object. */
 const REDACT_PATHS = [
@@ -17,7 +17,7 @@ const REDACT_PATHS = [
  * wherever it appears in a log line (an RPC URL with a key inside an error message, say),
  * so a secret reaches no log even through text we did not foresee.
  */
-export function createLogger(level: string, secrets: readonly string[] = []): Logger {
+export function createLogger(level: string, secrets: readonly string[] = [], destination?: DestinationStream): Logger {
   const censor = [...new Set(secrets)].filter((s) => s.length >= 6).sort((a, b) => b.length - a.length);
   return pino({
     level,
@@ -25,5 +25,5 @@ export function createLogger(level: string, secrets: readonly string[] = []): Lo
     ...(censor.length
       ? { hooks: { streamWrite: (line: string) => censor.reduce((out, secret) => out.split(secret).join('[REDACTED]'), line) } }
       : {}),
-  });
+  }, destination as DestinationStream);
 }

@@ -1,4 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+
+// Running from source (src/) or from the build (dist/src/): the manifest is one or two levels up.
+const manifest = ['../package.json', '../../package.json']
+  .map((rel) => new URL(rel, import.meta.url))
+  .find((url) => existsSync(url));
 
 /** The package version, read once at start. */
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const VERSION: string = manifest ? (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version : 'unknown';

@@ -87,6 +87,7 @@ export function loadConfig(env: Env, families: readonly LedgerFamily[], version:
   const problems: string[] = [];
   const secrets: string[] = [];
   const values = readEnv(env, problems, secrets);
+  for (const k of values.apiKeys ?? []) if (k.key) secrets.push(k.key);
   let rawLedgers = values.ledgers;
   if (values.ledgersFile) {
     if (rawLedgers) problems.push('LEDGERS and LEDGERS_FILE are both set; keep one');

@@ -5,7 +5,7 @@ import type { AppContext } from './app-context.js';
 import { bearerAuth } from './auth.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { openApiDocument } from './openapi.js';
-import { mountRoute, type RouteSpec } from './route.js';
+import { mountRoute, type AnyRouteSpec } from './route.js';
 import { ledgerRoutes } from './routes/ledger-routes.js';
 import { serviceRoutes } from './routes/service-routes.js';
 import { vaultRoutes } from './routes/vault-routes.js';
@@ -19,7 +19,7 @@ export interface RawBodyRequest {
 
 export interface AppExtensions {
   /** More route specs under /api/v1.0 (withdrawals, the callback receiver, …). */
-  routes?: RouteSpec<any, any, any>[];
+  routes?: AnyRouteSpec[];
   /** Extra mounts outside /api/v1.0 (the dashboard), given the auth factory. */
   mount?: (app: Express, auth: ReturnType<typeof bearerAuth>) => void;
 }

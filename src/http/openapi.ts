@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouteSpec } from './route.js';
+import type { AnyRouteSpec } from './route.js';
 import { appErrorSchema } from './schemas.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -20,7 +20,7 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'A dependency is unavailable; retry',
 };
 
-function parameters(spec: RouteSpec<any, any, any>): JsonSchema[] {
+function parameters(spec: AnyRouteSpec): JsonSchema[] {
   const out: JsonSchema[] = [];
   for (const [where, schema] of [['path', spec.params], ['query', spec.query]] as const) {
     if (!schema) continue;
@@ -33,7 +33,7 @@ function parameters(spec: RouteSpec<any, any, any>): JsonSchema[] {
 }
 
 /** OpenAPI 3.1 document built from the same route specs that validate requests. */
-export function openApiDocument(specs: RouteSpec<any, any, any>[], basePath: string, version: string): JsonSchema {
+export function openApiDocument(specs: AnyRouteSpec[], basePath: string, version: string): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const spec of specs) {
     const path = basePath + spec.path.replace(/:([A-Za-z]+)/g, '{$1}');

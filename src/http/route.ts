@@ -43,7 +43,11 @@ function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, where: strin
   return r.data;
 }
 
-export function mountRoute(router: Router, spec: RouteSpec<any, any, any>, auth: (scope: Scope) => RequestHandler): void {
+/** A route of any parameter types, for lists of routes. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each spec's own types are checked where it is defined
+export type AnyRouteSpec = RouteSpec<any, any, any>;
+
+export function mountRoute(router: Router, spec: AnyRouteSpec, auth: (scope: Scope) => RequestHandler): void {
   const handlers: RequestHandler[] = [];
   if (spec.scope) handlers.push(auth(spec.scope));
   handlers.push(async (req, res) => {

@@ -1,0 +1,27 @@
+# syntax=docker/dockerfile:1
+# Build: compile TypeScript with the dev toolchain.
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY adaptors ./adaptors
+COPY contracts ./contracts
+RUN npm run build
+
+# Runtime: production dependencies and the compiled code only, as a non-root user.
+FROM node:22-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    SANDBOX=false \
+    PORT=8080
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/api/v1.0/status').then(r=>r.json()).then(b=>process.exit(b.healthy?0:1)).catch(()=>process.exit(1))"
+# The worker runs from the same image: `node dist/src/worker-main.js`.
+CMD ["node", "dist/src/main.js"]
