@@ -42,7 +42,7 @@ export interface ConformanceSetup {
  * and write side (craft, sign with a test key, combine, decode and check sender, recipient,
  * amount and fee, broadcast, confirmation).
  */
-export function describeConformance(name: string, start: () => Promise<ConformanceSetup>): void {
+export function describeConformance(name: string, start: () => Promise<ConformanceSetup>, opts: { tokens: boolean }): void {
   describe(`adaptor conformance: ${name}`, () => {
     let s: ConformanceSetup;
     let a: LedgerAdaptor;
@@ -95,10 +95,10 @@ export function describeConformance(name: string, start: () => Promise<Conforman
       expect(b).toEqual({ address, asset: a.nativeAsset.symbol, amount });
     });
 
-    for (const pick of ['native', 'token'] as const) {
-      it(`withdraws ${pick === 'native' ? 'the native asset' : 'a token'}: craft, sign, combine, decode, broadcast, confirm`, async (ctx) => {
+    for (const pick of opts.tokens ? (['native', 'token'] as const) : (['native'] as const)) {
+      it(`withdraws ${pick === 'native' ? 'the native asset' : 'a token'}: craft, sign, combine, decode, broadcast, confirm`, async () => {
         const asset = pick === 'native' ? a.nativeAsset : a.assets().find((x) => !x.native);
-        if (!asset) return ctx.skip();
+        if (!asset) throw new Error('the adaptor was declared to have tokens but lists none');
         const address = a.addressFromPublicKey(s.signer.publicKey);
         const funding = 5n * 10n ** BigInt(asset.decimals);
         await s.fund(address, asset, funding);
