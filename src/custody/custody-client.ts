@@ -1,0 +1,214 @@
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { UnavailableError } from '../errors.js';
+import { CustodyNotFoundError, CustodyRequestError, type CustodyProblem } from './errors.js';
+import {
+  problemSchema,
+  serviceStatusSchema,
+  signOperationSchema,
+  signRequestResultSchema,
+  summariseStatus,
+  vaultPublicKeySchema,
+  type ComponentHealth,
+  type ServiceStatus,
+  type SignOperation,
+  type SignRequest,
+  type SignRequestResult,
+} from './types.js';
+
+export interface CustodyClientOptions {
+  /** The `{mng}` base: `{base_url}/custody/api/v1.0/mng`, or `/casp/api/v1.0/mng` on older deployments. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer …`; never logged. */
+  apiKey?: string;
+  fetch: typeof fetch;
+  logger: Logger;
+  /** Per attempt. Default 10 000. */
+  timeoutMs?: number;
+  /** Further attempts after the first for transient failures. Default 3. */
+  retries?: number;
+  /** First backoff delay; doubles per attempt, with jitter. Default 200. */
+  backoffMs?: number;
+  /** Cap on one backoff delay (also on a Retry-After the service sends). Default 5 000. */
+  maxBackoffMs?: number;
+}
+
+/** One try: a value, or a transient failure worth retrying (refusals are thrown at once). */
+type Attempt<T> = { ok: true; value: T } | { ok: false; reason: string; cause?: unknown; retryAfterMs?: number };
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The outbound side of quorum signing: asks the custody service to sign, and reads
+ * operations back when a callback is late. Transient failures (network, timeout, 429,
+ * 5xx) are retried with backoff and end as UnavailableError; a refusal (4xx) is final
+ * and surfaces as a typed error carrying the service's own title and details.
+ */
+export class CustodyClient {
+  private readonly baseUrl: string;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private readonly backoffMs: number;
+  private readonly maxBackoffMs: number;
+  private readonly log: Logger;
+
+  constructor(private readonly opts: CustodyClientOptions) {
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.retries = Math.max(0, opts.retries ?? 3);
+    this.backoffMs = opts.backoffMs ?? 200;
+    this.maxBackoffMs = opts.maxBackoffMs ?? 5_000;
+    this.log = opts.logger.child({ component: 'custody-client' });
+  }
+
+  /**
+   * Starts quorum signing. Retrying this POST after a timeout may start a second
+   * operation for the same digests; that is safe (same transaction, the receiver checks
+   * digests against the stored operation) and better than a withdrawal that never starts.
+   */
+  requestSign(vaultId: string, req: SignRequest): Promise<SignRequestResult> {
+    const body = { ...req, ledger: req.ledger.toUpperCase() };
+    return this.call('POST', `/vaults/${enc(vaultId)}/sign`, '/vaults/{id}/sign', signRequestResultSchema, body);
+  }
+
+  getSignOperation(operationID: string): Promise<SignOperation> {
+    return this.call('GET', `/operations/sign/${enc(operationID)}`, '/operations/sign/{id}', signOperationSchema);
+  }
+
+  /** Asks the service to send the signing callback again (400 from it: not completed yet). */
+  async resend(operationID: string): Promise<void> {
+    await this.call('POST', `/operations/sign/${enc(operationID)}/resend`, '/operations/sign/{id}/resend', undefined);
+  }
+
+  async vaultPublicKey(vaultId: string): Promise<{ publicKey: string }> {
+    const r = await this.call('GET', `/vaults/${enc(vaultId)}/publickey`, '/vaults/{id}/publickey', vaultPublicKeySchema);
+    return { publicKey: r.publicKey };
+  }
+
+  status(): Promise<ServiceStatus> {
+    return this.call('GET', '/status', '/status', serviceStatusSchema);
+  }
+
+  /** For the `/status` route: never throws, a failure is reported as unhealthy. */
+  async health(): Promise<ComponentHealth> {
+    try {
+      return summariseStatus(await this.status());
+    } catch (e) {
+      return { healthy: false, errorMessage: (e as Error).message };
+    }
+  }
+
+  private async call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    template: string,
+    schema: z.ZodType<T> | undefined,
+    body?: unknown,
+  ): Promise<T> {
+    const operation = `${method} ${template}`;
+    let last: Attempt<T> | undefined;
+    for (let attempt = 0; attempt <= this.retries; attempt++) {
+      if (attempt > 0 && last && !last.ok) {
+        const delay = this.backoff(attempt, last);
+        this.log.warn({ operation, attempt, delayMs: delay, reason: last.reason }, 'custody call failed; retrying');
+        await sleep(delay);
+      }
+      last = await this.attempt(method, path, operation, schema, body);
+      if (last.ok) return last.value;
+    }
+    const failure = last as Extract<Attempt<T>, { ok: false }>;
+    this.log.error({ operation, attempts: this.retries + 1, reason: failure.reason }, 'custody service unavailable');
+    throw new UnavailableError(
+      `custody ${operation} failed after ${this.retries + 1} attempts: ${failure.reason}`,
+      failure.cause,
+      'ERR_CUSTODY_UNAVAILABLE',
+    );
+  }
+
+  private async attempt<T>(
+    method: string,
+    path: string,
+    operation: string,
+    schema: z.ZodType<T> | undefined,
+    body: unknown,
+  ): Promise<Attempt<T>> {
+    const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.opts.apiKey) headers.authorization = `Bearer ${this.opts.apiKey}`;
+    let res: Response;
+    let text: string;
+    try {
+      res = await this.opts.fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      text = await res.text();
+    } catch (e) {
+      const err = e as Error & { cause?: { code?: string } };
+      const reason =
+        err.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (err.cause?.code ?? err.message);
+      return { ok: false, reason, cause: e };
+    }
+    if (res.status === 429 || res.status >= 500) {
+      return { ok: false, reason: `HTTP ${res.status}`, retryAfterMs: retryAfter(res) };
+    }
+    if (res.status >= 400) {
+      const problem = toProblem(operation, res.status, text);
+      this.log.warn({ operation, status: res.status, title: problem.upstreamTitle }, 'custody refused the request');
+      if (res.status === 404) throw new CustodyNotFoundError(problem);
+      throw new CustodyRequestError(problem, res.status === 401 || res.status === 403 ? 'ERR_CUSTODY_AUTH' : undefined);
+    }
+    if (!schema) return { ok: true, value: undefined as T };
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      throw new CustodyRequestError({ operation, upstreamStatus: res.status, upstreamDetails: 'answer is not JSON' }, 'ERR_CUSTODY_BAD_RESPONSE', e);
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const details = parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
+      throw new CustodyRequestError({ operation, upstreamStatus: res.status, upstreamDetails: `unexpected answer: ${details}` }, 'ERR_CUSTODY_BAD_RESPONSE');
+    }
+    return { ok: true, value: parsed.data };
+  }
+
+  /** Exponential with "equal jitter": never less than half the step, so retries stay spread out. */
+  private backoff(attempt: number, last: { retryAfterMs?: number }): number {
+    const step = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** (attempt - 1));
+    const jittered = step / 2 + Math.random() * (step / 2);
+    return Math.round(Math.min(this.maxBackoffMs, Math.max(jittered, last.retryAfterMs ?? 0)));
+  }
+}
+
+function enc(segment: string): string {
+  return encodeURIComponent(segment);
+}
+
+function retryAfter(res: Response): number | undefined {
+  const value = res.headers.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+function toProblem(operation: string, status: number, text: string): CustodyProblem {
+  let parsed: z.infer<typeof problemSchema> | undefined;
+  try {
+    const r = problemSchema.safeParse(JSON.parse(text));
+    if (r.success) parsed = r.data;
+  } catch {
+    // Not JSON (a proxy's HTML page, say): keep a short excerpt as the details.
+  }
+  return {
+    operation,
+    upstreamStatus: status,
+    upstreamType: parsed?.type,
+    upstreamTitle: parsed?.title,
+    upstreamDetails: parsed ? (parsed.details ?? parsed.detail) : text.slice(0, 200) || undefined,
+  };
+}

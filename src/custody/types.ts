@@ -1,0 +1,125 @@
+import { z } from 'zod';
+
+/**
+ * Wire shapes of the custody management API as this service uses them (custody-facts.md).
+ * Response schemas are loose on purpose: deployments add fields, and a field we do not
+ * read must never make a healthy answer look broken.
+ */
+
+/** Body of `POST {mng}/vaults/{vaultId}/sign`. Index i of every array belongs to digest i. */
+export interface SignRequest {
+  description: string;
+  /** Hex 32-byte digests, in payload order. */
+  dataToSign: string[];
+  /** The vault key id (DER SPKI hex for ECDSA) per digest. */
+  publicKeys: string[];
+  /** Hex preimage per digest, so approvers can see what they sign. */
+  rawTransactions: string[];
+  /** `DOUBLE_SHA256` (Bitcoin), `SHA3_256` (Keccak-256, Ethereum), `SHA256`. */
+  ledgerHashAlgorithm: string;
+  /** Upper case, e.g. `ETHTEST`. */
+  ledger: string;
+  /** JSON text handed back in the callback; a hint, never the source of truth. */
+  providerData: string;
+  details?: unknown;
+  callbackUrl?: string;
+}
+
+export interface SignRequestResult {
+  operationID: string;
+}
+
+export interface SignOperation {
+  operationID: string;
+  /** `PENDING` … `COMPLETED`; other values pass through unchanged. */
+  status: string;
+  isApproved: boolean;
+  dataToSign: string[];
+  publicKeys: string[];
+  /** Empty until the quorum approved. */
+  signatures: string[];
+  v: number[];
+}
+
+export interface ComponentHealth {
+  healthy: boolean;
+  errorMessage?: string;
+}
+
+export interface ServiceStatus {
+  version: string;
+  healthy: boolean;
+  keyservice: ComponentHealth;
+  db: ComponentHealth & { schemaVersion?: string };
+  nativeCrypto: ComponentHealth;
+}
+
+/** Samples show both `operationID` and `id`; either names the operation. */
+function withOperationId<T extends { operationID?: string; id?: string }>(value: T, ctx: z.RefinementCtx): string {
+  const id = value.operationID ?? value.id;
+  if (!id) {
+    ctx.addIssue({ code: 'custom', message: 'neither operationID nor id is present', path: ['operationID'] });
+    return z.NEVER;
+  }
+  return id;
+}
+
+const idFields = { operationID: z.string().min(1).optional(), id: z.string().min(1).optional() };
+
+export const signRequestResultSchema = z
+  .looseObject(idFields)
+  .transform((value, ctx): SignRequestResult => ({ operationID: withOperationId(value, ctx) }));
+
+export const signOperationSchema = z
+  .looseObject({
+    ...idFields,
+    status: z.string(),
+    isApproved: z.boolean().default(false),
+    dataToSign: z.array(z.string()).default([]),
+    publicKeys: z.array(z.string()).default([]),
+    signatures: z.array(z.string()).nullish(),
+    // v may come as numbers or numeric strings depending on the release.
+    v: z.array(z.coerce.number().int()).nullish(),
+  })
+  .transform(
+    (value, ctx): SignOperation => ({
+      operationID: withOperationId(value, ctx),
+      status: value.status,
+      isApproved: value.isApproved,
+      dataToSign: value.dataToSign,
+      publicKeys: value.publicKeys,
+      signatures: value.signatures ?? [],
+      v: value.v ?? [],
+    }),
+  );
+
+const componentHealth = z.looseObject({ healthy: z.boolean(), errorMessage: z.string().optional() });
+
+export const serviceStatusSchema = z.looseObject({
+  version: z.string(),
+  healthy: z.boolean(),
+  keyservice: componentHealth,
+  db: componentHealth.extend({ schemaVersion: z.string().optional() }),
+  nativeCrypto: componentHealth,
+});
+
+export const vaultPublicKeySchema = z.looseObject({ publicKey: z.string().min(1) });
+
+/** The management layer's error body (`application/problem+json`). */
+export const problemSchema = z.looseObject({
+  type: z.string().optional(),
+  title: z.string().optional(),
+  details: z.string().optional(),
+  // Some components answer `detail` (RFC 7807 spelling) instead of `details`.
+  detail: z.string().optional(),
+  status: z.coerce.number().optional(),
+});
+
+/** Condenses a service status into the `/status` dependency shape. */
+export function summariseStatus(status: ServiceStatus): ComponentHealth {
+  if (status.healthy) return { healthy: true };
+  const broken = (['keyservice', 'db', 'nativeCrypto'] as const)
+    .filter((k) => !status[k].healthy)
+    .map((k) => `${k}${status[k].errorMessage ? `: ${status[k].errorMessage}` : ''}`);
+  return { healthy: false, errorMessage: broken.length ? broken.join('; ') : 'custody service reports unhealthy' };
+}

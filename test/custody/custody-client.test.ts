@@ -1,0 +1,199 @@
+import { randomBytes } from 'node:crypto';
+import express from 'express';
+import { keccak256 } from 'ethers';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CustodyClient } from '../../src/custody/custody-client.js';
+import { CustodyNotFoundError, CustodyRequestError } from '../../src/custody/errors.js';
+import { startCustodySimulator, type RunningCustodySimulator } from '../../src/custody-simulator/index.js';
+import { NotFoundError, UnavailableError, UpstreamError } from '../../src/errors.js';
+import { parsePublicKey } from '../../src/ledger/public-key.js';
+import { verifySignature } from '../../src/ledger/signatures.js';
+import { capturingLogger, listen, quietLogger, startReceiver } from './helpers.js';
+
+const SECRET = 'callback-secret-for-tests';
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const fn of cleanup.splice(0).reverse()) await fn();
+});
+
+async function setup(opts: { approvers?: number; required?: number; approvalDelayMs?: number; apiKey?: string } = {}) {
+  const receiver = await startReceiver(SECRET);
+  const sim = await startCustodySimulator({
+    secret: SECRET,
+    callbackBaseUrl: receiver.url,
+    apiKey: opts.apiKey,
+    quorum: { approvers: opts.approvers ?? 3, required: opts.required ?? 2, approvalDelayMs: opts.approvalDelayMs ?? 5 },
+    callbackRetry: { attempts: 3, baseDelayMs: 5 },
+  });
+  cleanup.push(receiver.close, sim.stop);
+  const client = new CustodyClient({ baseUrl: sim.url, apiKey: opts.apiKey, fetch, logger: quietLogger(), backoffMs: 1 });
+  return { receiver, sim, client };
+}
+
+function ethPayload(count: number) {
+  const raws = Array.from({ length: count }, () => randomBytes(40).toString('hex'));
+  return { raws, digests: raws.map((r) => keccak256(`0x${r}`).slice(2)) };
+}
+
+function signRequest(sim: RunningCustodySimulator, vault: { publicKey: string }, count = 2) {
+  const { raws, digests } = ethPayload(count);
+  return {
+    description: 'test withdrawal',
+    dataToSign: digests,
+    publicKeys: digests.map(() => vault.publicKey),
+    rawTransactions: raws,
+    ledgerHashAlgorithm: 'SHA3_256',
+    ledger: 'ethtest',
+    providerData: JSON.stringify({ ref: sim.baseUrl }),
+  };
+}
+
+describe('CustodyClient against the custody simulator', () => {
+  it('requests a quorum signature and receives an authenticated callback whose signatures verify', async () => {
+    const { receiver, sim, client } = await setup({ approvalDelayMs: 40 });
+    const vault = sim.sim.createVault('ECDSA');
+    const req = signRequest(sim, vault, 3);
+    const { operationID } = await client.requestSign(vault.vaultId, req);
+
+    const pending = await client.getSignOperation(operationID);
+    expect(pending).toMatchObject({ operationID, status: 'PENDING', isApproved: false, signatures: [] });
+
+    const [cb] = await receiver.waitFor(1);
+    expect(cb?.auth).toBeUndefined();
+    expect(cb?.ledgerId).toBe('ethtest');
+    expect(cb?.body.providerData).toBe(req.providerData);
+    const key = parsePublicKey(vault.publicKey, 'secp256k1');
+    req.dataToSign.forEach((digest, i) => {
+      expect(cb?.body.signatures[i]).toMatch(/^[0-9A-F]{128}$/);
+      expect([0, 1]).toContain(cb?.body.v[i]);
+      expect(verifySignature(digest, cb!.body.signatures[i]!, cb!.body.v[i], key).recoveryId).toBe(cb?.body.v[i]);
+    });
+
+    const done = await client.getSignOperation(operationID);
+    expect(done).toMatchObject({ status: 'COMPLETED', isApproved: true, signatures: cb?.body.signatures, v: cb?.body.v });
+    expect(done.dataToSign).toEqual(req.dataToSign);
+  });
+
+  it('waits for N of M approvals, one per delay tick', async () => {
+    const { receiver, sim, client } = await setup({ approvers: 5, required: 3, approvalDelayMs: 30 });
+    const vault = sim.sim.createVault();
+    const started = Date.now();
+    const { operationID } = await client.requestSign(vault.vaultId, signRequest(sim, vault, 1));
+    const [cb] = await receiver.waitFor(1);
+    expect(cb!.at - started).toBeGreaterThanOrEqual(85);
+    const op = sim.sim.operation(operationID)!;
+    expect(op.approvals).toHaveLength(3);
+    expect(new Set(op.approvals).size).toBe(3);
+  });
+
+  it('resends the callback of a completed operation and refuses others', async () => {
+    const { receiver, sim, client } = await setup({ approvalDelayMs: 40 });
+    const vault = sim.sim.createVault();
+    const { operationID } = await client.requestSign(vault.vaultId, signRequest(sim, vault));
+    const early = await client.resend(operationID).catch((e: unknown) => e);
+    expect(early).toBeInstanceOf(CustodyRequestError);
+    expect(early).toMatchObject({ retryable: false, problem: { upstreamStatus: 400, upstreamTitle: 'Bad request' } });
+    await receiver.waitFor(1);
+    await client.resend(operationID);
+    const [first, second] = await receiver.waitFor(2);
+    expect(second?.body).toEqual(first?.body);
+    await expect(client.resend('no-such-operation')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('reads vault keys and service status, on either management base path', async () => {
+    const { sim, client } = await setup();
+    const vault = sim.sim.createVault('ECDSA');
+    const { publicKey } = await client.vaultPublicKey(vault.vaultId);
+    expect(publicKey).toBe(vault.publicKey);
+    expect(publicKey).toMatch(/^3056301006072A8648CE3D020106052B8104000A03420004[0-9A-F]{128}$/);
+    const status = await client.status();
+    expect(status).toMatchObject({ healthy: true, keyservice: { healthy: true }, db: { healthy: true }, nativeCrypto: { healthy: true } });
+    expect(status.version).toMatch(/^simulator-/);
+    expect(await client.health()).toEqual({ healthy: true });
+    const legacy = new CustodyClient({ baseUrl: `${sim.baseUrl}/casp/api/v1.0/mng/`, fetch, logger: quietLogger() });
+    expect((await legacy.vaultPublicKey(vault.vaultId)).publicKey).toBe(vault.publicKey);
+    await expect(client.vaultPublicKey('nope')).rejects.toBeInstanceOf(CustodyNotFoundError);
+  });
+
+  it('sends the API key as a Bearer token and never logs it', async () => {
+    const apiKey = 'sim-api-key-0123456789';
+    const { sim } = await setup({ apiKey });
+    const vault = sim.sim.createVault();
+    const { logger, lines } = capturingLogger();
+    const anonymous = new CustodyClient({ baseUrl: sim.url, fetch, logger, backoffMs: 1 });
+    const denied = await anonymous.vaultPublicKey(vault.vaultId).catch((e: unknown) => e);
+    expect(denied).toMatchObject({ errCode: 'ERR_CUSTODY_AUTH', problem: { upstreamStatus: 401 } });
+    const client = new CustodyClient({ baseUrl: sim.url, apiKey, fetch, logger, backoffMs: 1 });
+    expect((await client.vaultPublicKey(vault.vaultId)).publicKey).toBe(vault.publicKey);
+    await client.getSignOperation('missing').catch(() => undefined);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.join('')).not.toContain(apiKey);
+  });
+});
+
+describe('CustodyClient retries', () => {
+  async function stub(handler: (hit: number, res: express.Response) => void) {
+    let hits = 0;
+    const app = express();
+    app.use((_req, res) => handler(++hits, res));
+    const server = await listen(app);
+    cleanup.push(server.close);
+    return { url: `${server.url}/custody/api/v1.0/mng`, hits: () => hits };
+  }
+  const client = (url: string, extra: Partial<ConstructorParameters<typeof CustodyClient>[0]> = {}) =>
+    new CustodyClient({ baseUrl: url, fetch, logger: quietLogger(), retries: 3, backoffMs: 2, ...extra });
+  const req = { description: '', dataToSign: [], publicKeys: [], rawTransactions: [], ledgerHashAlgorithm: 'SHA256', ledger: 'btc', providerData: '' };
+
+  it('retries 503 and 429 with backoff, then succeeds (and accepts `id` for operationID)', async () => {
+    const s = await stub((hit, res) => {
+      if (hit === 1) return void res.status(503).end();
+      if (hit === 2) return void res.status(429).set('retry-after', '0').end();
+      res.json({ id: 'op-1', extra: true });
+    });
+    expect(await client(s.url).requestSign('v1', req)).toEqual({ operationID: 'op-1' });
+    expect(s.hits()).toBe(3);
+  });
+
+  it('does not retry a 4xx and carries the problem+json title and details', async () => {
+    const s = await stub((_hit, res) => {
+      res.status(400).type('application/problem+json').send(JSON.stringify({ type: '/mng/errors/x', title: 'Bad request', details: 'ledger unknown', status: 400 }));
+    });
+    const err = await client(s.url).requestSign('v1', req).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UpstreamError);
+    expect(err).toMatchObject({ retryable: false, problem: { upstreamStatus: 400, upstreamTitle: 'Bad request', upstreamDetails: 'ledger unknown', upstreamType: '/mng/errors/x' } });
+    expect(s.hits()).toBe(1);
+  });
+
+  it('maps a 404 on an operation to NotFoundError without retrying', async () => {
+    const s = await stub((_hit, res) => void res.status(404).json({ title: 'Not found', details: 'no such operation', status: 404 }));
+    await expect(client(s.url).getSignOperation('op-x')).rejects.toBeInstanceOf(NotFoundError);
+    expect(s.hits()).toBe(1);
+  });
+
+  it('gives up after the configured retries with a retryable UnavailableError', async () => {
+    const s = await stub((_hit, res) => void res.status(502).end());
+    const err = await client(s.url, { retries: 2 }).getSignOperation('op-x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnavailableError);
+    expect(err).toMatchObject({ retryable: true, status: 503, errCode: 'ERR_CUSTODY_UNAVAILABLE' });
+    expect(s.hits()).toBe(3);
+  });
+
+  it('treats timeouts and refused connections as transient', async () => {
+    const s = await stub(() => undefined); // never answers
+    const slow = await client(s.url, { retries: 1, timeoutMs: 50 }).status().catch((e: unknown) => e);
+    expect(slow).toBeInstanceOf(UnavailableError);
+    expect(s.hits()).toBe(2);
+    const closed = await listen(express());
+    await closed.close();
+    const refused = client(`${closed.url}/custody/api/v1.0/mng`, { retries: 1 });
+    await expect(refused.status()).rejects.toBeInstanceOf(UnavailableError);
+    expect(await refused.health()).toMatchObject({ healthy: false });
+  });
+
+  it('rejects an answer of the wrong shape without retrying', async () => {
+    const s = await stub((_hit, res) => void res.json({ status: 'COMPLETED' }));
+    const err = await client(s.url).getSignOperation('op-x').catch((e: unknown) => e);
+    expect(err).toMatchObject({ errCode: 'ERR_CUSTODY_BAD_RESPONSE', retryable: false });
+    expect(s.hits()).toBe(1);
+  });
+});
