@@ -1,7 +1,50 @@
-import { NotSupportedError } from '../../../src/errors.js';
+import { keccak256, Signature } from 'ethers';
+import { VerificationError } from '../../../src/errors.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
+import { bare, readState, toTransaction } from './tx-state.js';
 
-export function combine(_ctx: EthContext, _unsigned: UnsignedWithdrawal, _sigs: VerifiedSignature[]): SignedTx[] {
-  throw new NotSupportedError('Ethereum combine is not built yet');
+const hex = (bytes: Uint8Array): string => `0x${Buffer.from(bytes).toString('hex')}`;
+
+/**
+ * Attaches the one signature to the transaction rebuilt from state. The rebuilt unsigned
+ * bytes must be the ones stored and signed, and the signature must recover the vault
+ * address, so a tampered state or a signature by another key never leaves here.
+ *
+ * `serialized` is 0x-prefixed: that is what `eth_sendRawTransaction` and every Ethereum
+ * tool take, unlike the 0x-less unsigned hex in `txs`/`payloads`.
+ */
+export function combine(_ctx: EthContext, unsigned: UnsignedWithdrawal, sigs: VerifiedSignature[]): SignedTx[] {
+  const state = readState(unsigned);
+  const payload = unsigned.payloads[0];
+  const sig = sigs.find((s) => s.payloadIndex === 0);
+  if (!payload || !sig || sigs.length !== 1 || unsigned.payloads.length !== 1) {
+    throw new VerificationError(
+      `an Ethereum withdrawal has one payload and takes one signature, got ${unsigned.payloads.length} and ${sigs.length}`,
+      'signature-count',
+      422,
+    );
+  }
+  const tx = toTransaction(state);
+  const preimage = bare(tx.unsignedSerialized);
+  if (preimage !== unsigned.txs[0]?.serialized || preimage !== payload.preimage || bare(keccak256(tx.unsignedSerialized)) !== payload.digest) {
+    throw new VerificationError('the transaction rebuilt from state is not the one that was signed', 'tx-mismatch', 422);
+  }
+  if (sig.signature.length !== 64) {
+    throw new VerificationError(`a secp256k1 signature has 64 bytes, got ${sig.signature.length}`, 'malformed-signature', 422);
+  }
+  tx.signature = Signature.from({
+    r: hex(sig.signature.subarray(0, 32)),
+    s: hex(sig.signature.subarray(32)),
+    yParity: sig.recoveryId,
+  });
+  const signer = tx.from;
+  if (!signer || signer.toLowerCase() !== state.from.toLowerCase()) {
+    throw new VerificationError(
+      `the signature recovers ${signer ?? 'no address'}, not the vault address ${state.from}`,
+      'signer-mismatch',
+      422,
+    );
+  }
+  return [{ txIndex: 0, serialized: tx.serialized, txid: tx.hash as string }];
 }

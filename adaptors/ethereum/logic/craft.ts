@@ -1,9 +1,177 @@
-import { NotSupportedError } from '../../../src/errors.js';
-import type { UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
+import { getAddress, Interface, keccak256 } from 'ethers';
+import { InsufficientFundsError, InvalidArgumentError, PermanentLedgerError } from '../../../src/errors.js';
+import type { UnsignedWithdrawal, VaultAddress, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
+import { formatAmount } from '../../../src/ledger/amounts.js';
+import { publicKeyHex } from '../../../src/ledger/public-key.js';
 import type { EthContext } from '../context.js';
+import { JsonRpcError } from '../network/json-rpc.js';
+import { isValidAddress } from './address.js';
+import { getBalances } from './balances.js';
+import { maxFeePerGas, parseFee, quoteFee, type FeeQuote } from './fees.js';
+import { bare, buildState, nonceScope, pendingNonce, readState, toTransaction } from './tx-state.js';
 
-export async function craft(_ctx: EthContext, _source: VaultSource, _intent: WithdrawalIntent): Promise<UnsignedWithdrawal> {
-  throw new NotSupportedError('Ethereum withdrawals are not built yet');
+const ERC20 = new Interface(['function transfer(address to, uint256 amount) returns (bool)']);
+const PLAIN_TRANSFER_GAS = 21_000n;
+
+interface Call {
+  to: string;
+  value: bigint;
+  data: string;
 }
 
-export async function release(_ctx: EthContext, _unsigned: UnsignedWithdrawal, _reference: string): Promise<void> {}
+function transferCall(intent: WithdrawalIntent): Call {
+  const recipient = getAddress(intent.recipientAddress);
+  if (intent.asset.native) return { to: recipient, value: intent.amount, data: '0x' };
+  const contract = intent.asset.contract;
+  if (!contract || !isValidAddress(contract)) {
+    throw new InvalidArgumentError(`asset ${intent.asset.symbol} has no valid ERC-20 contract configured`, { field: 'asset' });
+  }
+  return { to: getAddress(contract), value: 0n, data: ERC20.encodeFunctionData('transfer', [recipient, intent.amount]) };
+}
+
+/**
+ * `eth_estimateGas` plus the configured margin, since state can change between estimate and
+ * inclusion. A plain transfer to an account without code costs exactly 21000, so no margin.
+ */
+async function estimateGas(ctx: EthContext, from: string, call: Call): Promise<bigint> {
+  let estimate: bigint;
+  try {
+    const params = { from, to: call.to, value: `0x${call.value.toString(16)}`, data: call.data };
+    estimate = BigInt(await ctx.rpc.call<string>('eth_estimateGas', [params]));
+  } catch (e) {
+    // A revert here (paused token, blocked recipient) would revert on chain too.
+    if (e instanceof JsonRpcError) throw new PermanentLedgerError(`the node rejects this transfer: ${e.rpcMessage}`);
+    throw e;
+  }
+  if (call.data === '0x' && estimate === PLAIN_TRANSFER_GAS) return estimate;
+  return (estimate * BigInt(100 + ctx.options.gasMarginPercent) + 99n) / 100n;
+}
+
+const eth = (wei: bigint): string => `${formatAmount(wei, 18)} ETH`;
+
+/**
+ * Builds one transaction from one vault address. With several addresses, the first that
+ * holds the amount and the gas is used (account ledgers do not combine inputs).
+ */
+export async function craft(ctx: EthContext, source: VaultSource, intent: WithdrawalIntent): Promise<UnsignedWithdrawal> {
+  const choice = parseFee(intent.fee);
+  if (!isValidAddress(intent.recipientAddress)) {
+    throw new InvalidArgumentError(`recipient ${intent.recipientAddress} is not a valid Ethereum address`, { field: 'recipientAddress' });
+  }
+  if (intent.amount <= 0n) throw new InvalidArgumentError('amount must be greater than zero', { field: 'amount' });
+  if (source.addresses.length === 0) throw new InvalidArgumentError(`vault ${source.vaultId} has no address`);
+  const call = transferCall(intent);
+  const { amount, asset } = intent;
+  const native = asset.native;
+
+  const assets = native ? [ctx.nativeAsset] : [ctx.nativeAsset, asset];
+  const [balances, fee] = await Promise.all([
+    getBalances(ctx.rpc, source.addresses.map((a) => a.address), assets),
+    quoteFee(ctx, choice),
+  ]);
+  const funds = source.addresses.map((a, i) => ({
+    vault: a,
+    eth: balances[i * assets.length]?.amount ?? 0n,
+    asset: balances[i * assets.length + assets.length - 1]?.amount ?? 0n,
+  }));
+  const holders = funds.filter((f) => f.asset >= amount);
+  const first = funds[0] as (typeof funds)[number];
+  if (holders.length === 0) {
+    throw new InsufficientFundsError(
+      `${first.vault.address} holds ${formatAmount(first.asset, asset.decimals)} ${asset.symbol}; the withdrawal needs ${formatAmount(amount, asset.decimals)} ${asset.symbol}`,
+      { address: first.vault.address, asset: asset.symbol, amount: amount.toString(), balance: first.asset.toString() },
+    );
+  }
+
+  const gasLimit = await estimateGas(ctx, (holders[0] as (typeof holders)[number]).vault.address, call);
+  const perGas = maxFeePerGas(fee);
+  const maxFee = gasLimit * perGas;
+  const required = maxFee + (native ? amount : 0n);
+  const payer = holders.find((f) => f.eth >= required);
+  if (!payer) {
+    const h = holders[0] as (typeof holders)[number];
+    const need = native ? `${eth(amount)} + fee up to ${eth(maxFee)}` : `fee up to ${eth(maxFee)} for gas`;
+    throw new InsufficientFundsError(
+      `${h.vault.address} holds ${eth(h.eth)}; the withdrawal needs ${need} (${gasLimit} gas × ${formatAmount(perGas, 9)} gwei) = ${eth(required)}`,
+      {
+        address: h.vault.address,
+        asset: ctx.nativeAsset.symbol,
+        ...(native ? { amount: amount.toString() } : {}),
+        fee: maxFee.toString(),
+        gasLimit: gasLimit.toString(),
+        maxFeePerGas: perGas.toString(),
+        required: required.toString(),
+        balance: h.eth.toString(),
+      },
+    );
+  }
+  return reserveAndBuild(ctx, payer.vault, intent, call, gasLimit, fee, maxFee);
+}
+
+async function reserveAndBuild(
+  ctx: EthContext,
+  vault: VaultAddress,
+  intent: WithdrawalIntent,
+  call: Call,
+  gasLimit: bigint,
+  fee: FeeQuote,
+  maxFee: bigint,
+): Promise<UnsignedWithdrawal> {
+  const from = getAddress(vault.address);
+  const scope = nonceScope(ctx, from);
+  const nonce = await ctx.deps.reservations.reserveSequence(scope, await pendingNonce(ctx, from), intent.reference);
+  try {
+    const state = buildState(
+      {
+        chainId: String(ctx.chainId),
+        nonce: nonce.toString(),
+        from,
+        to: call.to,
+        value: call.value.toString(),
+        data: call.data.toLowerCase(),
+        gasLimit: gasLimit.toString(),
+        recipient: getAddress(intent.recipientAddress),
+        asset: intent.asset.symbol,
+        amount: intent.amount.toString(),
+      },
+      fee,
+    );
+    const preimage = toTransaction(state).unsignedSerialized;
+    return {
+      txs: [{ serialized: bare(preimage) }],
+      payloads: [
+        {
+          digest: bare(keccak256(preimage)),
+          keyId: vault.keyId,
+          publicKey: publicKeyHex(vault.publicKey),
+          preimage: bare(preimage),
+          hashAlgorithm: 'SHA3_256',
+          txIndex: 0,
+          inputIndex: 0,
+        },
+      ],
+      fee: maxFee,
+      state,
+    };
+  } catch (e) {
+    await releaseQuietly(ctx, scope, nonce, intent.reference);
+    throw e;
+  }
+}
+
+async function releaseQuietly(ctx: EthContext, scope: string, nonce: bigint, owner: string): Promise<void> {
+  try {
+    await ctx.deps.reservations.releaseSequence(scope, nonce, owner);
+  } catch (e) {
+    ctx.deps.logger.warn({ err: e, scope, nonce: nonce.toString() }, 'could not release a nonce after a failed craft');
+  }
+}
+
+/**
+ * Returns the nonce to the free list so the next withdrawal fills the gap. Only the owner's
+ * reservation is freed; after broadcast the nonce is settled and this is a no-op.
+ */
+export async function release(ctx: EthContext, unsigned: UnsignedWithdrawal, reference: string): Promise<void> {
+  const state = readState(unsigned);
+  await ctx.deps.reservations.releaseSequence(nonceScope(ctx, state.from), BigInt(state.nonce), reference);
+}

@@ -1,7 +1,44 @@
-import { NotSupportedError } from '../../../src/errors.js';
 import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
+import { readState } from './tx-state.js';
 
-export async function txStatus(_ctx: EthContext, _txid: string, _unsigned: UnsignedWithdrawal): Promise<TxStatus> {
-  throw new NotSupportedError('Ethereum txStatus is not built yet');
+interface Receipt {
+  status?: string;
+  blockNumber: string;
+}
+
+/**
+ * Where a broadcast transaction stands. Once mined it is `confirmed` with its confirmation
+ * count (latest − block + 1), however small: the pipeline compares the count with the
+ * ledger's `confirmations` threshold, so this function holds no policy. A reverted
+ * transaction is `failed` ("reverted"): it is mined and its fee is spent. Not mined and no
+ * longer known while the account's mined nonce has passed ours means another transaction
+ * took the nonce: `failed`. Otherwise `pending` (in the mempool, or not yet propagated).
+ */
+export async function txStatus(ctx: EthContext, txid: string, unsigned: UnsignedWithdrawal): Promise<TxStatus> {
+  const [receipt, latestHex] = await ctx.rpc.batch<unknown>([
+    { method: 'eth_getTransactionReceipt', params: [txid] },
+    { method: 'eth_blockNumber', params: [] },
+  ]);
+  const latest = Number(BigInt(latestHex as string));
+  if (receipt) {
+    const r = receipt as Receipt;
+    const blockHeight = Number(BigInt(r.blockNumber));
+    const confirmations = Math.max(0, latest - blockHeight + 1);
+    // Pre-Byzantium receipts carry no status; they do not occur on any chain this serves.
+    if (r.status !== undefined && BigInt(r.status) === 0n) {
+      return { state: 'failed', confirmations, blockHeight, reason: 'reverted' };
+    }
+    return { state: 'confirmed', confirmations, blockHeight };
+  }
+  const state = readState(unsigned);
+  const [tx, minedNonceHex] = await ctx.rpc.batch<unknown>([
+    { method: 'eth_getTransactionByHash', params: [txid] },
+    { method: 'eth_getTransactionCount', params: [state.from, 'latest'] },
+  ]);
+  if (tx === null && BigInt(minedNonceHex as string) > BigInt(state.nonce)) {
+    // Mined between the two round trips? Then the node knows it by hash and we are not here.
+    return { state: 'failed', confirmations: 0, reason: 'replaced: nonce used by another transaction' };
+  }
+  return { state: 'pending', confirmations: 0 };
 }

@@ -1,0 +1,95 @@
+import { InvalidArgumentError } from '../../../src/errors.js';
+import { formatAmount, parseAmount } from '../../../src/ledger/amounts.js';
+import type { EthContext } from '../context.js';
+import { FEE_LEVELS, type FeeLevel } from './fee-levels.js';
+
+/** How a withdrawal's `fee` was asked for: a named level, or a custom max fee per gas in wei. */
+export type FeeChoice = { level: FeeLevel } | { customWei: bigint };
+
+/** Fee fields of the transaction to build: type 2 (EIP-1559) or type 0 (legacy, EIP-155). */
+export type FeeQuote =
+  | { type: 2; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
+  | { type: 0; gasPrice: bigint };
+
+const GWEI = /^\d+(?:\.\d+)?$/;
+
+/** Parsed before any node call, so a typo is a 422 without touching the chain. */
+export function parseFee(fee: string): FeeChoice {
+  const text = typeof fee === 'string' ? fee.trim() : '';
+  const level = FEE_LEVELS.find((l) => l === text.toUpperCase());
+  if (level) return { level };
+  if (GWEI.test(text)) return { customWei: parseAmount(text, 9, 'fee (gwei)') };
+  throw new InvalidArgumentError(`Unknown fee '${String(fee)}'. Valid values: HIGH, MEDIUM, LOW or a gwei figure (e.g. 35 or 1.5)`, {
+    field: 'fee',
+    valid: [...FEE_LEVELS],
+  });
+}
+
+/** The fee's upper bound per gas unit: what `gasLimit × it` may cost at most. */
+export function maxFeePerGas(q: FeeQuote): bigint {
+  return q.type === 2 ? q.maxFeePerGas : q.gasPrice;
+}
+
+const FEE_HISTORY_BLOCKS = 20;
+const PERCENTILES = { LOW: 10, MEDIUM: 50, HIGH: 90 } as const;
+// An idle chain's blocks carry no tips; a tiny floor keeps nodes with a minimum tip (geth's
+// default is in this range) from sitting on the transaction.
+const MIN_PRIORITY_FEE = 1_000_000n;
+// Legacy gasPrice is eth_gasPrice's suggestion scaled per level, in percent.
+const LEGACY_SCALE = { LOW: 100n, MEDIUM: 120n, HIGH: 150n } as const;
+
+interface FeeHistory {
+  baseFeePerGas: string[];
+  gasUsedRatio: number[];
+  reward?: string[][];
+}
+
+function median(values: bigint[]): bigint {
+  if (values.length === 0) return 0n;
+  const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return sorted[Math.floor(sorted.length / 2)] as bigint;
+}
+
+/** Priority fee per level: the median over recent non-empty blocks of that level's reward percentile. */
+function priorityFees(history: FeeHistory): Record<FeeLevel, bigint> {
+  const rewards = (history.reward ?? []).filter((_, i) => (history.gasUsedRatio[i] ?? 0) > 0);
+  const columns = Object.values(PERCENTILES).map((_, col) => median(rewards.map((r) => BigInt(r[col] ?? '0x0'))));
+  const [low, medium, high] = columns.map((c) => (c < MIN_PRIORITY_FEE ? MIN_PRIORITY_FEE : c)) as [bigint, bigint, bigint];
+  // Percentiles are monotonic per block but medians over blocks need not be.
+  const mid = medium < low ? low : medium;
+  return { LOW: low, MEDIUM: mid, HIGH: high < mid ? mid : high };
+}
+
+/**
+ * EIP-1559: tips from `eth_feeHistory` percentiles 10/50/90 over 20 blocks for LOW/MEDIUM/HIGH,
+ * max fee = 2 × next block's base fee + tip, which survives six full blocks of base fee rises.
+ * A custom gwei figure is the max fee; its tip is the MEDIUM tip, capped at the max fee.
+ * Legacy: `eth_gasPrice` scaled per level; a custom figure is the gas price.
+ */
+export async function quoteFee(ctx: EthContext, choice: FeeChoice): Promise<FeeQuote> {
+  if (ctx.options.feeMode === 'legacy') {
+    if ('customWei' in choice) return { type: 0, gasPrice: choice.customWei };
+    const suggested = BigInt(await ctx.rpc.call<string>('eth_gasPrice', []));
+    return { type: 0, gasPrice: (suggested * LEGACY_SCALE[choice.level]) / 100n };
+  }
+  const history = await ctx.rpc.call<FeeHistory>('eth_feeHistory', [
+    FEE_HISTORY_BLOCKS,
+    'latest',
+    Object.values(PERCENTILES),
+  ]);
+  const tips = priorityFees(history);
+  const nextBaseFee = BigInt(history.baseFeePerGas.at(-1) ?? '0x0');
+  if ('customWei' in choice) {
+    // Below the base fee the node refuses it, and its reserved nonce would block later withdrawals.
+    if (choice.customWei < nextBaseFee) {
+      throw new InvalidArgumentError(
+        `fee ${formatAmount(choice.customWei, 9)} gwei is below the next block's base fee of ${formatAmount(nextBaseFee, 9)} gwei`,
+        { field: 'fee', baseFeePerGas: nextBaseFee.toString() },
+      );
+    }
+    const tip = tips.MEDIUM < choice.customWei ? tips.MEDIUM : choice.customWei;
+    return { type: 2, maxFeePerGas: choice.customWei, maxPriorityFeePerGas: tip };
+  }
+  const tip = tips[choice.level];
+  return { type: 2, maxFeePerGas: 2n * nextBaseFee + tip, maxPriorityFeePerGas: tip };
+}

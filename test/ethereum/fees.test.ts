@@ -1,0 +1,79 @@
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { EthContext } from '../../adaptors/ethereum/context.js';
+import { parseFee, quoteFee } from '../../adaptors/ethereum/logic/fees.js';
+import { JsonRpcClient } from '../../adaptors/ethereum/network/json-rpc.js';
+import { ethereumOptionsSchema } from '../../adaptors/ethereum/options.js';
+import type { AdaptorDeps } from '../../src/ledger/adaptor.js';
+
+const GWEI = 1_000_000_000n;
+const hex = (n: bigint): string => `0x${n.toString(16)}`;
+
+/** A node that answers fee questions with fixed figures, to pin the arithmetic down exactly. */
+function context(feeMode: 'eip1559' | 'legacy', answers: Record<string, unknown>): { ctx: EthContext; asked: unknown[] } {
+  const asked: unknown[] = [];
+  const fakeFetch = (async (_url: string, init: RequestInit) => {
+    const req = JSON.parse(String(init.body)) as { id: number; method: string; params: unknown[] };
+    asked.push({ method: req.method, params: req.params });
+    return new Response(JSON.stringify({ jsonrpc: '2.0', id: req.id, result: answers[req.method] }));
+  }) as typeof fetch;
+  const options = ethereumOptionsSchema.parse({ rpcUrl: 'http://node.invalid', feeMode });
+  const deps = { logger: pino({ level: 'silent' }) } as AdaptorDeps;
+  const ctx: EthContext = {
+    ledgerId: 'ethdev',
+    chainId: 31337,
+    options,
+    rpc: new JsonRpcClient(options.rpcUrl, fakeFetch),
+    deps,
+    nativeAsset: { symbol: 'ETH', decimals: 18, native: true },
+  };
+  return { ctx, asked };
+}
+
+// Three blocks with transactions and one empty one (whose zero rewards must not count).
+const HISTORY = {
+  oldestBlock: '0x10',
+  baseFeePerGas: [hex(10n * GWEI), hex(11n * GWEI), hex(12n * GWEI), hex(12n * GWEI), hex(13n * GWEI)],
+  gasUsedRatio: [0.5, 0, 0.4, 0.6],
+  reward: [
+    [hex(1n * GWEI), hex(2n * GWEI), hex(5n * GWEI)],
+    ['0x0', '0x0', '0x0'],
+    [hex(3n * GWEI), hex(4n * GWEI), hex(6n * GWEI)],
+    [hex(2n * GWEI), hex(3n * GWEI), hex(9n * GWEI)],
+  ],
+};
+
+describe('ethereum fee quotes', () => {
+  it('EIP-1559 levels: median over non-empty blocks of percentiles 10/50/90, max fee 2 × next base fee + tip', async () => {
+    const { ctx, asked } = context('eip1559', { eth_feeHistory: HISTORY });
+    expect(asked).toEqual([]);
+    const [low, medium, high] = await Promise.all(
+      ['LOW', 'MEDIUM', 'high'].map((level) => quoteFee(ctx, parseFee(level))),
+    );
+    expect(asked[0]).toEqual({ method: 'eth_feeHistory', params: [20, 'latest', [10, 50, 90]] });
+    expect(low).toEqual({ type: 2, maxPriorityFeePerGas: 2n * GWEI, maxFeePerGas: 26n * GWEI + 2n * GWEI });
+    expect(medium).toEqual({ type: 2, maxPriorityFeePerGas: 3n * GWEI, maxFeePerGas: 26n * GWEI + 3n * GWEI });
+    expect(high).toEqual({ type: 2, maxPriorityFeePerGas: 6n * GWEI, maxFeePerGas: 26n * GWEI + 6n * GWEI });
+  });
+
+  it('a custom gwei figure is the max fee, tipping the MEDIUM tip at most', async () => {
+    const { ctx } = context('eip1559', { eth_feeHistory: HISTORY });
+    expect(await quoteFee(ctx, parseFee('35'))).toEqual({ type: 2, maxFeePerGas: 35n * GWEI, maxPriorityFeePerGas: 3n * GWEI });
+    expect(await quoteFee(ctx, parseFee('13.5'))).toEqual({ type: 2, maxFeePerGas: 13_500_000_000n, maxPriorityFeePerGas: 3n * GWEI });
+    await expect(quoteFee(ctx, parseFee('12.999'))).rejects.toThrow(/below the next block's base fee of 13 gwei/);
+  });
+
+  it('an idle chain (no rewards) still tips a small floor', async () => {
+    const idle = { ...HISTORY, gasUsedRatio: [0, 0, 0, 0] };
+    const { ctx } = context('eip1559', { eth_feeHistory: idle });
+    expect(await quoteFee(ctx, parseFee('LOW'))).toMatchObject({ maxPriorityFeePerGas: 1_000_000n });
+  });
+
+  it('legacy: eth_gasPrice × 100/120/150 %; a custom figure is the gas price', async () => {
+    const { ctx } = context('legacy', { eth_gasPrice: hex(20n * GWEI) });
+    expect(await quoteFee(ctx, parseFee('LOW'))).toEqual({ type: 0, gasPrice: 20n * GWEI });
+    expect(await quoteFee(ctx, parseFee('MEDIUM'))).toEqual({ type: 0, gasPrice: 24n * GWEI });
+    expect(await quoteFee(ctx, parseFee('HIGH'))).toEqual({ type: 0, gasPrice: 30n * GWEI });
+    expect(await quoteFee(ctx, parseFee('1.5'))).toEqual({ type: 0, gasPrice: 1_500_000_000n });
+  });
+});

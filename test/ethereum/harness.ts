@@ -1,0 +1,126 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import pino from 'pino';
+import * as ecc from 'tiny-secp256k1';
+import { ethereumFamily } from '../../adaptors/ethereum/index.js';
+import type { LedgerAdaptor, UnsignedWithdrawal, VaultSource, VerifiedSignature, WithdrawalIntent } from '../../src/ledger/adaptor.js';
+import { parsePublicKey, toCustodyKeyId, type PublicKey } from '../../src/ledger/public-key.js';
+import { Reservations } from '../../src/ledger/reservations.js';
+import { verifySignature } from '../../src/ledger/signatures.js';
+import { startTestChain, type TestChain } from '../helpers/chain.js';
+import { testRedis } from '../helpers/redis.js';
+
+/** Shared set-up of the Ethereum write-side tests: a fresh anvil, real Redis, test keys. */
+
+const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+export interface TestKey {
+  priv: Uint8Array;
+  publicKey: PublicKey;
+  address: string;
+  source: VaultSource;
+}
+
+export interface Harness {
+  chain: TestChain;
+  reservations: Reservations;
+  adaptor(options?: Record<string, unknown>): LedgerAdaptor;
+  rpc<T>(method: string, params: unknown[]): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(): Promise<Harness> {
+  const chain = await startTestChain();
+  const { redis, prefix } = testRedis();
+  const reservations = new Reservations(redis, prefix);
+  const deps = { logger: pino({ level: 'silent' }), redis, fetch, reservations };
+  return {
+    chain,
+    reservations,
+    adaptor: (options = {}) =>
+      ethereumFamily.create(
+        'ethdev',
+        ethereumFamily.optionsSchema.parse({ rpcUrl: chain.anvil.url, tokens: [chain.token], ...options }),
+        deps,
+      ),
+    rpc: async <T>(method: string, params: unknown[]): Promise<T> => {
+      const res = await fetch(chain.anvil.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+      const body = (await res.json()) as { result?: T; error?: { message: string } };
+      if (body.error) throw new Error(`${method}: ${body.error.message}`);
+      return body.result as T;
+    },
+    close: async () => {
+      await chain.stop();
+      redis.disconnect();
+    },
+  };
+}
+
+export function newKey(adaptor: LedgerAdaptor): TestKey {
+  let priv = randomBytes(32);
+  while (!ecc.isPrivate(priv)) priv = randomBytes(32);
+  const publicKey = parsePublicKey(Buffer.from(ecc.pointFromScalar(priv, true) as Uint8Array).toString('hex'), 'secp256k1');
+  const address = adaptor.addressFromPublicKey(publicKey);
+  const vault = { address, publicKey, keyId: toCustodyKeyId(publicKey) };
+  return { priv, publicKey, address, source: { vaultId: `vault-${address}`, addresses: [vault], changeAddress: address } };
+}
+
+export function intent(adaptor: LedgerAdaptor, partial: Partial<WithdrawalIntent> & { amount: bigint }): WithdrawalIntent {
+  return {
+    reference: randomUUID(),
+    recipientAddress: `0x${randomBytes(20).toString('hex')}`,
+    asset: adaptor.nativeAsset,
+    fee: 'MEDIUM',
+    ...partial,
+  };
+}
+
+/**
+ * Signs every payload digest like the custody service, then runs the callback's checks
+ * (`verifySignature` against the stored digest and key) as the pipeline does. `highS` sends
+ * the malleated twin the custody service may produce; `v` is sent as is.
+ */
+export function sign(unsigned: UnsignedWithdrawal, key: TestKey, opts: { highS?: boolean } = {}): VerifiedSignature[] {
+  return unsigned.payloads.map((p, payloadIndex) => {
+    const digest = Buffer.from(p.digest, 'hex');
+    const { signature, recoveryId } = ecc.signRecoverable(digest, key.priv);
+    let sig = Buffer.from(signature);
+    let v: number = recoveryId;
+    if (opts.highS) {
+      const s = N - BigInt(`0x${sig.subarray(32).toString('hex')}`);
+      sig = Buffer.concat([sig.subarray(0, 32), Buffer.from(s.toString(16).padStart(64, '0'), 'hex')]);
+      v ^= 1;
+    }
+    const checked = verifySignature(p.digest, sig.toString('hex'), v, parsePublicKey(p.publicKey, 'secp256k1'));
+    return { payloadIndex, signature: checked.signature, recoveryId: checked.recoveryId };
+  });
+}
+
+/** A signature as is, without the pipeline's checks: what combine must refuse on its own. */
+export function signUnchecked(digestHex: string, key: TestKey): VerifiedSignature[] {
+  const { signature, recoveryId } = ecc.signRecoverable(Buffer.from(digestHex, 'hex'), key.priv);
+  return [{ payloadIndex: 0, signature: Uint8Array.from(signature), recoveryId: recoveryId as 0 | 1 }];
+}
+
+export interface Receipt {
+  status: string;
+  gasUsed: string;
+  effectiveGasPrice: string;
+  blockNumber: string;
+}
+
+export async function waitReceipt(h: Harness, txid: string): Promise<Receipt> {
+  for (let i = 0; i < 200; i++) {
+    const r = await h.rpc<Receipt | null>('eth_getTransactionReceipt', [txid]);
+    if (r) return r;
+    await new Promise((res) => setTimeout(res, 25));
+  }
+  throw new Error(`no receipt for ${txid}`);
+}
+
+export async function ethBalance(h: Harness, address: string): Promise<bigint> {
+  return BigInt(await h.rpc<string>('eth_getBalance', [address, 'latest']));
+}

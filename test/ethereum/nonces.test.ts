@@ -1,0 +1,121 @@
+import { Transaction, Wallet } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PermanentLedgerError } from '../../src/errors.js';
+import type { LedgerAdaptor, UnsignedWithdrawal } from '../../src/ledger/adaptor.js';
+import { intent, newKey, sign, startHarness, waitReceipt, type Harness, type TestKey } from './harness.js';
+
+const ETH = 10n ** 18n;
+const nonceOf = (u: UnsignedWithdrawal): number => Number((u.state as { nonce: string }).nonce);
+
+describe('ethereum nonces, broadcast outcomes and transaction status', () => {
+  let h: Harness;
+  let adaptor: LedgerAdaptor;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    adaptor = h.adaptor();
+  });
+  afterAll(() => h.close());
+
+  async function fundedKey(): Promise<TestKey> {
+    const key = newKey(adaptor);
+    await h.chain.funder.sendEth(key.address, 10n * ETH);
+    return key;
+  }
+
+  async function send(key: TestKey, unsigned: UnsignedWithdrawal) {
+    const [signed] = adaptor.combine(unsigned, sign(unsigned, key));
+    return { signed: signed!, sent: await adaptor.broadcast(signed!) };
+  }
+
+  it('20 concurrent crafts from one address get 20 consecutive distinct nonces, and all are mined', async () => {
+    const key = await fundedKey();
+    const crafted = await Promise.all(Array.from({ length: 20 }, () => adaptor.craft(key.source, intent(adaptor, { amount: 1n }))));
+    expect(crafted.map(nonceOf).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    const sent = await Promise.all(crafted.map((u) => send(key, u)));
+    await Promise.all(sent.map((s) => waitReceipt(h, s.sent.txid)));
+    expect(BigInt(await h.rpc<string>('eth_getTransactionCount', [key.address, 'latest']))).toBe(20n);
+  });
+
+  it('a released nonce is handed out again before a new one, so no gap blocks the next withdrawals', async () => {
+    const key = await fundedKey();
+    const a = await adaptor.craft(key.source, intent(adaptor, { amount: 1n }));
+    const bIntent = intent(adaptor, { amount: 2n });
+    const b = await adaptor.craft(key.source, bIntent);
+    expect([nonceOf(a), nonceOf(b)]).toEqual([0, 1]);
+    await adaptor.release(b, 'someone-else');
+    await adaptor.release(b, bIntent.reference);
+    const c = await adaptor.craft(key.source, intent(adaptor, { amount: 3n }));
+    expect(nonceOf(c)).toBe(1);
+    expect(nonceOf(await adaptor.craft(key.source, intent(adaptor, { amount: 4n })))).toBe(2);
+
+    // Broadcast and settled: releasing afterwards must not free the nonce for reuse.
+    const { sent } = await send(key, a);
+    await waitReceipt(h, sent.txid);
+    await adaptor.release(a, 'whoever');
+    expect(nonceOf(await adaptor.craft(key.source, intent(adaptor, { amount: 5n })))).toBe(3);
+  });
+
+  it('a nonce taken by another transaction: broadcast fails for good and txStatus says replaced', async () => {
+    const key = await fundedKey();
+    const ours = await adaptor.craft(key.source, intent(adaptor, { amount: 1n }));
+    const [signed] = adaptor.combine(ours, sign(ours, key));
+    const wallet = new Wallet(`0x${Buffer.from(key.priv).toString('hex')}`);
+    const other = Transaction.from({ ...Transaction.from(signed!.serialized).toJSON(), value: 999n, signature: null });
+    const otherHash = await h.rpc<string>('eth_sendRawTransaction', [await wallet.signTransaction(other)]);
+    await waitReceipt(h, otherHash);
+
+    const e = await adaptor.broadcast(signed!).catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(PermanentLedgerError);
+    expect((e as PermanentLedgerError).errCode).toBe('ERR_NONCE_TAKEN');
+    expect(await adaptor.txStatus(signed!.txid, ours)).toEqual({
+      state: 'failed',
+      confirmations: 0,
+      reason: 'replaced: nonce used by another transaction',
+    });
+  });
+
+  it('a balance spent by an earlier withdrawal: broadcast fails for good with insufficient funds', async () => {
+    const key = await fundedKey();
+    const first = await adaptor.craft(key.source, intent(adaptor, { amount: 6n * ETH }));
+    const second = await adaptor.craft(key.source, intent(adaptor, { amount: 6n * ETH }));
+    await waitReceipt(h, (await send(key, first)).sent.txid);
+    const e = await send(key, second).catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(PermanentLedgerError);
+    expect((e as PermanentLedgerError).errCode).toBe('ERR_INSUFFICIENT_FUNDS');
+  });
+
+  it('pending while in the mempool, then confirmed once mined', async () => {
+    const key = await fundedKey();
+    const unsigned = await adaptor.craft(key.source, intent(adaptor, { amount: 1n }));
+    await h.rpc('evm_setAutomine', [false]);
+    try {
+      const { signed, sent } = await send(key, unsigned);
+      expect(sent.alreadyKnown).toBe(false);
+      expect(await adaptor.txStatus(signed.txid, unsigned)).toEqual({ state: 'pending', confirmations: 0 });
+      expect(await adaptor.broadcast(signed)).toEqual({ txid: signed.txid, alreadyKnown: true });
+      await h.rpc('evm_mine', []);
+      expect(await adaptor.txStatus(signed.txid, unsigned)).toMatchObject({ state: 'confirmed', confirmations: 1 });
+    } finally {
+      await h.rpc('evm_setAutomine', [true]);
+    }
+  });
+
+  it('a reverted ERC-20 transfer is failed with reason "reverted"', async () => {
+    const key = await fundedKey();
+    const demo = adaptor.assets()[1]!;
+    await h.chain.funder.sendToken(h.chain.token.contract, key.address, 50n);
+    // Both pass craft's balance check; only one can be paid on chain.
+    const first = await adaptor.craft(key.source, intent(adaptor, { asset: demo, amount: 50n }));
+    const second = await adaptor.craft(key.source, intent(adaptor, { asset: demo, amount: 50n }));
+    await waitReceipt(h, (await send(key, first)).sent.txid);
+    const { signed } = await send(key, second);
+    const receipt = await waitReceipt(h, signed.txid);
+    expect(await adaptor.txStatus(signed.txid, second)).toEqual({
+      state: 'failed',
+      confirmations: 1,
+      blockHeight: Number(BigInt(receipt.blockNumber)),
+      reason: 'reverted',
+    });
+  });
+});
