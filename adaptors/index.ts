@@ -4,7 +4,8 @@
  */
 import type { LedgerFamily } from '../src/ledger/adaptor.js';
 import { ethereumFamily } from './ethereum/index.js';
+import { stellarFamily } from './stellar/index.js';
 
 // Each family validates its own options with its schema before create() sees them, so the
 // widening to LedgerFamily<unknown> is sound.
-export const families: readonly LedgerFamily[] = [ethereumFamily as LedgerFamily];
+export const families: readonly LedgerFamily[] = [ethereumFamily as LedgerFamily, stellarFamily as LedgerFamily];

@@ -1,0 +1,63 @@
+import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
+import type { StellarContext } from './context.js';
+import { STELLAR_LEDGERS } from './ledgers.js';
+import { ADDRESS_FORMATS, addressFromPublicKey, isValidAddress, parseNativePublicKey } from './logic/address.js';
+import { creditAssets, NATIVE_ASSET } from './logic/assets.js';
+import { getBalances } from './logic/balances.js';
+import { broadcast } from './logic/broadcast.js';
+import { combine } from './logic/combine.js';
+import { craft, release } from './logic/craft.js';
+import { FEE_LEVELS } from './logic/fees.js';
+import { health } from './logic/health.js';
+import { txStatus } from './logic/tx-status.js';
+import { HorizonClient } from './network/horizon.js';
+import { stellarOptionsSchema, type StellarOptions } from './options.js';
+
+export { splitRecipient } from './logic/address.js';
+export { parseMemo } from './logic/memo.js';
+
+function createStellarAdaptor(ledgerId: string, options: StellarOptions, deps: AdaptorDeps): LedgerAdaptor {
+  const known = STELLAR_LEDGERS[ledgerId];
+  const passphrase = options.networkPassphrase ?? known?.passphrase;
+  if (!passphrase) throw new Error(`ledger ${ledgerId}: networkPassphrase is required for a ledger that is not built in`);
+  const assets = [NATIVE_ASSET, ...creditAssets(options.assets)];
+  const ctx: StellarContext = {
+    ledgerId,
+    passphrase,
+    options,
+    horizon: new HorizonClient(options.horizonUrl, deps.fetch),
+    deps,
+    nativeAsset: NATIVE_ASSET,
+    assets,
+  };
+  return {
+    ledgerId,
+    family: 'stellar',
+    network: known?.network ?? 'custom',
+    scheme: 'ed25519',
+    nativeAsset: NATIVE_ASSET,
+    confirmations: options.confirmations,
+    assets: () => [...assets],
+    feeLevels: () => [...FEE_LEVELS],
+    addressFormats: () => [...ADDRESS_FORMATS],
+    health: () => health(ctx),
+    parseNativePublicKey,
+    addressFromPublicKey,
+    isValidAddress,
+    getBalances: (addresses, list) => getBalances(ctx, addresses, list),
+    craft: (source, intent) => craft(ctx, source, intent),
+    release: (unsigned, reference) => release(ctx, unsigned, reference),
+    combine: (unsigned, sigs) => combine(ctx, unsigned, sigs),
+    broadcast: (tx) => broadcast(ctx, tx),
+    txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
+  };
+}
+
+export const stellarFamily: LedgerFamily<StellarOptions> = {
+  family: 'stellar',
+  knownLedgers: Object.keys(STELLAR_LEDGERS),
+  optionsSchema: stellarOptionsSchema,
+  // Provider URLs often carry an API key.
+  sensitiveOptions: ['horizonUrl'],
+  create: createStellarAdaptor,
+};

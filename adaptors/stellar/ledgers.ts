@@ -1,0 +1,9 @@
+import { Networks } from '@stellar/stellar-sdk';
+
+/** Built-in Stellar ledgers: network passphrase and network name by ledger id. */
+export const STELLAR_LEDGERS: Record<string, { passphrase: string; network: string }> = {
+  stellar: { passphrase: Networks.PUBLIC, network: 'pubnet' },
+  stellartest: { passphrase: Networks.TESTNET, network: 'testnet' },
+  // The local simulator (src/sandbox/stellar-ledger) uses stellar-core's standalone passphrase.
+  stellardev: { passphrase: Networks.STANDALONE, network: 'standalone' },
+};

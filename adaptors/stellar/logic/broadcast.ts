@@ -1,0 +1,50 @@
+import { extractBaseAddress, Transaction, xdr } from '@stellar/stellar-sdk';
+import { PermanentLedgerError, UpstreamError } from '../../../src/errors.js';
+import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
+import type { StellarContext } from '../context.js';
+import { HorizonSubmitError } from '../network/horizon.js';
+import { codesFromResultXdr, describeCodes } from './result-codes.js';
+import { sequenceScope } from './state.js';
+
+/**
+ * Submits through Horizon (synchronous: it answers once the transaction is in a ledger).
+ * `tx_bad_seq` for a transaction that already applied is success; for one whose sequence is
+ * still ahead of the account's (an earlier withdrawal not in yet) it is retryable; any other
+ * result code is permanent, since the signed transaction cannot change.
+ */
+export async function broadcast(ctx: StellarContext, signed: SignedTx): Promise<BroadcastResult> {
+  const envelope = xdr.TransactionEnvelope.fromXDR(signed.serialized, 'hex');
+  const tx = new Transaction(envelope, ctx.passphrase);
+  const txid = tx.hash().toString('hex');
+  if (txid !== signed.txid) throw new PermanentLedgerError(`signed transaction hashes to ${txid}, not ${signed.txid}`);
+  const source = extractBaseAddress(tx.source);
+  const settle = () => ctx.deps.reservations.settleSequence(sequenceScope(ctx.ledgerId, source), BigInt(tx.sequence));
+  try {
+    await ctx.horizon.submit(envelope.toXDR('base64'));
+    await settle();
+    return { txid, alreadyKnown: false };
+  } catch (e) {
+    if (!(e instanceof HorizonSubmitError)) throw e;
+    const codes = e.resultCodes;
+    if (codes.transaction === 'tx_bad_seq') {
+      const known = await ctx.horizon.transaction(txid);
+      if (known?.successful) {
+        await settle();
+        return { txid, alreadyKnown: true };
+      }
+      if (known) throw new PermanentLedgerError(describeCodes(codesFromResultXdr(known.result_xdr)));
+      const account = await ctx.horizon.account(source);
+      if (account && BigInt(tx.sequence) > BigInt(account.sequence) + 1n) {
+        throw new UpstreamError(
+          `sequence ${tx.sequence} is ahead of ${source}'s next (${BigInt(account.sequence) + 1n}): an earlier withdrawal has not reached the ledger yet`,
+          true,
+          e,
+          'ERR_SEQUENCE_AHEAD',
+        );
+      }
+    }
+    // tx_failed applied the transaction as failed: its sequence number is spent.
+    if (codes.transaction === 'tx_failed') await settle();
+    throw new PermanentLedgerError(describeCodes(codes));
+  }
+}

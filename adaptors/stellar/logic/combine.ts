@@ -1,0 +1,35 @@
+import { Keypair, StrKey, Transaction, xdr } from '@stellar/stellar-sdk';
+import { InvalidArgumentError } from '../../../src/errors.js';
+import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
+import { verifyEd25519 } from '../../../src/ledger/signatures.js';
+import type { StellarContext } from '../context.js';
+import { readState } from './state.js';
+
+/**
+ * Adds the vault's decorated signature to the crafted envelope. `serialized` is the signed
+ * TransactionEnvelope XDR in hex (the contract's hex convention); broadcast re-encodes it as
+ * the base64 Horizon takes. The signature is checked again here against this network's
+ * transaction hash, so a signature for another envelope or network never leaves combine.
+ */
+export function combine(ctx: StellarContext, unsigned: UnsignedWithdrawal, sigs: VerifiedSignature[]): SignedTx[] {
+  const state = readState(unsigned.state);
+  const payload = unsigned.payloads[0];
+  const envelope = unsigned.txs[0]?.serialized;
+  if (!payload || !envelope || unsigned.payloads.length !== 1) throw new InvalidArgumentError('a Stellar withdrawal has exactly one payload');
+  const sig = sigs.find((s) => s.payloadIndex === 0);
+  if (!sig || sigs.length !== 1) throw new InvalidArgumentError(`expected one signature for payload 0, got ${sigs.length}`);
+
+  const tx = new Transaction(xdr.TransactionEnvelope.fromXDR(envelope, 'hex'), ctx.passphrase);
+  const hash = tx.hash();
+  if (hash.toString('hex') !== payload.digest) throw new InvalidArgumentError('the stored envelope does not hash to the signed digest on this network');
+  const key = Buffer.from(payload.publicKey, 'hex');
+  const signer = StrKey.encodeEd25519PublicKey(key);
+  if (tx.source !== state.source || signer !== state.source || tx.sequence !== state.sequence) {
+    throw new InvalidArgumentError('the stored envelope does not spend from the vault account it was crafted for');
+  }
+  verifyEd25519(hash, Buffer.from(sig.signature).toString('hex'), { scheme: 'ed25519', bytes: Uint8Array.from(key) });
+  tx.addDecoratedSignature(
+    new xdr.DecoratedSignature({ hint: Keypair.fromPublicKey(signer).signatureHint(), signature: Buffer.from(sig.signature) }),
+  );
+  return [{ txIndex: 0, serialized: tx.toEnvelope().toXDR('hex'), txid: hash.toString('hex') }];
+}

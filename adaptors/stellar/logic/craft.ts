@@ -1,0 +1,144 @@
+import { Account, Asset, extractBaseAddress, Operation, StrKey, TransactionBuilder, type xdr } from '@stellar/stellar-sdk';
+import { InsufficientFundsError, InvalidArgumentError } from '../../../src/errors.js';
+import type { UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
+import { formatAmount } from '../../../src/ledger/amounts.js';
+import { publicKeyHex } from '../../../src/ledger/public-key.js';
+import type { StellarContext } from '../context.js';
+import type { HorizonAccount } from '../network/horizon.js';
+import { addressFromPublicKey, splitRecipient } from './address.js';
+import { assetLabel, findBalance, formatStroops, parseStroops, STELLAR_DECIMALS, toSdkAsset } from './assets.js';
+import { resolveFee } from './fees.js';
+import { resolveMemo } from './memo.js';
+import { readState, sequenceScope, type StellarState } from './state.js';
+
+const MAX_INT64 = 2n ** 63n - 1n;
+const xlm = (stroops: bigint) => formatAmount(stroops, STELLAR_DECIMALS);
+
+/**
+ * One operation from the vault's account: `payment` to an existing account (native or credit,
+ * `G…` or muxed `M…`), `create_account` for native XLM to an account that does not exist yet.
+ * The source is the vault's first address (Stellar vault keys are single ed25519 keys).
+ */
+export async function craft(ctx: StellarContext, source: VaultSource, intent: WithdrawalIntent): Promise<UnsignedWithdrawal> {
+  const from = source.addresses[0];
+  if (!from) throw new InvalidArgumentError(`vault ${source.vaultId} has no address`);
+  const sourceId = addressFromPublicKey(from.publicKey);
+  if (from.address !== sourceId) throw new InvalidArgumentError(`vault address ${from.address} is not the account of its key (${sourceId})`);
+  const recipient = splitRecipient(intent.recipientAddress);
+  const dest = recipient.address;
+  if (!StrKey.isValidEd25519PublicKey(dest) && !StrKey.isValidMed25519PublicKey(dest)) {
+    throw new InvalidArgumentError(`'${dest}' is not a Stellar G… or M… address`);
+  }
+  const memo = resolveMemo(intent.memo, recipient.memo);
+  const asset = toSdkAsset(ctx.assets, intent.asset);
+  if (intent.amount <= 0n || intent.amount > MAX_INT64) throw new InvalidArgumentError('amount must be between 1 stroop and 2^63-1 stroops');
+  const destId = extractBaseAddress(dest);
+
+  const [account, destAccount, ledger] = await Promise.all([
+    ctx.horizon.account(sourceId),
+    destId === sourceId ? undefined : ctx.horizon.account(destId),
+    ctx.horizon.latestLedger(),
+  ]);
+  if (!account) {
+    throw new InsufficientFundsError(`source account ${sourceId} does not exist on the ledger yet; fund it with XLM first`, {
+      address: sourceId,
+    });
+  }
+  const destExists = destId === sourceId || destAccount !== undefined;
+  const baseReserve = BigInt(ledger.base_reserve_in_stroops);
+  const fee = await resolveFee(ctx.horizon, intent.fee, BigInt(ledger.base_fee_in_stroops));
+
+  let op: xdr.Operation;
+  if (asset.isNative() && !destExists) {
+    if (dest !== destId) throw new InvalidArgumentError(`muxed address ${dest}: its account ${destId} does not exist; create it by paying the G… address`);
+    const minimum = 2n * baseReserve;
+    if (intent.amount < minimum) {
+      throw new InvalidArgumentError(
+        `${destId} does not exist yet; creating it needs at least ${xlm(minimum)} XLM (2 base reserves), got ${xlm(intent.amount)}`,
+        { minimum: minimum.toString() },
+      );
+    }
+    op = Operation.createAccount({ destination: destId, startingBalance: formatStroops(intent.amount) });
+  } else {
+    if (!destExists) throw new InvalidArgumentError(`${destId} does not exist; ${assetLabel(asset)} can only be sent to an existing account with a trustline`);
+    if (!asset.isNative() && destId !== asset.getIssuer() && !findBalance(destAccount as HorizonAccount, asset)) {
+      throw new InvalidArgumentError(`${destId} has no trustline for ${assetLabel(asset)}`, { asset: assetLabel(asset) });
+    }
+    op = Operation.payment({ destination: dest, asset, amount: formatStroops(intent.amount) });
+  }
+  checkFunds(account, asset, intent.amount, fee, baseReserve);
+
+  const scope = sequenceScope(ctx.ledgerId, sourceId);
+  const sequence = await ctx.deps.reservations.reserveSequence(scope, BigInt(account.sequence) + 1n, intent.reference);
+  try {
+    const maxTime = Math.floor(Date.now() / 1000) + ctx.options.timeoutSeconds;
+    // The builder adds one to the account's sequence, so it starts from the one before ours.
+    const tx = new TransactionBuilder(new Account(sourceId, (sequence - 1n).toString()), {
+      fee: fee.toString(),
+      networkPassphrase: ctx.passphrase,
+      timebounds: { minTime: 0, maxTime },
+      memo,
+    })
+      .addOperation(op)
+      .build();
+    const state: StellarState = { source: sourceId, sequence: sequence.toString(), scope, maxTime: String(maxTime) };
+    return {
+      txs: [{ serialized: tx.toEnvelope().toXDR('hex') }],
+      payloads: [
+        {
+          digest: tx.hash().toString('hex'),
+          keyId: from.keyId,
+          publicKey: publicKeyHex(from.publicKey),
+          preimage: tx.signatureBase().toString('hex'),
+          hashAlgorithm: 'SHA256',
+          txIndex: 0,
+          inputIndex: 0,
+        },
+      ],
+      fee,
+      state,
+      expiresAt: maxTime * 1000,
+    };
+  } catch (e) {
+    await ctx.deps.reservations.releaseSequence(scope, sequence, intent.reference);
+    throw e;
+  }
+}
+
+/** Spendable = balance above the reserve and selling liabilities; the fee is always paid in XLM. */
+function checkFunds(
+  account: HorizonAccount,
+  asset: Asset,
+  amount: bigint,
+  fee: bigint,
+  baseReserve: bigint,
+): void {
+  const native = findBalance(account, Asset.native());
+  const subentries = BigInt(account.subentry_count) + BigInt(account.num_sponsoring ?? 0) - BigInt(account.num_sponsored ?? 0);
+  const reserve = (2n + subentries) * baseReserve;
+  const spendableXlm = parseStroops(native?.balance ?? '0') - reserve - parseStroops(native?.selling_liabilities ?? '0');
+  const needXlm = asset.isNative() ? amount + fee : fee;
+  if (spendableXlm < needXlm) {
+    throw new InsufficientFundsError(
+      `${account.id} can spend ${xlm(spendableXlm > 0n ? spendableXlm : 0n)} XLM above its ${xlm(reserve)} XLM reserve; ` +
+        `this withdrawal needs ${xlm(needXlm)} XLM${asset.isNative() ? ' including the fee' : ' for the fee'}`,
+      { asset: 'XLM', available: xlm(spendableXlm > 0n ? spendableXlm : 0n), required: xlm(needXlm), reserve: xlm(reserve) },
+    );
+  }
+  if (asset.isNative() || account.id === asset.getIssuer()) return;
+  const line = findBalance(account, asset);
+  const spendable = line ? parseStroops(line.balance) - parseStroops(line.selling_liabilities ?? '0') : 0n;
+  if (spendable < amount) {
+    throw new InsufficientFundsError(`${account.id} holds ${xlm(spendable)} ${assetLabel(asset)}; this withdrawal needs ${xlm(amount)}`, {
+      asset: assetLabel(asset),
+      available: xlm(spendable),
+      required: xlm(amount),
+    });
+  }
+}
+
+/** Gives the reserved sequence number back when the operation ends before broadcast. */
+export async function release(ctx: StellarContext, unsigned: UnsignedWithdrawal, reference: string): Promise<void> {
+  const state = readState(unsigned.state);
+  await ctx.deps.reservations.releaseSequence(state.scope, BigInt(state.sequence), reference);
+}

@@ -1,0 +1,26 @@
+import type { Json } from '../../../src/ledger/adaptor.js';
+
+/** What craft leaves for release, combine and broadcast; JSON-safe (int64 as decimal strings). */
+export interface StellarState {
+  [key: string]: Json;
+  /** `G…` account that pays and signs. */
+  source: string;
+  /** Reserved sequence number. */
+  sequence: string;
+  /** Reservation scope `${ledgerId}:${source}`. */
+  scope: string;
+  /** Upper time bound, unix seconds. */
+  maxTime: string;
+}
+
+export function readState(state: Json): StellarState {
+  const s = state as Partial<StellarState> | null;
+  if (!s || typeof s !== 'object' || typeof s.source !== 'string' || typeof s.sequence !== 'string' || typeof s.scope !== 'string') {
+    throw new Error('not a Stellar withdrawal state');
+  }
+  return s as StellarState;
+}
+
+export function sequenceScope(ledgerId: string, account: string): string {
+  return `${ledgerId}:${account}`;
+}

@@ -1,0 +1,165 @@
+import { UnavailableError, UpstreamError } from '../../../src/errors.js';
+
+/**
+ * Minimal Horizon client over an injected fetch. The SDK's Horizon.Server is not used
+ * because its transport (axios) cannot be injected, and tests replay recorded responses.
+ * Types list only the fields the adaptor reads.
+ */
+
+export interface HorizonBalance {
+  balance: string;
+  selling_liabilities?: string;
+  asset_type: string;
+  asset_code?: string;
+  asset_issuer?: string;
+  limit?: string;
+}
+
+export interface HorizonAccount {
+  id: string;
+  account_id: string;
+  sequence: string;
+  subentry_count: number;
+  num_sponsoring?: number;
+  num_sponsored?: number;
+  balances: HorizonBalance[];
+}
+
+export interface HorizonLedger {
+  sequence: number;
+  closed_at: string;
+  base_fee_in_stroops: number;
+  base_reserve_in_stroops: number;
+}
+
+export interface HorizonFeeStats {
+  last_ledger: string;
+  last_ledger_base_fee: string;
+  fee_charged: Record<string, string>;
+}
+
+export interface HorizonTransaction {
+  hash: string;
+  ledger: number;
+  successful: boolean;
+  source_account: string;
+  source_account_sequence: string;
+  fee_charged: string;
+  result_xdr: string;
+}
+
+export interface HorizonRoot {
+  network_passphrase: string;
+  history_latest_ledger: number;
+  history_latest_ledger_closed_at?: string;
+  core_latest_ledger?: number;
+}
+
+export interface ResultCodes {
+  transaction: string;
+  operations?: string[];
+}
+
+/** Horizon's 400 `transaction_failed`: the ledger's result codes, for the caller to judge. */
+export class HorizonSubmitError extends UpstreamError {
+  constructor(
+    readonly resultCodes: ResultCodes,
+    readonly resultXdr: string | undefined,
+  ) {
+    super(
+      `Horizon rejected the transaction: ${resultCodes.transaction}${resultCodes.operations ? ` [${resultCodes.operations.join(', ')}]` : ''}`,
+      false,
+      undefined,
+      'ERR_LEDGER_REJECTED',
+    );
+  }
+}
+
+interface Problem {
+  type?: string;
+  title?: string;
+  detail?: string;
+  extras?: { result_codes?: ResultCodes; result_xdr?: string; invalid_field?: string; reason?: string };
+}
+
+export class HorizonClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly fetchFn: typeof fetch,
+    private readonly timeoutMs = 30_000,
+  ) {}
+
+  root(): Promise<HorizonRoot> {
+    return this.request<HorizonRoot>('/') as Promise<HorizonRoot>;
+  }
+
+  /** Undefined when the account does not exist (yet). */
+  account(id: string): Promise<HorizonAccount | undefined> {
+    return this.request<HorizonAccount>(`/accounts/${encodeURIComponent(id)}`, { allowMissing: true });
+  }
+
+  feeStats(): Promise<HorizonFeeStats> {
+    return this.request<HorizonFeeStats>('/fee_stats') as Promise<HorizonFeeStats>;
+  }
+
+  async latestLedger(): Promise<HorizonLedger> {
+    const page = (await this.request<{ _embedded: { records: HorizonLedger[] } }>('/ledgers?order=desc&limit=1')) as {
+      _embedded?: { records?: HorizonLedger[] };
+    };
+    const latest = page._embedded?.records?.[0];
+    if (!latest) throw new UpstreamError('Horizon returned no ledger', true, undefined, 'ERR_NODE_UNAVAILABLE');
+    return latest;
+  }
+
+  /** Undefined when Horizon has no such transaction (not submitted, not yet ingested, or rejected). */
+  transaction(hash: string): Promise<HorizonTransaction | undefined> {
+    return this.request<HorizonTransaction>(`/transactions/${hash}`, { allowMissing: true });
+  }
+
+  /** Synchronous submission: answers once the transaction is in a ledger, or with its result codes. */
+  submit(envelopeBase64: string): Promise<HorizonTransaction> {
+    return this.request<HorizonTransaction>('/transactions', {
+      method: 'POST',
+      body: new URLSearchParams({ tx: envelopeBase64 }).toString(),
+    }) as Promise<HorizonTransaction>;
+  }
+
+  private async request<T>(
+    path: string,
+    opts: { method?: string; body?: string; allowMissing?: boolean } = {},
+  ): Promise<T | undefined> {
+    const url = `${this.baseUrl.replace(/\/+$/, '')}${path}`;
+    let res: Response;
+    try {
+      res = await this.fetchFn(url, {
+        method: opts.method ?? 'GET',
+        headers: {
+          accept: 'application/json',
+          ...(opts.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        },
+        body: opts.body,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (e) {
+      throw new UnavailableError(`Horizon unreachable: ${(e as Error).message}`, e, 'ERR_NODE_UNAVAILABLE');
+    }
+    // 504 on submission is Horizon's own timeout: the transaction may still land, so retrying is right.
+    if (res.status >= 500 || res.status === 429) {
+      throw new UnavailableError(`Horizon answered HTTP ${res.status} for ${path.split('?')[0]}`, undefined, 'ERR_NODE_UNAVAILABLE');
+    }
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (e) {
+      throw new UpstreamError(`Horizon answered HTTP ${res.status} with non-JSON`, true, e, 'ERR_NODE_UNAVAILABLE');
+    }
+    if (res.ok) return body as T;
+    if (res.status === 404 && opts.allowMissing) return undefined;
+    const problem = body as Problem;
+    const codes = problem.extras?.result_codes;
+    if (res.status === 400 && codes?.transaction) throw new HorizonSubmitError(codes, problem.extras?.result_xdr);
+    const why = problem.extras?.reason ?? problem.detail ?? problem.title ?? 'no detail';
+    throw new UpstreamError(`Horizon answered HTTP ${res.status} for ${path.split('?')[0]}: ${why}`, false, undefined, 'ERR_UPSTREAM');
+  }
+}

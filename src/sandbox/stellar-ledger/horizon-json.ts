@@ -1,0 +1,200 @@
+import type { AccountEntry, LedgerHeader, TxRecord } from './ledger.js';
+
+/**
+ * Horizon's response bodies, field for field as Horizon 2.x renders them (amounts as
+ * 7-decimal strings, int64 as strings, `_links`), limited to what the simulator knows.
+ */
+
+export const SIMULATOR_NOTICE =
+  'Local Stellar ledger SIMULATOR for development and tests: not stellar-core, not Horizon. ' +
+  'It implements a Horizon subset (accounts, fee_stats, ledgers, transactions, friendbot) and ' +
+  'payment, create_account and change_trust with stellar-core rules.';
+
+export function amount(stroops: bigint): string {
+  const neg = stroops < 0n;
+  const s = (neg ? -stroops : stroops).toString().padStart(8, '0');
+  return `${neg ? '-' : ''}${s.slice(0, -7)}.${s.slice(-7)}`;
+}
+
+const iso = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+const link = (href: string, templated = false) => (templated ? { href, templated } : { href });
+
+export function accountJson(base: string, a: AccountEntry) {
+  const lines = [...a.trustlines].map(([key, t]) => {
+    const [code = '', issuer = ''] = key.split(':');
+    return {
+      balance: amount(t.balance),
+      limit: amount(t.limit),
+      buying_liabilities: '0.0000000',
+      selling_liabilities: '0.0000000',
+      last_modified_ledger: t.lastModifiedLedger,
+      is_authorized: true,
+      is_authorized_to_maintain_liabilities: true,
+      asset_type: code.length <= 4 ? 'credit_alphanum4' : 'credit_alphanum12',
+      asset_code: code,
+      asset_issuer: issuer,
+    };
+  });
+  return {
+    _links: {
+      self: link(`${base}/accounts/${a.id}`),
+      transactions: link(`${base}/accounts/${a.id}/transactions{?cursor,limit,order}`, true),
+    },
+    id: a.id,
+    account_id: a.id,
+    sequence: a.sequence.toString(),
+    subentry_count: a.subentries,
+    last_modified_ledger: a.lastModifiedLedger,
+    thresholds: { low_threshold: 0, med_threshold: 0, high_threshold: 0 },
+    flags: { auth_required: false, auth_revocable: false, auth_immutable: false, auth_clawback_enabled: false },
+    balances: [
+      ...lines,
+      { balance: amount(a.balance), buying_liabilities: '0.0000000', selling_liabilities: '0.0000000', asset_type: 'native' },
+    ],
+    signers: [{ weight: 1, key: a.id, type: 'ed25519_public_key' }],
+    data: {},
+    num_sponsoring: 0,
+    num_sponsored: 0,
+    paging_token: a.id,
+  };
+}
+
+export function ledgerJson(base: string, h: LedgerHeader) {
+  return {
+    _links: { self: link(`${base}/ledgers/${h.sequence}`) },
+    id: h.hash,
+    paging_token: (BigInt(h.sequence) << 32n).toString(),
+    hash: h.hash,
+    prev_hash: h.prevHash,
+    sequence: h.sequence,
+    successful_transaction_count: h.successfulTxCount,
+    failed_transaction_count: h.failedTxCount,
+    operation_count: h.operationCount,
+    tx_set_operation_count: h.operationCount,
+    closed_at: iso(h.closedAt),
+    total_coins: '100000000000.0000000',
+    fee_pool: '0.0000000',
+    base_fee_in_stroops: Number(h.baseFee),
+    base_reserve_in_stroops: Number(h.baseReserve),
+    max_tx_set_size: 1000,
+    protocol_version: 21,
+  };
+}
+
+export function transactionJson(base: string, t: TxRecord) {
+  return {
+    _links: {
+      self: link(`${base}/transactions/${t.hash}`),
+      account: link(`${base}/accounts/${t.sourceAccount}`),
+      ledger: link(`${base}/ledgers/${t.ledger}`),
+    },
+    id: t.hash,
+    paging_token: ((BigInt(t.ledger) << 32n) + 4096n).toString(),
+    successful: t.successful,
+    hash: t.hash,
+    ledger: t.ledger,
+    created_at: iso(t.createdAt),
+    source_account: t.sourceAccount,
+    source_account_sequence: t.sequence.toString(),
+    fee_account: t.sourceAccount,
+    fee_charged: t.feeCharged.toString(),
+    max_fee: t.maxFee.toString(),
+    operation_count: t.operationCount,
+    envelope_xdr: t.envelopeXdr,
+    result_xdr: t.resultXdr,
+    memo_type: t.memoType,
+    ...(t.memo === undefined ? {} : { memo: t.memo }),
+    signatures: t.signatures,
+    ...(t.timeBounds
+      ? {
+          valid_after: iso(Number(t.timeBounds.minTime) * 1000),
+          valid_before: iso(Number(t.timeBounds.maxTime) * 1000),
+          preconditions: { timebounds: { min_time: t.timeBounds.minTime, max_time: t.timeBounds.maxTime } },
+        }
+      : {}),
+  };
+}
+
+export function feeStatsJson(latest: LedgerHeader) {
+  const fee = latest.baseFee.toString();
+  const dist = Object.fromEntries(
+    ['max', 'min', 'mode', 'p10', 'p20', 'p30', 'p40', 'p50', 'p60', 'p70', 'p80', 'p90', 'p95', 'p99'].map((k) => [k, fee]),
+  );
+  return {
+    last_ledger: String(latest.sequence),
+    last_ledger_base_fee: fee,
+    ledger_capacity_usage: '0.00',
+    fee_charged: dist,
+    max_fee: dist,
+  };
+}
+
+export interface Problem {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+const HORIZON_ERRORS = 'https://stellar.org/horizon-errors';
+
+export function notFound(): Problem {
+  return {
+    status: 404,
+    body: {
+      type: `${HORIZON_ERRORS}/not_found`,
+      title: 'Resource Missing',
+      status: 404,
+      detail:
+        'The resource at the url requested was not found.  This usually occurs for one of two reasons:  ' +
+        'The url requested is not valid, or no data in our database could be found with the parameters provided.',
+    },
+  };
+}
+
+export function badRequest(field: string, reason: string): Problem {
+  return {
+    status: 400,
+    body: {
+      type: `${HORIZON_ERRORS}/bad_request`,
+      title: 'Bad Request',
+      status: 400,
+      detail: 'The request you sent was invalid in some way.',
+      extras: { invalid_field: field, reason },
+    },
+  };
+}
+
+export function transactionMalformed(envelopeXdr: string): Problem {
+  return {
+    status: 400,
+    body: {
+      type: `${HORIZON_ERRORS}/transaction_malformed`,
+      title: 'Transaction Malformed',
+      status: 400,
+      detail:
+        'Horizon could not decode the transaction envelope in this request. A transaction should be an XDR ' +
+        'TransactionEnvelope struct encoded using base64.  The envelope read from this request is echoed in ' +
+        'the `extras.envelope_xdr` field of this response for your convenience.',
+      extras: { envelope_xdr: envelopeXdr },
+    },
+  };
+}
+
+export function transactionFailed(
+  envelopeXdr: string,
+  resultXdr: string,
+  codes: { transaction: string; operations?: string[] },
+): Problem {
+  return {
+    status: 400,
+    body: {
+      type: `${HORIZON_ERRORS}/transaction_failed`,
+      title: 'Transaction Failed',
+      status: 400,
+      detail:
+        'The transaction failed when submitted to the stellar network. The `extras.result_codes` field on this ' +
+        'response contains further details.  Descriptions of each code can be found at: ' +
+        'https://developers.stellar.org/docs/data/apis/horizon/api-reference/errors/http-status-codes/horizon-specific/transaction-failed',
+      extras: { envelope_xdr: envelopeXdr, result_codes: codes, result_xdr: resultXdr },
+    },
+  };
+}

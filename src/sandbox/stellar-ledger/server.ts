@@ -1,0 +1,152 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StrKey } from '@stellar/stellar-sdk';
+import { submitEnvelope } from './apply.js';
+import {
+  accountJson,
+  badRequest,
+  feeStatsJson,
+  ledgerJson,
+  notFound,
+  SIMULATOR_NOTICE,
+  transactionFailed,
+  transactionJson,
+  transactionMalformed,
+  type Problem,
+} from './horizon-json.js';
+import type { LedgerState } from './ledger.js';
+
+/** HTTP routes of the simulator: the Horizon subset the Stellar adaptor uses, plus friendbot. */
+
+export interface Routes {
+  state: LedgerState;
+  passphrase: string;
+  baseUrl: () => string;
+  /** Friendbot: funds `addr` from the root account through a real signed transaction. */
+  friendbot: (addr: string) => Problem | { status: number; body: unknown };
+}
+
+const MAX_BODY = 256 * 1024;
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const problem = status >= 400;
+  res.writeHead(status, {
+    'content-type': problem ? 'application/problem+json; charset=utf-8' : 'application/hal+json; charset=utf-8',
+    'x-simulator': 'stellar-ledger',
+  });
+  res.end(JSON.stringify(body, null, 2));
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new Error('body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function envelopeFrom(req: IncomingMessage, body: string): string | undefined {
+  if ((req.headers['content-type'] ?? '').includes('application/json')) {
+    try {
+      const tx = (JSON.parse(body) as { tx?: unknown }).tx;
+      return typeof tx === 'string' ? tx : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return new URLSearchParams(body).get('tx') ?? undefined;
+}
+
+export function handler(routes: Routes) {
+  const { state, passphrase } = routes;
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://local');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const base = routes.baseUrl();
+    const answer = (p: Problem | { status: number; body: unknown }) => send(res, p.status, p.body);
+    try {
+      if (req.method === 'GET' && path === '/') {
+        const latest = state.latest();
+        return send(res, 200, {
+          _links: {
+            account: { href: `${base}/accounts/{account_id}`, templated: true },
+            fee_stats: { href: `${base}/fee_stats` },
+            friendbot: { href: `${base}/friendbot{?addr}`, templated: true },
+            ledger: { href: `${base}/ledgers/{sequence}`, templated: true },
+            ledgers: { href: `${base}/ledgers{?cursor,limit,order}`, templated: true },
+            transaction: { href: `${base}/transactions/{hash}`, templated: true },
+          },
+          horizon_version: 'simulator',
+          core_version: 'none (simulator)',
+          ingest_latest_ledger: latest.sequence,
+          history_latest_ledger: latest.sequence,
+          history_latest_ledger_closed_at: new Date(latest.closedAt).toISOString(),
+          history_elder_ledger: state.ledgers[0]?.sequence ?? 1,
+          core_latest_ledger: latest.sequence,
+          network_passphrase: passphrase,
+          current_protocol_version: 21,
+          supported_protocol_version: 21,
+          core_supported_protocol_version: 21,
+          simulator: true,
+          simulator_notice: SIMULATOR_NOTICE,
+        });
+      }
+      const account = /^\/accounts\/([^/]+)$/.exec(path);
+      if (req.method === 'GET' && account) {
+        const id = decodeURIComponent(account[1] as string);
+        if (!StrKey.isValidEd25519PublicKey(id)) return answer(badRequest('account_id', 'Account ID must start with `G` and contain 56 alphanum characters'));
+        const entry = state.accounts.get(id);
+        return entry ? send(res, 200, accountJson(base, entry)) : answer(notFound());
+      }
+      if (req.method === 'GET' && path === '/fee_stats') return send(res, 200, feeStatsJson(state.latest()));
+      if (req.method === 'GET' && path === '/ledgers') {
+        const limit = Math.min(200, Math.max(1, Number(url.searchParams.get('limit') ?? 10) || 10));
+        const desc = url.searchParams.get('order') === 'desc';
+        const list = desc ? state.ledgers.slice(-limit).reverse() : state.ledgers.slice(0, limit);
+        return send(res, 200, {
+          _links: { self: { href: `${base}/ledgers?${url.searchParams.toString()}` } },
+          _embedded: { records: list.map((h) => ledgerJson(base, h)) },
+        });
+      }
+      const ledger = /^\/ledgers\/(\d+)$/.exec(path);
+      if (req.method === 'GET' && ledger) {
+        const h = state.ledger(Number(ledger[1]));
+        return h ? send(res, 200, ledgerJson(base, h)) : answer(notFound());
+      }
+      const tx = /^\/transactions\/([^/]+)$/.exec(path);
+      if (req.method === 'GET' && tx) {
+        const hash = (tx[1] as string).toLowerCase();
+        if (!/^[0-9a-f]{64}$/.test(hash)) return answer(badRequest('tx_id', 'Transaction hash must be a hex-encoded, lowercase SHA-256 hash'));
+        const record = state.transactions.get(hash);
+        return record ? send(res, 200, transactionJson(base, record)) : answer(notFound());
+      }
+      if (req.method === 'POST' && path === '/transactions') {
+        const envelope = envelopeFrom(req, await readBody(req));
+        if (!envelope) return answer(badRequest('tx', 'Transaction is not a valid base64-encoded TransactionEnvelope'));
+        const out = submitEnvelope(state, passphrase, envelope);
+        if (out.kind === 'malformed') return answer(transactionMalformed(envelope));
+        if (out.kind === 'rejected') return answer(transactionFailed(out.envelopeXdr, out.resultXdr, { transaction: out.transaction }));
+        const r = out.record;
+        if (!r.successful) {
+          return answer(transactionFailed(r.envelopeXdr, r.resultXdr, { transaction: 'tx_failed', operations: r.operationCodes }));
+        }
+        return send(res, 200, transactionJson(base, r));
+      }
+      if (req.method === 'GET' && path === '/friendbot') {
+        const addr = url.searchParams.get('addr') ?? '';
+        if (!StrKey.isValidEd25519PublicKey(addr)) return answer(badRequest('addr', 'addr must be a G… account id'));
+        return answer(routes.friendbot(addr));
+      }
+      return answer(notFound());
+    } catch (e) {
+      return send(res, 500, {
+        type: 'https://stellar.org/horizon-errors/server_error',
+        title: 'Internal Server Error',
+        status: 500,
+        detail: `simulator error: ${(e as Error).message}`,
+      });
+    }
+  };
+}

@@ -1,0 +1,172 @@
+import { createServer, type Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Account, Keypair, Networks, Operation, Asset, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
+import { PermanentLedgerError, UnavailableError, UpstreamError } from '../../src/errors.js';
+import type { LedgerAdaptor, SignedTx, VaultSource } from '../../src/ledger/adaptor.js';
+import { parsePublicKey, toCustodyKeyId } from '../../src/ledger/public-key.js';
+import { freePort } from '../../src/sandbox/free-port.js';
+import { testRedis } from '../helpers/redis.js';
+import { stellarAdaptor } from './helpers.js';
+
+const G = 'GA7QYNF7SOWQ3GLR2BGMZEHXAVIRZA4KVWLTJJFC7MGXUA74P7UJVSGZ';
+const USDC_ISSUER = 'GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5';
+const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}.json`, import.meta.url), 'utf8');
+
+type Reply = { status: number; body: string };
+type Route = (method: string, path: string) => Reply | undefined;
+
+describe('Stellar adaptor against Horizon response fixtures (fixtures/README.md)', () => {
+  const { redis, prefix } = testRedis();
+  let server: Server;
+  let url: string;
+  let route: Route = () => undefined;
+  let adaptor: LedgerAdaptor;
+  const requests: string[] = [];
+
+  // Fixed answers for every read; tests override submission and lookups.
+  const base: Route = (method, path) => {
+    if (path === '/') return { status: 200, body: fixture('root') };
+    if (path === `/accounts/${G}`) return { status: 200, body: fixture('account') };
+    if (path.startsWith('/accounts/')) return { status: 404, body: fixture('not-found') };
+    if (path === '/fee_stats') return { status: 200, body: fixture('fee-stats') };
+    if (path === '/ledgers?order=desc&limit=1') return { status: 200, body: fixture('ledgers-latest') };
+    if (path.startsWith('/transactions/')) return { status: 404, body: fixture('not-found') };
+    return undefined;
+  };
+  const txFound = (hash: string): Reply => ({ status: 200, body: fixture('transaction').replaceAll('{hash}', hash) });
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        requests.push(`${req.method} ${req.url}`);
+        const reply = route(req.method ?? 'GET', req.url ?? '/') ?? base(req.method ?? 'GET', req.url ?? '/');
+        const r = reply ?? { status: 404, body: fixture('not-found') };
+        const problem = r.status >= 400;
+        res.writeHead(r.status, { 'content-type': problem ? 'application/problem+json; charset=utf-8' : 'application/hal+json; charset=utf-8' });
+        res.end(r.body);
+      });
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${port}`;
+    adaptor = stellarAdaptor(redis, prefix, { horizonUrl: url, assets: [{ code: 'USDC', issuer: USDC_ISSUER }] }, 'stellartest');
+  });
+  beforeEach(() => {
+    route = () => undefined;
+    requests.length = 0;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    redis.disconnect();
+  });
+
+  /** A signed payment from G at `sequence`, as combine would produce (any key: Horizon is faked). */
+  const signedAt = (sequence: bigint): SignedTx => {
+    const tx = new TransactionBuilder(new Account(G, (sequence - 1n).toString()), {
+      fee: '100',
+      networkPassphrase: Networks.TESTNET,
+      timebounds: { minTime: 0, maxTime: 1737539520 },
+    })
+      .addOperation(Operation.payment({ destination: USDC_ISSUER, asset: Asset.native(), amount: '1' }))
+      .build();
+    tx.sign(Keypair.random());
+    return { txIndex: 0, serialized: tx.toEnvelope().toXDR('hex'), txid: tx.hash().toString('hex') };
+  };
+
+  it('reads health, native and credit balances in stroops, and zero for a missing account', async () => {
+    expect(await adaptor.health()).toEqual({ healthy: true, height: 974512, network: Networks.TESTNET });
+    const missing = Keypair.random().publicKey();
+    expect(await adaptor.getBalances([G, missing], adaptor.assets())).toEqual([
+      { address: G, asset: 'XLM', amount: 99_999_999_800n },
+      { address: G, asset: 'USDC', amount: 123_456_789n },
+      { address: missing, asset: 'XLM', amount: 0n },
+      { address: missing, asset: 'USDC', amount: 0n },
+    ]);
+    const mainnet = stellarAdaptor(redis, prefix, { horizonUrl: url }, 'stellar');
+    expect(await mainnet.health()).toMatchObject({ healthy: false, errorMessage: expect.stringContaining('Test SDF Network') });
+  });
+
+  it('prices fee levels from fee_stats percentiles and crafts create_account with the ledger reserve', async () => {
+    const key = parsePublicKey('3f0c34bf93ad0d9971d04ccc90f705511c838aad9734a4a2fb0d7a03fc7fe89a', 'ed25519');
+    const vault: VaultSource = { vaultId: 'v', addresses: [{ address: G, publicKey: key, keyId: toCustodyKeyId(key) }], changeAddress: G };
+    const dest = Keypair.random().publicKey();
+    const native = adaptor.assets()[0]!;
+    const fees: Record<string, bigint> = {};
+    for (const fee of ['HIGH', 'MEDIUM', 'LOW', '250']) {
+      const u = await adaptor.craft(vault, { reference: `fx-${fee}`, recipientAddress: dest, asset: native, amount: 10_000_000n, fee });
+      fees[fee] = u.fee;
+      const env = xdr.TransactionEnvelope.fromXDR(u.txs[0]!.serialized, 'hex');
+      expect(env.v1().tx().operations()[0]!.body().switch().name).toBe('createAccount');
+      expect(env.v1().tx().seqNum().toString()).toBe((u.state as { sequence: string }).sequence);
+      await adaptor.release(u, `fx-${fee}`);
+    }
+    expect(fees).toEqual({ HIGH: 1000n, MEDIUM: 150n, LOW: 100n, '250': 250n });
+    const again = await adaptor.craft(vault, { reference: 'fx-again', recipientAddress: dest, asset: native, amount: 10_000_000n, fee: 'LOW' });
+    // Released numbers are reused, and the first is the account's sequence + 1.
+    expect((again.state as { sequence: string }).sequence).toBe('4183103229378562');
+    await expect(
+      adaptor.craft(vault, { reference: 'fx-low', recipientAddress: dest, asset: native, amount: 9_999_999n, fee: 'LOW' }),
+    ).rejects.toThrow(/at least 1 XLM/);
+    await expect(
+      adaptor.craft(vault, { reference: 'fx-fee', recipientAddress: dest, asset: native, amount: 10_000_000n, fee: '99' }),
+    ).rejects.toThrow(/below the ledger's base fee/);
+  });
+
+  it('treats tx_bad_seq for its own applied transaction as already known', async () => {
+    const signed = signedAt(4183103229378561n);
+    route = (method, path) => {
+      if (method === 'POST' && path === '/transactions') return { status: 400, body: fixture('tx-bad-seq') };
+      if (path === `/transactions/${signed.txid}`) return txFound(signed.txid);
+      return undefined;
+    };
+    expect(await adaptor.broadcast(signed)).toEqual({ txid: signed.txid, alreadyKnown: true });
+    expect(requests).toEqual(['POST /transactions', `GET /transactions/${signed.txid}`]);
+  });
+
+  it('retries tx_bad_seq while an earlier sequence is missing, and fails it once the sequence is used', async () => {
+    route = (method, path) => (method === 'POST' && path === '/transactions' ? { status: 400, body: fixture('tx-bad-seq') } : undefined);
+    const ahead = await adaptor.broadcast(signedAt(4183103229378563n)).catch((e) => e);
+    expect(ahead).toBeInstanceOf(UpstreamError);
+    expect(ahead.retryable).toBe(true);
+    const used = await adaptor.broadcast(signedAt(4183103229378561n)).catch((e) => e);
+    expect(used).toBeInstanceOf(PermanentLedgerError);
+    expect(used.details).toMatch(/^tx_bad_seq: /);
+  });
+
+  it('turns result codes into a permanent failure with a reason', async () => {
+    route = (method) => (method === 'POST' ? { status: 400, body: fixture('tx-failed-underfunded') } : undefined);
+    const err = await adaptor.broadcast(signedAt(4183103229378562n)).catch((e) => e);
+    expect(err).toBeInstanceOf(PermanentLedgerError);
+    expect(err.details).toBe('tx_failed [op_underfunded]: the source account lacks the funds for the amount');
+  });
+
+  it('makes Horizon timeouts, 5xx and unreachable nodes retryable', async () => {
+    route = (method) => (method === 'POST' ? { status: 504, body: fixture('timeout') } : undefined);
+    const timeout = await adaptor.broadcast(signedAt(4183103229378562n)).catch((e) => e);
+    expect(timeout).toBeInstanceOf(UnavailableError);
+    expect(timeout.retryable).toBe(true);
+    route = () => ({ status: 503, body: '<html>Service Unavailable</html>' });
+    await expect(adaptor.getBalances([G], adaptor.assets())).rejects.toBeInstanceOf(UnavailableError);
+    const closed = stellarAdaptor(redis, prefix, { horizonUrl: `http://127.0.0.1:${await freePort()}` }, 'stellartest');
+    await expect(closed.getBalances([G], closed.assets())).rejects.toBeInstanceOf(UnavailableError);
+    expect(await closed.health()).toMatchObject({ healthy: false });
+  });
+
+  it('reports a found transaction confirmed with confirmations from the latest ledger', async () => {
+    const signed = signedAt(4183103229378562n);
+    route = (_m, path) => (path === `/transactions/${signed.txid}` ? txFound(signed.txid) : undefined);
+    const unsigned = { txs: [], payloads: [], fee: 100n, state: {}, expiresAt: 1737539520_000 };
+    expect(await adaptor.txStatus(signed.txid, unsigned)).toEqual({ state: 'confirmed', confirmations: 3, blockHeight: 974510 });
+    // Not found: pending while the ledger's close time is within the bounds, failed after.
+    const other = signedAt(4183103229378563n).txid;
+    expect(await adaptor.txStatus(other, unsigned)).toEqual({ state: 'pending', confirmations: 0 });
+    expect(await adaptor.txStatus(other, { ...unsigned, expiresAt: 1737454529_000 })).toEqual({
+      state: 'failed',
+      confirmations: 0,
+      reason: 'expired: time bounds passed',
+    });
+  });
+});
