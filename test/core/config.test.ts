@@ -35,6 +35,8 @@ describe('configuration', () => {
       expect(text).toContain('LEDGERS.eth.rpcUrl');
       expect(text).toContain('LEDGERS.doge: not a built-in ledger id');
       expect(text).toContain("unknown family 'evm'. Valid values: ethereum");
+      expect(text).toContain('CUSTODY_URL is required');
+      expect(text).toContain('CALLBACK_SECRET (HMAC) or CALLBACK_ALLOWED_IPS is required');
     }
   });
 
@@ -43,6 +45,8 @@ describe('configuration', () => {
       {
         LEDGERS: JSON.stringify({ polygon: { family: 'ethereum', rpcUrl: 'http://127.0.0.1:1', chainId: 137 } }),
         API_KEYS: JSON.stringify([{ name: 'k', sha256: 'a'.repeat(64), scopes: ['read'] }]),
+        CUSTODY_URL: 'http://127.0.0.1:1/custody/api/v1.0/mng',
+        CALLBACK_SECRET: 'a-callback-secret-of-some-length',
       },
       families,
       'v',
@@ -56,6 +60,8 @@ describe('configuration', () => {
       {
         LEDGERS: JSON.stringify({ eth: { rpcUrl: 'https://mainnet.example/v3/SUPERSECRETPROJECTKEY' } }),
         API_KEYS: JSON.stringify([{ name: 'k', key: 'plain-api-key-1234567890', scopes: ['read'] }]),
+        CUSTODY_URL: 'http://127.0.0.1:1/custody/api/v1.0/mng',
+        CALLBACK_SECRET: 'a-callback-secret-of-some-length',
       },
       families,
       'v',
@@ -68,7 +74,8 @@ describe('configuration', () => {
       },
     });
     const logger = createLogger('info', c.secrets, sink);
-    logger.info({ url: 'https://mainnet.example/v3/SUPERSECRETPROJECTKEY' }, 'calling plain-api-key-1234567890');
+    logger.info({ url: 'https://mainnet.example/v3/SUPERSECRETPROJECTKEY' }, 'calling plain-api-key-1234567890 a-callback-secret-of-some-length');
+    expect(out).not.toContain('a-callback-secret-of-some-length');
     expect(out).not.toContain('SUPERSECRETPROJECTKEY');
     expect(out).not.toContain('plain-api-key-1234567890');
     expect(out).toContain('[REDACTED]');

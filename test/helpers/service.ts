@@ -4,16 +4,21 @@ import { families } from '../../adaptors/index.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { AppExtensions } from '../../src/http/app.js';
 import type { AppContext } from '../../src/http/app-context.js';
+import { createPipeline, type Pipeline } from '../../src/pipeline/pipeline.js';
+import type { Workers } from '../../src/pipeline/workers.js';
 import { createCore, listen, type Core } from '../../src/service.js';
 import { testRedis } from './redis.js';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
 export const READ_KEY = 'test-read-key-0123456789';
 export const WITHDRAW_KEY = 'test-withdraw-key-0123456789';
+export const TEST_CALLBACK_SECRET = 'test-callback-secret-0123456789';
 
 export interface TestService {
   url: string;
   core: Core;
+  pipeline?: Pipeline;
+  workers?: Workers;
   /** fetch against the service with an optional API key; JSON in, JSON out. */
   call(method: string, path: string, opts?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
   stop(): Promise<void>;
@@ -22,7 +27,17 @@ export interface TestService {
 /** The real service (real Redis, real configured ledgers) on a free port, with its own key prefix. */
 export async function startTestService(
   ledgers: Record<string, unknown>,
-  opts: { env?: Record<string, string>; ext?: AppExtensions; healthChecks?: AppContext['healthChecks'] } = {},
+  opts: {
+    env?: Record<string, string>;
+    ext?: AppExtensions;
+    healthChecks?: AppContext['healthChecks'];
+    /** Serve withdrawals and the callback receiver (needs CUSTODY_URL in env). */
+    pipeline?: boolean;
+    /** Also run the queue workers in this process. */
+    workers?: boolean;
+    /** Listen on this port (a custody simulator may already know where to call back). */
+    port?: number;
+  } = {},
 ): Promise<TestService> {
   const { redis, prefix, url: redisUrl } = testRedis();
   const config = loadConfig(
@@ -37,18 +52,26 @@ export async function startTestService(
         { name: 'reader', key: READ_KEY, scopes: ['read'] },
         { name: 'withdrawer', key: WITHDRAW_KEY, scopes: ['withdraw', 'read'] },
       ]),
+      CUSTODY_URL: 'http://127.0.0.1:9/custody/api/v1.0/mng',
+      CALLBACK_SECRET: TEST_CALLBACK_SECRET,
       ...opts.env,
     },
     families,
     'test',
   );
   const core = createCore(config, pino({ level: 'silent' }), redis);
-  const server: Server = await listen(core, opts.ext, opts.healthChecks);
+  const pipeline = opts.pipeline ? createPipeline(core) : undefined;
+  const ext: AppExtensions = pipeline ? { routes: pipeline.routes, mount: pipeline.mount, ...opts.ext } : (opts.ext ?? {});
+  const health = pipeline ? { custody: () => pipeline.deps.custody.health(), ...opts.healthChecks } : opts.healthChecks;
+  const server: Server = await listen(core, ext, health, opts.port ?? 0);
+  const workers = opts.workers && pipeline ? await pipeline.startWorkers() : undefined;
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   return {
     url,
     core,
+    pipeline,
+    workers,
     call: async (method, path, o = {}) => {
       const headers: Record<string, string> = { ...o.headers };
       if (o.key) headers.authorization = `Bearer ${o.key}`;
@@ -68,6 +91,8 @@ export async function startTestService(
       return { status: res.status, body: parsed, headers: res.headers };
     },
     stop: async () => {
+      await workers?.close();
+      await pipeline?.close();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       redis.disconnect();

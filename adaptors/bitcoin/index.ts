@@ -1,0 +1,73 @@
+import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
+import type { BtcContext } from './context.js';
+import { addressFromPublicKey, ADDRESS_FORMATS } from './logic/address.js';
+import { addressesUsed, getBalances } from './logic/balances.js';
+import { broadcast } from './logic/broadcast.js';
+import { combine } from './logic/combine.js';
+import { craft, release } from './logic/craft.js';
+import { FEE_LEVELS } from './logic/fees.js';
+import { health } from './logic/health.js';
+import { txStatus } from './logic/tx-status.js';
+import { isValidAddress, recipientScript } from './logic/validate-address.js';
+import type { BitcoinBackend } from './network/backend.js';
+import { CoreRpcBackend } from './network/core-rpc.js';
+import { EsploraBackend } from './network/esplora.js';
+import { BITCOIN_LEDGERS, BITCOINJS_NETWORKS } from './networks.js';
+import { bitcoinOptionsSchema, type BitcoinOptions } from './options.js';
+
+export type { BitcoinOptions };
+
+function createBackend(options: BitcoinOptions, network: BtcContext['network'], fetchFn: typeof fetch): BitcoinBackend {
+  if (options.backend === 'esplora') return new EsploraBackend(options.url, fetchFn);
+  const scriptFor = (address: string): string => Buffer.from(recipientScript(address, network) ?? []).toString('hex');
+  return new CoreRpcBackend(options.url, fetchFn, scriptFor, { username: options.username, password: options.password });
+}
+
+function createBitcoinAdaptor(ledgerId: string, options: BitcoinOptions, deps: AdaptorDeps): LedgerAdaptor {
+  const networkName = options.network ?? BITCOIN_LEDGERS[ledgerId];
+  if (!networkName) throw new Error(`ledger ${ledgerId}: network is required for a ledger that is not built in`);
+  const network = BITCOINJS_NETWORKS[networkName];
+  const nativeAsset = { symbol: 'BTC', decimals: 8, native: true };
+  const ctx: BtcContext = {
+    ledgerId,
+    networkName,
+    network,
+    options,
+    backend: createBackend(options, network, deps.fetch),
+    deps,
+    nativeAsset,
+    reservationScope: ledgerId,
+    confirmations: options.confirmations ?? (networkName === 'regtest' ? 1 : 3),
+  };
+  const defaultFormat = options.defaultAddressFormat;
+  return {
+    ledgerId,
+    family: 'bitcoin',
+    network: networkName,
+    scheme: 'secp256k1',
+    nativeAsset,
+    confirmations: ctx.confirmations,
+    assets: () => [nativeAsset],
+    feeLevels: () => [...FEE_LEVELS],
+    addressFormats: () => [defaultFormat, ...ADDRESS_FORMATS.filter((f) => f !== defaultFormat)],
+    health: () => health(ctx),
+    addressFromPublicKey: (key, format) => addressFromPublicKey(key, format ?? defaultFormat, network),
+    isValidAddress: (address) => isValidAddress(address, network),
+    getBalances: (addresses, assets) => getBalances(ctx, addresses, assets),
+    addressesUsed: (addresses) => addressesUsed(ctx, addresses),
+    craft: (source, intent) => craft(ctx, source, intent),
+    release: (unsigned, reference) => release(ctx, unsigned, reference),
+    combine: (unsigned, sigs) => combine(ctx, unsigned, sigs),
+    broadcast: (tx) => broadcast(ctx, tx),
+    txStatus: (txid) => txStatus(ctx, txid),
+  };
+}
+
+export const bitcoinFamily: LedgerFamily<BitcoinOptions> = {
+  family: 'bitcoin',
+  knownLedgers: Object.keys(BITCOIN_LEDGERS),
+  optionsSchema: bitcoinOptionsSchema,
+  // Esplora URLs of paid providers carry API keys; Core URLs can carry credentials.
+  sensitiveOptions: ['url', 'username', 'password'],
+  create: createBitcoinAdaptor,
+};

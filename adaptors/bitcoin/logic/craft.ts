@@ -1,0 +1,143 @@
+import { Transaction } from 'bitcoinjs-lib';
+import { InsufficientFundsError, InvalidArgumentError, UnavailableError } from '../../../src/errors.js';
+import type { SigningPayload, UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
+import { publicKeyHex } from '../../../src/ledger/public-key.js';
+import type { BtcContext } from '../context.js';
+import { detectFormat } from './address.js';
+import { dustThreshold } from './dust.js';
+import { resolveFeeRate } from './fees.js';
+import { inputPreimage } from './preimage.js';
+import { selectCoins, type Candidate } from './select-coins.js';
+import { sha256d } from './sighash.js';
+import { spendableUtxos } from './spendable.js';
+import { readState, toJson, type CraftState } from './state.js';
+import { recipientScript } from './validate-address.js';
+
+/** BIP125 opt-in replace-by-fee: lets a stuck withdrawal be bumped later. */
+const SEQUENCE_RBF = 0xfffffffd;
+/** Rounds of select-then-claim before giving up when concurrent withdrawals keep taking the chosen coins. */
+const CLAIM_ATTEMPTS = 10;
+
+const outpoint = (u: { txid: string; vout: number }): string => `${u.txid}:${u.vout}`;
+
+function vaultKeys(ctx: BtcContext, source: VaultSource): Map<string, { va: VaultSource['addresses'][number]; format: Candidate['format'] }> {
+  const byAddress = new Map<string, { va: VaultSource['addresses'][number]; format: Candidate['format'] }>();
+  for (const va of source.addresses) {
+    const format = detectFormat(va.publicKey, va.address, ctx.network);
+    if (!format) throw new InvalidArgumentError(`vault address ${va.address} is not a p2wpkh, p2sh-p2wpkh or p2pkh address of its key`);
+    byAddress.set(va.address, { va, format });
+  }
+  return byAddress;
+}
+
+/**
+ * Builds a one-recipient withdrawal: selects coins from every vault address, claims them in
+ * Redis all-or-nothing under `intent.reference` (retrying selection when another withdrawal
+ * got there first), and returns the unsigned transaction with one payload per input.
+ */
+export async function craft(ctx: BtcContext, source: VaultSource, intent: WithdrawalIntent): Promise<UnsignedWithdrawal> {
+  if (intent.asset.symbol !== ctx.nativeAsset.symbol) throw new InvalidArgumentError(`Bitcoin ledgers send only BTC, not ${intent.asset.symbol}`);
+  const toScript = recipientScript(intent.recipientAddress, ctx.network);
+  if (!toScript) throw new InvalidArgumentError(`'${intent.recipientAddress}' is not a valid ${ctx.networkName} address`);
+  const changeScript = recipientScript(source.changeAddress, ctx.network);
+  if (!changeScript) throw new InvalidArgumentError(`change address '${source.changeAddress}' is not a valid ${ctx.networkName} address`);
+  if (intent.amount < dustThreshold(toScript)) {
+    throw new InvalidArgumentError(`amount ${intent.amount} sat is below the dust threshold ${dustThreshold(toScript)} sat of this recipient`);
+  }
+  const keys = vaultKeys(ctx, source);
+  if (keys.size === 0) throw new InvalidArgumentError('the vault has no address to spend from');
+  const feeRate = await resolveFeeRate(ctx, intent.fee);
+  const { reservations } = ctx.deps;
+  const scope = ctx.reservationScope;
+
+  for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
+    const utxos = await spendableUtxos(ctx.backend, [...keys.keys()], [...keys.keys(), source.changeAddress]);
+    const holders = await reservations.claimedBy(scope, utxos.map(outpoint));
+    const free = utxos.filter((_, i) => holders[i] === null || holders[i] === intent.reference);
+    const candidates = free.map((utxo) => ({ utxo, format: (keys.get(utxo.address) as { format: Candidate['format'] }).format }));
+    const sel = selectCoins(candidates, { script: toScript, amount: intent.amount }, changeScript, feeRate);
+    if (!sel.ok) {
+      const reserved = utxos.reduce((s, u) => s + u.value, 0n) - sel.available;
+      throw new InsufficientFundsError(
+        `needs ${intent.amount + sel.fee} sat (amount ${intent.amount} + fee ${sel.fee} at ${feeRate} sat/vB), ${sel.available} sat available`,
+        {
+          needed: (intent.amount + sel.fee).toString(),
+          available: sel.available.toString(),
+          fee: sel.fee.toString(),
+          reservedByOtherWithdrawals: reserved.toString(),
+          feeRate,
+        },
+      );
+    }
+    const items = sel.inputs.map((c) => outpoint(c.utxo));
+    if (await reservations.claim(scope, items, intent.reference, ctx.options.reservationTtlMs)) {
+      try {
+        return build(ctx, sel.inputs, keys, intent, source.changeAddress, sel.change, sel.fee, feeRate, items);
+      } catch (e) {
+        await reservations.release(scope, items, intent.reference);
+        throw e;
+      }
+    }
+    ctx.deps.logger.debug({ ledgerId: ctx.ledgerId, attempt }, 'coins taken by a concurrent withdrawal; selecting again');
+    await new Promise((r) => setTimeout(r, 5 + Math.random() * 40));
+  }
+  throw new UnavailableError(`could not reserve coins after ${CLAIM_ATTEMPTS} attempts: too many concurrent withdrawals from this vault`);
+}
+
+function build(
+  ctx: BtcContext,
+  inputs: Candidate[],
+  keys: ReturnType<typeof vaultKeys>,
+  intent: WithdrawalIntent,
+  changeAddress: string,
+  change: bigint,
+  fee: bigint,
+  feeRate: number,
+  reserved: string[],
+): UnsignedWithdrawal {
+  const outputs: CraftState['outputs'] = [{ address: intent.recipientAddress, value: intent.amount.toString(), change: false }];
+  if (change > 0n) outputs.push({ address: changeAddress, value: change.toString(), change: true });
+  const state: CraftState = {
+    v: 1,
+    ledgerId: ctx.ledgerId,
+    feeRate,
+    inputs: inputs.map(({ utxo, format }) => {
+      const { va } = keys.get(utxo.address) as { va: VaultSource['addresses'][number] };
+      return { txid: utxo.txid, vout: utxo.vout, value: utxo.value.toString(), address: utxo.address, format, publicKey: publicKeyHex(va.publicKey), keyId: va.keyId };
+    }),
+    outputs,
+    reserved,
+  };
+  const tx = unsignedTx(ctx, state);
+  const payloads: SigningPayload[] = state.inputs.map((input, i) => {
+    const preimage = inputPreimage(tx, i, input);
+    return {
+      digest: sha256d(preimage).toString('hex'),
+      keyId: input.keyId,
+      publicKey: input.publicKey,
+      preimage: preimage.toString('hex'),
+      hashAlgorithm: 'DOUBLE_SHA256',
+      txIndex: 0,
+      inputIndex: i,
+    };
+  });
+  return { txs: [{ serialized: tx.toHex() }], payloads, fee, state: toJson(state) };
+}
+
+/** Version 2, locktime 0, inputs signalling RBF, recipient first and change last. */
+export function unsignedTx(ctx: BtcContext, state: CraftState): Transaction {
+  const tx = new Transaction();
+  tx.version = 2;
+  for (const i of state.inputs) tx.addInput(Buffer.from(i.txid, 'hex').reverse(), i.vout, SEQUENCE_RBF);
+  for (const o of state.outputs) {
+    const script = recipientScript(o.address, ctx.network);
+    if (!script) throw new InvalidArgumentError(`'${o.address}' is not a valid ${ctx.networkName} address`);
+    tx.addOutput(script, BigInt(o.value));
+  }
+  return tx;
+}
+
+export async function release(ctx: BtcContext, unsigned: UnsignedWithdrawal, reference: string): Promise<void> {
+  const state = readState(unsigned.state, ctx.ledgerId);
+  await ctx.deps.reservations.release(ctx.reservationScope, state.reserved, reference);
+}

@@ -1,0 +1,41 @@
+import { Transaction } from 'bitcoinjs-lib';
+import { describe, expect, it } from 'vitest';
+import { bip143Preimage, legacyPreimage, p2pkhScript, sha256d, SIGHASH_ALL } from './sighash.js';
+
+// Vectors from BIP143, section "Example" (github.com/bitcoin/bips/blob/master/bip-0143.mediawiki).
+describe('BIP143 sighash preimages', () => {
+  it('native P2WPKH example', () => {
+    const tx = Transaction.fromHex(
+      '0100000002fff7f7881a8099afa6940d42d1e7f6362bec38171ea3edf433541db4e4ad969f0000000000eeffffffef51e1b804cc89d182d279655c3aa89e815b1b309fe287d9b2b55d57b90ec68a0100000000ffffffff02202cb206000000001976a9148280b37df378db99f66f85c95a783a76ac7a6d5988ac9093510d000000001976a9143bde42dbee7e4dbe6a21b2d50ce2f0167faa815988ac11000000',
+    );
+    const scriptCode = p2pkhScript(Buffer.from('1d0f172a0ecb48aee1be1f2687d2963ae33f71a1', 'hex'));
+    const preimage = bip143Preimage(tx, 1, scriptCode, 600_000_000n);
+    expect(preimage.toString('hex')).toBe(
+      '0100000096b827c8483d4e9b96712b6713a7b68d6e8003a781feba36c31143470b4efd3752b0a642eea2fb7ae638c36f6252b6750293dbe574a806984b8e4d8548339a3bef51e1b804cc89d182d279655c3aa89e815b1b309fe287d9b2b55d57b90ec68a010000001976a9141d0f172a0ecb48aee1be1f2687d2963ae33f71a188ac0046c32300000000ffffffff863ef3e1a92afbfdb97f31ad0fc7683ee943e9abcf2501590ff8f6551f47e5e51100000001000000',
+    );
+    expect(sha256d(preimage).toString('hex')).toBe('c37af31116d1b27caf68aae9e3ac82f1477929014d5b917657d0eb49478cb670');
+  });
+
+  it('P2SH-P2WPKH example', () => {
+    const tx = Transaction.fromHex(
+      '0100000001db6b1b20aa0fd7b23880be2ecbd4a98130974cf4748fb66092ac4d3ceb1a54770100000000feffffff02b8b4eb0b000000001976a914a457b684d7f0d539a46a45bbc043f35b59d0d96388ac0008af2f000000001976a914fd270b1ee6abcaea97fea7ad0402e8bd8ad6d77c88ac92040000',
+    );
+    const scriptCode = p2pkhScript(Buffer.from('79091972186c449eb1ded22b78e40d009bdf0089', 'hex'));
+    const preimage = bip143Preimage(tx, 0, scriptCode, 1_000_000_000n);
+    expect(preimage.toString('hex')).toBe(
+      '01000000b0287b4a252ac05af83d2dcef00ba313af78a3e9c329afa216eb3aa2a7b4613a18606b350cd8bf565266bc352f0caddcf01e8fa789dd8a15386327cf8cabe198db6b1b20aa0fd7b23880be2ecbd4a98130974cf4748fb66092ac4d3ceb1a5477010000001976a91479091972186c449eb1ded22b78e40d009bdf008988ac00ca9a3b00000000feffffffde984f44532e2173ca0d64314fcefe6d30da6f8cf27bafa706da61df8a226c839204000001000000',
+    );
+    expect(sha256d(preimage).toString('hex')).toBe('64f3b0f4dd2bb3aa1ce8566d220cc74dda9df97d8490cc81d89d735c92e59fb6');
+  });
+
+  it('legacy preimage hashes to what bitcoinjs computes', () => {
+    const tx = Transaction.fromHex(
+      '0100000002fff7f7881a8099afa6940d42d1e7f6362bec38171ea3edf433541db4e4ad969f0000000000eeffffffef51e1b804cc89d182d279655c3aa89e815b1b309fe287d9b2b55d57b90ec68a0100000000ffffffff02202cb206000000001976a9148280b37df378db99f66f85c95a783a76ac7a6d5988ac9093510d000000001976a9143bde42dbee7e4dbe6a21b2d50ce2f0167faa815988ac11000000',
+    );
+    const prevout = p2pkhScript(Buffer.alloc(20, 7));
+    for (const index of [0, 1]) {
+      const digest = sha256d(legacyPreimage(tx, index, prevout));
+      expect(digest.toString('hex')).toBe(Buffer.from(tx.hashForSignature(index, prevout, SIGHASH_ALL)).toString('hex'));
+    }
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * What the Bitcoin adaptor needs from a chain back end. Esplora and Bitcoin Core implement
+ * it; both answer in these shapes so the logic never sees which one it talks to.
+ */
+
+export interface Utxo {
+  txid: string;
+  vout: number;
+  /** Satoshis. */
+  value: bigint;
+  address: string;
+  confirmed: boolean;
+  blockHeight?: number;
+}
+
+export interface BackendTxStatus {
+  confirmed: boolean;
+  blockHeight?: number;
+}
+
+/** The node refused a transaction; `reason` is its own text (e.g. `bad-txns-inputs-missingorspent`). */
+export class BroadcastRejected extends Error {
+  constructor(
+    readonly reason: string,
+    readonly code?: number,
+  ) {
+    super(`transaction rejected: ${reason}`);
+    this.name = 'BroadcastRejected';
+  }
+}
+
+export interface BitcoinBackend {
+  readonly kind: 'esplora' | 'core';
+  tipHeight(): Promise<number>;
+  /** Hash of block 0, to check the back end's network. */
+  genesisHash(): Promise<string>;
+  /**
+   * Unspent outputs of each address, mempool-aware where the back end can be: outputs spent by
+   * a mempool transaction are left out. Esplora lists unconfirmed outputs too; Core's
+   * `scantxoutset` sees only the confirmed UTXO set.
+   */
+  utxos(addresses: string[]): Promise<Utxo[]>;
+  /** Addresses that funded the inputs of a transaction (for the own-change rule). */
+  inputAddresses(txid: string): Promise<string[]>;
+  /** Whether each address ever received or sent, when the back end can tell; undefined otherwise. */
+  addressesUsed(addresses: string[]): Promise<boolean[] | undefined>;
+  /** Fee rate in sat/vB for confirmation within `targetBlocks`, or undefined when the node has no estimate. */
+  feeRate(targetBlocks: number): Promise<number | undefined>;
+  /** Sends raw tx hex, returns the txid. Throws BroadcastRejected when the node refuses it. */
+  broadcast(hex: string): Promise<string>;
+  /** Undefined when the back end does not know the transaction. */
+  txStatus(txid: string): Promise<BackendTxStatus | undefined>;
+}
+
+/** Node texts that mean "I already have this transaction": success for a repeated broadcast. */
+export function isAlreadyKnown(reason: string): boolean {
+  const r = reason.toLowerCase().replace(/-/g, ' ');
+  return [
+    'already in mempool',
+    'already known',
+    'txn already known',
+    'txn already in mempool',
+    'transaction already in block chain',
+    'outputs already in utxo set',
+  ].some((s) => r.includes(s));
+}

@@ -1,0 +1,177 @@
+import { UnavailableError, UpstreamError } from '../../../src/errors.js';
+import { BroadcastRejected, type BackendTxStatus, type BitcoinBackend, type Utxo } from './backend.js';
+
+/** An error Bitcoin Core answered, with its RPC code (e.g. -26 RPC_VERIFY_REJECTED). */
+export class CoreRpcError extends UpstreamError {
+  constructor(
+    readonly method: string,
+    readonly rpcCode: number,
+    readonly rpcMessage: string,
+  ) {
+    super(`bitcoind ${method}: ${rpcMessage} (code ${rpcCode})`, false, undefined, 'ERR_NODE_REJECTED');
+  }
+}
+
+interface RpcReply {
+  id: number;
+  result: unknown;
+  error: { code: number; message: string } | null;
+}
+
+// Core prints BTC amounts as JSON numbers; keep their text so no float ever touches a satoshi.
+const AMOUNT_FIELDS = /"(amount|total_amount|feerate|value)"\s*:\s*(-?\d+(?:\.\d+)?)/g;
+
+/** `0.00012345` BTC as text → 12345n satoshis, exactly. */
+export function btcTextToSats(text: string): bigint {
+  const m = /^(\d+)(?:\.(\d{1,8}))?$/.exec(text);
+  if (!m) throw new UpstreamError(`bitcoind amount '${text}' is not a BTC amount`, false);
+  return BigInt(`${m[1]}${(m[2] ?? '').padEnd(8, '0')}`);
+}
+
+const RPC_INVALID_ADDRESS_OR_KEY = -5;
+const RPC_IN_WARMUP = -28;
+
+/**
+ * Bitcoin Core JSON-RPC, without a wallet: balances come from `scantxoutset` (confirmed UTXO
+ * set only, so unconfirmed change is invisible until mined), mempool spends are filtered
+ * with `gettxout … include_mempool=true`, and `txStatus` of mined transactions needs
+ * `txindex=1` on the node.
+ */
+export class CoreRpcBackend implements BitcoinBackend {
+  readonly kind = 'core';
+  private readonly url: string;
+  private readonly auth?: string;
+  private nextId = 1;
+  // Core runs one scantxoutset at a time per node ("Scan already in progress"): queue ours.
+  private scanQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    url: string,
+    private readonly fetchFn: typeof fetch,
+    /** Output script hex of an address on this ledger's network, to map scan results back. */
+    private readonly scriptFor: (address: string) => string,
+    credentials: { username?: string; password?: string } = {},
+  ) {
+    // fetch refuses URLs with credentials in them; move them into a header.
+    const parsed = new URL(url);
+    const user = credentials.username ?? decodeURIComponent(parsed.username);
+    const pass = credentials.password ?? decodeURIComponent(parsed.password);
+    parsed.username = '';
+    parsed.password = '';
+    this.url = parsed.toString();
+    if (user || pass) this.auth = `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
+  }
+
+  /** One HTTP round trip; results in call order, errors as CoreRpcError in place of results. */
+  async batch(calls: { method: string; params: unknown[] }[]): Promise<(unknown | CoreRpcError)[]> {
+    if (calls.length === 0) return [];
+    const first = this.nextId;
+    this.nextId += calls.length;
+    const body = calls.map((c, i) => ({ jsonrpc: '1.0', id: first + i, method: c.method, params: c.params }));
+    let res: Response;
+    try {
+      res = await this.fetchFn(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(this.auth ? { authorization: this.auth } : {}) },
+        body: JSON.stringify(calls.length === 1 ? body[0] : body),
+        signal: AbortSignal.timeout(60_000),
+      });
+    } catch (e) {
+      throw new UnavailableError(`bitcoind unreachable: ${(e as Error).message}`, e, 'ERR_NODE_UNAVAILABLE');
+    }
+    const text = await res.text().catch(() => '');
+    if (res.status === 401 || res.status === 403) throw new UpstreamError(`bitcoind refused the RPC credentials (HTTP ${res.status})`, false);
+    let parsed: RpcReply | RpcReply[];
+    try {
+      // Core answers RPC errors with HTTP 500 and a JSON body, so the body decides, not the status.
+      parsed = JSON.parse(text.replace(AMOUNT_FIELDS, '"$1":"$2"')) as RpcReply | RpcReply[];
+    } catch {
+      throw new UnavailableError(`bitcoind answered HTTP ${res.status}: ${text.slice(0, 200)}`, undefined, 'ERR_NODE_UNAVAILABLE');
+    }
+    const byId = new Map((Array.isArray(parsed) ? parsed : [parsed]).map((r) => [r.id, r]));
+    return calls.map((c, i) => {
+      const r = byId.get(first + i);
+      if (!r) throw new UpstreamError(`bitcoind gave no answer to ${c.method}`, true);
+      if (r.error) {
+        if (r.error.code === RPC_IN_WARMUP) throw new UnavailableError(`bitcoind is starting: ${r.error.message}`);
+        return new CoreRpcError(c.method, r.error.code, r.error.message);
+      }
+      return r.result;
+    });
+  }
+
+  async call<T>(method: string, params: unknown[] = []): Promise<T> {
+    const [r] = await this.batch([{ method, params }]);
+    if (r instanceof CoreRpcError) throw r;
+    return r as T;
+  }
+
+  tipHeight(): Promise<number> {
+    return this.call<number>('getblockcount');
+  }
+
+  genesisHash(): Promise<string> {
+    return this.call<string>('getblockhash', [0]);
+  }
+
+  async utxos(addresses: string[]): Promise<Utxo[]> {
+    if (addresses.length === 0) return [];
+    const byScript = new Map(addresses.map((a) => [this.scriptFor(a), a]));
+    const scan = this.scanQueue.then(() =>
+      this.call<{ unspents: { txid: string; vout: number; scriptPubKey: string; amount: string; height: number }[] }>(
+        'scantxoutset',
+        ['start', addresses.map((a) => `addr(${a})`)],
+      ),
+    );
+    this.scanQueue = scan.catch(() => undefined);
+    const { unspents } = await scan;
+    const live = await this.batch(unspents.map((u) => ({ method: 'gettxout', params: [u.txid, u.vout, true] })));
+    return unspents
+      .filter((_, i) => live[i] !== null && !(live[i] instanceof CoreRpcError))
+      .map((u) => ({
+        txid: u.txid,
+        vout: u.vout,
+        value: btcTextToSats(u.amount),
+        address: byScript.get(u.scriptPubKey) ?? '',
+        confirmed: true,
+        blockHeight: u.height,
+      }));
+  }
+
+  async inputAddresses(txid: string): Promise<string[]> {
+    const tx = await this.call<{ vin: { prevout?: { scriptPubKey?: { address?: string } } }[] }>('getrawtransaction', [txid, 2]);
+    return tx.vin.map((i) => i.prevout?.scriptPubKey?.address ?? '');
+  }
+
+  async addressesUsed(): Promise<undefined> {
+    return undefined;
+  }
+
+  /** `estimatesmartfee` answers BTC per kvB; 1 BTC/kvB = 100,000 sat/vB. */
+  async feeRate(targetBlocks: number): Promise<number | undefined> {
+    const r = await this.call<{ feerate?: string; errors?: string[] }>('estimatesmartfee', [targetBlocks]);
+    if (r.feerate === undefined) return undefined;
+    return Number(btcTextToSats(r.feerate)) / 1000;
+  }
+
+  async broadcast(hex: string): Promise<string> {
+    const [r] = await this.batch([{ method: 'sendrawtransaction', params: [hex] }]);
+    if (r instanceof CoreRpcError) throw new BroadcastRejected(r.rpcMessage, r.rpcCode);
+    return r as string;
+  }
+
+  async txStatus(txid: string): Promise<BackendTxStatus | undefined> {
+    const [r, tip] = await this.batch([
+      { method: 'getrawtransaction', params: [txid, true] },
+      { method: 'getblockcount', params: [] },
+    ]);
+    if (r instanceof CoreRpcError) {
+      if (r.rpcCode === RPC_INVALID_ADDRESS_OR_KEY) return undefined;
+      throw r;
+    }
+    if (tip instanceof CoreRpcError) throw tip;
+    const tx = r as { confirmations?: number; blockhash?: string };
+    if (!tx.blockhash || !tx.confirmations) return { confirmed: false };
+    return { confirmed: true, blockHeight: (tip as number) - tx.confirmations + 1 };
+  }
+}

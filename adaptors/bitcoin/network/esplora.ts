@@ -1,0 +1,145 @@
+import { UpstreamError } from '../../../src/errors.js';
+import { BroadcastRejected, type BackendTxStatus, type BitcoinBackend, type Utxo } from './backend.js';
+import { httpRequest, parseJson } from './http.js';
+
+/** Shapes of the Esplora REST API (github.com/Blockstream/esplora/blob/master/API.md). */
+interface EsploraStatus {
+  confirmed: boolean;
+  block_height?: number;
+  block_hash?: string;
+  block_time?: number;
+}
+interface EsploraUtxo {
+  txid: string;
+  vout: number;
+  status: EsploraStatus;
+  value: number;
+}
+interface EsploraStats {
+  funded_txo_count: number;
+  funded_txo_sum: number;
+  spent_txo_count: number;
+  spent_txo_sum: number;
+  tx_count: number;
+}
+interface EsploraAddress {
+  address: string;
+  chain_stats: EsploraStats;
+  mempool_stats: EsploraStats;
+}
+interface EsploraTx {
+  txid: string;
+  vin: { txid: string; vout: number; is_coinbase: boolean; prevout: { scriptpubkey_address?: string } | null }[];
+}
+
+/** Esplora's broadcast error: `sendrawtransaction RPC error: {"code":-26,"message":"…"}`. */
+function rejectionReason(text: string): { reason: string; code?: number } {
+  const json = /\{.*\}/s.exec(text);
+  if (json) {
+    try {
+      const e = JSON.parse(json[0]) as { code?: number; message?: string };
+      if (typeof e.message === 'string') return { reason: e.message, code: e.code };
+    } catch {
+      // not JSON after all: fall through to the raw text
+    }
+  }
+  return { reason: text.trim() || 'rejected without a reason' };
+}
+
+export class EsploraBackend implements BitcoinBackend {
+  readonly kind = 'esplora';
+  private readonly base: string;
+
+  constructor(
+    url: string,
+    private readonly fetchFn: typeof fetch,
+  ) {
+    this.base = url.replace(/\/+$/, '');
+  }
+
+  private async get(path: string, allow404 = false): Promise<string | undefined> {
+    const { status, text } = await httpRequest(this.fetchFn, 'Esplora', `${this.base}${path}`);
+    if (status === 404 && allow404) return undefined;
+    if (status !== 200) throw new UpstreamError(`Esplora GET ${path}: HTTP ${status} ${text.slice(0, 200)}`, false);
+    return text;
+  }
+
+  private async getJson<T>(path: string): Promise<T> {
+    return parseJson<T>('Esplora', (await this.get(path)) as string);
+  }
+
+  async tipHeight(): Promise<number> {
+    const n = Number((await this.get('/blocks/tip/height')) as string);
+    if (!Number.isSafeInteger(n)) throw new UpstreamError('Esplora tip height is not a number', true);
+    return n;
+  }
+
+  async genesisHash(): Promise<string> {
+    return ((await this.get('/block-height/0')) as string).trim();
+  }
+
+  async utxos(addresses: string[]): Promise<Utxo[]> {
+    const lists = await Promise.all(
+      addresses.map(async (address) => {
+        const list = await this.getJson<EsploraUtxo[]>(`/address/${encodeURIComponent(address)}/utxo`);
+        return list.map((u) => ({
+          txid: u.txid,
+          vout: u.vout,
+          value: BigInt(u.value),
+          address,
+          confirmed: u.status.confirmed,
+          blockHeight: u.status.block_height,
+        }));
+      }),
+    );
+    return lists.flat();
+  }
+
+  async inputAddresses(txid: string): Promise<string[]> {
+    const tx = await this.getJson<EsploraTx>(`/tx/${txid}`);
+    return tx.vin.map((i) => i.prevout?.scriptpubkey_address ?? '');
+  }
+
+  async addressesUsed(addresses: string[]): Promise<boolean[]> {
+    return Promise.all(
+      addresses.map(async (a) => {
+        const s = await this.getJson<EsploraAddress>(`/address/${encodeURIComponent(a)}`);
+        return s.chain_stats.tx_count + s.mempool_stats.tx_count > 0;
+      }),
+    );
+  }
+
+  /** Esplora answers `{"1": 87.88, "2": …, "144": 1.02}` in sat/vB; a missing target takes the next slower one. */
+  async feeRate(targetBlocks: number): Promise<number | undefined> {
+    const table = await this.getJson<Record<string, number>>('/fee-estimates');
+    const targets = Object.keys(table)
+      .map(Number)
+      .filter((t) => Number.isInteger(t) && t >= targetBlocks)
+      .sort((a, b) => a - b);
+    const rate = targets.length ? table[String(targets[0])] : undefined;
+    return typeof rate === 'number' && rate > 0 ? rate : undefined;
+  }
+
+  async broadcast(hex: string): Promise<string> {
+    const { status, text } = await httpRequest(this.fetchFn, 'Esplora', `${this.base}/tx`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: hex,
+    });
+    if (status === 200) return text.trim();
+    const { reason, code } = rejectionReason(text);
+    throw new BroadcastRejected(reason, code);
+  }
+
+  async txStatus(txid: string): Promise<BackendTxStatus | undefined> {
+    const text = await this.get(`/tx/${txid}/status`, true);
+    if (text === undefined) return undefined;
+    const s = parseJson<EsploraStatus>('Esplora', text);
+    return { confirmed: s.confirmed, blockHeight: s.block_height };
+  }
+
+  /** Raw hex of a known transaction (tests and diagnostics). */
+  async txHex(txid: string): Promise<string | undefined> {
+    return (await this.get(`/tx/${txid}/hex`, true))?.trim();
+  }
+}

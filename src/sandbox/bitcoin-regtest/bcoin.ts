@@ -1,0 +1,96 @@
+import { createRequire } from 'node:module';
+
+/**
+ * The slice of bcoin 1.0.2 (CommonJS, untyped) the regtest sandbox touches. Hashes are hex
+ * strings in bcoin's internal (reversed) byte order; `revHex` turns them into txids.
+ */
+export interface BcoinScript {
+  toRaw(): Buffer;
+  getAddress(): BcoinAddress | null;
+}
+export interface BcoinAddress {
+  toString(network?: string): string;
+}
+export interface BcoinOutput {
+  script: BcoinScript;
+  value: number;
+}
+export interface BcoinInput {
+  prevout: { hash: string; index: number };
+  script: BcoinScript;
+  witness: { toItems?(): Buffer[]; items: Buffer[] };
+  sequence: number;
+  isCoinbase(): boolean;
+}
+export interface BcoinTx {
+  txid(): string;
+  version: number;
+  locktime: number;
+  inputs: BcoinInput[];
+  outputs: BcoinOutput[];
+  toRaw(): Buffer;
+  getSize(): number;
+  getWeight(): number;
+  isCoinbase(): boolean;
+}
+export interface BcoinCoin {
+  hash: string;
+  index: number;
+  value: number;
+  height: number;
+  coinbase: boolean;
+  script: BcoinScript;
+  txid(): string;
+}
+export interface BcoinMeta {
+  tx: BcoinTx;
+  height: number;
+  block: string | null;
+  time: number;
+}
+export interface BcoinView {
+  getOutputFor(input: BcoinInput): BcoinOutput | null;
+}
+export interface BcoinVerifyError extends Error {
+  type: 'VerifyError';
+  code: string;
+  reason: string;
+}
+export interface BcoinFullNode {
+  open(): Promise<void>;
+  close(): Promise<void>;
+  chain: { height: number; getHash(height: number): Promise<string | null> };
+  mempool: { addTX(tx: BcoinTx): Promise<string[] | null> };
+  fees: { estimateFee(blocks: number, smart: boolean): number };
+  rpc: { call(req: { method: string; params: unknown[] }, batch: unknown[]): Promise<{ result: unknown; error: { message: string } | null }> };
+  getCoinsByAddress(addrs: BcoinAddress[]): Promise<BcoinCoin[]>;
+  getMetaByAddress(addrs: BcoinAddress[]): Promise<BcoinMeta[]>;
+  getMeta(hash: string): Promise<BcoinMeta | null>;
+  getMetaView(meta: BcoinMeta): Promise<BcoinView>;
+}
+export interface BcoinKeyRing {
+  witness: boolean;
+  getAddress(): BcoinAddress;
+}
+export interface BcoinMtx {
+  addOutput(script: BcoinScript, value: number): void;
+  fund(coins: BcoinCoin[], options: { changeAddress: BcoinAddress; rate: number }): Promise<void>;
+  sign(ring: BcoinKeyRing): number;
+  toTX(): BcoinTx;
+}
+export interface Bcoin {
+  FullNode: new (options: Record<string, unknown>) => BcoinFullNode;
+  Network: { get(name: string): { addressPrefix: Record<string, number | string> } };
+  KeyRing: { generate(): BcoinKeyRing };
+  MTX: new () => BcoinMtx;
+  TX: { fromRaw(raw: Buffer): BcoinTx };
+  Script: { fromRaw(raw: Buffer): BcoinScript };
+}
+
+export function loadBcoin(): Bcoin {
+  // bcoin picks its leveldb backend at load time; only the pure-JS one installs everywhere.
+  process.env.NODE_BACKEND ??= 'js';
+  return createRequire(import.meta.url)('bcoin') as Bcoin;
+}
+
+export const revHex = (hex: string): string => Buffer.from(hex, 'hex').reverse().toString('hex');

@@ -1,0 +1,45 @@
+/**
+ * A Bitcoin regtest node for tests and the sandbox: a real bcoin full node, in memory and
+ * in-process, behind an Esplora-compatible HTTP facade on 127.0.0.1.
+ *
+ * DEVELOPMENT FACADE, NOT PRODUCTION. It implements only the Esplora endpoints this
+ * service's Bitcoin adaptor calls, has no authentication, and adds dev-only routes:
+ * `POST /dev/mine {blocks, address?}` and `POST /dev/faucet {address, amountSats}`.
+ * Needs `NODE_BACKEND=js` in the environment before bcoin loads (set here if unset).
+ */
+import { createServer } from 'node:http';
+import { freePort } from '../free-port.js';
+import { esploraHandler } from './esplora-facade.js';
+import { RegtestNode } from './regtest-node.js';
+
+export interface BitcoinRegtest {
+  /** Esplora base URL, e.g. `http://127.0.0.1:40123`: the adaptor's `url` with `backend: 'esplora'`. */
+  url: string;
+  node: RegtestNode;
+  /** Mines `n` blocks (to the faucet's key unless `address` is given); returns their hashes. */
+  mine(n: number, address?: string): Promise<string[]>;
+  /** Sends `sats` to `address` from mined coins and mines one block to confirm it; returns the txid. */
+  faucet(address: string, sats: bigint | number): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startBitcoinRegtest(opts: { port?: number } = {}): Promise<BitcoinRegtest> {
+  const node = await RegtestNode.start();
+  const port = opts.port ?? (await freePort());
+  const server = createServer(esploraHandler(node));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    node,
+    mine: (n, address) => node.mine(n, address),
+    faucet: (address, sats) => node.faucet(address, BigInt(sats)),
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await node.stop();
+    },
+  };
+}

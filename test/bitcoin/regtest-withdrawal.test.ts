@@ -1,0 +1,211 @@
+import { address as baddress, Transaction } from 'bitcoinjs-lib';
+import * as ecc from 'tiny-secp256k1';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InsufficientFundsError, PermanentLedgerError, VerificationError } from '../../src/errors.js';
+import type { LedgerAdaptor, WithdrawalIntent } from '../../src/ledger/adaptor.js';
+import type { Reservations } from '../../src/ledger/reservations.js';
+import { startBitcoinRegtest, type BitcoinRegtest } from '../../src/sandbox/bitcoin-regtest/index.js';
+import { newKey, regtestAdaptor, signAll, utxoSum, vaultOf, type TestKey } from './helpers.js';
+
+const BTC = { symbol: 'BTC', decimals: 8, native: true };
+let seq = 0;
+const intent = (recipientAddress: string, amount: bigint, fee = 'MEDIUM'): WithdrawalIntent => ({
+  reference: `op-${Date.now()}-${seq++}`,
+  recipientAddress,
+  asset: BTC,
+  amount,
+  fee,
+});
+
+describe('bitcoin withdrawals on a real regtest node (bcoin behind the Esplora facade)', () => {
+  let regtest: BitcoinRegtest;
+  let adaptor: LedgerAdaptor;
+  let reservations: Reservations;
+  let close: () => void;
+  let recipient: string;
+
+  beforeAll(async () => {
+    regtest = await startBitcoinRegtest();
+    ({ adaptor, reservations, close } = regtestAdaptor(regtest.url));
+    recipient = adaptor.addressFromPublicKey(newKey().publicKey, 'p2wpkh');
+  });
+  afterAll(async () => {
+    close();
+    await regtest?.stop();
+  });
+
+  it('reports a healthy regtest back end', async () => {
+    const h = await adaptor.health();
+    expect(h).toMatchObject({ healthy: true, network: 'regtest' });
+    expect(h.height).toBeGreaterThanOrEqual(432);
+  });
+
+  it('serves the dev routes and Esplora address stats', async () => {
+    const key = newKey();
+    const address = adaptor.addressFromPublicKey(key.publicKey, 'p2wpkh');
+    expect(await adaptor.addressesUsed!([address])).toEqual([false]);
+    const post = (path: string, body: unknown) =>
+      fetch(`${regtest.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const { txid } = (await (await post('/dev/faucet', { address, amountSats: 12_345 })).json()) as { txid: string };
+    expect(txid).toMatch(/^[0-9a-f]{64}$/);
+    const mined = (await (await post('/dev/mine', { blocks: 2 })).json()) as { blocks: string[]; height: number };
+    expect(mined.blocks).toHaveLength(2);
+    const stats = (await (await fetch(`${regtest.url}/address/${address}`)).json()) as { chain_stats: { funded_txo_sum: number; tx_count: number } };
+    expect(stats.chain_stats).toMatchObject({ funded_txo_sum: 12_345, tx_count: 1 });
+    expect(await adaptor.addressesUsed!([address])).toEqual([true]);
+    expect((await adaptor.txStatus(txid, {} as never)).confirmations).toBe(3);
+    const bad = await fetch(`${regtest.url}/tx`, { method: 'POST', body: 'zz' });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toBe('sendrawtransaction RPC error: {"code":-22,"message":"TX decode failed"}');
+  });
+
+  async function withdraw(key: TestKey, format: string, to: string, amount: bigint) {
+    const vault = vaultOf(adaptor, key, format);
+    const funded = 1_000_000n;
+    await regtest.faucet(vault.addresses[0]!.address, funded);
+    const unsigned = await adaptor.craft(vault, intent(to, amount));
+    expect(unsigned.payloads.every((p) => p.hashAlgorithm === 'DOUBLE_SHA256' && p.keyId === key.keyId)).toBe(true);
+    const [signed] = adaptor.combine(unsigned, signAll(unsigned, [key]));
+    expect(await adaptor.broadcast(signed!)).toEqual({ txid: signed!.txid, alreadyKnown: false });
+    expect((await adaptor.txStatus(signed!.txid, unsigned)).state).toBe('pending');
+    await regtest.mine(1);
+    expect(await adaptor.txStatus(signed!.txid, unsigned)).toMatchObject({ state: 'confirmed', confirmations: 1 });
+    // Fee = inputs − outputs of the transaction the node accepted, and covers its real size.
+    const tx = Transaction.fromHex(signed!.serialized);
+    const outSum = tx.outs.reduce((s, o) => s + o.value, 0n);
+    expect(funded - outSum).toBe(unsigned.fee);
+    const feeRate = (unsigned.state as { feeRate: number }).feeRate;
+    expect(unsigned.fee).toBeGreaterThanOrEqual(BigInt(tx.virtualSize() * feeRate));
+    expect(unsigned.fee).toBeLessThanOrEqual(BigInt((tx.virtualSize() + 10) * feeRate));
+    const [balance] = await adaptor.getBalances([vault.changeAddress], [BTC]);
+    expect(balance!.amount).toBe(funded - amount - unsigned.fee);
+    return { tx, unsigned, signed: signed! };
+  }
+
+  for (const format of ['p2wpkh', 'p2sh-p2wpkh', 'p2pkh']) {
+    it(`withdraws from a ${format} vault: craft, sign, combine, broadcast, confirm`, async () => {
+      const before = await utxoSum(regtest.url, recipient);
+      const { tx } = await withdraw(newKey(), format, recipient, 123_456n);
+      expect(tx.ins.every((i) => i.sequence === 0xfffffffd)).toBe(true);
+      expect(format === 'p2pkh' ? tx.hasWitnesses() : tx.ins.every((i) => i.witness.length === 2)).toBe(format !== 'p2pkh');
+      expect((await utxoSum(regtest.url, recipient)) - before).toBe(123_456n);
+    });
+  }
+
+  it('pays a Taproot (P2TR) recipient', async () => {
+    const xonly = (ecc.pointFromScalar(newKey().priv, true) as Uint8Array).subarray(1);
+    const p2tr = baddress.toBech32(xonly, 1, 'bcrt');
+    expect(adaptor.isValidAddress(p2tr)).toBe(true);
+    const { tx } = await withdraw(newKey(), 'p2wpkh', p2tr, 70_000n);
+    expect(Buffer.from(tx.outs[0]!.script).toString('hex')).toBe(`5120${Buffer.from(xonly).toString('hex')}`);
+    expect(await utxoSum(regtest.url, p2tr)).toBe(70_000n);
+  });
+
+  it('spends from several addresses of one vault, each input signed by its own key', async () => {
+    const [k1, k2] = [newKey(), newKey()];
+    const a1 = adaptor.addressFromPublicKey(k1.publicKey, 'p2wpkh');
+    const a2 = adaptor.addressFromPublicKey(k2.publicKey, 'p2pkh');
+    await regtest.faucet(a1, 60_000);
+    await regtest.faucet(a2, 60_000);
+    const vault = {
+      vaultId: 'bip44',
+      addresses: [
+        { address: a1, publicKey: k1.publicKey, keyId: k1.keyId, path: '0/0' },
+        { address: a2, publicKey: k2.publicKey, keyId: k2.keyId, path: '0/1' },
+      ],
+      changeAddress: a1,
+    };
+    const unsigned = await adaptor.craft(vault, intent(recipient, 100_000n, '3'));
+    expect(new Set(unsigned.payloads.map((p) => p.keyId))).toEqual(new Set([k1.keyId, k2.keyId]));
+    const [signed] = adaptor.combine(unsigned, signAll(unsigned, [k1, k2]));
+    expect((await adaptor.broadcast(signed!)).alreadyKnown).toBe(false);
+    await regtest.mine(1);
+    expect((await adaptor.txStatus(signed!.txid, unsigned)).state).toBe('confirmed');
+  });
+
+  it('refuses a withdrawal the vault cannot pay, with the figures (422)', async () => {
+    const key = newKey();
+    const vault = vaultOf(adaptor, key, 'p2wpkh');
+    await regtest.faucet(vault.changeAddress, 50_000);
+    const err = await adaptor.craft(vault, intent(recipient, 49_990n)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InsufficientFundsError);
+    const e = err as InsufficientFundsError;
+    expect(e.status).toBe(422);
+    expect(e.fields).toMatchObject({ available: '50000' });
+    expect(BigInt(e.fields.needed as string)).toBe(49_990n + BigInt(e.fields.fee as string));
+    expect(BigInt(e.fields.fee as string)).toBeGreaterThan(0n);
+  });
+
+  it('never gives one coin to two concurrent withdrawals, and release frees them', async () => {
+    const key = newKey();
+    const vault = vaultOf(adaptor, key, 'p2wpkh');
+    for (let i = 0; i < 6; i++) await regtest.faucet(vault.changeAddress, 100_000);
+    const intents = Array.from({ length: 5 }, () => intent(recipient, 60_000n));
+    const crafted = await Promise.all(intents.map((it) => adaptor.craft(vault, it)));
+    const spent = crafted.flatMap((u) => (u.state as { reserved: string[] }).reserved);
+    expect(spent).toHaveLength(5);
+    expect(new Set(spent).size).toBe(5);
+    // A sixth asks for more than the one free coin can pay: the others are held.
+    await expect(adaptor.craft(vault, intent(recipient, 150_000n))).rejects.toMatchObject({
+      fields: { available: '100000', reservedByOtherWithdrawals: '500000' },
+    });
+    await Promise.all(crafted.map((u, i) => adaptor.release(u, intents[i]!.reference)));
+    expect(await reservations.claimedBy('btcregtest', spent)).toEqual([null, null, null, null, null]);
+  });
+
+  it('rejects a corrupted signature in combine, and the node rejects it if combine is bypassed', async () => {
+    const key = newKey();
+    const vault = vaultOf(adaptor, key, 'p2wpkh');
+    await regtest.faucet(vault.changeAddress, 200_000);
+    const unsigned = await adaptor.craft(vault, intent(recipient, 50_000n));
+    const sigs = signAll(unsigned, [key]);
+    const bad = sigs.map((s) => ({ ...s, signature: Uint8Array.from(s.signature) }));
+    bad[0]!.signature[5]! ^= 0x01;
+    expect(() => adaptor.combine(unsigned, bad)).toThrow(VerificationError);
+
+    const [signed] = adaptor.combine(unsigned, sigs);
+    const tx = Transaction.fromHex(signed!.serialized);
+    const der = Uint8Array.from(tx.ins[0]!.witness[0]!);
+    der[10]! ^= 0x01; // inside r: still DER, no longer valid
+    tx.setWitness(0, [der, tx.ins[0]!.witness[1]!]);
+    const err = await adaptor.broadcast({ txIndex: 0, serialized: tx.toHex(), txid: tx.getId() }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PermanentLedgerError);
+    expect((err as Error).message).toMatch(/script-verify|signature/i);
+    await adaptor.release(unsigned, '');
+  });
+
+  it('treats a repeated broadcast as already known, in the mempool and once mined', async () => {
+    const key = newKey();
+    const vault = vaultOf(adaptor, key, 'p2sh-p2wpkh');
+    await regtest.faucet(vault.changeAddress, 300_000);
+    const unsigned = await adaptor.craft(vault, intent(recipient, 10_000n, 'HIGH'));
+    const [signed] = adaptor.combine(unsigned, signAll(unsigned, [key]));
+    expect((await adaptor.broadcast(signed!)).alreadyKnown).toBe(false);
+    expect(await adaptor.broadcast(signed!)).toEqual({ txid: signed!.txid, alreadyKnown: true });
+    await regtest.mine(1);
+    expect(await adaptor.broadcast(signed!)).toEqual({ txid: signed!.txid, alreadyKnown: true });
+  });
+
+  it('counts own unconfirmed change but not unconfirmed deposits from others', async () => {
+    const key = newKey();
+    const vault = vaultOf(adaptor, key, 'p2wpkh');
+    await regtest.faucet(vault.changeAddress, 500_000);
+    const unsigned = await adaptor.craft(vault, intent(recipient, 100_000n));
+    const [signed] = adaptor.combine(unsigned, signAll(unsigned, [key]));
+    await adaptor.broadcast(signed!);
+    const [b] = await adaptor.getBalances([vault.changeAddress], [BTC]);
+    expect(b!.amount).toBe(400_000n - unsigned.fee);
+    // An unconfirmed payment from a stranger: not counted until mined.
+    const otherKey = newKey();
+    const other = vaultOf(adaptor, otherKey, 'p2wpkh');
+    await regtest.faucet(other.changeAddress, 100_000);
+    const u2 = await adaptor.craft(other, intent(vault.changeAddress, 20_000n));
+    const [s2] = adaptor.combine(u2, signAll(u2, [otherKey]));
+    await adaptor.broadcast(s2!);
+    const [b2] = await adaptor.getBalances([vault.changeAddress], [BTC]);
+    expect(b2!.amount).toBe(400_000n - unsigned.fee);
+    await regtest.mine(1);
+    const [b3] = await adaptor.getBalances([vault.changeAddress], [BTC]);
+    expect(b3!.amount).toBe(420_000n - unsigned.fee);
+  });
+});
