@@ -1,25 +1,19 @@
 /**
- * The API process: wallet layer, vault registry and (in the sandbox) the local nodes.
- * `npm start`.
+ * The API process (`npm start`): wallet layer, vault registry, withdrawals, the signing
+ * callback receiver and the job dashboard; in the sandbox also the local nodes, the custody
+ * simulator and the queue workers.
  */
 import { families } from '../adaptors/index.js';
-import { ConfigError, loadConfig, type Config } from './config/load-config.js';
+import { loadConfigOrExit } from './config/config-or-exit.js';
 import { createLogger } from './logger.js';
+import { createPipeline } from './pipeline/pipeline.js';
+import type { Workers } from './pipeline/workers.js';
 import { startSandbox, type Sandbox } from './sandbox/sandbox.js';
+import { sandboxRoutes } from './sandbox/sandbox-routes.js';
 import { createCore, listen } from './service.js';
-import { VERSION } from './version.js';
 
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig(process.env, families, VERSION);
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`${e.message}\n`);
-      process.exit(1);
-    }
-    throw e;
-  }
+  let config = loadConfigOrExit();
   let sandbox: Sandbox | undefined;
   if (config.sandboxProfile) {
     sandbox = await startSandbox(config, families, (m) => process.stderr.write(`${m}\n`));
@@ -27,12 +21,18 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel, config.secrets);
   const core = createCore(config, logger);
-  const server = await listen(core);
+  const pipeline = createPipeline(core);
+  const routes = [...pipeline.routes, ...(sandbox ? sandboxRoutes(core, sandbox) : [])];
+  const server = await listen(core, { routes, mount: pipeline.mount }, { custody: () => pipeline.deps.custody.health() });
+  let workers: Workers | undefined;
+  if (config.inProcessWorker ?? false) workers = await pipeline.startWorkers();
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info({ port, ledgers: core.registry.ids(), sandbox: Boolean(sandbox) }, 'wallet layer listening');
+  logger.info({ port, ledgers: core.registry.ids(), sandbox: Boolean(sandbox), inProcessWorker: Boolean(workers) }, 'listening');
   if (sandbox) {
-    process.stdout.write(`\n${[...sandbox.banner, `  API     http://127.0.0.1:${port}/api/v1.0 (OpenAPI: /api/v1.0/openapi.json)`].join('\n')}\n\n`);
+    process.stdout.write(
+      `\n${[...sandbox.banner, `  API         http://127.0.0.1:${port}/api/v1.0  (OpenAPI /api/v1.0/openapi.json, jobs /admin/queues)`].join('\n')}\n\n`,
+    );
   }
 
   let stopping = false;
@@ -42,6 +42,8 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     server.close();
     server.closeAllConnections();
+    await workers?.close();
+    await pipeline.close();
     core.redis.disconnect();
     await sandbox?.stop();
     process.exit(0);

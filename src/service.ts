@@ -36,9 +36,9 @@ export function appContext(core: Core, healthChecks: AppContext['healthChecks'] 
   return { ...core, apiKeys: apiKeyRecords(core.config), healthChecks };
 }
 
-export async function listen(core: Core, ext: AppExtensions = {}, healthChecks: AppContext['healthChecks'] = {}): Promise<Server> {
+export async function listen(core: Core, ext: AppExtensions = {}, healthChecks: AppContext['healthChecks'] = {}, port = core.config.port): Promise<Server> {
   const app = createApp(appContext(core, healthChecks), ext);
   return new Promise((resolve, reject) => {
-    const server = app.listen(core.config.port, core.config.host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    const server = app.listen(port, core.config.host, (err?: Error) => (err ? reject(err) : resolve(server)));
   });
 }

@@ -106,6 +106,58 @@ export const ENV = {
     default: '3000',
     description: 'Time each dependency check of `/status` may take.',
   },
+  custodyUrl: {
+    env: 'CUSTODY_URL',
+    schema: z.url(),
+    description:
+      'Management API base of the custody service (`{base}/custody/api/v1.0/mng`; older deployments `/casp/api/v1.0/mng`). Sandbox: the built-in simulator.',
+  },
+  custodyApiKey: { env: 'CUSTODY_API_KEY', schema: z.string().min(1), sensitive: true, description: 'Bearer API key for the custody service.' },
+  publicUrl: {
+    env: 'PUBLIC_URL',
+    schema: z.url(),
+    description: 'Base URL at which the custody service reaches this service; sent as `callbackUrl` in sign requests when set.',
+  },
+  callbackSecret: {
+    env: 'CALLBACK_SECRET',
+    schema: z.string().min(16, 'use at least 16 characters'),
+    sensitive: true,
+    description: 'Shared secret of the callback HMAC (`X-Callback-Timestamp`, `X-Callback-Signature`). Sandbox: generated.',
+  },
+  callbackToleranceSeconds: {
+    env: 'CALLBACK_TOLERANCE_SECONDS',
+    schema: int(1, 3600),
+    default: '300',
+    description: 'How far a callback timestamp may be from now.',
+  },
+  callbackAllowedIps: {
+    env: 'CALLBACK_ALLOWED_IPS',
+    schema: z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
+    description: 'Comma-separated peer addresses allowed to call the callback (in addition to the HMAC, or instead of it behind mTLS).',
+  },
+  reconcileAfterSeconds: {
+    env: 'RECONCILE_AFTER_SECONDS',
+    schema: int(1, 86_400 * 7),
+    default: '120',
+    description: 'A withdrawal with no callback this long after its sign request is looked up at the custody service.',
+  },
+  reconcileIntervalSeconds: { env: 'RECONCILE_INTERVAL_SECONDS', schema: int(1, 3600), default: '30', description: 'How often reconciliation runs.' },
+  confirmPollMs: { env: 'CONFIRM_POLL_MS', schema: int(50, 600_000), default: '5000', description: 'Interval between confirmation checks of a broadcast transaction.' },
+  broadcastAttempts: {
+    env: 'BROADCAST_ATTEMPTS',
+    schema: int(1, 100),
+    default: '12',
+    description: 'Attempts of a broadcast with retryable errors (exponential backoff with jitter from 1 s) before FAILED.',
+  },
+  retainCompletedJobs: { env: 'RETAIN_COMPLETED_JOBS', schema: int(0, 1_000_000), default: '1000', description: 'Finished jobs kept per queue for the dashboard.' },
+  retainFailedJobs: { env: 'RETAIN_FAILED_JOBS', schema: int(0, 1_000_000), default: '5000', description: 'Failed jobs kept per queue.' },
+  workerConcurrency: { env: 'WORKER_CONCURRENCY', schema: int(1, 256), default: '8', description: 'Jobs a worker process runs at once per queue.' },
+  inProcessWorker: {
+    env: 'IN_PROCESS_WORKER',
+    schema: bool,
+    description: 'Run the queue workers inside the API process (default: only in the sandbox; use `npm run worker` otherwise).',
+  },
+  dashboardReadOnly: { env: 'DASHBOARD_READ_ONLY', schema: bool, default: 'true', description: 'The job dashboard at /admin/queues shows but cannot retry, promote or remove jobs.' },
 } satisfies Record<string, EnvEntry>;
 
 export type EnvKey = keyof typeof ENV;

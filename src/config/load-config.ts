@@ -104,6 +104,10 @@ export function loadConfig(env: Env, families: readonly LedgerFamily[], version:
   const sandboxProfile = values.sandbox ?? rawLedgers === undefined;
   if (!sandboxProfile && !rawLedgers) problems.push('LEDGERS (or LEDGERS_FILE) is required when SANDBOX is false');
   if (!sandboxProfile && !values.apiKeys) problems.push('API_KEYS is required outside the sandbox profile');
+  if (!sandboxProfile && !values.custodyUrl) problems.push('CUSTODY_URL is required outside the sandbox profile');
+  if (!sandboxProfile && !values.callbackSecret && !values.callbackAllowedIps) {
+    problems.push('CALLBACK_SECRET (HMAC) or CALLBACK_ALLOWED_IPS is required outside the sandbox profile: callbacks must be authenticated');
+  }
   const ledgerConfigs = rawLedgers ? resolveLedgers(rawLedgers, families, problems, secrets) : [];
   if (problems.length) throw new ConfigError(problems);
   return { ...values, sandboxProfile, ledgerConfigs, secrets, version };

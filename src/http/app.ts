@@ -20,8 +20,8 @@ export interface RawBodyRequest {
 export interface AppExtensions {
   /** More route specs under /api/v1.0 (withdrawals, the callback receiver, …). */
   routes?: AnyRouteSpec[];
-  /** Extra mounts outside /api/v1.0 (the dashboard), given the auth factory. */
-  mount?: (app: Express, auth: ReturnType<typeof bearerAuth>) => void;
+  /** Extra mounts outside /api/v1.0 (the dashboard). */
+  mount?: (app: Express) => void;
 }
 
 export function createApp(ctx: AppContext, ext: AppExtensions = {}): Express {
@@ -57,7 +57,7 @@ export function createApp(ctx: AppContext, ext: AppExtensions = {}): Express {
     res.json(document);
   });
   app.use(API_BASE, router);
-  ext.mount?.(app, auth);
+  ext.mount?.(app);
   app.use(notFound);
   app.use(errorHandler);
   return app;

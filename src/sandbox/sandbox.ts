@@ -2,26 +2,37 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, resolveLedgers, type Config } from '../config/load-config.js';
+import { startCustodySimulator, type RunningCustodySimulator } from '../custody-simulator/index.js';
 import type { LedgerFamily } from '../ledger/adaptor.js';
+import { startBitcoinRegtest } from './bitcoin-regtest/index.js';
 import { DevChainFunder } from './dev-chain.js';
 import { startAnvil } from './local-anvil.js';
 import { ensureRedis } from './local-redis.js';
+import { startStellarLedger } from './stellar-ledger/index.js';
 
 /**
  * The sandbox profile: with no configuration, the service runs against local nodes it
- * starts itself (a real anvil EVM chain with a demo ERC-20, a local Redis if none answers),
- * so every route works on a laptop. Nothing here is used outside the sandbox.
+ * starts itself, so the whole loop works on a laptop: a real anvil EVM chain with a demo
+ * ERC-20, a real bcoin regtest node behind an Esplora facade (mining a block every few
+ * seconds), the local Stellar ledger simulator, the custody simulator, and a local Redis if
+ * none answers. Nothing here is used outside the sandbox.
  */
+export interface Faucet {
+  /** Sends `units` base units of `asset` to `address`. */
+  (address: string, asset: string, units: bigint): Promise<string>;
+}
+
 export interface Sandbox {
   config: Config;
   /** Lines to show the user: URLs, the API key, where things are. */
   banner: string[];
-  /** Values tests and scripts may want (node URLs, demo token). */
-  info: Record<string, unknown>;
+  custody: RunningCustodySimulator;
+  faucets: Record<string, Faucet>;
   stop(): Promise<void>;
 }
 
 export const SANDBOX_DIR = '.sandbox';
+const BTC_BLOCK_INTERVAL_MS = 3000;
 
 export async function startSandbox(config: Config, families: readonly LedgerFamily[], log: (m: string) => void): Promise<Sandbox> {
   const stops: (() => Promise<void>)[] = [];
@@ -35,17 +46,49 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     const anvil = await startAnvil();
     stops.push(anvil.stop);
     const funder = new DevChainFunder(anvil.url);
+    stops.push(async () => funder.destroy());
     const token = await funder.deployDemoToken();
-    funder.destroy();
+
+    const regtest = await startBitcoinRegtest();
+    stops.push(regtest.stop);
+    const miner = setInterval(() => void regtest.mine(1).catch(() => undefined), BTC_BLOCK_INTERVAL_MS);
+    stops.push(async () => clearInterval(miner));
+
+    const stellar = await startStellarLedger();
+    stops.push(stellar.stop);
+    const usdc = await stellar.createAsset('USDC');
+
+    const publicUrl = config.publicUrl ?? `http://127.0.0.1:${config.port}`;
+    const callbackSecret = config.callbackSecret ?? randomBytes(24).toString('hex');
+    const custody = await startCustodySimulator({
+      secret: callbackSecret,
+      callbackBaseUrl: publicUrl,
+      port: Number(process.env.SANDBOX_CUSTODY_PORT ?? 8090),
+      quorum: { approvers: 3, required: 2, approvalDelayMs: 500 },
+    });
+    stops.push(custody.stop);
 
     const problems: string[] = [];
     const ledgerConfigs = resolveLedgers(
-      { ethdev: { rpcUrl: anvil.url, tokens: [token], confirmations: 1 } },
+      {
+        ethdev: { rpcUrl: anvil.url, tokens: [token], confirmations: 1 },
+        btcregtest: { backend: 'esplora', url: regtest.url, confirmations: 1 },
+        stellardev: { horizonUrl: stellar.url, networkPassphrase: stellar.passphrase, assets: [usdc] },
+      },
       families,
       problems,
       [],
     );
     if (problems.length) throw new ConfigError(problems);
+
+    const faucets: Record<string, Faucet> = {
+      ethdev: (address, asset, units) => (asset === token.symbol ? funder.sendToken(token.contract, address, units) : funder.sendEth(address, units)),
+      btcregtest: (address, _asset, units) => regtest.faucet(address, units),
+      stellardev: async (address, _asset, units) => {
+        await stellar.fund(address, (Number(units) / 1e7).toFixed(7));
+        return 'funded';
+      },
+    };
 
     const apiKey = config.apiKeys ? undefined : (process.env.SANDBOX_API_KEY ?? `sbx_${randomBytes(24).toString('hex')}`);
     const apiKeys = config.apiKeys ?? [{ name: 'sandbox', key: apiKey, scopes: ['read', 'withdraw', 'admin'] as ('read' | 'withdraw' | 'admin')[] }];
@@ -55,15 +98,31 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     }
     const host = process.env.HOST ? config.host : '127.0.0.1';
     const banner = [
-      'SANDBOX profile: local development nodes, not for real funds.',
-      `  ethdev  anvil JSON-RPC ${anvil.url} (chain 31337), demo ERC-20 ${token.symbol} at ${token.contract}`,
-      `  redis   ${redis.url}`,
+      'SANDBOX profile: local development nodes and a custody simulator, not for real funds.',
+      `  ethdev      anvil JSON-RPC ${anvil.url} (chain 31337), demo ERC-20 ${token.symbol} at ${token.contract}`,
+      `  btcregtest  bcoin regtest node, Esplora facade ${regtest.url} (a block every ${BTC_BLOCK_INTERVAL_MS / 1000} s)`,
+      `  stellardev  Stellar ledger SIMULATOR, Horizon subset at ${stellar.url}, USDC issuer ${usdc.issuer}`,
+      `  custody     custody SIMULATOR ${custody.url} (2 of 3 approvals)`,
+      `  redis       ${redis.url}`,
       apiKey ? `  API key (all scopes): ${apiKey}   (also in ${SANDBOX_DIR}/api-key)` : '  API keys: from API_KEYS',
     ];
     return {
-      config: { ...config, host, redisUrl: redis.url, ledgerConfigs, apiKeys },
+      config: {
+        ...config,
+        host,
+        redisUrl: redis.url,
+        ledgerConfigs,
+        apiKeys,
+        custodyUrl: custody.url,
+        callbackSecret,
+        publicUrl,
+        inProcessWorker: config.inProcessWorker ?? true,
+        confirmPollMs: Math.min(config.confirmPollMs, 1000),
+        secrets: [...config.secrets, callbackSecret],
+      },
       banner,
-      info: { anvilUrl: anvil.url, token, apiKey },
+      custody,
+      faucets,
       stop,
     };
   } catch (e) {

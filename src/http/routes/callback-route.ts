@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { AppError, ForbiddenError, UnauthorizedError, VerificationError } from '../../errors.js';
+import { acceptSignatures, callbackBodySchema } from '../../pipeline/accept-signatures.js';
+import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
+import { checkCallback, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../security/callback-hmac.js';
+import type { RawBodyRequest } from '../app.js';
+import { defineRoute } from '../route.js';
+
+const normaliseIp = (ip: string | undefined): string => (ip ?? '').replace(/^::ffff:/, '');
+
+/**
+ * POST /sign_complete_callback?ledgerId=…: authenticated (HMAC over timestamp and raw body,
+ * and/or a peer allow-list), then content-verified by `acceptSignatures`. It answers 200 only
+ * after the signatures are stored and the broadcast job is durably enqueued; with Redis down
+ * it answers 503 and the custody service resends.
+ */
+export function callbackRoute(deps: PipelineDeps) {
+  const { callbackSecret, callbackToleranceSeconds, callbackAllowedIps } = deps.config;
+  return defineRoute({
+    method: 'post',
+    path: '/sign_complete_callback',
+    summary: 'Signing completion callback from the custody service',
+    tags: ['custody'],
+    query: z.object({ ledgerId: z.string().min(1).max(64) }),
+    body: callbackBodySchema,
+    response: z.object({ accepted: z.boolean(), outcome: z.enum(['queued', 'partial', 'duplicate']), operationID: z.string() }),
+    errors: [401, 403, 404, 409, 503],
+    handler: async ({ query, body, req }) => {
+      const log = deps.logger.child({ securityEvent: 'callback', ledgerId: query.ledgerId, peer: req.socket.remoteAddress });
+      try {
+        if (callbackAllowedIps && !callbackAllowedIps.includes(normaliseIp(req.socket.remoteAddress))) {
+          throw new ForbiddenError('The caller is not on the callback allow-list');
+        }
+        if (callbackSecret) {
+          const raw = (req as RawBodyRequest).rawBody ?? Buffer.alloc(0);
+          const failure = checkCallback(
+            callbackSecret,
+            raw,
+            req.header(TIMESTAMP_HEADER),
+            req.header(SIGNATURE_HEADER),
+            callbackToleranceSeconds,
+          );
+          if (failure) throw new UnauthorizedError(`Callback authentication failed: ${failure}`);
+        }
+        const { outcome, operation } = await acceptSignatures(deps, query.ledgerId, body);
+        log.info({ outcome, operationId: operation.id }, 'callback accepted');
+        return { accepted: true, outcome, operationID: operation.operationID ?? operation.id };
+      } catch (e) {
+        if (e instanceof VerificationError || (e instanceof AppError && [401, 403, 409].includes(e.status))) {
+          log.warn({ reason: e instanceof VerificationError ? e.reason : e.errCode, details: e.details }, 'callback rejected');
+        }
+        throw e;
+      }
+    },
+  });
+}

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { NotFoundError } from '../../errors.js';
+import { createWithdrawal } from '../../pipeline/create-withdrawal.js';
+import { isFinal, type Operation } from '../../pipeline/operation.js';
+import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
+import type { VaultStore } from '../../vaults/vault-store.js';
+import { defineRoute } from '../route.js';
+
+export const withdrawalRequestSchema = z
+  .object({
+    recipientAddress: z.string().max(512).optional(),
+    recipientVault: z.string().max(128).optional(),
+    asset: z.string().max(80).optional(),
+    amount: z.union([z.number(), z.string().max(100)]).describe('Asset units; a string keeps every digit'),
+    description: z.string().min(1).max(500),
+    fee: z.string().max(40).optional().describe('HIGH, MEDIUM, LOW or a custom constant (see GET /config)'),
+    memo: z.string().max(100).optional().describe('Ledger memo where the ledger has one (Stellar)'),
+  })
+  .refine((r) => r.recipientAddress || r.recipientVault, 'give recipientAddress or recipientVault')
+  .meta({ id: 'WithdrawalRequest' });
+
+const requestRecord = z.object({
+  recipientAddress: z.string(),
+  recipientVault: z.string().optional(),
+  asset: z.string(),
+  amount: z.string(),
+  description: z.string(),
+  fee: z.string(),
+  memo: z.string().optional(),
+});
+
+export const withdrawalResponseSchema = z.object({
+  operationID: z.string(),
+  status: z.enum(['EXECUTING', 'SIGNED', 'BROADCAST', 'CONFIRMED', 'FAILED']),
+  isComplete: z.boolean(),
+  description: z.string(),
+  recipientVault: z.string().optional(),
+  appData: z.object({ request: requestRecord, txs: z.array(z.object({ serialized: z.string() })) }),
+});
+
+const withdrawalStatusSchema = withdrawalResponseSchema.extend({
+  vaultId: z.string(),
+  ledgerId: z.string(),
+  txids: z.array(z.string()),
+  confirmations: z.number(),
+  failureReason: z.string().optional(),
+  history: z.array(z.object({ status: z.string(), at: z.string(), detail: z.string().optional() })),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+function render(op: Operation) {
+  return {
+    operationID: op.operationID ?? op.id,
+    status: op.status,
+    isComplete: isFinal(op),
+    description: op.request.description,
+    ...(op.request.recipientVault ? { recipientVault: op.request.recipientVault } : {}),
+    appData: { request: op.request, txs: op.unsigned.txs },
+  };
+}
+
+function renderStatus(op: Operation) {
+  return {
+    ...render(op),
+    vaultId: op.vaultId,
+    ledgerId: op.ledgerId,
+    txids: op.txids,
+    confirmations: op.confirmations,
+    ...(op.failureReason ? { failureReason: op.failureReason } : {}),
+    history: op.history,
+    createdAt: op.createdAt,
+    updatedAt: op.updatedAt,
+  };
+}
+
+export function withdrawalRoutes(deps: PipelineDeps & { vaults: VaultStore }) {
+  const vaultParams = z.object({ vaultId: z.string().min(1).max(128) });
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/vaults/:vaultId/withdrawals',
+      summary: 'Build a withdrawal and start quorum signing at the custody service',
+      tags: ['wallet'],
+      scope: 'withdraw',
+      params: vaultParams,
+      body: withdrawalRequestSchema,
+      response: withdrawalResponseSchema,
+      errors: [404, 422, 502, 503],
+      handler: async ({ params, body }) => render(await createWithdrawal(deps, params.vaultId, body)),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/vaults/:vaultId/withdrawals/:operationID',
+      summary: 'Where a withdrawal stands: EXECUTING → SIGNED → BROADCAST → CONFIRMED, or FAILED with a reason',
+      tags: ['wallet'],
+      scope: 'read',
+      params: vaultParams.extend({ operationID: z.string().min(1).max(128) }),
+      response: withdrawalStatusSchema,
+      errors: [404],
+      handler: async ({ params }) => {
+        const op = await deps.store.resolve(params.operationID);
+        if (!op || op.vaultId !== params.vaultId) throw new NotFoundError(`No withdrawal ${params.operationID} in vault ${params.vaultId}`);
+        return renderStatus(op);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/vaults/:vaultId/withdrawals',
+      summary: "A vault's withdrawals, newest first",
+      tags: ['wallet'],
+      scope: 'read',
+      params: vaultParams,
+      query: z.object({ offset: z.coerce.number().int().min(0).default(0), limit: z.coerce.number().int().min(1).max(200).default(50) }),
+      response: z.object({ totalItems: z.number(), items: z.array(withdrawalStatusSchema) }),
+      handler: async ({ params, query }) => {
+        const { total, items } = await deps.store.listForVault(params.vaultId, query.offset, query.limit);
+        return { totalItems: total, items: items.map(renderStatus) };
+      },
+    }),
+  ];
+}

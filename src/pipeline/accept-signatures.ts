@@ -1,0 +1,93 @@
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { ConflictError, VerificationError } from '../errors.js';
+import type { LedgerRegistry } from '../ledger/registry.js';
+import { parsePublicKey } from '../ledger/public-key.js';
+import { verifySignature } from '../ledger/signatures.js';
+import type { Operation } from './operation.js';
+import type { OperationStore, StoredSignature } from './operation-store.js';
+import { broadcastJobId, type Queues } from './queues.js';
+
+const hex = z.string().regex(/^(?:0x)?[0-9a-fA-F]+$/, 'must be hex');
+
+/** The signing callback's body (spec "Events"). */
+export const callbackBodySchema = z.object({
+  publicKeys: z.array(z.string()).min(1),
+  providerData: z.string(),
+  dataToSign: z.array(hex).min(1),
+  signatures: z.array(hex).min(1),
+  v: z.array(z.number().int()),
+  originalEntryIds: z.array(z.number().int().min(0)).optional(),
+});
+export type CallbackBody = z.infer<typeof callbackBodySchema>;
+
+export interface AcceptDeps {
+  store: OperationStore;
+  registry: LedgerRegistry;
+  queues: Pick<Queues, 'broadcast'>;
+  logger: Logger;
+}
+
+export type AcceptOutcome = 'queued' | 'partial' | 'duplicate';
+
+const norm = (h: string): string => h.replace(/^0x/, '').toLowerCase();
+
+function fail(reason: string, details: string, status = 400): never {
+  throw new VerificationError(details, reason, status);
+}
+
+/** Which stored payload each callback entry is, and the digest the callback claims for it. */
+function entries(body: CallbackBody, op: Operation): { payload: number; digest: string }[] {
+  const n = op.unsigned.payloads.length;
+  if (body.signatures.length !== body.v.length) fail('malformed', 'signatures and v differ in length');
+  const ids = body.originalEntryIds ?? body.signatures.map((_, i) => i);
+  if (ids.length !== body.signatures.length) fail('malformed', 'originalEntryIds and signatures differ in length');
+  if (new Set(ids).size !== ids.length || ids.some((i) => i >= n)) fail('malformed', `originalEntryIds must be distinct indexes below ${n}`);
+  // dataToSign is either the subset matching the signatures or the whole original list.
+  const subset = body.dataToSign.length === ids.length;
+  if (!subset && body.dataToSign.length !== n) fail('digest-mismatch', `dataToSign has ${body.dataToSign.length} entries; the operation has ${n}`);
+  return ids.map((payload, j) => ({ payload, digest: norm((subset ? body.dataToSign[j] : body.dataToSign[payload]) as string) }));
+}
+
+/**
+ * The one path signatures take into the system, from the HTTP callback and from
+ * reconciliation alike: match the operation by the digests we stored, check the ledger,
+ * the digests and the echoed keys against the stored ones, verify every signature against
+ * the stored digest and key, store them (partial sets accumulate), and enqueue the
+ * broadcast once the set is complete. The job id is deterministic, so duplicates and
+ * resends enqueue nothing new.
+ */
+export async function acceptSignatures(deps: AcceptDeps, ledgerId: string, body: CallbackBody): Promise<{ outcome: AcceptOutcome; operation: Operation }> {
+  const ids = new Set(await Promise.all(body.dataToSign.map((d) => deps.store.idForDigest(norm(d)))));
+  const [id] = [...ids];
+  if (ids.size !== 1 || !id) fail('unknown-operation', 'dataToSign does not match the digests of one known operation', 404);
+  const op = await deps.store.get(id);
+  if (op.ledgerId.toLowerCase() !== ledgerId.toLowerCase()) {
+    fail('ledger-mismatch', `ledgerId '${ledgerId}' does not match the operation's ledger`);
+  }
+  const adaptor = deps.registry.get(op.ledgerId);
+  const verified = new Map<number, StoredSignature>();
+  for (const [j, { payload, digest }] of entries(body, op).entries()) {
+    const stored = op.unsigned.payloads[payload] as (typeof op.unsigned.payloads)[number];
+    if (digest !== stored.digest) fail('digest-mismatch', `entry ${j}: digest differs from the stored digest of payload ${payload}`);
+    const storedKey = parsePublicKey(stored.publicKey, adaptor.scheme);
+    const echoed = body.publicKeys.length === 1 ? body.publicKeys[0] : body.publicKeys[j];
+    let echoedKey;
+    try {
+      echoedKey = echoed === undefined ? undefined : parsePublicKey(echoed, adaptor.scheme);
+    } catch {
+      fail('key-mismatch', `entry ${j}: publicKeys entry is not a key`);
+    }
+    if (!echoedKey || Buffer.compare(echoedKey.bytes, storedKey.bytes) !== 0) {
+      fail('key-mismatch', `entry ${j}: the public key differs from the stored key of payload ${payload}`);
+    }
+    const sig = verifySignature(stored.digest, body.signatures[j] as string, body.v[j], storedKey);
+    verified.set(payload, { signature: Buffer.from(sig.signature).toString('hex'), recoveryId: sig.recoveryId });
+  }
+  if (op.status === 'FAILED') throw new ConflictError(`operation ${op.operationID ?? op.id} has FAILED (${op.failureReason}); it will not be broadcast`, 'ERR_OPERATION_FAILED');
+  if (op.status !== 'EXECUTING') return { outcome: 'duplicate', operation: op };
+  const count = await deps.store.addSignatures(op.id, verified);
+  if (count < op.unsigned.payloads.length) return { outcome: 'partial', operation: op };
+  await deps.queues.broadcast.add('broadcast', { operationId: op.id }, { jobId: broadcastJobId(op.id) });
+  return { outcome: 'queued', operation: op };
+}

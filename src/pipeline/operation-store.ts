@@ -1,0 +1,147 @@
+import type { Redis } from 'ioredis';
+import { ConflictError, NotFoundError } from '../errors.js';
+import type { Operation, OperationStatus } from './operation.js';
+
+export interface StoredSignature {
+  signature: string;
+  recoveryId: 0 | 1;
+}
+
+/**
+ * Durable operation records in Redis.
+ *
+ * Keys (all under the configured prefix):
+ * - `op:{id}`            the operation JSON
+ * - `op:{id}:sigs`       hash payload index → verified signature (partial sets accumulate)
+ * - `opid:{operationID}` custody operation id → internal id
+ * - `digest:{hex}`       digest → internal id (callbacks are matched by what we stored)
+ * - `vault-ops:{vault}`  sorted set of a vault's operations by creation time
+ * - `open-ops`           sorted set of operations waiting for signatures, for reconciliation
+ *
+ * Status changes go through `transition`, a compare-and-set on the current status, so two
+ * workers (or a worker and the reconciler) cannot both move an operation.
+ */
+const TRANSITION = `
+local raw = redis.call('GET', KEYS[1])
+if not raw then return -1 end
+local op = cjson.decode(raw)
+local allowed = false
+for i = 2, #ARGV do if op.status == ARGV[i] then allowed = true end end
+if not allowed then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1
+`;
+
+export class OperationStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  private k(...parts: string[]): string {
+    return this.prefix + parts.join(':');
+  }
+
+  /** Stores a new operation with its digest index, atomically. */
+  async create(op: Operation): Promise<void> {
+    const tx = this.redis.multi();
+    tx.set(this.k('op', op.id), JSON.stringify(op), 'NX');
+    for (const p of op.unsigned.payloads) tx.set(this.k('digest', p.digest), op.id);
+    tx.zadd(this.k('vault-ops', op.vaultId), Date.parse(op.createdAt), op.id);
+    tx.zadd(this.k('open-ops'), Date.parse(op.createdAt), op.id);
+    const results = await tx.exec();
+    if (results?.[0]?.[1] !== 'OK') throw new ConflictError(`operation ${op.id} exists`);
+  }
+
+  async find(id: string): Promise<Operation | undefined> {
+    const raw = await this.redis.get(this.k('op', id));
+    return raw ? (JSON.parse(raw) as Operation) : undefined;
+  }
+
+  async get(id: string): Promise<Operation> {
+    const op = await this.find(id);
+    if (!op) throw new NotFoundError(`operation ${id} not found`);
+    return op;
+  }
+
+  /** Resolves a client-facing id (custody operationID, or the internal id before signing began). */
+  async resolve(operationID: string): Promise<Operation | undefined> {
+    const id = (await this.redis.get(this.k('opid', operationID))) ?? operationID;
+    return this.find(id);
+  }
+
+  async idForDigest(digest: string): Promise<string | null> {
+    return this.redis.get(this.k('digest', digest.toLowerCase()));
+  }
+
+  async linkCustodyId(op: Operation, operationID: string): Promise<Operation> {
+    await this.redis.set(this.k('opid', operationID), op.id);
+    return this.update(op.id, (o) => ({ ...o, operationID }));
+  }
+
+  /** Read-modify-write of fields that do not change the status (txids, confirmations). */
+  async update(id: string, change: (op: Operation) => Operation): Promise<Operation> {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const current = await this.get(id);
+      const next = { ...change(current), updatedAt: new Date().toISOString() };
+      const r = (await this.redis.eval(TRANSITION, 1, this.k('op', id), JSON.stringify(next), current.status)) as number;
+      if (r === 1) return next;
+    }
+    throw new ConflictError(`operation ${id} changed concurrently`);
+  }
+
+  /**
+   * Moves the operation to `to` only if its status is one of `from`; returns the new record,
+   * or undefined when another actor moved it first.
+   */
+  async transition(
+    id: string,
+    from: OperationStatus[],
+    to: OperationStatus,
+    change: (op: Operation) => Partial<Operation> = () => ({}),
+    detail?: string,
+  ): Promise<Operation | undefined> {
+    const current = await this.get(id);
+    if (!from.includes(current.status)) return undefined;
+    const at = new Date().toISOString();
+    const next: Operation = {
+      ...current,
+      ...change(current),
+      status: to,
+      updatedAt: at,
+      history: [...current.history, { status: to, at, ...(detail ? { detail } : {}) }],
+    };
+    const r = (await this.redis.eval(TRANSITION, 1, this.k('op', id), JSON.stringify(next), ...from)) as number;
+    if (r !== 1) return undefined;
+    if (to !== 'EXECUTING') await this.redis.zrem(this.k('open-ops'), id);
+    return next;
+  }
+
+  /** Adds verified signatures; returns how many distinct payloads are now signed. */
+  async addSignatures(id: string, sigs: Map<number, StoredSignature>): Promise<number> {
+    const key = this.k('op', id, 'sigs');
+    const tx = this.redis.multi();
+    for (const [index, sig] of sigs) tx.hsetnx(key, String(index), JSON.stringify(sig));
+    tx.hlen(key);
+    const results = await tx.exec();
+    return Number(results?.[results.length - 1]?.[1] ?? 0);
+  }
+
+  async signatures(id: string): Promise<Map<number, StoredSignature>> {
+    const all = await this.redis.hgetall(this.k('op', id, 'sigs'));
+    return new Map(Object.entries(all).map(([i, v]) => [Number(i), JSON.parse(v) as StoredSignature]));
+  }
+
+  async listForVault(vaultId: string, offset: number, limit: number): Promise<{ total: number; items: Operation[] }> {
+    const key = this.k('vault-ops', vaultId);
+    const [total, ids] = await Promise.all([this.redis.zcard(key), this.redis.zrevrange(key, offset, offset + limit - 1)]);
+    if (ids.length === 0) return { total, items: [] };
+    const raws = await this.redis.mget(ids.map((id) => this.k('op', id)));
+    return { total, items: raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as Operation) };
+  }
+
+  /** Operations still waiting for signatures that were created before `beforeMs`. */
+  async openBefore(beforeMs: number, limit = 100): Promise<string[]> {
+    return this.redis.zrangebyscore(this.k('open-ops'), 0, beforeMs, 'LIMIT', 0, limit);
+  }
+}

@@ -1,0 +1,60 @@
+import type { Json, SigningPayload } from '../ledger/adaptor.js';
+
+/**
+ * A withdrawal operation as stored: everything needed to finish it comes from here, never
+ * from a job's data or a callback's echo. Bigints are decimal strings (JSON-safe).
+ */
+export type OperationStatus = 'EXECUTING' | 'SIGNED' | 'BROADCAST' | 'CONFIRMED' | 'FAILED';
+
+export const FINAL_STATUSES: readonly OperationStatus[] = ['CONFIRMED', 'FAILED'];
+
+export interface StoredUnsigned {
+  txs: { serialized: string }[];
+  payloads: SigningPayload[];
+  fee: string;
+  state: Json;
+  expiresAt?: number;
+}
+
+export interface HistoryEntry {
+  status: OperationStatus;
+  at: string;
+  detail?: string;
+}
+
+export interface WithdrawalRequestRecord {
+  recipientAddress: string;
+  recipientVault?: string;
+  asset: string;
+  amount: string;
+  description: string;
+  fee: string;
+  memo?: string;
+}
+
+export interface Operation {
+  /** Internal id: owns reservations and keys the store. Fixed before the sign request goes out. */
+  id: string;
+  /** The custody operation id once the sign request was accepted; the client-facing id. */
+  operationID?: string;
+  vaultId: string;
+  ledgerId: string;
+  request: WithdrawalRequestRecord;
+  /** The resolved recipient address (recipientVault resolved, memo split off). */
+  recipientAddress: string;
+  unsigned: StoredUnsigned;
+  status: OperationStatus;
+  history: HistoryEntry[];
+  /** Txids recorded before broadcast, in tx order. */
+  txids: string[];
+  /** Set once any broadcast was attempted: from then on reservations are never released. */
+  broadcastAttempted?: boolean;
+  confirmations: number;
+  failureReason?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function isFinal(op: Operation): boolean {
+  return FINAL_STATUSES.includes(op.status);
+}

@@ -1,0 +1,35 @@
+import type { Express } from 'express';
+import { CustodyClient } from '../custody/custody-client.js';
+import { mountDashboard } from '../http/dashboard.js';
+import type { AnyRouteSpec } from '../http/route.js';
+import { callbackRoute } from '../http/routes/callback-route.js';
+import { withdrawalRoutes } from '../http/routes/withdrawal-routes.js';
+import { apiKeyRecords, type Core } from '../service.js';
+import { OperationStore } from './operation-store.js';
+import type { PipelineDeps } from './pipeline-deps.js';
+import { createQueues } from './queues.js';
+import { startWorkers, type Workers } from './workers.js';
+
+export interface Pipeline {
+  deps: PipelineDeps;
+  routes: AnyRouteSpec[];
+  mount(app: Express): void;
+  startWorkers(): Promise<Workers>;
+  close(): Promise<void>;
+}
+
+/** The signing loop built from the core: custody connector, operation store, queues, routes. */
+export function createPipeline(core: Core): Pipeline {
+  const { config, logger } = core;
+  if (!config.custodyUrl) throw new Error('CUSTODY_URL is not configured');
+  const custody = new CustodyClient({ baseUrl: config.custodyUrl, apiKey: config.custodyApiKey, fetch, logger });
+  const queues = createQueues(core.redis, config);
+  const deps: PipelineDeps = { config, logger, store: new OperationStore(core.redis, core.prefix), registry: core.registry, queues, custody };
+  return {
+    deps,
+    routes: [...withdrawalRoutes({ ...deps, vaults: core.vaults }), callbackRoute(deps)],
+    mount: (app) => mountDashboard(app, queues.all(), apiKeyRecords(config), config.dashboardReadOnly),
+    startWorkers: () => startWorkers(deps, config.redisUrl),
+    close: () => queues.close(),
+  };
+}

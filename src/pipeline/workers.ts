@@ -1,0 +1,50 @@
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import { processBroadcast } from './broadcast-job.js';
+import { processConfirm } from './confirm-job.js';
+import { failOperation } from './fail-operation.js';
+import type { PipelineDeps } from './pipeline-deps.js';
+import { QUEUE, type OperationJob } from './queues.js';
+import { processReconcile } from './reconcile-job.js';
+
+export interface Workers {
+  close(): Promise<void>;
+}
+
+/**
+ * The queue consumers: broadcast, confirm and the repeating reconciliation. Any number of
+ * worker processes may run against one Redis; BullMQ hands each job to one of them, and a
+ * job whose worker died is picked up again when its lock expires.
+ */
+export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promise<Workers> {
+  // Workers block on Redis and must retry forever rather than fail a command.
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null, connectionName: 'byow-worker' });
+  const common = { connection, prefix: deps.config.keyPrefix, concurrency: deps.config.workerConcurrency };
+
+  const broadcast = new Worker<OperationJob>(QUEUE.broadcast, (job) => processBroadcast(deps, job.data.operationId), common);
+  broadcast.on('failed', (job: Job<OperationJob> | undefined, err) => {
+    if (!job) return;
+    const exhausted = job.attemptsMade >= (job.opts.attempts ?? 1);
+    deps.logger.warn({ operationId: job.data.operationId, attempt: job.attemptsMade, err: err.message }, 'broadcast attempt failed');
+    if (exhausted && !(err instanceof UnrecoverableError)) {
+      void deps.store
+        .find(job.data.operationId)
+        .then((op) => op && failOperation(deps, op, `broadcast kept failing after ${job.attemptsMade} attempts: ${err.message}`, ['SIGNED', 'EXECUTING']))
+        .catch((e: unknown) => deps.logger.error({ err: e }, 'could not mark the operation FAILED'));
+    }
+  });
+
+  const confirm = new Worker<OperationJob>(QUEUE.confirm, (job, token) => processConfirm(deps, job, token), common);
+  confirm.on('failed', (job, err) => deps.logger.warn({ operationId: job?.data.operationId, err: err.message }, 'confirmation check failed'));
+
+  const reconcile = new Worker(QUEUE.reconcile, () => processReconcile(deps), { ...common, concurrency: 1 });
+  await deps.queues.reconcile.upsertJobScheduler('reconcile', { every: deps.config.reconcileIntervalSeconds * 1000 }, { name: 'reconcile' });
+
+  for (const w of [broadcast, confirm, reconcile]) w.on('error', (err) => deps.logger.error({ err: err.message, queue: w.name }, 'worker error'));
+  return {
+    close: async () => {
+      await Promise.all([broadcast.close(), confirm.close(), reconcile.close()]);
+      connection.disconnect();
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { InvalidArgumentError } from '../errors.js';
+import { formatAmount, parseAmount } from '../ledger/amounts.js';
+import { resolveAssets } from '../ledger/registry.js';
+import type { Core } from '../service.js';
+import { singleAddress } from '../vaults/vault-addresses.js';
+import type { VaultRecord } from '../vaults/vault-schema.js';
+import { defineRoute, type AnyRouteSpec } from '../http/route.js';
+import type { Sandbox } from './sandbox.js';
+
+/** Sandbox-only shortcuts for the walk-through: a custody vault registered in one call, and a faucet. */
+export function sandboxRoutes(core: Core, sandbox: Sandbox): AnyRouteSpec[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/sandbox/vaults',
+      summary: 'SANDBOX: create a vault in the custody simulator and register it here',
+      tags: ['sandbox'],
+      scope: 'admin',
+      body: z.object({ ledgerId: z.string(), addressFormat: z.string().optional() }),
+      status: 201,
+      response: z.object({ vaultId: z.string(), ledgerId: z.string(), publicKey: z.string(), address: z.string() }),
+      handler: async ({ body }) => {
+        const adaptor = core.registry.get(body.ledgerId);
+        const vault = sandbox.custody.sim.createVault(adaptor.scheme === 'ed25519' ? 'EDDSA' : 'ECDSA', { ledger: adaptor.ledgerId });
+        const record: VaultRecord = {
+          vaultId: vault.vaultId,
+          ledgerId: adaptor.ledgerId,
+          kind: 'single',
+          publicKey: vault.publicKey,
+          ...(body.addressFormat ? { addressFormat: body.addressFormat } : {}),
+          createdAt: new Date().toISOString(),
+        };
+        record.address = singleAddress(adaptor, record).address;
+        await core.vaults.create(record);
+        return { vaultId: record.vaultId, ledgerId: record.ledgerId, publicKey: vault.publicKey, address: record.address };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/sandbox/faucet',
+      summary: 'SANDBOX: send development funds to an address',
+      tags: ['sandbox'],
+      scope: 'admin',
+      body: z.object({ ledgerId: z.string(), address: z.string(), asset: z.string().optional(), amount: z.union([z.string(), z.number()]) }),
+      response: z.object({ ledgerId: z.string(), address: z.string(), asset: z.string(), amount: z.string(), reference: z.string() }),
+      handler: async ({ body }) => {
+        const adaptor = core.registry.get(body.ledgerId);
+        const faucet = sandbox.faucets[adaptor.ledgerId];
+        if (!faucet) throw new InvalidArgumentError(`No faucet for ${adaptor.ledgerId}. Valid values: ${Object.keys(sandbox.faucets).join(', ')}`);
+        if (!adaptor.isValidAddress(body.address)) throw new InvalidArgumentError(`'${body.address}' is not a valid ${adaptor.ledgerId} address`);
+        const [asset] = resolveAssets(adaptor, [body.asset ?? adaptor.nativeAsset.symbol]);
+        if (!asset) throw new InvalidArgumentError('asset is required');
+        if (adaptor.family !== 'ethereum' && !asset.native) {
+          throw new InvalidArgumentError(`The ${adaptor.ledgerId} faucet sends ${adaptor.nativeAsset.symbol} only`);
+        }
+        const units = parseAmount(body.amount, asset.decimals);
+        const reference = await faucet(body.address, asset.symbol, units);
+        return { ledgerId: adaptor.ledgerId, address: body.address, asset: asset.symbol, amount: formatAmount(units, asset.decimals), reference };
+      },
+    }),
+  ];
+}
