@@ -19,7 +19,13 @@ export interface Workers {
 export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promise<Workers> {
   // Workers block on Redis and must retry forever rather than fail a command.
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null, connectionName: 'byow-worker' });
-  const common = { connection, prefix: deps.config.keyPrefix, concurrency: deps.config.workerConcurrency };
+  const common = {
+    connection,
+    prefix: deps.config.keyPrefix,
+    concurrency: deps.config.workerConcurrency,
+    lockDuration: deps.config.jobLockMs,
+    stalledInterval: Math.max(1000, Math.floor(deps.config.jobLockMs / 2)),
+  };
 
   const broadcast = new Worker<OperationJob>(QUEUE.broadcast, (job) => processBroadcast(deps, job.data.operationId), common);
   broadcast.on('failed', (job: Job<OperationJob> | undefined, err) => {

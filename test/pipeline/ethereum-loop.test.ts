@@ -1,0 +1,131 @@
+import { JsonRpcProvider } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestChain, type TestChain } from '../helpers/chain.js';
+import { startLoop, type Loop } from '../helpers/loop.js';
+import { READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
+
+const RECIPIENT = '0x00000000000000000000000000000000000000B0';
+
+describe('signing loop on Ethereum: withdraw → quorum → callback → broadcast → CONFIRMED', () => {
+  let chain: TestChain;
+  let loop: Loop;
+  let provider: JsonRpcProvider;
+
+  beforeAll(async () => {
+    chain = await startTestChain();
+    loop = await startLoop({
+      ethdev: { rpcUrl: chain.anvil.url, tokens: [chain.token], confirmations: 1 },
+      // The same chain under a second ledger id that waits for 2 confirmations.
+      slowdev: { family: 'ethereum', chainId: 31337, rpcUrl: chain.anvil.url, confirmations: 2 },
+    });
+    provider = new JsonRpcProvider(chain.anvil.url, undefined, { cacheTimeout: -1, staticNetwork: true });
+  });
+  afterAll(async () => {
+    provider.destroy();
+    await loop.stop();
+    await chain.stop();
+  });
+
+  const withdraw = (vaultId: string, body: object) => loop.svc.call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, { key: WITHDRAW_KEY, body });
+
+  it('withdraws ETH to CONFIRMED and the balances move by the exact amounts', async () => {
+    const v = await loop.vault('ethdev');
+    await chain.funder.sendEth(v.address, 3n * 10n ** 18n);
+    const before = await provider.getBalance(RECIPIENT);
+    const res = await withdraw(v.vaultId, { recipientAddress: RECIPIENT, amount: 0.5, description: 'eth out' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'EXECUTING', isComplete: false, description: 'eth out' });
+    expect(res.body.appData.request).toMatchObject({ recipientAddress: RECIPIENT, asset: 'ETH', amount: '0.5', fee: 'MEDIUM' });
+    expect(res.body.appData.txs[0].serialized).toMatch(/^02[0-9a-f]+$/);
+    const done = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED');
+    expect(done.isComplete).toBe(true);
+    expect(done.confirmations).toBeGreaterThanOrEqual(1);
+    expect(done.history.map((h: { status: string }) => h.status)).toEqual(['EXECUTING', 'SIGNED', 'BROADCAST', 'CONFIRMED']);
+    expect((await provider.getBalance(RECIPIENT)) - before).toBe(5n * 10n ** 17n);
+    const receipt = await provider.getTransactionReceipt(done.txids[0]);
+    expect(receipt?.from).toBe(v.address);
+    expect(await provider.getBalance(v.address)).toBe(3n * 10n ** 18n - 5n * 10n ** 17n - receipt!.gasUsed * receipt!.gasPrice);
+    const list = await loop.svc.call('GET', `/api/v1.0/vaults/${v.vaultId}/withdrawals`, { key: READ_KEY });
+    expect(list.body.items.map((o: { operationID: string }) => o.operationID)).toEqual([res.body.operationID]);
+  });
+
+  it('stays BROADCAST until the ledger has its confirmations', async () => {
+    const v = await loop.vault('slowdev');
+    await chain.funder.sendEth(v.address, 10n ** 18n);
+    const res = await withdraw(v.vaultId, { recipientAddress: RECIPIENT, amount: '0.1', description: 'two confirmations' });
+    const sent = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'BROADCAST' && o.confirmations === 1);
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await loop.svc.call('GET', `/api/v1.0/vaults/${v.vaultId}/withdrawals/${sent.operationID}`, { key: READ_KEY })).body.status).toBe('BROADCAST');
+    await provider.send('evm_mine', []);
+    const done = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED');
+    expect(done.confirmations).toBe(2);
+  });
+
+  it('withdraws the ERC-20 to CONFIRMED', async () => {
+    const v = await loop.vault('ethdev');
+    await chain.funder.sendEth(v.address, 10n ** 18n);
+    await chain.funder.sendToken(chain.token.contract, v.address, 100_000_000n);
+    const res = await withdraw(v.vaultId, { recipientAddress: RECIPIENT, asset: 'DEMO', amount: '12.345678', description: 'token out', fee: 'HIGH' });
+    expect(res.status).toBe(200);
+    await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED');
+    const bal = await loop.svc.call('GET', `/api/v1.0/vaults/${v.vaultId}/balance?assets=DEMO`, { key: READ_KEY });
+    expect(bal.body.balances).toEqual([{ asset: 'DEMO', amount: '87.654322' }]);
+  });
+
+  it('20 concurrent withdrawals from one vault get 20 consecutive nonces and all confirm', async () => {
+    const v = await loop.vault('ethdev');
+    await chain.funder.sendEth(v.address, 10n ** 18n);
+    const start = await provider.getTransactionCount(v.address, 'latest');
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => withdraw(v.vaultId, { recipientAddress: RECIPIENT, amount: `0.00${i + 10}`, description: `burst ${i}` })),
+    );
+    expect(results.map((r) => r.status)).toEqual(results.map(() => 200));
+    const done = await Promise.all(results.map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED', 60_000)));
+    const nonces = await Promise.all(done.map(async (o) => (await provider.getTransaction(o.txids[0]))!.nonce));
+    expect([...nonces].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => start + i));
+    expect(await provider.getTransactionCount(v.address, 'latest')).toBe(start + 20);
+  });
+
+  it('rejects bad withdrawal requests with 422 and reserves nothing', async () => {
+    const v = await loop.vault('ethdev');
+    await chain.funder.sendEth(v.address, 10n ** 17n);
+    const cases: [object, string][] = [
+      [{ recipientAddress: RECIPIENT, amount: '1.0000000000000000001', description: 'x' }, 'decimal places'],
+      [{ recipientAddress: RECIPIENT, amount: 0, description: 'x' }, 'greater than zero'],
+      [{ recipientAddress: RECIPIENT, amount: '-1', description: 'x' }, 'positive'],
+      [{ recipientAddress: RECIPIENT, amount: 'ten', description: 'x' }, 'not a decimal'],
+      [{ recipientAddress: RECIPIENT, amount: '1', description: 'x', asset: 'DOGE' }, 'ETH, DEMO'],
+      [{ recipientAddress: RECIPIENT, amount: '1', description: 'x', fee: 'FAST' }, 'HIGH'],
+      [{ recipientAddress: '0x1234', amount: '1', description: 'x' }, 'not a valid'],
+      [{ amount: '1', description: 'x' }, 'recipientAddress or recipientVault'],
+      [{ recipientAddress: RECIPIENT, amount: '5', description: 'x' }, 'Insufficient'],
+    ];
+    for (const [body, text] of cases) {
+      const res = await withdraw(v.vaultId, body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(JSON.stringify(res.body)).toContain(text);
+    }
+    const ok = await withdraw(v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'after refusals' });
+    const done = await loop.waitFor(v.vaultId, ok.body.operationID, (o) => o.status === 'CONFIRMED');
+    expect((await provider.getTransaction(done.txids[0]))!.nonce).toBe(0);
+  });
+
+  it('sends to another registered vault by recipientVault', async () => {
+    const a = await loop.vault('ethdev');
+    const b = await loop.vault('ethdev');
+    await chain.funder.sendEth(a.address, 10n ** 18n);
+    const res = await withdraw(a.vaultId, { recipientVault: b.vaultId, amount: '0.25', description: 'internal' });
+    expect(res.body.recipientVault).toBe(b.vaultId);
+    await loop.waitFor(a.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED');
+    expect(await provider.getBalance(b.address)).toBe(25n * 10n ** 16n);
+  });
+
+  it('answers 401/403/404 for withdrawals without the right key or vault', async () => {
+    const v = await loop.vault('ethdev');
+    const body = { recipientAddress: RECIPIENT, amount: '1', description: 'x' };
+    expect((await loop.svc.call('POST', `/api/v1.0/vaults/${v.vaultId}/withdrawals`, { body })).status).toBe(401);
+    expect((await loop.svc.call('POST', `/api/v1.0/vaults/${v.vaultId}/withdrawals`, { key: READ_KEY, body })).status).toBe(403);
+    expect((await withdraw('no-such-vault', body)).status).toBe(404);
+    expect((await loop.svc.call('GET', `/api/v1.0/vaults/${v.vaultId}/withdrawals/nope`, { key: READ_KEY })).status).toBe(404);
+  });
+});
