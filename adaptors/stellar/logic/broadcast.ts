@@ -33,8 +33,11 @@ export async function broadcast(ctx: StellarContext, signed: SignedTx): Promise<
         return { txid, alreadyKnown: true };
       }
       if (known) throw new PermanentLedgerError(describeCodes(codesFromResultXdr(known.result_xdr)));
+      // Not yet consumed: an earlier withdrawal is still on its way, or applied between our
+      // submit and this read (the account then already sits one below us). Either way a
+      // retry can succeed; only a number the account has passed is lost for good.
       const account = await ctx.horizon.account(source);
-      if (account && BigInt(tx.sequence) > BigInt(account.sequence) + 1n) {
+      if (account && BigInt(tx.sequence) > BigInt(account.sequence)) {
         throw new UpstreamError(
           `sequence ${tx.sequence} is ahead of ${source}'s next (${BigInt(account.sequence) + 1n}): an earlier withdrawal has not reached the ledger yet`,
           true,

@@ -1,0 +1,78 @@
+import { Keypair } from '@stellar/stellar-sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStellarLedger, type LocalStellarLedger } from '../../src/sandbox/stellar-ledger/index.js';
+import { startLoop, type Loop } from '../helpers/loop.js';
+import { WITHDRAW_KEY } from '../helpers/service.js';
+
+describe('signing loop on the local Stellar ledger: withdraw → quorum (ed25519) → callback → submit → CONFIRMED', () => {
+  let ledger: LocalStellarLedger;
+  let loop: Loop;
+
+  beforeAll(async () => {
+    ledger = await startStellarLedger({ closeIntervalMs: 0 });
+    loop = await startLoop({
+      stellardev: { horizonUrl: ledger.url, networkPassphrase: ledger.passphrase },
+      // Same ledger with a 2-second validity window, for the expiry case.
+      stellarshort: { family: 'stellar', horizonUrl: ledger.url, networkPassphrase: ledger.passphrase, timeoutSeconds: 2 },
+    });
+  });
+  afterAll(async () => {
+    await loop.stop();
+    await ledger.stop();
+  });
+
+  const withdraw = (vaultId: string, body: object) => loop.svc.call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, { key: WITHDRAW_KEY, body });
+  const xlm = (id: string) => ledger.account(id)?.balance;
+
+  it('creates a new account (create_account) and pays an existing one with a memo', async () => {
+    const v = await loop.vault('stellardev');
+    await ledger.fund(v.address, '100');
+    const fresh = Keypair.random().publicKey();
+    const created = await withdraw(v.vaultId, { recipientAddress: fresh, amount: '5', description: 'new account' });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    await loop.waitFor(v.vaultId, created.body.operationID, (o) => o.status === 'CONFIRMED');
+    expect(xlm(fresh)).toBe(50_000_000n);
+
+    const paid = await withdraw(v.vaultId, { recipientAddress: `${fresh}?memo=id:42`, amount: '1.5', description: 'payment with memo' });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    const done = await loop.waitFor(v.vaultId, paid.body.operationID, (o) => o.status === 'CONFIRMED');
+    expect(done.txids[0]).toMatch(/^[0-9a-f]{64}$/);
+    expect(xlm(fresh)).toBe(65_000_000n);
+  });
+
+  it('refuses create_account below the base reserve with 422', async () => {
+    const v = await loop.vault('stellardev');
+    await ledger.fund(v.address, '100');
+    const res = await withdraw(v.vaultId, { recipientAddress: Keypair.random().publicKey(), amount: '0.5', description: 'too small' });
+    expect(res.status).toBe(422);
+    expect(res.body.details).toMatch(/reserve/i);
+  });
+
+  it('concurrent withdrawals from one account get distinct sequence numbers and all apply', async () => {
+    const v = await loop.vault('stellardev');
+    await ledger.fund(v.address, '100');
+    const to = Keypair.random().publicKey();
+    await ledger.fund(to, '10');
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => withdraw(v.vaultId, { recipientAddress: to, amount: `1.${i}`, description: `parallel ${i}` })),
+    );
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    const done = await Promise.all(
+      results.map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED', 30_000)),
+    );
+    expect(done.map((o) => o.failureReason ?? o.status)).toEqual(done.map(() => 'CONFIRMED'));
+    // 10 XLM to start, then 1.0 + 1.1 + 1.2 + 1.3 + 1.4 XLM.
+    expect(xlm(to)).toBe(100_000_000n + 60_000_000n);
+  });
+
+  it('a transaction whose time bounds pass while the quorum approves ends FAILED with the reason', async () => {
+    const v = await loop.vault('stellarshort');
+    await ledger.fund(v.address, '100');
+    loop.custody.sim.setFaults({ delayMs: 3500 }, v.vaultId);
+    const res = await withdraw(v.vaultId, { recipientAddress: Keypair.random().publicKey(), amount: '2', description: 'too slow' });
+    expect(res.status).toBe(200);
+    const done = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'FAILED', 15_000);
+    expect(done.failureReason).toMatch(/tx_too_late/);
+    expect(done.isComplete).toBe(true);
+  });
+});
