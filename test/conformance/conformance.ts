@@ -28,8 +28,12 @@ export interface ConformanceSetup {
   foreignAddresses: string[];
   /** Funds an address (base units) on the local node and waits until the balance shows. */
   fund(address: string, asset: AssetInfo, amount: bigint): Promise<void>;
-  /** A fresh valid recipient address. */
-  recipient(): Promise<string>;
+  /**
+   * A fresh valid recipient address holding nothing. Given `asset`, one that can receive it
+   * and still holds none of it (on Stellar: an existing account with a trustline for a credit
+   * asset, an account not yet created for XLM).
+   */
+  recipient(asset?: AssetInfo): Promise<string>;
   /** Decodes a signed transaction produced by combine. */
   decode(tx: SignedTx): DecodedTransfer | Promise<DecodedTransfer>;
   /** Makes the node include pending transactions (mine a block), if it needs telling. */
@@ -108,7 +112,7 @@ export function describeConformance(name: string, start: () => Promise<Conforman
           addresses: [{ address, publicKey: s.signer.publicKey, keyId: s.signer.keyId }],
           changeAddress: address,
         };
-        const to = await s.recipient();
+        const to = await s.recipient(asset);
         const amount = 12n * 10n ** BigInt(Math.max(asset.decimals - 1, 0));
         const unsigned = await a.craft(source, { reference: `conf-${pick}-${Date.now()}`, recipientAddress: to, asset, amount, fee: a.feeLevels()[0] as string });
         expect(unsigned.txs.length).toBeGreaterThan(0);

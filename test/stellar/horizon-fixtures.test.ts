@@ -115,15 +115,23 @@ describe('Stellar adaptor against Horizon response fixtures (fixtures/README.md)
     ).rejects.toThrow(/below the ledger's base fee/);
   });
 
-  it('treats tx_bad_seq for its own applied transaction as already known', async () => {
+  it('treats tx_bad_seq for its own transaction, applied since the first look, as already known', async () => {
     const signed = signedAt(4183103229378561n);
+    let looks = 0;
     route = (method, path) => {
       if (method === 'POST' && path === '/transactions') return { status: 400, body: fixture('tx-bad-seq') };
-      if (path === `/transactions/${signed.txid}`) return txFound(signed.txid);
+      if (path === `/transactions/${signed.txid}`) return looks++ === 0 ? undefined : txFound(signed.txid);
       return undefined;
     };
     expect(await adaptor.broadcast(signed)).toEqual({ txid: signed.txid, alreadyKnown: true });
-    expect(requests).toEqual(['POST /transactions', `GET /transactions/${signed.txid}`]);
+    expect(requests).toEqual([`GET /transactions/${signed.txid}`, 'POST /transactions', `GET /transactions/${signed.txid}`]);
+  });
+
+  it('answers already known without resubmitting a transaction Horizon already has', async () => {
+    const signed = signedAt(4183103229378561n);
+    route = (_method, path) => (path === `/transactions/${signed.txid}` ? txFound(signed.txid) : undefined);
+    expect(await adaptor.broadcast(signed)).toEqual({ txid: signed.txid, alreadyKnown: true });
+    expect(requests).toEqual([`GET /transactions/${signed.txid}`]);
   });
 
   it('retries tx_bad_seq while an earlier sequence is missing, and fails it once the sequence is used', async () => {

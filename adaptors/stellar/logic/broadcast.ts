@@ -19,6 +19,13 @@ export async function broadcast(ctx: StellarContext, signed: SignedTx): Promise<
   if (txid !== signed.txid) throw new PermanentLedgerError(`signed transaction hashes to ${txid}, not ${signed.txid}`);
   const source = extractBaseAddress(tx.source);
   const settle = () => ctx.deps.reservations.settleSequence(sequenceScope(ctx.ledgerId, source), BigInt(tx.sequence));
+  // Horizon answers a resubmitted, already-applied transaction with its original 200, so
+  // "already known" can only be told by looking first.
+  const before = await ctx.horizon.transaction(txid);
+  if (before?.successful) {
+    await settle();
+    return { txid, alreadyKnown: true };
+  }
   try {
     await ctx.horizon.submit(envelope.toXDR('base64'));
     await settle();
