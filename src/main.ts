@@ -10,6 +10,7 @@ import { createPipeline } from './pipeline/pipeline.js';
 import type { Workers } from './pipeline/workers.js';
 import { startSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { sandboxRoutes } from './sandbox/sandbox-routes.js';
+import { exitOnStartFailure, onShutdown } from './process-lifecycle.js';
 import { createCore, listen } from './service.js';
 
 async function main(): Promise<void> {
@@ -35,24 +36,14 @@ async function main(): Promise<void> {
     );
   }
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
+  onShutdown(logger, 'api', async () => {
     server.close();
     server.closeAllConnections();
     await workers?.close();
     await pipeline.close();
     core.redis.disconnect();
     await sandbox?.stop();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  });
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure);

@@ -6,6 +6,7 @@ import { loadConfigOrExit } from './config/config-or-exit.js';
 import { createLogger } from './logger.js';
 import { createPipeline } from './pipeline/pipeline.js';
 import { connectRedis } from './redis.js';
+import { exitOnStartFailure, onShutdown } from './process-lifecycle.js';
 import { createCore } from './service.js';
 
 async function main(): Promise<void> {
@@ -19,21 +20,12 @@ async function main(): Promise<void> {
   const pipeline = createPipeline(core);
   const workers = await pipeline.startWorkers();
   logger.info({ ledgers: core.registry.ids() }, 'worker started');
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'worker shutting down: finishing current jobs');
+  // Closing the workers lets their current jobs finish first.
+  onShutdown(logger, 'worker', async () => {
     await workers.close();
     await pipeline.close();
     core.redis.disconnect();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  });
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure);
