@@ -6,6 +6,7 @@
 import { families } from '../adaptors/index.js';
 import { loadConfigOrExit } from './config/config-or-exit.js';
 import { createLogger } from './logger.js';
+import { checkLedgerNetworks } from './ledger/boot-check.js';
 import { createPipeline } from './pipeline/pipeline.js';
 import type { Workers } from './pipeline/workers.js';
 import { startSandbox, type Sandbox } from './sandbox/sandbox.js';
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel, config.secrets);
   const core = createCore(config, logger);
+  await checkLedgerNetworks(core.registry, logger);
   const pipeline = createPipeline(core);
   const routes = [...pipeline.routes, ...(sandbox ? sandboxRoutes(core, sandbox) : [])];
   const server = await listen(core, { routes, mount: pipeline.mount }, { custody: () => pipeline.deps.custody.health() });

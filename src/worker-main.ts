@@ -4,6 +4,7 @@
  */
 import { loadConfigOrExit } from './config/config-or-exit.js';
 import { createLogger } from './logger.js';
+import { checkLedgerNetworks } from './ledger/boot-check.js';
 import { createPipeline } from './pipeline/pipeline.js';
 import { connectRedis } from './redis.js';
 import { exitOnStartFailure, onShutdown } from './process-lifecycle.js';
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel, config.secrets);
   const core = createCore(config, logger, connectRedis(config.redisUrl, logger, 'byow-worker-store'));
+  await checkLedgerNetworks(core.registry, logger);
   const pipeline = createPipeline(core);
   const workers = await pipeline.startWorkers();
   logger.info({ ledgers: core.registry.ids() }, 'worker started');

@@ -41,6 +41,8 @@ export interface LedgerHealth {
   height?: number;
   /** What the back end says its network is (chain id, genesis, passphrase). */
   network?: string;
+  /** The back end answered, but serves another network than the configured one. */
+  wrongNetwork?: boolean;
 }
 
 export interface Balance {

@@ -38,3 +38,23 @@ describe('GET /status with failing dependencies', () => {
     expect(headers.get('retry-after')).toBe('5');
   });
 });
+
+describe('network check at start', () => {
+  it('refuses a ledger whose node serves another chain, and only warns for an unreachable one', async () => {
+    const { startAnvil } = await import('../../src/sandbox/local-anvil.js');
+    const { checkLedgerNetworks, WrongNetworkError } = await import('../../src/ledger/boot-check.js');
+    const anvil = await startAnvil();
+    const closed = await freePort();
+    const svc = await startTestService({ eth: { rpcUrl: anvil.url }, ethdev: { rpcUrl: `http://127.0.0.1:${closed}` } });
+    try {
+      const err = await checkLedgerNetworks(svc.core.registry, svc.core.logger).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(WrongNetworkError);
+      expect((err as InstanceType<typeof WrongNetworkError>).problems).toEqual(['eth: node is on chain 31337, expected 1']);
+      const status = await svc.call('GET', '/api/v1.0/status');
+      expect(status.body.ledgers.eth).toMatchObject({ healthy: false, wrongNetwork: true, network: 'chain 31337' });
+    } finally {
+      await svc.stop();
+      await anvil.stop();
+    }
+  });
+});

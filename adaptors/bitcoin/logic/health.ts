@@ -9,7 +9,7 @@ export async function health(ctx: BtcContext): Promise<LedgerHealth> {
     const expected = GENESIS_HASHES[ctx.networkName];
     const network = Object.entries(GENESIS_HASHES).find(([, h]) => h === genesis)?.[0] ?? `genesis ${genesis}`;
     if (genesis !== expected) {
-      return { healthy: false, height, network, errorMessage: `back end is on ${network}, expected ${ctx.networkName}` };
+      return { healthy: false, wrongNetwork: true, height, network, errorMessage: `back end is on ${network}, expected ${ctx.networkName}` };
     }
     return { healthy: true, height, network };
   } catch (e) {

@@ -11,7 +11,7 @@ export async function health(ctx: EthContext): Promise<LedgerHealth> {
     const chainId = Number(BigInt(chainIdHex as string));
     const height = Number(BigInt(heightHex as string));
     if (chainId !== ctx.chainId) {
-      return { healthy: false, height, network: `chain ${chainId}`, errorMessage: `node is on chain ${chainId}, expected ${ctx.chainId}` };
+      return { healthy: false, wrongNetwork: true, height, network: `chain ${chainId}`, errorMessage: `node is on chain ${chainId}, expected ${ctx.chainId}` };
     }
     return { healthy: true, height, network: `chain ${chainId}` };
   } catch (e) {

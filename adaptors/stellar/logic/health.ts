@@ -8,7 +8,7 @@ export async function health(ctx: StellarContext): Promise<LedgerHealth> {
     const height = root.history_latest_ledger;
     const network = root.network_passphrase;
     if (network !== ctx.passphrase) {
-      return { healthy: false, height, network, errorMessage: `Horizon serves '${network}', expected '${ctx.passphrase}'` };
+      return { healthy: false, wrongNetwork: true, height, network, errorMessage: `Horizon serves '${network}', expected '${ctx.passphrase}'` };
     }
     return { healthy: true, height, network };
   } catch (e) {

@@ -22,7 +22,7 @@ const configResponse = z.object({
   ),
 });
 
-const ledgerHealthSchema = healthSchema.extend({ height: z.number().optional(), network: z.string().optional() });
+const ledgerHealthSchema = healthSchema.extend({ height: z.number().optional(), network: z.string().optional(), wrongNetwork: z.boolean().optional() });
 
 const statusResponse = z.object({
   version: z.string(),
