@@ -29,6 +29,7 @@ function parameters(spec: AnyRouteSpec): JsonSchema[] {
       out.push({ name, in: where, required: where === 'path' || (json.required ?? []).includes(name), schema: s });
     }
   }
+  for (const name of spec.headers ?? []) out.push({ name, in: 'header', required: false, schema: { type: 'string' } });
   return out;
 }
 

@@ -22,6 +22,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   /** Schema of the 200 (or `status`) answer. */
   response: z.ZodType;
   status?: number;
+  /** Optional request headers the route reads, for the document. */
+  headers?: string[];
   /** Extra error statuses this route may answer, for the document. */
   errors?: number[];
   handler(input: { params: P; query: Q; body: B; auth?: AuthContext; req: Request; res: Response }): Promise<unknown> | unknown;

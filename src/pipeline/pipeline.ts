@@ -5,6 +5,7 @@ import type { AnyRouteSpec } from '../http/route.js';
 import { callbackRoute } from '../http/routes/callback-route.js';
 import { withdrawalRoutes } from '../http/routes/withdrawal-routes.js';
 import { apiKeyRecords, type Core } from '../service.js';
+import { Idempotency } from './idempotency.js';
 import { OperationStore } from './operation-store.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { createQueues } from './queues.js';
@@ -27,7 +28,7 @@ export function createPipeline(core: Core): Pipeline {
   const deps: PipelineDeps = { config, logger, store: new OperationStore(core.redis, core.prefix), registry: core.registry, queues, custody };
   return {
     deps,
-    routes: [...withdrawalRoutes({ ...deps, vaults: core.vaults }), callbackRoute(deps)],
+    routes: [...withdrawalRoutes({ ...deps, vaults: core.vaults, idempotency: new Idempotency(core.redis, core.prefix) }), callbackRoute(deps)],
     mount: (app) => mountDashboard(app, queues.all(), apiKeyRecords(config), config.dashboardReadOnly),
     startWorkers: () => startWorkers(deps, config.redisUrl),
     close: () => queues.close(),

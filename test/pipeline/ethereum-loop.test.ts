@@ -120,6 +120,30 @@ describe('signing loop on Ethereum: withdraw → quorum → callback → broadca
     expect(await provider.getBalance(b.address)).toBe(25n * 10n ** 16n);
   });
 
+  it('an Idempotency-Key makes a retried POST return the same withdrawal, not a second one', async () => {
+    const v = await loop.vault('ethdev');
+    await chain.funder.sendEth(v.address, 10n ** 18n);
+    const body = { recipientAddress: RECIPIENT, amount: '0.2', description: 'retried' };
+    const post = (b: object, key: string) =>
+      loop.svc.call('POST', `/api/v1.0/vaults/${v.vaultId}/withdrawals`, { key: WITHDRAW_KEY, body: b, headers: { 'idempotency-key': key } });
+    const [first, second] = await Promise.all([post(body, 'order-17'), post(body, 'order-17')]);
+    const statuses = [first.status, second.status].sort();
+    // Concurrent twins: one creates, the other is told to retry (409) — never two withdrawals.
+    expect(statuses[0]).toBe(200);
+    const created = first.status === 200 ? first : second;
+    const retry = await post(body, 'order-17');
+    expect(retry.status).toBe(200);
+    expect(retry.body.operationID).toBe(created.body.operationID);
+    const other = await post({ ...body, amount: '0.3' }, 'order-17');
+    expect(other.status).toBe(409);
+    expect(other.body.errCode).toBe('ERR_IDEMPOTENCY_MISMATCH');
+    await loop.waitFor(v.vaultId, created.body.operationID, (o) => o.status === 'CONFIRMED');
+    const list = await loop.svc.call('GET', `/api/v1.0/vaults/${v.vaultId}/withdrawals`, { key: READ_KEY });
+    expect(list.body.totalItems).toBe(1);
+    const bad = await post(body, 'has spaces in it');
+    expect(bad.status).toBe(422);
+  });
+
   it('answers 401/403/404 for withdrawals without the right key or vault', async () => {
     const v = await loop.vault('ethdev');
     const body = { recipientAddress: RECIPIENT, amount: '1', description: 'x' };

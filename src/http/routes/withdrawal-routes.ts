@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { NotFoundError } from '../../errors.js';
 import { createWithdrawal } from '../../pipeline/create-withdrawal.js';
 import { isFinal, type Operation } from '../../pipeline/operation.js';
+import type { Idempotency } from '../../pipeline/idempotency.js';
 import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
 import type { VaultStore } from '../../vaults/vault-store.js';
 import { defineRoute } from '../route.js';
@@ -74,7 +75,7 @@ function renderStatus(op: Operation) {
   };
 }
 
-export function withdrawalRoutes(deps: PipelineDeps & { vaults: VaultStore }) {
+export function withdrawalRoutes(deps: PipelineDeps & { vaults: VaultStore; idempotency: Idempotency }) {
   const vaultParams = z.object({ vaultId: z.string().min(1).max(128) });
   return [
     defineRoute({
@@ -86,8 +87,12 @@ export function withdrawalRoutes(deps: PipelineDeps & { vaults: VaultStore }) {
       params: vaultParams,
       body: withdrawalRequestSchema,
       response: withdrawalResponseSchema,
-      errors: [404, 422, 502, 503],
-      handler: async ({ params, body }) => render(await createWithdrawal(deps, params.vaultId, body)),
+      errors: [404, 409, 422, 502, 503],
+      headers: ['Idempotency-Key'],
+      handler: async ({ params, body, req }) => {
+        const id = await deps.idempotency.run(params.vaultId, req.header('idempotency-key'), body, async () => (await createWithdrawal(deps, params.vaultId, body)).id);
+        return render(await deps.store.get(id));
+      },
     }),
     defineRoute({
       method: 'get',
