@@ -9,8 +9,7 @@ import { createLogger } from './logger.js';
 import { checkLedgerNetworks } from './ledger/boot-check.js';
 import { createPipeline } from './pipeline/pipeline.js';
 import type { Workers } from './pipeline/workers.js';
-import { startSandbox, type Sandbox } from './sandbox/sandbox.js';
-import { sandboxRoutes } from './sandbox/sandbox-routes.js';
+import type { Sandbox } from './sandbox/sandbox.js';
 import { exitOnStartFailure, onShutdown } from './process-lifecycle.js';
 import { createCore, listen } from './service.js';
 
@@ -18,6 +17,8 @@ async function main(): Promise<void> {
   let config = loadConfigOrExit();
   let sandbox: Sandbox | undefined;
   if (config.sandboxProfile) {
+    // Loaded only here: the sandbox needs dev dependencies (anvil, bcoin, solc) a production image leaves out.
+    const { startSandbox } = await import('./sandbox/sandbox.js');
     sandbox = await startSandbox(config, families, (m) => process.stderr.write(`${m}\n`));
     config = sandbox.config;
   }
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
   const core = createCore(config, logger);
   await checkLedgerNetworks(core.registry, logger);
   const pipeline = createPipeline(core);
-  const routes = [...pipeline.routes, ...(sandbox ? sandboxRoutes(core, sandbox) : [])];
+  const routes = [...pipeline.routes, ...(sandbox ? (await import('./sandbox/sandbox-routes.js')).sandboxRoutes(core, sandbox) : [])];
   const server = await listen(core, { routes, mount: pipeline.mount }, { custody: () => pipeline.deps.custody.health() });
   let workers: Workers | undefined;
   if (config.inProcessWorker ?? false) workers = await pipeline.startWorkers();
