@@ -1,3 +1,4 @@
+import { freePort } from '../free-port.js';
 import { address as baddress, networks } from 'bitcoinjs-lib';
 import { loadBcoin, revHex, type Bcoin, type BcoinAddress, type BcoinCoin, type BcoinFullNode, type BcoinKeyRing, type BcoinVerifyError } from './bcoin.js';
 
@@ -69,6 +70,9 @@ export class RegtestNode {
       indexAddress: true,
       logLevel: 'none',
       replaceByFee: true,
+      // bcoin always serves its own HTTP API; a fixed port would collide between nodes.
+      httpHost: '127.0.0.1',
+      httpPort: await freePort(),
     });
     await node.open();
     const ring = bcoin.KeyRing.generate();
