@@ -25,6 +25,9 @@ export function createPipeline(core: Core): Pipeline {
   if (!config.custodyUrl) throw new Error('CUSTODY_URL is not configured');
   const custody = new CustodyClient({ baseUrl: config.custodyUrl, apiKey: config.custodyApiKey, fetch, logger });
   const queues = createQueues(core.redis, config);
+  // Without a listener BullMQ prints every connection error raw on stderr. The shared client
+  // (connectRedis) already logs each outage once, so these repeats only go to debug.
+  for (const q of queues.all()) q.on('error', (err) => logger.debug({ err: err.message, queue: q.name }, 'queue connection error'));
   const deps: PipelineDeps = { config, logger, store: new OperationStore(core.redis, core.prefix), registry: core.registry, queues, custody };
   return {
     deps,

@@ -1,0 +1,121 @@
+import type { JsonRpcProvider } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LedgerAdaptor } from '../../src/ledger/adaptor.js';
+import { startTestChain, type TestChain } from '../helpers/chain.js';
+import { startLoop, type Loop } from '../helpers/loop.js';
+import { countBroadcasts, provider, RECIPIENT, switchableProxy, until, withdraw, type BroadcastCounter, type SwitchableProxy } from './support.js';
+
+/**
+ * The service reaches its Ethereum node through a TCP proxy the test switches off and on: the
+ * node going down at broadcast (or while confirmations are tracked) and coming back. The
+ * broadcast is retried with backoff and the withdrawal confirms once, with one transaction.
+ */
+describe('ledger node down during the signing loop', () => {
+  let chain: TestChain;
+  let loop: Loop;
+  let p: JsonRpcProvider;
+  let node: SwitchableProxy;
+  let counter: BroadcastCounter;
+
+  beforeAll(async () => {
+    chain = await startTestChain();
+    const port = Number(new URL(chain.anvil.url).port);
+    node = await switchableProxy({ host: '127.0.0.1', port });
+    loop = await startLoop({
+      ethdev: { rpcUrl: node.url, confirmations: 1 },
+      slowdev: { family: 'ethereum', chainId: 31337, rpcUrl: node.url, confirmations: 2 },
+    });
+    p = provider(chain.anvil.url);
+    counter = countBroadcasts(loop.svc, 'ethdev');
+  });
+  afterAll(async () => {
+    p?.destroy();
+    await loop?.stop();
+    await node?.close();
+    await chain?.stop();
+  });
+
+  it('node down when the signatures arrive: the broadcast is retried and confirms once the node is back', async () => {
+    const v = await loop.vault('ethdev');
+    await chain.funder.sendEth(v.address, 10n ** 17n);
+    // The custody holds the callback back until the node is off, then resends it.
+    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'node down' });
+    expect(res.status).toBe(200);
+    await until('the custody to sign', () => loop.custody.sim.operation(res.body.operationID)?.deliveries.length === 1);
+    node.off();
+    try {
+      loop.custody.sim.setFaults({}, v.vaultId);
+      expect((await fetch(`${loop.custody.url}/operations/sign/${res.body.operationID}/resend`, { method: 'POST' })).status).toBe(200);
+      // Two failed attempts: the first and one backoff retry.
+      await until('two failed broadcast attempts', () => counter.failures >= 2, 15_000);
+      const during = await loop.waitFor(v.vaultId, res.body.operationID, () => true);
+      expect(during.status).toBe('SIGNED');
+      expect(during.txids).toHaveLength(1);
+      expect(await p.getTransactionCount(v.address, 'latest')).toBe(0);
+      expect(counter.sent).toEqual([]);
+    } finally {
+      node.on();
+    }
+    const done = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED', 20_000);
+    expect(done.status, done.failureReason).toBe('CONFIRMED');
+    expect(done.history.map((h: { status: string }) => h.status)).toEqual(['EXECUTING', 'SIGNED', 'BROADCAST', 'CONFIRMED']);
+    expect(counter.calls).toBe(counter.failures + 1);
+    expect(counter.sent).toEqual(done.txids);
+    expect(await p.getTransactionCount(v.address, 'latest')).toBe(1);
+  });
+
+  it('node down while confirmations are tracked: stays BROADCAST, then confirms', async () => {
+    const adaptor = loop.svc.core.registry.get('slowdev') as LedgerAdaptor & { txStatus: LedgerAdaptor['txStatus'] };
+    const realStatus = adaptor.txStatus;
+    const checks = { ok: 0, failed: 0 };
+    adaptor.txStatus = async (...args) => {
+      try {
+        const r = await realStatus(...args);
+        checks.ok++;
+        return r;
+      } catch (e) {
+        checks.failed++;
+        throw e;
+      }
+    };
+    try {
+      const v = await loop.vault('slowdev');
+      await chain.funder.sendEth(v.address, 10n ** 17n);
+      const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'node down later' });
+      await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'BROADCAST' && o.confirmations === 1);
+      node.off();
+      try {
+        await until('a failed confirmation check', () => checks.failed >= 1, 10_000);
+        await chain.funder.sendEth(RECIPIENT, 1n); // a block the service cannot see yet
+        expect((await loop.waitFor(v.vaultId, res.body.operationID, () => true)).status).toBe('BROADCAST');
+      } finally {
+        node.on();
+      }
+      const done = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED', 20_000);
+      expect(done.status, done.failureReason).toBe('CONFIRMED');
+      expect(done.confirmations).toBeGreaterThanOrEqual(2);
+      expect(await p.getTransactionCount(v.address, 'latest')).toBe(1);
+    } finally {
+      adaptor.txStatus = realStatus;
+    }
+  });
+
+  it('node down when a withdrawal is asked for: 503 with Retry-After, nothing stored or reserved', async () => {
+    const v = await loop.vault('ethdev');
+    await chain.funder.sendEth(v.address, 10n ** 17n);
+    node.off();
+    try {
+      const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'no node' });
+      expect(res.status, JSON.stringify(res.body)).toBe(503);
+      expect(res.headers.get('retry-after')).toBeTruthy();
+      expect(res.body).toMatchObject({ errCode: expect.any(String), title: expect.any(String), details: expect.any(String) });
+    } finally {
+      node.on();
+    }
+    expect((await loop.svc.pipeline!.deps.store.listForVault(v.vaultId, 0, 10)).total).toBe(0);
+    const ok = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'node back' });
+    const done = await loop.waitFor(v.vaultId, ok.body.operationID, (o) => o.status === 'CONFIRMED');
+    expect((await p.getTransaction(done.txids[0]))!.nonce).toBe(0);
+  });
+});

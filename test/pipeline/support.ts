@@ -1,0 +1,158 @@
+/** Shared pieces of the signing-loop robustness tests (not a test file itself). */
+import { createServer, Socket, type Server } from 'node:net';
+import { JsonRpcProvider } from 'ethers';
+import type { LedgerAdaptor, SignedTx } from '../../src/ledger/adaptor.js';
+import { signCallback } from '../../src/security/callback-hmac.js';
+import type { Loop } from '../helpers/loop.js';
+import { TEST_CALLBACK_SECRET, WITHDRAW_KEY, type TestService } from '../helpers/service.js';
+
+export const RECIPIENT = '0x00000000000000000000000000000000000000B0';
+
+export interface BroadcastCounter {
+  /** Calls of the adaptor's broadcast (every attempt, successful or not). */
+  calls: number;
+  /** Attempts that threw. */
+  failures: number;
+  /** txids of the attempts that succeeded, in order. */
+  sent: string[];
+  /** Puts the adaptor's own broadcast back. */
+  restore(): void;
+}
+
+/**
+ * Wraps `broadcast` of one ledger's adaptor (the registry hands out the same plain object to
+ * the routes and the workers of this process). `around` may replace what a call does; it gets
+ * the real broadcast to call.
+ */
+export function countBroadcasts(
+  svc: TestService,
+  ledgerId: string,
+  around?: (real: LedgerAdaptor['broadcast'], tx: SignedTx) => ReturnType<LedgerAdaptor['broadcast']>,
+): BroadcastCounter {
+  const adaptor = svc.core.registry.get(ledgerId) as LedgerAdaptor & { broadcast: LedgerAdaptor['broadcast'] };
+  const real = adaptor.broadcast;
+  const counter: BroadcastCounter = {
+    calls: 0,
+    failures: 0,
+    sent: [],
+    restore: () => {
+      adaptor.broadcast = real;
+    },
+  };
+  adaptor.broadcast = async (tx) => {
+    counter.calls++;
+    try {
+      const r = await (around ? around(real, tx) : real(tx));
+      counter.sent.push(r.txid);
+      return r;
+    } catch (e) {
+      counter.failures++;
+      throw e;
+    }
+  };
+  return counter;
+}
+
+export const withdraw = (svc: TestService, vaultId: string, body: object) =>
+  svc.call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, { key: WITHDRAW_KEY, body });
+
+/** POSTs a callback with the exact raw body the HMAC covers. */
+export async function postCallback(
+  svc: TestService,
+  ledgerId: string,
+  body: unknown,
+  opts: { secret?: string; nowMs?: number; headers?: Record<string, string>; raw?: string } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const raw = opts.raw ?? JSON.stringify(body);
+  const headers = { ...signCallback(opts.secret ?? TEST_CALLBACK_SECRET, raw, opts.nowMs), ...opts.headers };
+  return svc.call('POST', `/api/v1.0/sign_complete_callback?ledgerId=${encodeURIComponent(ledgerId)}`, { rawBody: raw, headers });
+}
+
+/** The body the custody service sends for a completed sign operation of the simulator. */
+export function simCallbackBody(loop: Pick<Loop, 'custody'>, operationID: string) {
+  const op = loop.custody.sim.operation(operationID);
+  if (!op || op.status !== 'COMPLETED') throw new Error(`simulator operation ${operationID} is not completed: ${JSON.stringify(op)}`);
+  return { publicKeys: op.publicKeys, providerData: op.providerData, dataToSign: op.dataToSign, signatures: op.signatures, v: op.v };
+}
+
+/** Waits until `check` returns a value other than undefined/false. */
+export async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export function provider(url: string): JsonRpcProvider {
+  return new JsonRpcProvider(url, undefined, { cacheTimeout: -1, staticNetwork: true });
+}
+
+/** Every transaction sent from `address` on the (automining) dev chain, by scanning its blocks. */
+export async function txsFrom(p: JsonRpcProvider, address: string): Promise<string[]> {
+  const height = await p.getBlockNumber();
+  const found: string[] = [];
+  for (let n = 0; n <= height; n++) {
+    const block = await p.getBlock(n, true);
+    for (const tx of block?.prefetchedTransactions ?? []) if (tx.from.toLowerCase() === address.toLowerCase()) found.push(tx.hash);
+  }
+  return found;
+}
+
+/**
+ * A TCP proxy in front of a back end that can be switched off (every connection, open or new,
+ * is cut) and on again, on a fixed port: the back end going down and coming back.
+ */
+export interface SwitchableProxy {
+  url: string;
+  port: number;
+  up: boolean;
+  off(): void;
+  on(): void;
+  close(): Promise<void>;
+}
+
+export async function switchableProxy(target: { host: string; port: number }, scheme = 'http'): Promise<SwitchableProxy> {
+  const open = new Set<Socket>();
+  const state = { up: true };
+  const server: Server = createServer((client) => {
+    if (!state.up) {
+      client.destroy();
+      return;
+    }
+    const upstream = new Socket();
+    upstream.connect(target.port, target.host);
+    for (const s of [client, upstream]) {
+      open.add(s);
+      s.on('close', () => open.delete(s));
+      s.on('error', () => undefined);
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  const proxy: SwitchableProxy = {
+    url: `${scheme}://127.0.0.1:${port}`,
+    port,
+    get up() {
+      return state.up;
+    },
+    off() {
+      state.up = false;
+      for (const s of open) s.destroy();
+    },
+    on() {
+      state.up = true;
+    },
+    close: async () => {
+      proxy.off();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+  return proxy;
+}
