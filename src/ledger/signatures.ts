@@ -61,7 +61,13 @@ export function verifySecp256k1(digest: Uint8Array, sigHex: string, v: number, k
   const expected = Buffer.from(key.bytes);
   // Recovery to the stored key proves the signature valid for it; try the hint first.
   for (const recoveryId of [hint, hint ^ 1] as (0 | 1)[]) {
-    const recovered = ecc.recover(digest, lowS, recoveryId, true);
+    let recovered: Uint8Array | null;
+    try {
+      recovered = ecc.recover(digest, lowS, recoveryId, true);
+    } catch {
+      // The library throws where r is no curve point's x: that simply recovers nothing.
+      recovered = null;
+    }
     if (recovered && expected.equals(Buffer.from(recovered))) return { signature: lowS, recoveryId };
   }
   throw new VerificationError('signature does not verify against the stored key and digest', 'bad-signature');

@@ -81,15 +81,7 @@ export async function acceptSignatures(deps: AcceptDeps, ledgerId: string, body:
     if (!echoedKey || Buffer.compare(echoedKey.bytes, storedKey.bytes) !== 0) {
       fail('key-mismatch', `entry ${j}: the public key differs from the stored key of payload ${payload}`);
     }
-    let sig;
-    try {
-      sig = verifySignature(stored.digest, body.signatures[j] as string, body.v[j], storedKey);
-    } catch (e) {
-      // Untrusted input must never become a 500: the secp256k1 library throws plain errors
-      // (e.g. for an r that is no curve point) where a VerificationError is meant.
-      if (e instanceof VerificationError) throw e;
-      fail('bad-signature', `entry ${j}: the signature cannot be verified (${(e as Error).message})`);
-    }
+    const sig = verifySignature(stored.digest, body.signatures[j] as string, body.v[j], storedKey);
     verified.set(payload, { signature: Buffer.from(sig.signature).toString('hex'), recoveryId: sig.recoveryId });
   }
   if (op.status === 'FAILED') throw new ConflictError(`operation ${op.operationID ?? op.id} has FAILED (${op.failureReason}); it will not be broadcast`, 'ERR_OPERATION_FAILED');

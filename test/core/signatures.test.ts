@@ -63,3 +63,17 @@ describe('secp256k1 callback signatures', () => {
     expect(toCustodyKeyId(key)).toBe(KEY);
   });
 });
+
+describe('secp256k1 signatures whose r is no curve point', () => {
+  it('fail verification instead of throwing a library error', () => {
+    // r = 5: no point on secp256k1 has x = 5, so recovery is impossible for either id.
+    const sig = `${'0'.repeat(63)}5${SIG.slice(64)}`;
+    try {
+      verifySecp256k1(DIGEST, sig, 0, key);
+      expect.fail('expected a verification error');
+    } catch (e) {
+      expect(e).toBeInstanceOf(VerificationError);
+      expect((e as VerificationError).reason).toBe('bad-signature');
+    }
+  });
+});
