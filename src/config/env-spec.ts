@@ -141,6 +141,12 @@ export const ENV = {
     default: '120',
     description: 'A withdrawal with no callback this long after its sign request is looked up at the custody service.',
   },
+  signTimeoutSeconds: {
+    env: 'SIGN_TIMEOUT_SECONDS',
+    schema: int(1, 86_400 * 30),
+    default: '86400',
+    description: 'A withdrawal not signed by the quorum this long after its creation ends FAILED and frees its nonce, sequence or coins.',
+  },
   reconcileIntervalSeconds: { env: 'RECONCILE_INTERVAL_SECONDS', schema: int(1, 3600), default: '30', description: 'How often reconciliation runs.' },
   confirmPollMs: { env: 'CONFIRM_POLL_MS', schema: int(50, 600_000), default: '5000', description: 'Interval between confirmation checks of a broadcast transaction.' },
   broadcastAttempts: {

@@ -16,7 +16,7 @@ export interface StoredSignature {
  * - `opid:{operationID}` custody operation id → internal id
  * - `digest:{hex}`       digest → internal id (callbacks are matched by what we stored)
  * - `vault-ops:{vault}`  sorted set of a vault's operations by creation time
- * - `open-ops`           sorted set of operations waiting for signatures, for reconciliation
+ * - `open-ops`           sorted set of operations not yet broadcast (EXECUTING, SIGNED), for reconciliation
  *
  * Status changes go through `transition`, a compare-and-set on the current status, so two
  * workers (or a worker and the reconciler) cannot both move an operation.
@@ -113,7 +113,7 @@ export class OperationStore {
     };
     const r = (await this.redis.eval(TRANSITION, 1, this.k('op', id), JSON.stringify(next), ...from)) as number;
     if (r !== 1) return undefined;
-    if (to !== 'EXECUTING') await this.redis.zrem(this.k('open-ops'), id);
+    if (to !== 'EXECUTING' && to !== 'SIGNED') await this.redis.zrem(this.k('open-ops'), id);
     return next;
   }
 
@@ -140,7 +140,7 @@ export class OperationStore {
     return { total, items: raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as Operation) };
   }
 
-  /** Operations still waiting for signatures that were created before `beforeMs`. */
+  /** Operations not yet broadcast that were created before `beforeMs`. */
   async openBefore(beforeMs: number, limit = 100): Promise<string[]> {
     return this.redis.zrangebyscore(this.k('open-ops'), 0, beforeMs, 'LIMIT', 0, limit);
   }

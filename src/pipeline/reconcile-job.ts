@@ -1,13 +1,33 @@
 import { isAppError } from '../errors.js';
 import { acceptSignatures } from './accept-signatures.js';
 import { failOperation } from './fail-operation.js';
+import type { Operation } from './operation.js';
 import type { PipelineDeps } from './pipeline-deps.js';
+import { broadcastJobId } from './queues.js';
 
 /**
- * Finds withdrawals still waiting for signatures after RECONCILE_AFTER_SECONDS and asks
- * the custody service where they stand; a completed sign operation goes through the same
- * path as a callback, so a lost callback loses nothing. Expired or never-sent requests end
- * as FAILED and give their reservations back.
+ * A SIGNED withdrawal whose broadcast job ran out of attempts (node down for long) is not
+ * failed: its transaction may already sit on a node. Its job is started again here, at the
+ * reconciliation cadence, until the ledger takes it or rejects it for good.
+ */
+async function restartBroadcast(deps: PipelineDeps, op: Operation): Promise<boolean> {
+  const job = await deps.queues.broadcast.getJob(broadcastJobId(op.id));
+  if (!job) {
+    await deps.queues.broadcast.add('broadcast', { operationId: op.id }, { jobId: broadcastJobId(op.id) });
+    return true;
+  }
+  if (!(await job.isFailed())) return false;
+  await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+  return true;
+}
+
+/**
+ * Finds withdrawals not yet broadcast RECONCILE_AFTER_SECONDS after their creation:
+ * - waiting for signatures: asks the custody service where they stand; a completed sign
+ *   operation goes through the same path as a callback, so a lost callback loses nothing;
+ *   expired, never-sent, or unsigned after SIGN_TIMEOUT_SECONDS: FAILED, reservations back
+ *   (a callback arriving later is refused, so nothing is broadcast for a FAILED withdrawal);
+ * - signed but with a broadcast that gave up: its broadcast starts again.
  */
 export async function processReconcile(deps: PipelineDeps): Promise<{ checked: number; recovered: number; failed: number }> {
   const now = Date.now();
@@ -16,7 +36,16 @@ export async function processReconcile(deps: PipelineDeps): Promise<{ checked: n
   let failed = 0;
   for (const id of ids) {
     const op = await deps.store.find(id);
+    if (op?.status === 'SIGNED') {
+      if (await restartBroadcast(deps, op).catch(() => false)) deps.logger.warn({ operationId: op.id }, 'restarted a broadcast that had given up');
+      continue;
+    }
     if (!op || op.status !== 'EXECUTING') continue;
+    if (Date.parse(op.createdAt) < now - deps.config.signTimeoutSeconds * 1000) {
+      const reason = `not signed within ${deps.config.signTimeoutSeconds} s (SIGN_TIMEOUT_SECONDS)`;
+      if (await failOperation(deps, op, reason, ['EXECUTING'])) failed++;
+      continue;
+    }
     if (op.unsigned.expiresAt && op.unsigned.expiresAt < now) {
       if (await failOperation(deps, op, 'expired: the ledger would no longer accept the transaction', ['EXECUTING'])) failed++;
       continue;

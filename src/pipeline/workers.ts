@@ -2,7 +2,6 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { processBroadcast } from './broadcast-job.js';
 import { processConfirm } from './confirm-job.js';
-import { failOperation } from './fail-operation.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { QUEUE, type OperationJob } from './queues.js';
 import { processReconcile } from './reconcile-job.js';
@@ -30,14 +29,11 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
   const broadcast = new Worker<OperationJob>(QUEUE.broadcast, (job) => processBroadcast(deps, job.data.operationId), common);
   broadcast.on('failed', (job: Job<OperationJob> | undefined, err) => {
     if (!job) return;
-    const exhausted = job.attemptsMade >= (job.opts.attempts ?? 1);
-    deps.logger.warn({ operationId: job.data.operationId, attempt: job.attemptsMade, err: err.message }, 'broadcast attempt failed');
-    if (exhausted && !(err instanceof UnrecoverableError)) {
-      void deps.store
-        .find(job.data.operationId)
-        .then((op) => op && failOperation(deps, op, `broadcast kept failing after ${job.attemptsMade} attempts: ${err.message}`, ['SIGNED', 'EXECUTING']))
-        .catch((e: unknown) => deps.logger.error({ err: e }, 'could not mark the operation FAILED'));
-    }
+    const exhausted = job.attemptsMade >= (job.opts.attempts ?? 1) && !(err instanceof UnrecoverableError);
+    // Exhausted retries do not fail the withdrawal: the transaction may be on a node already.
+    // Reconciliation starts the broadcast again; permanent rejections fail it in the job itself.
+    const log = exhausted ? deps.logger.error.bind(deps.logger) : deps.logger.warn.bind(deps.logger);
+    log({ operationId: job.data.operationId, attempt: job.attemptsMade, err: err.message, exhausted }, 'broadcast attempt failed');
   });
 
   const confirm = new Worker<OperationJob>(QUEUE.confirm, (job, token) => processConfirm(deps, job, token), common);

@@ -1,0 +1,88 @@
+import type { JsonRpcProvider } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestChain, type TestChain } from '../helpers/chain.js';
+import { startLoop, type Loop } from '../helpers/loop.js';
+import { countBroadcasts, provider, RECIPIENT, switchableProxy, until, withdraw, type BroadcastCounter, type SwitchableProxy } from './support.js';
+
+/**
+ * The two ways a withdrawal can stall: the quorum never signs (it must end FAILED after
+ * SIGN_TIMEOUT_SECONDS and free its nonce), and the node stays down longer than the broadcast
+ * retries (it must not end FAILED, since the transaction may be on a node: reconciliation
+ * starts the broadcast again until it goes through).
+ */
+describe('stalled withdrawals', () => {
+  let chain: TestChain;
+  let loop: Loop;
+  let p: JsonRpcProvider;
+  let node: SwitchableProxy;
+  let counter: BroadcastCounter;
+
+  beforeAll(async () => {
+    chain = await startTestChain();
+    node = await switchableProxy({ host: '127.0.0.1', port: Number(new URL(chain.anvil.url).port) });
+    loop = await startLoop(
+      { ethdev: { rpcUrl: node.url, confirmations: 1 } },
+      { env: { BROADCAST_ATTEMPTS: '2', RECONCILE_AFTER_SECONDS: '1', RECONCILE_INTERVAL_SECONDS: '1', SIGN_TIMEOUT_SECONDS: '3' } },
+    );
+    p = provider(chain.anvil.url);
+    counter = countBroadcasts(loop.svc, 'ethdev');
+  });
+  afterAll(async () => {
+    p?.destroy();
+    await loop?.stop();
+    await node?.close();
+    await chain?.stop();
+  });
+
+  it('a withdrawal the quorum never signs ends FAILED after SIGN_TIMEOUT_SECONDS and its nonce is reused', async () => {
+    const v = await loop.vault('ethdev');
+    await chain.funder.sendEth(v.address, 10n ** 17n);
+    // The quorum never approves: no callback, and the custody service reports the operation PENDING.
+    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    const custody = loop.svc.pipeline!.deps.custody;
+    const realLookup = custody.getSignOperation.bind(custody);
+    custody.getSignOperation = async (id) => ({ ...(await realLookup(id)), status: 'PENDING', isApproved: false, signatures: [], v: [] });
+    try {
+      const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'never signed' });
+      expect(res.status).toBe(200);
+      const failed = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'FAILED', 15_000);
+      expect(failed.failureReason).toMatch(/not signed within 3 s/);
+      // A late callback for it is refused: nothing is broadcast for a FAILED withdrawal.
+      loop.custody.sim.setFaults({}, v.vaultId);
+      expect((await fetch(`${loop.custody.url}/operations/sign/${res.body.operationID}/resend`, { method: 'POST' })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(counter.calls).toBe(0);
+    } finally {
+      custody.getSignOperation = realLookup;
+    }
+    const next = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'after the timeout' });
+    const done = await loop.waitFor(v.vaultId, next.body.operationID, (o) => o.status === 'CONFIRMED', 15_000);
+    expect((await p.getTransaction(done.txids[0]))?.nonce).toBe(0);
+  });
+
+  it('a broadcast that runs out of attempts stays SIGNED and goes through once the node is back', async () => {
+    const v = await loop.vault('ethdev');
+    await chain.funder.sendEth(v.address, 10n ** 17n);
+    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.02', description: 'long outage' });
+    await until('the custody to sign', () => loop.custody.sim.operation(res.body.operationID)?.status === 'COMPLETED');
+    node.off();
+    try {
+      loop.custody.sim.setFaults({}, v.vaultId);
+      expect((await fetch(`${loop.custody.url}/operations/sign/${res.body.operationID}/resend`, { method: 'POST' })).status).toBe(200);
+      const job = await until('the broadcast job to give up', async () => {
+        const j = await loop.svc.pipeline!.deps.queues.broadcast.getJob(`broadcast-${(await loop.svc.pipeline!.deps.store.resolve(res.body.operationID))!.id}`);
+        return j && (await j.isFailed()) ? j : undefined;
+      });
+      expect(job.attemptsMade).toBe(2);
+      const during = await loop.waitFor(v.vaultId, res.body.operationID, () => true);
+      expect(during.status).toBe('SIGNED');
+    } finally {
+      node.on();
+    }
+    const done = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED', 20_000);
+    expect(done.status).toBe('CONFIRMED');
+    expect(await p.getTransactionCount(v.address, 'latest')).toBe(1);
+    expect(counter.sent.filter((t) => t === done.txids[0]).length).toBeGreaterThanOrEqual(1);
+  });
+});
