@@ -9,6 +9,8 @@ export function connectRedis(url: string, logger: Logger, name: string): Redis {
   const redis = new Redis(url, {
     connectionName: name,
     maxRetriesPerRequest: 1,
+    // A Redis that accepts connections but never answers must not hang requests.
+    commandTimeout: 5000,
     enableOfflineQueue: true,
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });

@@ -11,7 +11,7 @@ function isRedisDown(err: unknown): boolean {
   return (
     e?.name === 'MaxRetriesPerRequestError' ||
     ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(e?.code ?? '') ||
-    /Connection is closed|Stream isn't writeable/.test(e?.message ?? '')
+    /Connection is closed|Stream isn't writeable|Command timed out/.test(e?.message ?? '')
   );
 }
 

@@ -22,6 +22,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   /** Schema of the 200 (or `status`) answer. */
   response: z.ZodType;
   status?: number;
+  /** Runs before any validation: authentication that must not reveal the expected shapes. */
+  guard?(req: Request): void | Promise<void>;
   /** Optional request headers the route reads, for the document. */
   headers?: string[];
   /** Extra error statuses this route may answer, for the document. */
@@ -53,6 +55,7 @@ export function mountRoute(router: Router, spec: AnyRouteSpec, auth: (scope: Sco
   const handlers: RequestHandler[] = [];
   if (spec.scope) handlers.push(auth(spec.scope));
   handlers.push(async (req, res) => {
+    await spec.guard?.(req);
     const params = parse(spec.params, req.params, 'path');
     const query = parse(spec.query, req.query, 'query');
     if (spec.body && req.body === undefined) throw new InvalidArgumentError('a JSON body is required (Content-Type: application/json)');

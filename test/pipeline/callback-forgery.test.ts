@@ -154,6 +154,9 @@ describe('forged signing callbacks are rejected, nothing is broadcast', () => {
     rejected('a signature header that is not hex', { status: 401, errCode: 'ERR_UNAUTHORIZED', details: /bad-hmac/ }, () =>
       postCallback(loop.svc, 'ethdev', a.body, { headers: { 'x-callback-signature': 'sha256=zz' } }),
     );
+    rejected('a malformed body without authentication: 401, not a description of the expected shape', { status: 401, errCode: 'ERR_UNAUTHORIZED', details: /missing-headers/ }, () =>
+      loop.svc.call('POST', '/api/v1.0/sign_complete_callback', { body: { hello: 'world' } }),
+    );
   });
 
   it('after all forgeries: nothing stored, nothing broadcast, both operations still EXECUTING', async () => {

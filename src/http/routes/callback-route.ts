@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import { z } from 'zod';
 import { AppError, ForbiddenError, UnauthorizedError, VerificationError } from '../../errors.js';
 import { acceptSignatures, callbackBodySchema } from '../../pipeline/accept-signatures.js';
@@ -16,6 +17,16 @@ const normaliseIp = (ip: string | undefined): string => (ip ?? '').replace(/^::f
  */
 export function callbackRoute(deps: PipelineDeps) {
   const { callbackSecret, callbackToleranceSeconds, callbackAllowedIps } = deps.config;
+  // Before the body is even parsed as a callback: an unauthenticated caller learns nothing.
+  const authenticate = (req: Request): AppError | undefined => {
+    if (callbackAllowedIps && !callbackAllowedIps.includes(normaliseIp(req.socket.remoteAddress))) {
+      return new ForbiddenError('The caller is not on the callback allow-list');
+    }
+    if (!callbackSecret) return undefined;
+    const raw = (req as RawBodyRequest).rawBody ?? Buffer.alloc(0);
+    const failure = checkCallback(callbackSecret, raw, req.header(TIMESTAMP_HEADER), req.header(SIGNATURE_HEADER), callbackToleranceSeconds);
+    return failure ? new UnauthorizedError(`Callback authentication failed: ${failure}`) : undefined;
+  };
   return defineRoute({
     method: 'post',
     path: '/sign_complete_callback',
@@ -25,28 +36,20 @@ export function callbackRoute(deps: PipelineDeps) {
     body: callbackBodySchema,
     response: z.object({ accepted: z.boolean(), outcome: z.enum(['queued', 'partial', 'duplicate']), operationID: z.string() }),
     errors: [401, 403, 404, 409, 503],
+    guard: (req) => {
+      const failure = authenticate(req);
+      if (!failure) return;
+      deps.logger.warn({ securityEvent: 'callback', peer: req.socket.remoteAddress, reason: failure.errCode, details: failure.details }, 'callback rejected');
+      throw failure;
+    },
     handler: async ({ query, body, req }) => {
       const log = deps.logger.child({ securityEvent: 'callback', ledgerId: query.ledgerId, peer: req.socket.remoteAddress });
       try {
-        if (callbackAllowedIps && !callbackAllowedIps.includes(normaliseIp(req.socket.remoteAddress))) {
-          throw new ForbiddenError('The caller is not on the callback allow-list');
-        }
-        if (callbackSecret) {
-          const raw = (req as RawBodyRequest).rawBody ?? Buffer.alloc(0);
-          const failure = checkCallback(
-            callbackSecret,
-            raw,
-            req.header(TIMESTAMP_HEADER),
-            req.header(SIGNATURE_HEADER),
-            callbackToleranceSeconds,
-          );
-          if (failure) throw new UnauthorizedError(`Callback authentication failed: ${failure}`);
-        }
         const { outcome, operation } = await acceptSignatures(deps, query.ledgerId, body);
         log.info({ outcome, operationId: operation.id }, 'callback accepted');
         return { accepted: true, outcome, operationID: operation.operationID ?? operation.id };
       } catch (e) {
-        if (e instanceof VerificationError || (e instanceof AppError && [401, 403, 409].includes(e.status))) {
+        if (e instanceof VerificationError || (e instanceof AppError && e.status === 409)) {
           log.warn({ reason: e instanceof VerificationError ? e.reason : e.errCode, details: e.details }, 'callback rejected');
         }
         throw e;
