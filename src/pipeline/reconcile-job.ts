@@ -56,7 +56,12 @@ export async function processReconcile(deps: PipelineDeps): Promise<{ checked: n
     }
     try {
       const remote = await deps.custody.getSignOperation(op.operationID);
-      if (remote.status !== 'COMPLETED' || remote.signatures.length === 0) continue;
+      if (remote.status !== 'COMPLETED') continue;
+      if (remote.signatures.length === 0) {
+        // Some deployments leave signatures out of the lookup: ask for the callback again.
+        await deps.custody.resend(op.operationID);
+        continue;
+      }
       const r = await acceptSignatures(deps, op.ledgerId, {
         publicKeys: remote.publicKeys,
         providerData: '',

@@ -46,6 +46,26 @@ describe('reconciliation of withdrawals without a callback', () => {
     expect(counter.calls - before).toBe(1);
   });
 
+  it('a completed custody operation whose lookup carries no signatures is asked to resend its callback', async () => {
+    const v = await loop.vault('ethdev');
+    await chain.funder.sendEth(v.address, 10n ** 17n);
+    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    const custody = loop.svc.pipeline!.deps.custody;
+    const realLookup = custody.getSignOperation.bind(custody);
+    custody.getSignOperation = async (id) => ({ ...(await realLookup(id)), signatures: [], v: [] });
+    try {
+      const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'lookup without signatures' });
+      await until('the custody to sign', () => loop.custody.sim.operation(res.body.operationID)?.status === 'COMPLETED');
+      loop.custody.sim.setFaults({}, v.vaultId);
+      const done = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED');
+      expect(done.status, done.failureReason).toBe('CONFIRMED');
+      // The signatures arrived by a callback the reconciliation asked for.
+      expect(loop.custody.sim.operation(res.body.operationID)!.deliveries.some((d) => d.delivered > 0)).toBe(true);
+    } finally {
+      custody.getSignOperation = realLookup;
+    }
+  });
+
   it('a sign request that never reached the custody service ends FAILED with its reason; its nonce is reused', async () => {
     const v = await loop.vault('ethdev');
     await chain.funder.sendEth(v.address, 10n ** 17n);
