@@ -1,9 +1,9 @@
 import type { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Faults } from '../../src/custody-simulator/index.js';
-import { startTestChain, type TestChain } from '../helpers/chain.js';
-import { startLoop, type Loop } from '../helpers/loop.js';
-import { countBroadcasts, postCallback, provider, RECIPIENT, simCallbackBody, until, withdraw, type BroadcastCounter } from './support.js';
+import type { TestChain } from '../helpers/chain.js';
+import type { Loop } from '../helpers/loop.js';
+import { type BroadcastCounter, type EthLoop, postCallback, RECIPIENT, simCallbackBody, startEthLoop, until, withdraw } from './support.js';
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
@@ -17,18 +17,13 @@ describe('custody callback faults: one broadcast per withdrawal, whatever the cu
   let loop: Loop;
   let p: JsonRpcProvider;
   let counter: BroadcastCounter;
+  let ctx: EthLoop;
 
   beforeAll(async () => {
-    chain = await startTestChain();
-    loop = await startLoop({ ethdev: { rpcUrl: chain.anvil.url, confirmations: 1 } });
-    p = provider(chain.anvil.url);
-    counter = countBroadcasts(loop.svc, 'ethdev');
+    ctx = await startEthLoop();
+    ({ chain, loop, p, counter } = ctx);
   });
-  afterAll(async () => {
-    p?.destroy();
-    await loop?.stop();
-    await chain?.stop();
-  });
+  afterAll(() => ctx?.stop());
 
   /** A funded vault with `faults`, one withdrawal from it; returns what the test needs. */
   async function withFaults(faults: Faults) {

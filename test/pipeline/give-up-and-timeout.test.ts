@@ -1,8 +1,8 @@
 import type { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestChain, type TestChain } from '../helpers/chain.js';
-import { startLoop, type Loop } from '../helpers/loop.js';
-import { countBroadcasts, provider, RECIPIENT, switchableProxy, until, withdraw, type BroadcastCounter, type SwitchableProxy } from './support.js';
+import type { TestChain } from '../helpers/chain.js';
+import type { Loop } from '../helpers/loop.js';
+import { type BroadcastCounter, type EthLoop, RECIPIENT, startEthLoop, type SwitchableProxy, until, withdraw } from './support.js';
 
 /**
  * The two ways a withdrawal can stall: the quorum never signs (it must end FAILED after
@@ -14,25 +14,16 @@ describe('stalled withdrawals', () => {
   let chain: TestChain;
   let loop: Loop;
   let p: JsonRpcProvider;
-  let node: SwitchableProxy;
   let counter: BroadcastCounter;
+  let node: SwitchableProxy;
+  let ctx: EthLoop;
 
   beforeAll(async () => {
-    chain = await startTestChain();
-    node = await switchableProxy({ host: '127.0.0.1', port: Number(new URL(chain.anvil.url).port) });
-    loop = await startLoop(
-      { ethdev: { rpcUrl: node.url, confirmations: 1 } },
-      { env: { BROADCAST_ATTEMPTS: '2', RECONCILE_AFTER_SECONDS: '1', RECONCILE_INTERVAL_SECONDS: '1', SIGN_TIMEOUT_SECONDS: '3' } },
-    );
-    p = provider(chain.anvil.url);
-    counter = countBroadcasts(loop.svc, 'ethdev');
+    ctx = await startEthLoop({ proxied: true, env: { BROADCAST_ATTEMPTS: '2', RECONCILE_AFTER_SECONDS: '1', RECONCILE_INTERVAL_SECONDS: '1', SIGN_TIMEOUT_SECONDS: '3' } });
+    ({ chain, loop, p, counter } = ctx);
+    node = ctx.node as SwitchableProxy;
   });
-  afterAll(async () => {
-    p?.destroy();
-    await loop?.stop();
-    await node?.close();
-    await chain?.stop();
-  });
+  afterAll(() => ctx?.stop());
 
   it('a withdrawal the quorum never signs ends FAILED after SIGN_TIMEOUT_SECONDS and its nonce is reused', async () => {
     const v = await loop.vault('ethdev');

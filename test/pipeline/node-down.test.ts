@@ -1,9 +1,9 @@
 import type { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerAdaptor } from '../../src/ledger/adaptor.js';
-import { startTestChain, type TestChain } from '../helpers/chain.js';
-import { startLoop, type Loop } from '../helpers/loop.js';
-import { countBroadcasts, provider, RECIPIENT, switchableProxy, until, withdraw, type BroadcastCounter, type SwitchableProxy } from './support.js';
+import type { TestChain } from '../helpers/chain.js';
+import type { Loop } from '../helpers/loop.js';
+import { type BroadcastCounter, type EthLoop, RECIPIENT, startEthLoop, type SwitchableProxy, until, withdraw } from './support.js';
 
 /**
  * The service reaches its Ethereum node through a TCP proxy the test switches off and on: the
@@ -14,26 +14,16 @@ describe('ledger node down during the signing loop', () => {
   let chain: TestChain;
   let loop: Loop;
   let p: JsonRpcProvider;
-  let node: SwitchableProxy;
   let counter: BroadcastCounter;
+  let node: SwitchableProxy;
+  let ctx: EthLoop;
 
   beforeAll(async () => {
-    chain = await startTestChain();
-    const port = Number(new URL(chain.anvil.url).port);
-    node = await switchableProxy({ host: '127.0.0.1', port });
-    loop = await startLoop({
-      ethdev: { rpcUrl: node.url, confirmations: 1 },
-      slowdev: { family: 'ethereum', chainId: 31337, rpcUrl: node.url, confirmations: 2 },
-    });
-    p = provider(chain.anvil.url);
-    counter = countBroadcasts(loop.svc, 'ethdev');
+    ctx = await startEthLoop({ proxied: true, extraLedgers: (rpcUrl) => ({ slowdev: { family: 'ethereum', chainId: 31337, rpcUrl, confirmations: 2 } }) });
+    ({ chain, loop, p, counter } = ctx);
+    node = ctx.node as SwitchableProxy;
   });
-  afterAll(async () => {
-    p?.destroy();
-    await loop?.stop();
-    await node?.close();
-    await chain?.stop();
-  });
+  afterAll(() => ctx?.stop());
 
   it('node down when the signatures arrive: the broadcast is retried and confirms once the node is back', async () => {
     const v = await loop.vault('ethdev');

@@ -1,8 +1,8 @@
 import type { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestChain, type TestChain } from '../helpers/chain.js';
-import { startLoop, type Loop } from '../helpers/loop.js';
-import { countBroadcasts, postCallback, provider, RECIPIENT, simCallbackBody, until, withdraw, type BroadcastCounter } from './support.js';
+import type { TestChain } from '../helpers/chain.js';
+import type { Loop } from '../helpers/loop.js';
+import { type BroadcastCounter, type EthLoop, postCallback, RECIPIENT, simCallbackBody, startEthLoop, until, withdraw } from './support.js';
 
 /**
  * Reconciliation (RECONCILE_AFTER_SECONDS=1, every second): a lost callback is recovered from
@@ -14,18 +14,13 @@ describe('reconciliation of withdrawals without a callback', () => {
   let loop: Loop;
   let p: JsonRpcProvider;
   let counter: BroadcastCounter;
+  let ctx: EthLoop;
 
   beforeAll(async () => {
-    chain = await startTestChain();
-    loop = await startLoop({ ethdev: { rpcUrl: chain.anvil.url, confirmations: 1 } }, { env: { RECONCILE_AFTER_SECONDS: '1', RECONCILE_INTERVAL_SECONDS: '1' } });
-    p = provider(chain.anvil.url);
-    counter = countBroadcasts(loop.svc, 'ethdev');
+    ctx = await startEthLoop({ env: { RECONCILE_AFTER_SECONDS: '1', RECONCILE_INTERVAL_SECONDS: '1' } });
+    ({ chain, loop, p, counter } = ctx);
   });
-  afterAll(async () => {
-    p?.destroy();
-    await loop?.stop();
-    await chain?.stop();
-  });
+  afterAll(() => ctx?.stop());
 
   it('a dropped callback is recovered from the custody operation and confirmed once', async () => {
     const v = await loop.vault('ethdev');

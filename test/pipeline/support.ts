@@ -3,7 +3,8 @@ import { createServer, Socket, type Server } from 'node:net';
 import { JsonRpcProvider } from 'ethers';
 import type { LedgerAdaptor, SignedTx } from '../../src/ledger/adaptor.js';
 import { signCallback } from '../../src/security/callback-hmac.js';
-import type { Loop } from '../helpers/loop.js';
+import { startTestChain, type TestChain } from '../helpers/chain.js';
+import { startLoop, type Loop } from '../helpers/loop.js';
 import { TEST_CALLBACK_SECRET, WITHDRAW_KEY, type TestService } from '../helpers/service.js';
 
 export const RECIPIENT = '0x00000000000000000000000000000000000000B0';
@@ -155,4 +156,38 @@ export async function switchableProxy(target: { host: string; port: number }, sc
     },
   };
   return proxy;
+}
+
+/** The Ethereum signing loop most robustness tests run on: anvil, the loop, a provider, a broadcast counter. */
+export interface EthLoop {
+  chain: TestChain;
+  loop: Loop;
+  p: JsonRpcProvider;
+  counter: BroadcastCounter;
+  /** Present when the service reaches anvil through a switchable proxy. */
+  node?: SwitchableProxy;
+  stop(): Promise<void>;
+}
+
+export async function startEthLoop(
+  opts: { proxied?: boolean; env?: Record<string, string>; extraLedgers?: (rpcUrl: string) => Record<string, unknown> } = {},
+): Promise<EthLoop> {
+  const chain = await startTestChain();
+  const node = opts.proxied ? await switchableProxy({ host: '127.0.0.1', port: Number(new URL(chain.anvil.url).port) }) : undefined;
+  const rpcUrl = node?.url ?? chain.anvil.url;
+  const loop = await startLoop({ ethdev: { rpcUrl, confirmations: 1 }, ...opts.extraLedgers?.(rpcUrl) }, { env: opts.env });
+  const p = provider(chain.anvil.url);
+  return {
+    chain,
+    loop,
+    p,
+    node,
+    counter: countBroadcasts(loop.svc, 'ethdev'),
+    stop: async () => {
+      p.destroy();
+      await loop.stop();
+      await node?.close();
+      await chain.stop();
+    },
+  };
 }
