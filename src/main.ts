@@ -11,6 +11,7 @@ import { createPipeline } from './pipeline/pipeline.js';
 import type { Workers } from './pipeline/workers.js';
 import type { Sandbox } from './sandbox/sandbox.js';
 import { exitOnStartFailure, onShutdown } from './process-lifecycle.js';
+import { createMetrics } from './metrics/metrics.js';
 import { createCore, listen } from './service.js';
 
 async function main(): Promise<void> {
@@ -23,7 +24,7 @@ async function main(): Promise<void> {
     config = sandbox.config;
   }
   const logger = createLogger(config.logLevel, config.secrets);
-  const core = createCore(config, logger);
+  const core = createCore(config, logger, undefined, createMetrics({ processMetrics: true }));
   await checkLedgerNetworks(core.registry, logger);
   const pipeline = createPipeline(core);
   const routes = [...pipeline.routes, ...(sandbox ? (await import('./sandbox/sandbox-routes.js')).sandboxRoutes(core, sandbox) : [])];

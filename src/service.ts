@@ -6,6 +6,7 @@ import type { AppContext } from './http/app-context.js';
 import { createApp, type AppExtensions } from './http/app.js';
 import { LedgerRegistry } from './ledger/registry.js';
 import { Reservations } from './ledger/reservations.js';
+import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { hashApiKey, type ApiKeyRecord } from './security/api-keys.js';
 import { connectRedis } from './redis.js';
 import { VaultStore } from './vaults/vault-store.js';
@@ -23,13 +24,14 @@ export interface Core {
   vaults: VaultStore;
   reservations: Reservations;
   prefix: string;
+  metrics: Metrics;
 }
 
-export function createCore(config: Config, logger: Logger, redis = connectRedis(config.redisUrl, logger, 'byow-api')): Core {
+export function createCore(config: Config, logger: Logger, redis = connectRedis(config.redisUrl, logger, 'byow-api'), metrics = createMetrics()): Core {
   const prefix = `${config.keyPrefix}:`;
-  const reservations = new Reservations(redis, prefix);
+  const reservations = new Reservations(redis, prefix, (kind, scope) => metrics.reservationEvents.inc({ ledger: scope.split(':')[0] ?? scope, kind }));
   const registry = LedgerRegistry.fromConfig(config, { logger, redis, fetch, reservations });
-  return { config, logger, redis, registry, vaults: new VaultStore(redis, prefix), reservations, prefix };
+  return { config, logger, redis, registry, vaults: new VaultStore(redis, prefix), reservations, prefix, metrics };
 }
 
 export function appContext(core: Core, healthChecks: AppContext['healthChecks'] = {}): AppContext {

@@ -8,6 +8,8 @@ import { checkLedgerNetworks } from './ledger/boot-check.js';
 import { createPipeline } from './pipeline/pipeline.js';
 import { connectRedis } from './redis.js';
 import { exitOnStartFailure, onShutdown } from './process-lifecycle.js';
+import { createServer } from 'node:http';
+import { createMetrics } from './metrics/metrics.js';
 import { createCore } from './service.js';
 
 async function main(): Promise<void> {
@@ -17,13 +19,21 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = createLogger(config.logLevel, config.secrets);
-  const core = createCore(config, logger, connectRedis(config.redisUrl, logger, 'byow-worker-store'));
+  const core = createCore(config, logger, connectRedis(config.redisUrl, logger, 'byow-worker-store'), createMetrics({ processMetrics: true }));
+  // Job durations and broadcasts are counted where the jobs run: here. Scraped like the API's /metrics.
+  const metricsServer = config.metricsPort
+    ? createServer((req, res) => {
+        if (req.method !== 'GET' || req.url !== '/metrics') return void res.writeHead(404).end();
+        void core.metrics.registry.metrics().then((text) => res.writeHead(200, { 'content-type': core.metrics.registry.contentType }).end(text));
+      }).listen(config.metricsPort, config.host)
+    : undefined;
   await checkLedgerNetworks(core.registry, logger);
   const pipeline = createPipeline(core);
   const workers = await pipeline.startWorkers();
   logger.info({ ledgers: core.registry.ids() }, 'worker started');
   // Closing the workers lets their current jobs finish first.
   onShutdown(logger, 'worker', async () => {
+    metricsServer?.close();
     await workers.close();
     await pipeline.close();
     core.redis.disconnect();

@@ -169,6 +169,11 @@ export const ENV = {
     schema: bool,
     description: 'Run the queue workers inside the API process (default: only in the sandbox; use `npm run worker` otherwise).',
   },
+  metricsPort: {
+    env: 'METRICS_PORT',
+    schema: int(1, 65535),
+    description: 'Worker process (`npm run worker`) only: serve Prometheus `GET /metrics` on this port (the API serves it on PORT).',
+  },
   dashboardReadOnly: { env: 'DASHBOARD_READ_ONLY', schema: bool, default: 'true', description: 'The job dashboard at /admin/queues shows but cannot retry, promote or remove jobs.' },
 } satisfies Record<string, EnvEntry>;
 

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import type { LedgerRegistry } from '../ledger/registry.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { ApiKeyRecord } from '../security/api-keys.js';
 import type { VaultStore } from '../vaults/vault-store.js';
 
@@ -20,4 +21,6 @@ export interface AppContext {
   apiKeys: readonly ApiKeyRecord[];
   /** Further dependencies `/status` reports (the custody service, …). */
   healthChecks: Record<string, () => Promise<DependencyHealth>>;
+  /** Prometheus metrics of this process; with them the app serves GET /metrics. */
+  metrics?: Metrics;
 }

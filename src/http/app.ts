@@ -5,6 +5,7 @@ import type { AppContext } from './app-context.js';
 import { bearerAuth } from './auth.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { openApiDocument } from './openapi.js';
+import { metricsHandler } from '../metrics/metrics.js';
 import { mountRoute, type AnyRouteSpec } from './route.js';
 import { ledgerRoutes } from './routes/ledger-routes.js';
 import { serviceRoutes } from './routes/service-routes.js';
@@ -28,6 +29,11 @@ export function createApp(ctx: AppContext, ext: AppExtensions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  if (ctx.metrics) {
+    app.use(ctx.metrics.httpMiddleware());
+    // Open like /status: scraped from inside the network; it carries counts, never secrets or ids.
+    app.get('/metrics', metricsHandler(ctx.metrics));
+  }
   app.use(
     pinoHttp({
       logger: ctx.logger,

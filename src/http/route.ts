@@ -52,7 +52,13 @@ function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, where: strin
 export type AnyRouteSpec = RouteSpec<any, any, any>;
 
 export function mountRoute(router: Router, spec: AnyRouteSpec, auth: (scope: Scope) => RequestHandler): void {
-  const handlers: RequestHandler[] = [];
+  const handlers: RequestHandler[] = [
+    (req, res, next) => {
+      // The matched pattern, kept for the latency metric: an error handler runs after Express reset req.baseUrl.
+      res.locals.routePattern = `${req.baseUrl}${spec.path}`;
+      next();
+    },
+  ];
   if (spec.scope) handlers.push(auth(spec.scope));
   handlers.push(async (req, res) => {
     await spec.guard?.(req);

@@ -36,8 +36,10 @@ end
 redis.call('ZREMRANGEBYLEX', free, '-', '(' .. chainNext)
 local lowest = redis.call('ZRANGEBYLEX', free, '-', '+', 'LIMIT', 0, 1)
 local n
+local refilled = 0
 if #lowest > 0 then
   n = lowest[1]
+  refilled = 1
   redis.call('ZREM', free, n)
 else
   local current = redis.call('GET', last)
@@ -45,7 +47,7 @@ else
   redis.call('SET', last, n)
 end
 redis.call('HSET', owners, n, owner)
-return n
+return {n, refilled}
 `;
 
 const RELEASE_SEQUENCE = `
@@ -77,10 +79,14 @@ end
 return n
 `;
 
+/** Contention worth counting: a coin claim lost to another owner, a number taken back from the free list. */
+export type ReservationEvent = 'utxo_claim_conflict' | 'sequence_refill';
+
 export class Reservations {
   constructor(
     private readonly redis: Redis,
     private readonly prefix = 'byow:',
+    private readonly onEvent: (kind: ReservationEvent, scope: string) => void = () => undefined,
   ) {}
 
   private seqKeys(scope: string): [string, string, string] {
@@ -95,7 +101,8 @@ export class Reservations {
    */
   async reserveSequence(scope: string, chainNext: bigint, owner: string): Promise<bigint> {
     const [last, free, owners] = this.seqKeys(scope);
-    const n = (await this.redis.eval(RESERVE_SEQUENCE, 3, last, free, owners, pad(chainNext), owner)) as string;
+    const [n, refilled] = (await this.redis.eval(RESERVE_SEQUENCE, 3, last, free, owners, pad(chainNext), owner)) as [string, number];
+    if (refilled === 1) this.onEvent('sequence_refill', scope);
     return BigInt(n);
   }
 
@@ -125,7 +132,9 @@ export class Reservations {
   async claim(scope: string, items: string[], owner: string, ttlMs: number): Promise<boolean> {
     if (items.length === 0) return true;
     const keys = items.map((i) => this.itemKey(scope, i));
-    return (await this.redis.eval(CLAIM_ITEMS, keys.length, ...keys, owner, String(ttlMs))) === 1;
+    const claimed = (await this.redis.eval(CLAIM_ITEMS, keys.length, ...keys, owner, String(ttlMs))) === 1;
+    if (!claimed) this.onEvent('utxo_claim_conflict', scope);
+    return claimed;
   }
 
   /** Releases what `owner` holds among `items`. */

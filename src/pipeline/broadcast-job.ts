@@ -51,7 +51,9 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string):
     try {
       const r = await adaptor.broadcast(tx);
       deps.logger.info({ operationId: op.id, txid: r.txid, alreadyKnown: r.alreadyKnown, ledgerId: op.ledgerId }, 'broadcast');
+      deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: r.alreadyKnown ? 'already_known' : 'sent' });
     } catch (e) {
+      deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: isRetryable(e) ? 'retryable_error' : 'rejected' });
       if (isRetryable(e)) throw e;
       await failOperation(deps, op, `rejected by the ledger: ${(e as Error).message}`);
       throw new UnrecoverableError((e as Error).message);

@@ -3,6 +3,7 @@ import type { Config } from '../config/load-config.js';
 import type { CustodyClient } from '../custody/custody-client.js';
 import type { UnsignedWithdrawal } from '../ledger/adaptor.js';
 import type { LedgerRegistry } from '../ledger/registry.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { StoredUnsigned } from './operation.js';
 import type { OperationStore } from './operation-store.js';
 import type { Queues } from './queues.js';
@@ -15,6 +16,8 @@ export interface PipelineDeps {
   registry: LedgerRegistry;
   queues: Queues;
   custody: CustodyClient;
+  /** Counters and histograms of this process (absent in tests that build deps by hand). */
+  metrics?: Metrics;
 }
 
 export function toStored(u: UnsignedWithdrawal): StoredUnsigned {

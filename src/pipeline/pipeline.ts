@@ -28,7 +28,8 @@ export function createPipeline(core: Core): Pipeline {
   // Without a listener BullMQ prints every connection error raw on stderr. The shared client
   // (connectRedis) already logs each outage once, so these repeats only go to debug.
   for (const q of queues.all()) q.on('error', (err) => logger.debug({ err: err.message, queue: q.name }, 'queue connection error'));
-  const deps: PipelineDeps = { config, logger, store: new OperationStore(core.redis, core.prefix), registry: core.registry, queues, custody };
+  const deps: PipelineDeps = { config, logger, store: new OperationStore(core.redis, core.prefix), registry: core.registry, queues, custody, metrics: core.metrics };
+  core.metrics.watchQueues(queues.all());
   return {
     deps,
     routes: [...withdrawalRoutes({ ...deps, vaults: core.vaults, idempotency: new Idempotency(core.redis, core.prefix) }), callbackRoute(deps)],

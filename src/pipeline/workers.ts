@@ -43,6 +43,13 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
   await deps.queues.reconcile.upsertJobScheduler('reconcile', { every: deps.config.reconcileIntervalSeconds * 1000 }, { name: 'reconcile' });
 
   for (const w of [broadcast, confirm, reconcile]) w.on('error', (err) => deps.logger.error({ err: err.message, queue: w.name }, 'worker error'));
+  const observe = (queue: string, outcome: string, job: Job | undefined) => {
+    if (job?.processedOn && job.finishedOn) deps.metrics?.jobDuration.observe({ queue, outcome }, (job.finishedOn - job.processedOn) / 1000);
+  };
+  for (const w of [broadcast, confirm, reconcile] as Worker[]) {
+    w.on('completed', (job) => observe(w.name, 'completed', job));
+    w.on('failed', (job) => observe(w.name, 'failed', job));
+  }
   return {
     close: async () => {
       await Promise.all([broadcast.close(), confirm.close(), reconcile.close()]);

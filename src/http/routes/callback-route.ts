@@ -39,6 +39,7 @@ export function callbackRoute(deps: PipelineDeps) {
     guard: (req) => {
       const failure = authenticate(req);
       if (!failure) return;
+      deps.metrics?.callbacksRejected.inc({ reason: failure.errCode });
       deps.logger.warn({ securityEvent: 'callback', peer: req.socket.remoteAddress, reason: failure.errCode, details: failure.details }, 'callback rejected');
       throw failure;
     },
@@ -47,8 +48,10 @@ export function callbackRoute(deps: PipelineDeps) {
       try {
         const { outcome, operation } = await acceptSignatures(deps, query.ledgerId, body);
         log.info({ outcome, operationId: operation.id }, 'callback accepted');
+        deps.metrics?.callbacksAccepted.inc({ outcome });
         return { accepted: true, outcome, operationID: operation.operationID ?? operation.id };
       } catch (e) {
+        deps.metrics?.callbacksRejected.inc({ reason: e instanceof VerificationError ? e.reason : e instanceof AppError ? e.errCode : 'error' });
         if (e instanceof VerificationError || (e instanceof AppError && e.status === 409)) {
           log.warn({ reason: e instanceof VerificationError ? e.reason : e.errCode, details: e.details }, 'callback rejected');
         }

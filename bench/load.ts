@@ -1,0 +1,86 @@
+/**
+ * The load generator, run as its own process (`node --import tsx bench/load.ts <spec.json>`)
+ * so it never shares an event loop with the service it measures. It runs autocannon passes
+ * one after the other and prints their figures as one JSON line on stdout.
+ *
+ * Bodies come from a file (one JSON text per line); each request takes the next one, so a
+ * pass of `amount` requests over `amount` distinct bodies sends each exactly once. With
+ * `hmacSecret`, every request gets fresh callback HMAC headers over its raw body.
+ */
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+
+export interface LoadSpec {
+  url: string;
+  method: 'GET' | 'POST';
+  connections: number;
+  /** Requests to send; or `duration` seconds. */
+  amount?: number;
+  duration?: number;
+  bodiesFile?: string;
+  hmacSecret?: string;
+}
+
+export interface LoadResult {
+  requests: number;
+  seconds: number;
+  rps: number;
+  mean: number;
+  p50: number;
+  p99: number;
+  max: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+function pass(spec: LoadSpec): Promise<LoadResult> {
+  const bodies = spec.bodiesFile ? readFileSync(spec.bodiesFile, 'utf8').split('\n').filter(Boolean) : [];
+  let next = 0;
+  const instance = autocannon({
+    url: spec.url,
+    method: spec.method,
+    connections: spec.connections,
+    ...(spec.amount ? { amount: spec.amount } : { duration: spec.duration ?? 5 }),
+    timeout: 30,
+    headers: { 'content-type': 'application/json' },
+    requests: [
+      {
+        setupRequest: (req) => {
+          if (bodies.length === 0) return req;
+          const body = bodies[next++ % bodies.length] as string;
+          const headers: Record<string, string> = { 'content-type': 'application/json' };
+          if (spec.hmacSecret) {
+            const timestamp = String(Math.floor(Date.now() / 1000));
+            headers['x-callback-timestamp'] = timestamp;
+            headers['x-callback-signature'] = `sha256=${createHmac('sha256', spec.hmacSecret).update(`${timestamp}.`).update(body).digest('hex')}`;
+          }
+          return { ...req, method: spec.method, body, headers };
+        },
+      },
+    ],
+  });
+  return new Promise((resolve) =>
+    instance.on('done', (r) =>
+      resolve({
+        requests: r.requests.total,
+        seconds: r.duration,
+        rps: r.requests.total / r.duration,
+        mean: r.latency.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        max: r.latency.max,
+        non2xx: r.non2xx,
+        errors: r.errors,
+        timeouts: r.timeouts,
+      }),
+    ),
+  );
+}
+
+/** Runs the passes of the spec file one after the other; prints their results as one JSON array. */
+const specs = JSON.parse(readFileSync(process.argv[2] as string, 'utf8')) as LoadSpec[];
+const results: LoadResult[] = [];
+for (const spec of specs) results.push(await pass(spec));
+process.stdout.write(`${JSON.stringify(results)}\n`);

@@ -1,0 +1,110 @@
+/** Child processes of the bench: the real service entry points, the echo server, the load generator. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LoadResult, LoadSpec } from './load.js';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const RESULTS = path.join(ROOT, 'bench', 'results');
+mkdirSync(RESULTS, { recursive: true });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface Child {
+  proc: ChildProcess;
+  log: string;
+  /** process.memoryUsage(), peak RSS and eth_sendRawTransaction timings (service children only). */
+  stats(): Promise<ChildStats>;
+  stop(): Promise<void>;
+}
+
+export interface ChildStats {
+  memory: NodeJS.MemoryUsage;
+  peakRss: number;
+  sends: { txid: string; ms: number }[];
+}
+
+/**
+ * Starts `node --import tsx [--import bench/preload.ts] <script>` with its stdout and stderr
+ * in a log file under bench/results (so the bench process never reads the service's log).
+ */
+export function startNode(name: string, script: string, args: string[], env: Record<string, string>, opts: { preload?: boolean; profile?: boolean } = {}): Child {
+  const log = path.join(RESULTS, `${name}.log`);
+  const fd = openSync(log, 'w');
+  const imports = [
+    '--import',
+    'tsx',
+    ...(opts.preload ? ['--import', path.join(ROOT, 'bench', 'preload.ts')] : []),
+    ...(opts.profile ? ['--cpu-prof', '--cpu-prof-dir', path.join(RESULTS, 'prof')] : []),
+  ];
+  const proc = spawn(process.execPath, [...imports, path.join(ROOT, script), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', fd, fd, 'ipc'],
+  });
+  closeSync(fd);
+  return {
+    proc,
+    log,
+    stats: () =>
+      new Promise<ChildStats>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${name} did not answer the stats request`)), 10_000);
+        const onMessage = (m: unknown) => {
+          if (typeof m === 'object' && m && (m as { kind?: string }).kind === 'stats') {
+            clearTimeout(timer);
+            proc.off('message', onMessage);
+            resolve(m as ChildStats);
+          }
+        };
+        proc.on('message', onMessage);
+        proc.send('stats');
+      }),
+    stop: async () => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+      proc.kill('SIGTERM');
+      const killer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+export function tail(file: string, lines = 20): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/** Waits until `check` holds, failing with the child's log tail when it exits or time runs out. */
+export async function waitFor(what: string, child: Child | undefined, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (child && child.proc.exitCode !== null) throw new Error(`${what}: the process exited (${child.proc.exitCode})\n${tail(child.log)}`);
+    if (await Promise.resolve().then(check).catch(() => false)) return;
+    await sleep(100);
+  }
+  throw new Error(`${what}: timed out${child ? `\n${tail(child.log)}` : ''}`);
+}
+
+export const answers = async (url: string): Promise<boolean> => (await fetch(url)).status < 500;
+
+export const logSays = (child: Child, text: string) => () => readFileSync(child.log, 'utf8').includes(text);
+
+/** Autocannon passes, one after the other, from one process of their own (bench/load.ts). */
+export async function runLoad(specs: LoadSpec[]): Promise<LoadResult[]> {
+  const specFile = path.join(RESULTS, `load-spec-${process.pid}.json`);
+  writeFileSync(specFile, JSON.stringify(specs));
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'load.ts'), specFile], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise<number | null>((r) => proc.once('exit', r));
+  const line = out.trim().split('\n').pop();
+  if (code !== 0 || !line) throw new Error(`load generator failed (${code}): ${err || out}`);
+  return JSON.parse(line) as LoadResult[];
+}
