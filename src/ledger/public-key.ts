@@ -7,6 +7,8 @@ export type SignatureScheme = 'secp256k1' | 'ed25519';
 export interface PublicKey {
   scheme: SignatureScheme;
   bytes: Uint8Array;
+  /** secp256k1: the 65-byte form when the input carried it, so it is not recomputed (a square root). */
+  uncompressed?: Uint8Array;
 }
 
 // DER SubjectPublicKeyInfo headers as the custody service emits them (custody-facts.md).
@@ -45,8 +47,8 @@ export function parsePublicKey(text: string, scheme: SignatureScheme): PublicKey
     throw new Error(`a secp256k1 key has 33 or 65 bytes (or 56/88 as DER SPKI), got ${bytes.length}`);
   }
   if (!ecc.isPoint(point)) throw new Error('not a point on secp256k1');
-  const compressed = ecc.pointCompress(point, true);
-  return { scheme, bytes: Uint8Array.from(compressed) };
+  if (point.length === 33) return { scheme, bytes: Uint8Array.from(point) };
+  return { scheme, bytes: Uint8Array.from(ecc.pointCompress(point, true)), uncompressed: Uint8Array.from(point) };
 }
 
 /** Same as parsePublicKey but as a 422 naming the field. */
@@ -61,8 +63,7 @@ export function parsePublicKeyArg(text: string, scheme: SignatureScheme, field: 
 /** The 65-byte `04 || X || Y` form of a secp256k1 key. */
 export function uncompressedPoint(key: PublicKey): Uint8Array {
   if (key.scheme !== 'secp256k1') throw new Error('only secp256k1 keys have an uncompressed form');
-  const p = ecc.pointCompress(key.bytes, false);
-  return Uint8Array.from(p);
+  return key.uncompressed ?? Uint8Array.from(ecc.pointCompress(key.bytes, false));
 }
 
 export function publicKeyHex(key: PublicKey): string {
