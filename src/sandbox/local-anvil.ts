@@ -43,11 +43,14 @@ async function rpcAnswers(url: string): Promise<boolean> {
  * Starts a real local EVM node (anvil) on a free port. `--prune-history` keeps its memory
  * bounded under load (it has grown without bound here without it).
  */
-export async function startAnvil(opts: { chainId?: number; blockTime?: number } = {}): Promise<LocalAnvil> {
+export async function startAnvil(opts: { chainId?: number; blockTime?: number; mixedMining?: boolean } = {}): Promise<LocalAnvil> {
   const port = await freePort();
   const chainId = opts.chainId ?? 31337;
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--prune-history', '--silent'];
   if (opts.blockTime) args.push('--block-time', String(opts.blockTime));
+  // Mined on every transaction and on a timer: transactions that arrived ahead of their nonce
+  // are mined once the gap fills, as on a live chain.
+  if (opts.mixedMining) args.push('--mixed-mining');
   const child: ChildProcess = spawn(anvilBinary(), args, { stdio: 'ignore' });
   const failed = await new Promise<Error | undefined>((resolve) => {
     child.once('error', resolve);

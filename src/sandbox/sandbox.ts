@@ -43,7 +43,7 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     const redis = await ensureRedis(config.redisUrl, { log });
     stops.push(redis.stop);
 
-    const anvil = await startAnvil();
+    const anvil = await startAnvil({ blockTime: 2, mixedMining: true });
     stops.push(anvil.stop);
     const funder = new DevChainFunder(anvil.url);
     stops.push(async () => funder.destroy());

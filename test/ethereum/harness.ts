@@ -116,9 +116,15 @@ export async function waitReceipt(h: Harness, txid: string): Promise<Receipt> {
   for (let i = 0; i < 200; i++) {
     const r = await h.rpc<Receipt | null>('eth_getTransactionReceipt', [txid]);
     if (r) return r;
+    // anvil automines only when a transaction arrives: one that waited for an earlier nonce
+    // and became executable after the last arrival sits until the next block. A live chain
+    // keeps producing blocks; here we ask for one.
+    if (i % 40 === 39) await h.rpc('evm_mine', []);
     await new Promise((res) => setTimeout(res, 25));
   }
-  throw new Error(`no receipt for ${txid}`);
+  const known = await h.rpc<{ nonce: string; from: string } | null>('eth_getTransactionByHash', [txid]);
+  const latest = known ? await h.rpc<string>('eth_getTransactionCount', [known.from, 'latest']) : 'n/a';
+  throw new Error(`no receipt for ${txid} (node knows it: ${known ? `nonce ${BigInt(known.nonce)}` : 'no'}; account nonce ${latest})`);
 }
 
 export async function ethBalance(h: Harness, address: string): Promise<bigint> {

@@ -80,7 +80,12 @@ describe('signing loop on Ethereum: withdraw → quorum → callback → broadca
       Array.from({ length: 20 }, (_, i) => withdraw(v.vaultId, { recipientAddress: RECIPIENT, amount: `0.00${i + 10}`, description: `burst ${i}` })),
     );
     expect(results.map((r) => r.status)).toEqual(results.map(() => 200));
-    const done = await Promise.all(results.map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED', 60_000)));
+    // Callbacks arrive in any order; anvil mines a transaction that waited for its nonce only
+    // at the next block, so blocks keep coming here as on a live chain.
+    const blocks = setInterval(() => void provider.send('evm_mine', []).catch(() => undefined), 500);
+    const done = await Promise.all(
+      results.map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED', 60_000)),
+    ).finally(() => clearInterval(blocks));
     const nonces = await Promise.all(done.map(async (o) => (await provider.getTransaction(o.txids[0]))!.nonce));
     expect([...nonces].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => start + i));
     expect(await provider.getTransactionCount(v.address, 'latest')).toBe(start + 20);
