@@ -2,20 +2,14 @@ import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import express, { type Express, type RequestHandler } from 'express';
 import pino, { type Logger } from 'pino';
+import type { CallbackBody } from '../../src/custody-simulator/index.js';
 import { freePort } from '../../src/sandbox/free-port.js';
 import { checkCallback, SIGNATURE_HEADER, TIMESTAMP_HEADER, type CallbackAuthFailure } from '../../src/security/callback-hmac.js';
 
 export interface ReceivedCallback {
   ledgerId: string | undefined;
   auth: CallbackAuthFailure | undefined;
-  body: {
-    publicKeys: string[];
-    providerData: string;
-    dataToSign: string[];
-    signatures: string[];
-    v: number[];
-    originalEntryIds?: number[];
-  };
+  body: CallbackBody;
   at: number;
 }
 
