@@ -58,7 +58,7 @@ function entries(body: CallbackBody, op: Operation): { payload: number; digest: 
  * resends enqueue nothing new.
  */
 export async function acceptSignatures(deps: AcceptDeps, ledgerId: string, body: CallbackBody): Promise<{ outcome: AcceptOutcome; operation: Operation }> {
-  const ids = new Set(await Promise.all(body.dataToSign.map((d) => deps.store.idForDigest(norm(d)))));
+  const ids = new Set(await deps.store.idsForDigests(body.dataToSign.map(norm)));
   const [id] = [...ids];
   if (ids.size !== 1 || !id) fail('unknown-operation', 'dataToSign does not match the digests of one known operation', 404);
   const op = await deps.store.get(id);

@@ -6,7 +6,7 @@ import { resolveAssets } from '../ledger/registry.js';
 import { singleAddress, vaultAddresses, vaultSource } from '../vaults/vault-addresses.js';
 import type { VaultStore } from '../vaults/vault-store.js';
 import { failOperation } from './fail-operation.js';
-import type { Operation } from './operation.js';
+import { newOperation, type Operation } from './operation.js';
 import { toStored, type PipelineDeps } from './pipeline-deps.js';
 
 export interface WithdrawalInput {
@@ -40,12 +40,6 @@ async function recipientOf(adaptor: LedgerAdaptor, vaults: VaultStore, input: Wi
   return address;
 }
 
-function checkFee(adaptor: LedgerAdaptor, fee: string): void {
-  if (adaptor.feeLevels().includes(fee)) return;
-  if (/^\d+(\.\d+)?$/.test(fee)) return; // a custom constant; the adaptor checks its unit and range
-  throw new InvalidArgumentError(`Unknown fee '${fee}'. Valid values: ${adaptor.feeLevels().join(', ')} or a number in the ledger's fee unit`);
-}
-
 /**
  * Builds a withdrawal, stores it durably, then asks the custody service to sign it.
  * If the sign request fails, the operation ends FAILED and its reservations are returned.
@@ -58,7 +52,6 @@ export async function createWithdrawal(deps: PipelineDeps & { vaults: VaultStore
   if (!asset) throw new InvalidArgumentError('asset is required');
   const amount = parseAmount(input.amount, asset.decimals);
   const fee = input.fee ?? (adaptor.feeLevels()[0] as string);
-  checkFee(adaptor, fee);
   const gap = deps.config.bip44GapLimit;
   const recipientAddress = await recipientOf(adaptor, deps.vaults, input, gap);
   const source = await vaultSource(adaptor, vault, gap);
@@ -68,8 +61,7 @@ export async function createWithdrawal(deps: PipelineDeps & { vaults: VaultStore
 
   const id = randomUUID();
   const unsigned = await adaptor.craft(source, { reference: id, recipientAddress, asset, amount, fee, ...(input.memo ? { memo: input.memo } : {}) });
-  const now = new Date().toISOString();
-  const op: Operation = {
+  const op = newOperation({
     id,
     vaultId,
     ledgerId: adaptor.ledgerId,
@@ -84,13 +76,7 @@ export async function createWithdrawal(deps: PipelineDeps & { vaults: VaultStore
     },
     recipientAddress,
     unsigned: toStored(unsigned),
-    status: 'EXECUTING',
-    history: [{ status: 'EXECUTING', at: now }],
-    txids: [],
-    confirmations: 0,
-    createdAt: now,
-    updatedAt: now,
-  };
+  });
   try {
     await deps.store.create(op);
   } catch (e) {

@@ -70,8 +70,9 @@ export class OperationStore {
     return this.find(id);
   }
 
-  async idForDigest(digest: string): Promise<string | null> {
-    return this.redis.get(this.k('digest', digest.toLowerCase()));
+  /** The operation of each digest, in one round trip (a callback carries one per payload). */
+  async idsForDigests(digests: string[]): Promise<(string | null)[]> {
+    return this.redis.mget(digests.map((d) => this.k('digest', d.toLowerCase())));
   }
 
   async linkCustodyId(op: Operation, operationID: string): Promise<Operation> {

@@ -58,3 +58,11 @@ export interface Operation {
 export function isFinal(op: Operation): boolean {
   return FINAL_STATUSES.includes(op.status);
 }
+
+/** A new operation waiting for its signatures: the one place the initial state is spelled out. */
+export function newOperation(
+  fields: Pick<Operation, 'id' | 'vaultId' | 'ledgerId' | 'request' | 'recipientAddress' | 'unsigned'>,
+  now = new Date().toISOString(),
+): Operation {
+  return { ...fields, status: 'EXECUTING', history: [{ status: 'EXECUTING', at: now }], txids: [], confirmations: 0, createdAt: now, updatedAt: now };
+}

@@ -24,6 +24,28 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
+/** `TestService.call` for a service at `url`. */
+export function httpCaller(url: string): TestService['call'] {
+  return async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.key) headers.authorization = `Bearer ${o.key}`;
+    let body: string | undefined = o.rawBody;
+    if (o.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(o.body);
+    } else if (body !== undefined) headers['content-type'] ??= 'application/json';
+    const res = await fetch(url + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.status, body: parsed, headers: res.headers };
+  };
+}
+
 /** The real service (real Redis, real configured ledgers) on a free port, with its own key prefix. */
 export async function startTestService(
   ledgers: Record<string, unknown>,
@@ -72,24 +94,7 @@ export async function startTestService(
     core,
     pipeline,
     workers,
-    call: async (method, path, o = {}) => {
-      const headers: Record<string, string> = { ...o.headers };
-      if (o.key) headers.authorization = `Bearer ${o.key}`;
-      let body: string | undefined = o.rawBody;
-      if (o.body !== undefined) {
-        headers['content-type'] = 'application/json';
-        body = JSON.stringify(o.body);
-      } else if (body !== undefined) headers['content-type'] ??= 'application/json';
-      const res = await fetch(url + path, { method, headers, body });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        /* not JSON: keep the text */
-      }
-      return { status: res.status, body: parsed, headers: res.headers };
-    },
+    call: httpCaller(url),
     stop: async () => {
       await workers?.close();
       await pipeline?.close();

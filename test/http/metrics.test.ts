@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toCustodyKeyId, type PublicKey } from '../../src/ledger/public-key.js';
-import type { Operation } from '../../src/pipeline/operation.js';
+import { newOperation, type Operation } from '../../src/pipeline/operation.js';
 import { OperationStore } from '../../src/pipeline/operation-store.js';
 import { freePort } from '../../src/sandbox/free-port.js';
 import { signCallback } from '../../src/security/callback-hmac.js';
@@ -13,8 +13,7 @@ const KEY: PublicKey = { scheme: 'secp256k1', bytes: Uint8Array.from(ecc.pointFr
 
 /** An operation waiting for one signature over `digest` by KEY, stored as the withdrawal route would. */
 function operation(digest: string): Operation {
-  const now = new Date().toISOString();
-  return {
+  return newOperation({
     id: randomUUID(),
     vaultId: 'v1',
     ledgerId: 'ethdev',
@@ -26,13 +25,7 @@ function operation(digest: string): Operation {
       fee: '0',
       state: {},
     },
-    status: 'EXECUTING',
-    history: [{ status: 'EXECUTING', at: now }],
-    txids: [],
-    confirmations: 0,
-    createdAt: now,
-    updatedAt: now,
-  };
+  });
 }
 
 function callbackBody(digest: Buffer) {

@@ -11,7 +11,7 @@ import { freePort } from '../../src/sandbox/free-port.js';
 import { ensureRedis, type LocalRedis } from '../../src/sandbox/local-redis.js';
 import { createCore, listen } from '../../src/service.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
-import { ADMIN_KEY, TEST_CALLBACK_SECRET, WITHDRAW_KEY, type TestService } from '../helpers/service.js';
+import { ADMIN_KEY, httpCaller, TEST_CALLBACK_SECRET, WITHDRAW_KEY, type TestService } from '../helpers/service.js';
 import { countBroadcasts, postCallback, provider, RECIPIENT, simCallbackBody, switchableProxy, until, withdraw, type SwitchableProxy } from './support.js';
 
 /**
@@ -80,22 +80,7 @@ describe('Redis unavailable at the callback', () => {
       url,
       core,
       pipeline,
-      call: async (method, path, o = {}) => {
-        const headers: Record<string, string> = { ...o.headers };
-        if (o.key) headers.authorization = `Bearer ${o.key}`;
-        let body = o.rawBody;
-        if (o.body !== undefined) body = JSON.stringify(o.body);
-        if (body !== undefined) headers['content-type'] ??= 'application/json';
-        const res = await fetch(url + path, { method, headers, body });
-        const text = await res.text();
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          /* not JSON */
-        }
-        return { status: res.status, body: parsed as any, headers: res.headers };
-      },
+      call: httpCaller(url),
       stop: async () => undefined,
     };
   });
