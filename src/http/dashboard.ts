@@ -1,38 +1,96 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import type { Express, RequestHandler } from 'express';
+import type { Express, Request, RequestHandler } from 'express';
 import type { Queue } from 'bullmq';
-import { UnauthorizedError } from '../errors.js';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { aboutOf, jobTitle } from '../pipeline/job-about.js';
 import { findApiKey, type ApiKeyRecord } from '../security/api-keys.js';
+import { dashboardLoginRouter } from './dashboard-login.js';
+import { DashboardSessions, isCrossSite, sessionToken } from './dashboard-sessions.js';
 
 export const DASHBOARD_PATH = '/admin/queues';
 
+export interface DashboardOptions {
+  queues: Queue[];
+  records: readonly ApiKeyRecord[];
+  readOnly: boolean;
+  redis: Redis;
+  /** The service's Redis key prefix (with its trailing ':'): sessions live under it. */
+  prefix: string;
+  logger: Logger;
+}
+
+function headerKey(header: string): string | undefined {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(header);
+  if (bearer) return bearer[1];
+  const basic = /^Basic\s+(\S+)$/i.exec(header);
+  if (basic) return Buffer.from(basic[1] as string, 'base64').toString('utf8').split(':').slice(1).join(':');
+  return undefined;
+}
+
+const isApi = (req: Request): boolean => req.path.startsWith('/api/');
+const wantsPage = (req: Request): boolean => req.method === 'GET' && !isApi(req) && (req.headers.accept ?? '').includes('text/html');
+
 /**
- * Browsers cannot send a Bearer header to a page, so the dashboard also takes HTTP Basic
- * with the API key as password (any user name). The key needs the `admin` scope.
+ * Admin authentication for the dashboard, three ways: the session cookie of the login form
+ * (what a browser uses: its page and its own API calls carry it), or, for tools, Bearer, or
+ * Basic with the key as password (any user name). The key needs the `admin` scope.
  */
-function dashboardAuth(records: readonly ApiKeyRecord[]): RequestHandler {
-  return (req, res, next) => {
-    const header = req.headers.authorization ?? '';
-    let key: string | undefined;
-    const bearer = /^Bearer\s+(\S+)$/i.exec(header);
-    const basic = /^Basic\s+(\S+)$/i.exec(header);
-    if (bearer) key = bearer[1];
-    else if (basic) key = Buffer.from(basic[1] as string, 'base64').toString('utf8').split(':').slice(1).join(':');
-    const record = key ? findApiKey(records, key) : undefined;
-    if (!record || !record.scopes.includes('admin')) {
-      res.setHeader('WWW-Authenticate', 'Basic realm="job dashboard", charset="UTF-8"');
-      return next(new UnauthorizedError('The dashboard needs an API key with the admin scope (Bearer, or Basic with the key as password).'));
+function dashboardAuth(records: readonly ApiKeyRecord[], sessions: DashboardSessions): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const key = req.headers.authorization ? headerKey(req.headers.authorization) : undefined;
+      const token = key === undefined ? sessionToken(req) : undefined;
+      if (key !== undefined) {
+        const record = findApiKey(records, key);
+        if (record?.scopes.includes('admin')) return next();
+      } else if (token) {
+        const keyName = await sessions.check(token);
+        const record = keyName === undefined ? undefined : records.find((r) => r.name === keyName);
+        if (record?.scopes.includes('admin')) {
+          // SameSite=Strict already keeps the cookie off other sites' requests; this is the second lock.
+          if (!['GET', 'HEAD'].includes(req.method) && isCrossSite(req)) return next(new ForbiddenError('The dashboard refuses changes requested from another site.'));
+          return next();
+        }
+      }
+      if (wantsPage(req)) return res.redirect(303, `${req.baseUrl}/login`);
+      // No Basic challenge on the page's own API calls: a browser would answer it with a dialog.
+      res.setHeader('WWW-Authenticate', isApi(req) ? 'Bearer realm="job dashboard"' : 'Basic realm="job dashboard", charset="UTF-8"');
+      next(new UnauthorizedError('The dashboard needs an admin API key: log in at /admin/queues/login, or send Bearer, or Basic with the key as password.'));
+    } catch (e) {
+      next(e);
     }
-    next();
   };
 }
 
 /** bull-board over every queue, behind admin authentication, read-only unless configured. */
-export function mountDashboard(app: Express, queues: Queue[], records: readonly ApiKeyRecord[], readOnly: boolean): void {
+export function mountDashboard(app: Express, opts: DashboardOptions): void {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(DASHBOARD_PATH);
-  createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: readOnly })), serverAdapter });
-  app.use(DASHBOARD_PATH, dashboardAuth(records), serverAdapter.getRouter() as RequestHandler);
+  const adapters = opts.queues.map((q) => {
+    const adapter = new BullMQAdapter(q, { readOnlyMode: opts.readOnly });
+    // The stored name was written when the job was added; this one follows the job's refreshed `about`.
+    adapter.setFormatter('name', (job: { name?: string; data?: unknown }) => {
+      const about = aboutOf(job.data);
+      return about ? jobTitle(q.name, about) : (job.name ?? '');
+    });
+    return adapter;
+  });
+  createBullBoard({
+    queues: adapters,
+    serverAdapter,
+    options: {
+      uiConfig: {
+        boardTitle: opts.readOnly ? 'Withdrawal jobs (read-only)' : 'Withdrawal jobs',
+        miscLinks: [{ text: 'Log out', url: `${DASHBOARD_PATH}/logout` }],
+        jobDetails: { defaultTab: 'Data' },
+      },
+    },
+  });
+  const sessions = new DashboardSessions(opts.redis, opts.prefix);
+  app.use(DASHBOARD_PATH, dashboardLoginRouter(DASHBOARD_PATH, opts.records, sessions, opts.logger));
+  app.use(DASHBOARD_PATH, dashboardAuth(opts.records, sessions), serverAdapter.getRouter() as RequestHandler);
 }

@@ -6,7 +6,7 @@ import { parsePublicKey } from '../ledger/public-key.js';
 import { verifySignature } from '../ledger/signatures.js';
 import type { Operation } from './operation.js';
 import type { OperationStore, StoredSignature } from './operation-store.js';
-import { broadcastJobId, type Queues } from './queues.js';
+import { addBroadcastJob, type Queues } from './queues.js';
 
 const hex = z.string().regex(/^(?:0x)?[0-9a-fA-F]+$/, 'must be hex');
 
@@ -88,6 +88,6 @@ export async function acceptSignatures(deps: AcceptDeps, ledgerId: string, body:
   if (op.status !== 'EXECUTING') return { outcome: 'duplicate', operation: op };
   const count = await deps.store.addSignatures(op.id, verified);
   if (count < op.unsigned.payloads.length) return { outcome: 'partial', operation: op };
-  await deps.queues.broadcast.add('broadcast', { operationId: op.id }, { jobId: broadcastJobId(op.id) });
+  await addBroadcastJob(deps.queues, op);
   return { outcome: 'queued', operation: op };
 }

@@ -3,8 +3,9 @@ import { AppError } from '../errors.js';
 import type { VerifiedSignature } from '../ledger/adaptor.js';
 import type { Operation } from './operation.js';
 import { fromStored, type PipelineDeps } from './pipeline-deps.js';
-import { confirmJobId } from './queues.js';
+import { addConfirmJob } from './queues.js';
 import { failOperation } from './fail-operation.js';
+import { noJournal, type JobJournal } from './job-journal.js';
 
 /** Errors worth another attempt: back ends down, timeouts, anything not known to be final. */
 export function isRetryable(e: unknown): boolean {
@@ -16,11 +17,11 @@ export function isRetryable(e: unknown): boolean {
  * records the txids before anything is sent, treats "already known" as success, and
  * does nothing for an operation that has moved on.
  */
-export async function processBroadcast(deps: PipelineDeps, operationId: string): Promise<string> {
+export async function processBroadcast(deps: PipelineDeps, operationId: string, journal: JobJournal = noJournal): Promise<string> {
   let op: Operation = await deps.store.get(operationId);
   if (op.status === 'CONFIRMED' || op.status === 'FAILED') return `already ${op.status}`;
   if (op.status === 'BROADCAST') {
-    await scheduleConfirm(deps, op.id);
+    await scheduleConfirm(deps, op);
     return 'already broadcast';
   }
   const sigs = await deps.store.signatures(op.id);
@@ -37,9 +38,11 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string):
     signed = adaptor.combine(unsigned, verified);
   } catch (e) {
     await failOperation(deps, op, `could not assemble the signed transaction: ${(e as Error).message}`);
+    await journal.log(`FAILED: could not assemble the signed transaction: ${(e as Error).message}`);
     throw new UnrecoverableError((e as Error).message);
   }
   const txids = signed.map((t) => t.txid);
+  await journal.log(`assembled ${signed.length} signed transaction(s) from ${payloads.length} signature(s); txid ${txids.join(', ')}`);
   if (op.status === 'EXECUTING') {
     op = (await deps.store.transition(op.id, ['EXECUTING'], 'SIGNED', () => ({ txids, broadcastAttempted: true }))) ?? (await deps.store.get(op.id));
   }
@@ -52,18 +55,20 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string):
       const r = await adaptor.broadcast(tx);
       deps.logger.info({ operationId: op.id, txid: r.txid, alreadyKnown: r.alreadyKnown, ledgerId: op.ledgerId }, 'broadcast');
       deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: r.alreadyKnown ? 'already_known' : 'sent' });
+      await journal.log(`sent ${r.txid}; the node answered: ${r.alreadyKnown ? 'already known' : 'accepted'}`);
     } catch (e) {
       deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: isRetryable(e) ? 'retryable_error' : 'rejected' });
+      await journal.log(`sent ${tx.txid}; the node answered: ${(e as Error).message} (${isRetryable(e) ? 'retrying' : 'final'})`);
       if (isRetryable(e)) throw e;
       await failOperation(deps, op, `rejected by the ledger: ${(e as Error).message}`);
       throw new UnrecoverableError((e as Error).message);
     }
   }
-  await deps.store.transition(op.id, ['SIGNED'], 'BROADCAST');
-  await scheduleConfirm(deps, op.id);
+  op = (await deps.store.transition(op.id, ['SIGNED'], 'BROADCAST')) ?? op;
+  await scheduleConfirm(deps, op);
   return 'broadcast';
 }
 
-export async function scheduleConfirm(deps: PipelineDeps, operationId: string): Promise<void> {
-  await deps.queues.confirm.add('confirm', { operationId }, { jobId: confirmJobId(operationId), delay: deps.config.confirmPollMs });
+export async function scheduleConfirm(deps: PipelineDeps, op: Operation): Promise<void> {
+  await addConfirmJob(deps.queues, op, deps.config.confirmPollMs);
 }

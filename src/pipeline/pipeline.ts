@@ -33,7 +33,7 @@ export function createPipeline(core: Core): Pipeline {
   return {
     deps,
     routes: [...withdrawalRoutes({ ...deps, vaults: core.vaults, idempotency: new Idempotency(core.redis, core.prefix) }), callbackRoute(deps)],
-    mount: (app) => mountDashboard(app, queues.all(), apiKeyRecords(config), config.dashboardReadOnly),
+    mount: (app) => mountDashboard(app, { queues: queues.all(), records: apiKeyRecords(config), readOnly: config.dashboardReadOnly, redis: core.redis, prefix: core.prefix, logger }),
     startWorkers: () => startWorkers(deps, config.redisUrl),
     close: () => queues.close(),
   };

@@ -1,16 +1,23 @@
-import { Queue, type ConnectionOptions, type DefaultJobOptions } from 'bullmq';
+import { Queue, type ConnectionOptions, type DefaultJobOptions, type Job, type JobsOptions } from 'bullmq';
 import type { Config } from '../config/load-config.js';
+import { aboutOperation, jobTitle, type JobAbout } from './job-about.js';
+import type { Operation } from './operation.js';
 
-/** Every job carries only the operation id: job data is clear text and editable from the dashboard. */
+/** What a worker reads of a job: the operation id only. Job data is clear text and editable from the dashboard. */
 export interface OperationJob {
   operationId: string;
+}
+
+/** Job data as stored: the id, plus a description for the dashboard that no worker reads. */
+export interface OperationJobData extends OperationJob {
+  about?: JobAbout;
 }
 
 export const QUEUE = { broadcast: 'broadcast', confirm: 'confirm', reconcile: 'reconcile' } as const;
 
 export interface Queues {
-  broadcast: Queue<OperationJob>;
-  confirm: Queue<OperationJob>;
+  broadcast: Queue<OperationJobData>;
+  confirm: Queue<OperationJobData>;
   reconcile: Queue;
   all(): Queue[];
   close(): Promise<void>;
@@ -27,9 +34,23 @@ export function jobOptions(config: Config): DefaultJobOptions {
 export const broadcastJobId = (operationId: string): string => `broadcast-${operationId}`;
 export const confirmJobId = (operationId: string): string => `confirm-${operationId}`;
 
+/**
+ * The one place operation jobs are added: a deterministic id (a repeat adds nothing), the
+ * operation id, and a name and `about` that tell an operator which withdrawal it is.
+ */
+export async function addBroadcastJob(queues: Pick<Queues, 'broadcast'>, op: Operation, opts: JobsOptions = {}): Promise<Job<OperationJobData>> {
+  const about = aboutOperation(op);
+  return queues.broadcast.add(jobTitle(QUEUE.broadcast, about), { operationId: op.id, about }, { ...opts, jobId: broadcastJobId(op.id) });
+}
+
+export async function addConfirmJob(queues: Pick<Queues, 'confirm'>, op: Operation, delayMs: number): Promise<Job<OperationJobData>> {
+  const about = aboutOperation(op);
+  return queues.confirm.add(jobTitle(QUEUE.confirm, about), { operationId: op.id, about }, { jobId: confirmJobId(op.id), delay: delayMs });
+}
+
 export function createQueues(connection: ConnectionOptions, config: Config): Queues {
   const opts = { connection, prefix: config.keyPrefix, defaultJobOptions: jobOptions(config) };
-  const broadcast = new Queue<OperationJob>(QUEUE.broadcast, {
+  const broadcast = new Queue<OperationJobData>(QUEUE.broadcast, {
     ...opts,
     defaultJobOptions: {
       ...opts.defaultJobOptions,
@@ -37,7 +58,7 @@ export function createQueues(connection: ConnectionOptions, config: Config): Que
       backoff: { type: 'exponential', delay: 1000, jitter: 0.5 },
     },
   });
-  const confirm = new Queue<OperationJob>(QUEUE.confirm, { ...opts, defaultJobOptions: { ...opts.defaultJobOptions, attempts: 50, backoff: { type: 'exponential', delay: 1000, jitter: 0.5 } } });
+  const confirm = new Queue<OperationJobData>(QUEUE.confirm, { ...opts, defaultJobOptions: { ...opts.defaultJobOptions, attempts: 50, backoff: { type: 'exponential', delay: 1000, jitter: 0.5 } } });
   const reconcile = new Queue(QUEUE.reconcile, opts);
   const all = () => [broadcast, confirm, reconcile] as Queue[];
   return {

@@ -1,9 +1,10 @@
 import { isAppError } from '../errors.js';
 import { acceptSignatures } from './accept-signatures.js';
 import { failOperation } from './fail-operation.js';
+import { jobJournal } from './job-journal.js';
 import type { Operation } from './operation.js';
 import type { PipelineDeps } from './pipeline-deps.js';
-import { broadcastJobId } from './queues.js';
+import { addBroadcastJob, broadcastJobId } from './queues.js';
 
 /**
  * A SIGNED withdrawal whose broadcast job ran out of attempts (node down for long) is not
@@ -13,11 +14,12 @@ import { broadcastJobId } from './queues.js';
 async function restartBroadcast(deps: PipelineDeps, op: Operation): Promise<boolean> {
   const job = await deps.queues.broadcast.getJob(broadcastJobId(op.id));
   if (!job) {
-    await deps.queues.broadcast.add('broadcast', { operationId: op.id }, { jobId: broadcastJobId(op.id) });
+    await addBroadcastJob(deps.queues, op);
     return true;
   }
   if (!(await job.isFailed())) return false;
   await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+  await jobJournal(job, deps.logger).log('started again by reconciliation: still SIGNED after its attempts ran out');
   return true;
 }
 

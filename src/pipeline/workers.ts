@@ -2,6 +2,7 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { processBroadcast } from './broadcast-job.js';
 import { processConfirm } from './confirm-job.js';
+import { runJournaled } from './job-journal.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { QUEUE, type OperationJob } from './queues.js';
 import { processReconcile } from './reconcile-job.js';
@@ -26,7 +27,7 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
     stalledInterval: Math.max(1000, Math.floor(deps.config.jobLockMs / 2)),
   };
 
-  const broadcast = new Worker<OperationJob>(QUEUE.broadcast, (job) => processBroadcast(deps, job.data.operationId), common);
+  const broadcast = new Worker<OperationJob>(QUEUE.broadcast, (job) => runJournaled(deps, job, (journal) => processBroadcast(deps, job.data.operationId, journal)), common);
   broadcast.on('failed', (job: Job<OperationJob> | undefined, err) => {
     if (!job) return;
     const exhausted = job.attemptsMade >= (job.opts.attempts ?? 1) && !(err instanceof UnrecoverableError);
@@ -36,7 +37,7 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
     log({ operationId: job.data.operationId, attempt: job.attemptsMade, err: err.message, exhausted }, 'broadcast attempt failed');
   });
 
-  const confirm = new Worker<OperationJob>(QUEUE.confirm, (job, token) => processConfirm(deps, job, token), common);
+  const confirm = new Worker<OperationJob>(QUEUE.confirm, (job, token) => runJournaled(deps, job, (journal) => processConfirm(deps, job, token, journal)), common);
   confirm.on('failed', (job, err) => deps.logger.warn({ operationId: job?.data.operationId, err: err.message }, 'confirmation check failed'));
 
   const reconcile = new Worker(QUEUE.reconcile, () => processReconcile(deps), { ...common, concurrency: 1 });

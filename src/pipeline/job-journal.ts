@@ -1,0 +1,51 @@
+import { DelayedError, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { aboutOperation } from './job-about.js';
+import type { OperationStore } from './operation-store.js';
+import type { OperationJob } from './queues.js';
+
+/** The steps of one job run, written to the job's log (shown in the dashboard's Logs tab). */
+export interface JobJournal {
+  log(line: string): Promise<void>;
+}
+
+/** For runs outside a worker (tests, scripts): steps go nowhere. */
+export const noJournal: JobJournal = { log: async () => undefined };
+
+/** A journal on a job's log. Writing it must never fail the step it describes. */
+export function jobJournal(job: Job, logger: Logger): JobJournal {
+  return {
+    log: async (line) => {
+      await job.log(`${new Date().toISOString()} ${line}`).catch((e: Error) => logger.debug({ err: e.message, jobId: job.id }, 'could not write the job log'));
+    },
+  };
+}
+
+/**
+ * Runs one operation job with a journal, then refreshes the job's `about` from the stored
+ * operation (status, txids, confirmations, failure reason), whatever the run's outcome.
+ * Only `operationId` of the job data is read.
+ */
+export async function runJournaled<T>(
+  deps: { store: OperationStore; logger: Logger },
+  job: Job<OperationJob>,
+  run: (journal: JobJournal) => Promise<T>,
+): Promise<T> {
+  const journal = jobJournal(job, deps.logger);
+  const operationId = job.data.operationId;
+  try {
+    const result = await run(journal);
+    await journal.log(`done: ${String(result)}`);
+    return result;
+  } catch (e) {
+    if (!(e instanceof DelayedError)) await journal.log(`attempt ${job.attemptsMade + 1} ended with an error: ${(e as Error).message}`);
+    throw e;
+  } finally {
+    try {
+      const op = await deps.store.find(operationId);
+      if (op) await job.updateData({ operationId, about: aboutOperation(op) } as OperationJob);
+    } catch (e) {
+      deps.logger.debug({ err: (e as Error).message, jobId: job.id }, 'could not refresh the job description');
+    }
+  }
+}
