@@ -1,8 +1,7 @@
 import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { aboutOperation } from './job-about.js';
 import type { OperationStore } from './operation-store.js';
-import type { OperationJob } from './queues.js';
+import { describeOperationJobs, type OperationJob, type Queues } from './queues.js';
 
 /** The steps of one job run, written to the job's log (shown in the dashboard's Logs tab). */
 export interface JobJournal {
@@ -22,12 +21,12 @@ export function jobJournal(job: Job, logger: Logger): JobJournal {
 }
 
 /**
- * Runs one operation job with a journal, then refreshes the job's `about` from the stored
+ * Runs one operation job with a journal, then refreshes its jobs' `about` from the stored
  * operation (status, txids, confirmations, failure reason), whatever the run's outcome.
  * Only `operationId` of the job data is read.
  */
 export async function runJournaled<T>(
-  deps: { store: OperationStore; logger: Logger },
+  deps: { store: OperationStore; queues: Pick<Queues, 'broadcast' | 'confirm'>; logger: Logger },
   job: Job<OperationJob>,
   run: (journal: JobJournal) => Promise<T>,
 ): Promise<T> {
@@ -43,7 +42,7 @@ export async function runJournaled<T>(
   } finally {
     try {
       const op = await deps.store.find(operationId);
-      if (op) await job.updateData({ operationId, about: aboutOperation(op) } as OperationJob);
+      if (op) await describeOperationJobs(deps.queues, op);
     } catch (e) {
       deps.logger.debug({ err: (e as Error).message, jobId: job.id }, 'could not refresh the job description');
     }

@@ -48,6 +48,18 @@ export async function addConfirmJob(queues: Pick<Queues, 'confirm'>, op: Operati
   return queues.confirm.add(jobTitle(QUEUE.confirm, about), { operationId: op.id, about }, { jobId: confirmJobId(op.id), delay: delayMs });
 }
 
+/**
+ * Brings the `about` of an operation's jobs up to date (status, txids, confirmations, failure
+ * reason), so a finished broadcast job also reads CONFIRMED once its confirm job got there.
+ */
+export async function describeOperationJobs(queues: Pick<Queues, 'broadcast' | 'confirm'>, op: Operation): Promise<void> {
+  const about = aboutOperation(op);
+  const jobs = await Promise.all([queues.broadcast.getJob(broadcastJobId(op.id)), queues.confirm.getJob(confirmJobId(op.id))]);
+  for (const job of jobs) {
+    if (job && JSON.stringify(job.data.about) !== JSON.stringify(about)) await job.updateData({ operationId: op.id, about });
+  }
+}
+
 export function createQueues(connection: ConnectionOptions, config: Config): Queues {
   const opts = { connection, prefix: config.keyPrefix, defaultJobOptions: jobOptions(config) };
   const broadcast = new Queue<OperationJobData>(QUEUE.broadcast, {

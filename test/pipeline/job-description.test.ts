@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PermanentLedgerError } from '../../src/errors.js';
+import { broadcastJobId, confirmJobId } from '../../src/pipeline/queues.js';
+import { ADMIN_KEY } from '../helpers/service.js';
+import { countBroadcasts, RECIPIENT, startEthLoop, withdraw, type EthLoop } from './support.js';
+
+/** What the dashboard's API answers for one job (the same data the page renders). */
+async function dashboardJob(eth: EthLoop, queue: string, jobId: string) {
+  const res = await eth.loop.svc.call('GET', `/admin/queues/api/queues/${queue}/${jobId}`, { key: ADMIN_KEY });
+  expect(res.status).toBe(200);
+  const logs = await eth.loop.svc.call('GET', `/admin/queues/api/queues/${queue}/${jobId}/logs`, { key: ADMIN_KEY });
+  return { job: res.body.job, logs: (logs.body as { logs?: string[] }).logs ?? (logs.body as string[]) };
+}
+
+describe('jobs say which withdrawal they are about, and log each step', () => {
+  let eth: EthLoop;
+
+  beforeAll(async () => {
+    eth = await startEthLoop();
+  });
+  afterAll(() => eth.stop());
+
+  it('a confirmed withdrawal: its broadcast and confirm jobs show ledger, vault, amount, recipient, ids and txid', async () => {
+    const v = await eth.loop.vault('ethdev');
+    await eth.chain.funder.sendEth(v.address, 10n ** 18n);
+    const res = await withdraw(eth.loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.031415', description: 'described' });
+    const done = await eth.loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED');
+    const op = await eth.loop.svc.pipeline!.deps.store.resolve(done.operationID);
+    expect(op).toBeDefined();
+    const about = {
+      withdrawal: done.operationID,
+      operationID: done.operationID,
+      api: `/api/v1.0/vaults/${v.vaultId}/withdrawals/${done.operationID}`,
+      ledger: 'ethdev',
+      vault: v.vaultId,
+      asset: 'ETH',
+      amount: '0.031415',
+      recipient: RECIPIENT,
+      status: 'CONFIRMED',
+      txids: done.txids,
+    };
+
+    const b = await dashboardJob(eth, 'broadcast', broadcastJobId(op!.id));
+    expect(b.job.data.operationId).toBe(op!.id);
+    expect(b.job.data.about).toMatchObject(about);
+    expect(b.job.name).toBe(`broadcast · ethdev · 0.031415 ETH → ${RECIPIENT.slice(0, 6)}…${RECIPIENT.slice(-6)} · CONFIRMED · ${done.operationID}`);
+    const bl = b.logs.join('\n');
+    expect(bl).toContain(`assembled 1 signed transaction(s) from 1 signature(s); txid ${done.txids[0]}`);
+    expect(bl).toContain(`sent ${done.txids[0]}; the node answered: accepted`);
+    expect(bl).toContain('done: broadcast');
+
+    const c = await dashboardJob(eth, 'confirm', confirmJobId(op!.id));
+    expect(c.job.data.about).toMatchObject({ ...about, confirmations: done.confirmations });
+    expect(c.job.name).toContain('confirm · ethdev · 0.031415 ETH');
+    expect(c.job.name).toContain('CONFIRMED');
+    expect(c.logs.join('\n')).toMatch(/confirmations 1\/1 \(confirmed\)[\s\S]*done: confirmed/);
+    // The API knows the withdrawal by the id the job shows.
+    expect((await eth.loop.svc.call('GET', about.api, { key: ADMIN_KEY })).body.status).toBe('CONFIRMED');
+  });
+
+  it("a withdrawal the ledger rejects: its job shows FAILED with the ledger's reason and the node's answer in the log", async () => {
+    eth.counter.restore();
+    const counter = countBroadcasts(eth.loop.svc, 'ethdev', async () => {
+      throw new PermanentLedgerError('insufficient funds for gas * price + value');
+    });
+    try {
+      const v = await eth.loop.vault('ethdev');
+      await eth.chain.funder.sendEth(v.address, 10n ** 18n);
+      const res = await withdraw(eth.loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.027182', description: 'rejected' });
+      const failed = await eth.loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'FAILED');
+      const op = await eth.loop.svc.pipeline!.deps.store.resolve(failed.operationID);
+      const b = await dashboardJob(eth, 'broadcast', broadcastJobId(op!.id));
+      expect(b.job.data.about).toMatchObject({ ledger: 'ethdev', amount: '0.027182', status: 'FAILED', failureReason: failed.failureReason });
+      expect(failed.failureReason).toContain('insufficient funds for gas');
+      expect(b.job.name).toContain('FAILED');
+      expect(b.logs.join('\n')).toContain('the node answered: Rejected by the ledger: insufficient funds for gas * price + value (final)');
+      expect(counter.calls).toBe(1);
+    } finally {
+      counter.restore();
+    }
+  });
+});
