@@ -6,24 +6,25 @@ import type { Operation, OperationStatus } from './operation.js';
  * (they reload the operation by `operationId`), so editing it changes nothing but the view.
  */
 export interface JobAbout {
-  /** The withdrawal's id as the API uses it: the custody operationID once known. */
-  withdrawal: string;
-  /** Where the API shows the withdrawal. */
-  api: string;
-  /** The custody service's sign operation id (absent until the sign request was accepted). */
-  operationID?: string;
+  status: OperationStatus;
   ledger: string;
-  vault: string;
-  asset: string;
   /** Decimal string in asset units, as the client asked for it. */
   amount: string;
+  asset: string;
   recipient: string;
   memo?: string;
-  status: OperationStatus;
-  txids: string[];
+  /** The withdrawal's id as the API uses it: the custody operationID once known. */
+  withdrawal: string;
+  /** Transaction ids once assembled, space-separated in transaction order. */
+  txids?: string;
   confirmations: number;
   /** The ledger's (or the pipeline's) reason, once the withdrawal FAILED. */
   failureReason?: string;
+  vault: string;
+  /** The custody service's sign operation id (absent until the sign request was accepted). */
+  operationID?: string;
+  /** Where the API shows the withdrawal. */
+  api: string;
   note: string;
 }
 
@@ -32,19 +33,19 @@ export const ABOUT_NOTE = 'display only: the worker reads operationId and reload
 export function aboutOperation(op: Operation, apiBase = '/api/v1.0'): JobAbout {
   const withdrawal = op.operationID ?? op.id;
   return {
-    withdrawal,
-    api: `${apiBase}/vaults/${encodeURIComponent(op.vaultId)}/withdrawals/${encodeURIComponent(withdrawal)}`,
-    ...(op.operationID ? { operationID: op.operationID } : {}),
+    status: op.status,
     ledger: op.ledgerId,
-    vault: op.vaultId,
-    asset: op.request.asset,
     amount: op.request.amount,
+    asset: op.request.asset,
     recipient: op.recipientAddress,
     ...(op.request.memo ? { memo: op.request.memo } : {}),
-    status: op.status,
-    txids: op.txids,
+    withdrawal,
+    ...(op.txids.length ? { txids: op.txids.join(' ') } : {}),
     confirmations: op.confirmations,
     ...(op.failureReason ? { failureReason: op.failureReason } : {}),
+    vault: op.vaultId,
+    ...(op.operationID ? { operationID: op.operationID } : {}),
+    api: `${apiBase}/vaults/${encodeURIComponent(op.vaultId)}/withdrawals/${encodeURIComponent(withdrawal)}`,
     note: ABOUT_NOTE,
   };
 }

@@ -37,7 +37,7 @@ describe('jobs say which withdrawal they are about, and log each step', () => {
       amount: '0.031415',
       recipient: RECIPIENT,
       status: 'CONFIRMED',
-      txids: done.txids,
+      txids: done.txids.join(' '),
     };
 
     const b = await dashboardJob(eth, 'broadcast', broadcastJobId(op!.id));
