@@ -86,6 +86,8 @@ export function mountDashboard(app: Express, opts: DashboardOptions): void {
       uiConfig: {
         boardTitle: opts.readOnly ? 'Withdrawal jobs (read-only)' : 'Withdrawal jobs',
         miscLinks: [{ text: 'Log out', url: `${DASHBOARD_PATH}/logout` }],
+        // The board links to its project site by default; an operator's page links nowhere outside.
+        hideDocsLink: true,
         jobDetails: { defaultTab: 'Data' },
       },
     },

@@ -43,7 +43,7 @@ describe('job dashboard in a real browser (headless Chromium)', () => {
     await page.waitForURL(`${base}/admin/queues/`);
     const session = (await browser.context.cookies(`${base}/admin/queues/`)).find((c) => c.name === 'byow_dashboard');
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/admin/queues' });
-    expect(await page.evaluate(() => document.cookie)).toBe(''); // HttpOnly: no script sees it
+    expect(await page.evaluate('document.cookie')).toBe(''); // HttpOnly: no script sees it
 
     // The completed broadcast job, found by what an operator knows: amount and ledger.
     await page.goto(`${base}/admin/queues/queue/broadcast?status=completed`);
@@ -71,8 +71,9 @@ describe('job dashboard in a real browser (headless Chromium)', () => {
     expect(await (await eth.loop.svc.pipeline!.deps.queues.broadcast.getJob(jobId))?.isCompleted()).toBe(true);
 
     // Logging out ends the session everywhere: the form is back, and the old cookie opens nothing.
-    await page.goto(`${base}/admin/queues/logout`);
-    expect(new URL(page.url()).pathname).toBe('/admin/queues/login');
+    await page.locator('header li').last().locator('button').click();
+    await page.getByText('Log out', { exact: true }).click();
+    await page.waitForURL(`${base}/admin/queues/login`);
     await page.goto(`${base}/admin/queues/queue/broadcast`);
     expect(new URL(page.url()).pathname).toBe('/admin/queues/login');
     const old = await eth.loop.svc.call('GET', '/admin/queues/api/queues', { headers: { cookie: `byow_dashboard=${session!.value}` } });
