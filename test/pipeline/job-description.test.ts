@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PermanentLedgerError } from '../../src/errors.js';
 import { broadcastJobId, confirmJobId } from '../../src/pipeline/queues.js';
 import { ADMIN_KEY } from '../helpers/service.js';
-import { countBroadcasts, RECIPIENT, startEthLoop, withdraw, type EthLoop } from './support.js';
+import { countBroadcasts, RECIPIENT, startEthLoop, until, withdraw, type EthLoop } from './support.js';
 
 /** What the dashboard's API answers for one job (the same data the page renders). */
 async function dashboardJob(eth: EthLoop, queue: string, jobId: string) {
@@ -78,5 +78,29 @@ describe('jobs say which withdrawal they are about, and log each step', () => {
     } finally {
       counter.restore();
     }
+  });
+
+  it('an edited `about` changes nothing but the view: the worker sends what the store holds and the description is restored', async () => {
+    const v = await eth.loop.vault('ethdev');
+    await eth.chain.funder.sendEth(v.address, 10n ** 18n);
+    const broadcast = eth.loop.svc.pipeline!.deps.queues.broadcast;
+    await broadcast.pause();
+    try {
+      const res = await withdraw(eth.loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.016180', description: 'edited view' });
+      const op = await eth.loop.svc.pipeline!.deps.store.resolve(res.body.operationID);
+      const job = await until('the broadcast job', async () => (await broadcast.getJob(broadcastJobId(op!.id))) ?? false);
+      // What someone with write access could do from the dashboard: rewrite the description.
+      await job.updateData({ operationId: op!.id, about: { ...job.data.about!, amount: '99', recipient: '0x00000000000000000000000000000000000000EE' } });
+    } finally {
+      await broadcast.resume();
+    }
+    const [item] = (await eth.loop.svc.call('GET', `/api/v1.0/vaults/${v.vaultId}/withdrawals`, { key: ADMIN_KEY })).body.items;
+    const done = await eth.loop.waitFor(v.vaultId, item.operationID, (o) => o.status === 'CONFIRMED');
+    const tx = await eth.p.getTransaction(done.txids[0]);
+    expect(tx?.to).toBe(RECIPIENT);
+    expect(tx?.value).toBe(16_180_000_000_000_000n);
+    const op = await eth.loop.svc.pipeline!.deps.store.resolve(done.operationID);
+    const b = await dashboardJob(eth, 'broadcast', broadcastJobId(op!.id));
+    expect(b.job.data.about).toMatchObject({ amount: '0.016180', recipient: RECIPIENT, status: 'CONFIRMED' });
   });
 });
