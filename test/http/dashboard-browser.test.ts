@@ -8,7 +8,8 @@ import { ADMIN_KEY } from '../helpers/service.js';
 import { RECIPIENT, startEthLoop, withdraw, type EthLoop } from '../pipeline/support.js';
 
 /** Outside the repository: what the page looked like, for a person to check. */
-export const SCREENSHOT = join(tmpdir(), 'byow-dashboard-job.png');
+const SCREENSHOT = join(tmpdir(), 'byow-dashboard-job.png');
+const SCREENSHOT_LOGS = join(tmpdir(), 'byow-dashboard-job-logs.png');
 
 describe('job dashboard in a real browser (headless Chromium)', () => {
   let eth: EthLoop;
@@ -59,6 +60,7 @@ describe('job dashboard in a real browser (headless Chromium)', () => {
 
     await page.getByText('Logs', { exact: true }).click();
     await expect.poll(() => card.innerText()).toContain(`sent ${done.txids[0]}; the node answered: accepted`);
+    await page.screenshot({ path: SCREENSHOT_LOGS, fullPage: true });
 
     // Read-only: no write controls, and the page's own API refuses a write made with its session.
     expect(await page.getByRole('button', { name: /retry|clean|remove|promote|delete|empty/i }).count()).toBe(0);
