@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'coverage/', 'bench/results/'] },
+  { ignores: ['node_modules/', 'dist/', 'coverage/', 'bench/results/', 'faults/results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -13,7 +13,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**', 'bench/**', 'scripts/**', '**/*.test.ts'],
+    files: ['test/**', 'bench/**', 'faults/**', 'scripts/**', '**/*.test.ts'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-explicit-any': 'off' },
   },
 );

@@ -12,6 +12,15 @@ const REDACT_PATHS = [
   'secret',
 ];
 
+/** Longest caller-supplied text a log line repeats: a rejection names the problem, not the payload. */
+export const MAX_LOGGED_DETAIL = 300;
+
+/** Caller-supplied text cut to a bounded length for logs, saying how much was left out. */
+export function boundedForLog(text: string | undefined, max = MAX_LOGGED_DETAIL): string | undefined {
+  if (text === undefined || text.length <= max) return text;
+  return `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
 /**
  * The service logger. Besides path redaction, every configured secret value is replaced
  * wherever it appears in a log line (an RPC URL with a key inside an error message, say),

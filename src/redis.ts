@@ -1,12 +1,49 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+
+/** `redis+cluster://host:port,host:port/` (or `rediss+cluster://` for TLS) names the seed nodes of a Redis Cluster. */
+const CLUSTER_URL = /^(rediss?)\+cluster:\/\/(?:([^@/]*)@)?([^/?#]+)\/?$/;
+
+export function isClusterUrl(url: string): boolean {
+  return CLUSTER_URL.test(url);
+}
+
+/**
+ * A client of a single Redis or of a Redis Cluster, by URL. Every multi-key command and Lua
+ * script of the service keeps its keys under the one configured prefix, so with a hash-tagged
+ * prefix (`{byow}`) they all land in one slot and hold on a cluster as on one server.
+ * The cluster client is typed as the single-server one: the commands the service uses are the same.
+ */
+export function redisClient(url: string, options: RedisOptions): Redis {
+  const m = CLUSTER_URL.exec(url);
+  if (!m) return new Redis(url, options);
+  const [, scheme, auth, hosts] = m as unknown as [string, string, string | undefined, string];
+  const [username, password] = auth ? auth.split(':').map(decodeURIComponent) : [];
+  const nodes = hosts.split(',').map((h) => {
+    const [host, port] = h.split(':');
+    return { host: host as string, port: Number(port ?? 6379) };
+  });
+  const cluster = new Cluster(nodes, {
+    redisOptions: { ...options, ...(username ? { username } : {}), ...(password ? { password } : {}), ...(scheme === 'rediss' ? { tls: {} } : {}) },
+    // BullMQ's blocking commands and the request paths both want a client that keeps retrying.
+    clusterRetryStrategy: (times) => Math.min(times * 200, 2000),
+    enableOfflineQueue: options.enableOfflineQueue ?? true,
+  });
+  return cluster as unknown as Redis;
+}
+
+/** Why a key prefix will not hold on a cluster, or undefined when it will (or no cluster is used). */
+export function clusterPrefixProblem(url: string, prefix: string): string | undefined {
+  if (!isClusterUrl(url)) return undefined;
+  return /\{[^{}]+\}/.test(prefix) ? undefined : `REDIS_PREFIX must contain a hash tag such as {${prefix}} on a Redis Cluster, so every script's keys share one slot`;
+}
 
 /**
  * A Redis connection for request paths: commands fail fast while Redis is down (so the API
  * answers 503 instead of hanging), and the client keeps reconnecting in the background.
  */
 export function connectRedis(url: string, logger: Logger, name: string): Redis {
-  const redis = new Redis(url, {
+  const redis = redisClient(url, {
     connectionName: name,
     maxRetriesPerRequest: 1,
     // A Redis that accepts connections but never answers must not hang requests.
@@ -15,7 +52,7 @@ export function connectRedis(url: string, logger: Logger, name: string): Redis {
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
   let down = false;
-  redis.on('error', (err) => {
+  redis.on('error', (err: Error) => {
     if (!down) logger.error({ err: err.message }, 'redis connection error');
     down = true;
   });

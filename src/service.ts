@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config/load-config.js';
 import type { AppContext } from './http/app-context.js';
 import { createApp, type AppExtensions } from './http/app.js';
+import { answerClientErrorsAsJson } from './http/client-error.js';
 import { LedgerRegistry } from './ledger/registry.js';
 import { Reservations } from './ledger/reservations.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
@@ -42,5 +43,6 @@ export async function listen(core: Core, ext: AppExtensions = {}, healthChecks: 
   const app = createApp(appContext(core, healthChecks), ext);
   return new Promise((resolve, reject) => {
     const server = app.listen(port, core.config.host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    answerClientErrorsAsJson(server);
   });
 }

@@ -55,10 +55,10 @@ export const ENV = {
   host: { env: 'HOST', schema: z.string().min(1), default: '0.0.0.0', description: 'Interface to listen on.' },
   redisUrl: {
     env: 'REDIS_URL',
-    schema: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://'),
+    schema: z.string().regex(/^rediss?(\+cluster)?:\/\//, 'must start with redis://, rediss://, or redis+cluster:// (seed nodes of a Redis Cluster)'),
     default: 'redis://127.0.0.1:6379',
     sensitive: true,
-    description: 'Redis for the queue, operations, vaults and reservations. Needs `maxmemory-policy noeviction`; AOF on in production.',
+    description: 'Redis for the queue, operations, vaults and reservations. Needs `maxmemory-policy noeviction`; AOF on in production. A Redis Cluster: `redis+cluster://host:port,host:port` with a hash-tagged REDIS_PREFIX.',
   },
   keyPrefix: {
     env: 'REDIS_PREFIX',

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { LedgerFamily } from '../ledger/adaptor.js';
+import { clusterPrefixProblem } from '../redis.js';
 import { ENV, type EnvEntry, type EnvValues } from './env-spec.js';
 
 export class ConfigError extends Error {
@@ -108,6 +109,8 @@ export function loadConfig(env: Env, families: readonly LedgerFamily[], version:
   if (!sandboxProfile && !values.callbackSecret && !values.callbackAllowedIps) {
     problems.push('CALLBACK_SECRET (HMAC) or CALLBACK_ALLOWED_IPS is required outside the sandbox profile: callbacks must be authenticated');
   }
+  const clusterProblem = values.redisUrl ? clusterPrefixProblem(values.redisUrl, values.keyPrefix) : undefined;
+  if (clusterProblem) problems.push(clusterProblem);
   const ledgerConfigs = rawLedgers ? resolveLedgers(rawLedgers, families, problems, secrets) : [];
   if (problems.length) throw new ConfigError(problems);
   return { ...values, sandboxProfile, ledgerConfigs, secrets, version };

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from './app-context.js';
 import { bearerAuth } from './auth.js';
 import { errorHandler, notFound } from './error-handler.js';
+import { boundedForLog } from '../logger.js';
 import { openApiDocument } from './openapi.js';
 import { metricsHandler } from '../metrics/metrics.js';
 import { mountRoute, type AnyRouteSpec } from './route.js';
@@ -43,6 +44,8 @@ export function createApp(ctx: AppContext, ext: AppExtensions = {}): Express {
         res.setHeader('x-request-id', id);
         return id;
       },
+      // A hostile caller chooses the URL: the log keeps a bounded prefix of it.
+      serializers: { req: (req: { url?: string }) => ({ ...req, url: boundedForLog(req.url, 512) }) },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     }),
   );

@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { boundedForLog } from '../logger.js';
 import { AppError, BadRequestError, NotFoundError, PayloadTooLargeError, UnavailableError } from '../errors.js';
 
 /** Unknown routes answer 404 in the AppError shape. */
@@ -27,7 +28,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   else app = new AppError(500, 'ERR_INTERNAL', 'Internal error', 'The request failed unexpectedly; it was logged.', true, { cause: err });
   const log = (req as { log?: { error: (o: object, m: string) => void; warn: (o: object, m: string) => void } }).log;
   if (app.status >= 500) log?.error({ err }, app.title);
-  else log?.warn({ errCode: app.errCode, details: app.details }, 'request rejected');
+  else log?.warn({ errCode: app.errCode, details: boundedForLog(app.details) }, 'request rejected');
   if (app.retryable && app.status === 503) res.setHeader('Retry-After', '5');
   res.status(app.status).json(app.toBody());
 };

@@ -86,8 +86,10 @@ export async function acceptSignatures(deps: AcceptDeps, ledgerId: string, body:
   }
   if (op.status === 'FAILED') throw new ConflictError(`operation ${op.operationID ?? op.id} has FAILED (${op.failureReason}); it will not be broadcast`, 'ERR_OPERATION_FAILED');
   if (op.status !== 'EXECUTING') return { outcome: 'duplicate', operation: op };
-  const count = await deps.store.addSignatures(op.id, verified);
-  if (count < op.unsigned.payloads.length) return { outcome: 'partial', operation: op };
+  const { added, total } = await deps.store.addSignatures(op.id, verified);
+  if (total < op.unsigned.payloads.length) return { outcome: added > 0 ? 'partial' : 'duplicate', operation: op };
+  // Every complete copy enqueues (the job id makes it one job), so a copy whose enqueue failed
+  // with a 503 is covered by the next; only the copy that completed the set answers `queued`.
   await addBroadcastJob(deps.queues, op);
-  return { outcome: 'queued', operation: op };
+  return { outcome: added > 0 ? 'queued' : 'duplicate', operation: op };
 }

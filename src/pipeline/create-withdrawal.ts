@@ -44,7 +44,13 @@ async function recipientOf(adaptor: LedgerAdaptor, vaults: VaultStore, input: Wi
  * Builds a withdrawal, stores it durably, then asks the custody service to sign it.
  * If the sign request fails, the operation ends FAILED and its reservations are returned.
  */
-export async function createWithdrawal(deps: PipelineDeps & { vaults: VaultStore }, vaultId: string, input: WithdrawalInput): Promise<Operation> {
+export async function createWithdrawal(
+  deps: PipelineDeps & { vaults: VaultStore },
+  vaultId: string,
+  input: WithdrawalInput,
+  /** Fixed by the caller when it must know the id before the withdrawal exists (Idempotency-Key). */
+  id: string = randomUUID(),
+): Promise<Operation> {
   const vault = await deps.vaults.find(vaultId);
   if (!vault) throw new NotFoundError(`Vault '${vaultId}' is not registered`);
   const adaptor = deps.registry.get(vault.ledgerId);
@@ -59,7 +65,6 @@ export async function createWithdrawal(deps: PipelineDeps & { vaults: VaultStore
     throw new InvalidArgumentError('recipientAddress is the vault itself');
   }
 
-  const id = randomUUID();
   const unsigned = await adaptor.craft(source, { reference: id, recipientAddress, asset, amount, fee, ...(input.memo ? { memo: input.memo } : {}) });
   const op = newOperation({
     id,

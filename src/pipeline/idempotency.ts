@@ -1,50 +1,105 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { ConflictError, InvalidArgumentError } from '../errors.js';
+import type { Operation } from './operation.js';
 
 const KEY = /^[\w.:-]{1,128}$/;
 const TTL_SECONDS = 24 * 60 * 60;
+/**
+ * How long a claim protects a request still running. A withdrawal request is bounded by the
+ * back end's and the custody client's own timeouts and retries (about a minute at worst);
+ * past this a claim without a result belongs to a request that died, and a retry may take it.
+ */
+export const DEFAULT_CLAIM_SECONDS = 120;
 
 interface Entry {
   hash: string;
+  /** The internal id the claiming request gives its withdrawal, fixed before it is made. */
+  id: string;
+  /** Epoch ms after which the claim no longer protects an unfinished request. */
+  until: number;
   operationId?: string;
 }
+
+/** Replaces the claim only if it is still exactly the one read, so two retries cannot both take it over. */
+const TAKE_OVER = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+return 1
+`;
 
 /**
  * `Idempotency-Key` for withdrawals: a client that retries a POST after a timeout gets the
  * withdrawal it already made instead of a second one. Keys live 24 h per vault; a key reused
  * with another body is a 409, and so is a retry while the first request is still running.
+ * A request that died (process killed, Redis lost mid-way) blocks its key only until its
+ * claim runs out; the retry then finds the withdrawal the dead request made, by the id that
+ * request had fixed in its claim, or makes it.
  */
 export class Idempotency {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
+    /** Looks a withdrawal up by internal id (the operation store). */
+    private readonly findOperation: (id: string) => Promise<Operation | undefined>,
+    private readonly claimSeconds = DEFAULT_CLAIM_SECONDS,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /**
-   * Runs `create` once per (vault, key). Returns the id it produced, or the id a previous
-   * request with the same key and body produced.
+   * Runs `create` once per (vault, key) with the id the withdrawal must get. Returns that id,
+   * or the id a previous request with the same key and body produced.
    */
-  async run(vaultId: string, key: string | undefined, body: unknown, create: () => Promise<string>): Promise<string> {
-    if (key === undefined) return create();
+  async run(vaultId: string, key: string | undefined, body: unknown, create: (id: string) => Promise<string>): Promise<string> {
+    if (key === undefined) return create(randomUUID());
     if (!KEY.test(key)) throw new InvalidArgumentError('Idempotency-Key must be 1-128 letters, digits, or . _ : -');
     const redisKey = `${this.prefix}idem:${vaultId}:${key}`;
     const hash = createHash('sha256').update(JSON.stringify(body)).digest('hex');
-    const claimed = await this.redis.set(redisKey, JSON.stringify({ hash } satisfies Entry), 'EX', TTL_SECONDS, 'NX');
-    if (claimed !== 'OK') {
-      const entry = JSON.parse((await this.redis.get(redisKey)) ?? '{}') as Partial<Entry>;
-      if (entry.hash !== hash) throw new ConflictError('This Idempotency-Key was used with a different request', 'ERR_IDEMPOTENCY_MISMATCH');
-      if (!entry.operationId) throw new ConflictError('A request with this Idempotency-Key is still being processed; retry shortly', 'ERR_IDEMPOTENCY_IN_PROGRESS');
-      return entry.operationId;
+    const mine: Entry = { hash, id: randomUUID(), until: this.now() + this.claimSeconds * 1000 };
+    const claimed = await this.redis.set(redisKey, JSON.stringify(mine), 'EX', TTL_SECONDS, 'NX');
+    if (claimed !== 'OK' && !(await this.takeOverStale(redisKey, hash, mine))) {
+      const raw = await this.redis.get(redisKey);
+      const entry = JSON.parse(raw ?? '{}') as Partial<Entry>;
+      if (entry.operationId) return entry.operationId;
+      // The claim changed hands between our reads: the new owner is running now.
+      throw new ConflictError('A request with this Idempotency-Key is still being processed; retry shortly', 'ERR_IDEMPOTENCY_IN_PROGRESS');
     }
+    return this.createUnderClaim(redisKey, mine, create);
+  }
+
+  /**
+   * Decides about an existing claim: a finished one answers, a foreign body is refused, a live
+   * one is in progress, and a stale one is taken over unless the dead request's withdrawal exists.
+   */
+  private async takeOverStale(redisKey: string, hash: string, mine: Entry): Promise<boolean> {
+    const raw = await this.redis.get(redisKey);
+    if (raw === null) return (await this.redis.set(redisKey, JSON.stringify(mine), 'EX', TTL_SECONDS, 'NX')) === 'OK';
+    const entry = JSON.parse(raw) as Partial<Entry>;
+    if (entry.hash !== hash) throw new ConflictError('This Idempotency-Key was used with a different request', 'ERR_IDEMPOTENCY_MISMATCH');
+    if (entry.operationId) return false;
+    if (entry.until === undefined || this.now() < entry.until) {
+      throw new ConflictError('A request with this Idempotency-Key is still being processed; retry shortly', 'ERR_IDEMPOTENCY_IN_PROGRESS');
+    }
+    const made = entry.id ? await this.findOperation(entry.id) : undefined;
+    // A withdrawal the custody service took (it has an operationID) or that got anywhere is the answer.
+    if (made && (made.operationID || made.status !== 'FAILED')) {
+      await this.redis.set(redisKey, JSON.stringify({ ...entry, operationId: made.id }), 'EX', TTL_SECONDS);
+      return false;
+    }
+    return (await this.redis.eval(TAKE_OVER, 1, redisKey, raw, JSON.stringify(mine), TTL_SECONDS)) === 1;
+  }
+
+  private async createUnderClaim(redisKey: string, mine: Entry, create: (id: string) => Promise<string>): Promise<string> {
+    let operationId: string;
     try {
-      const operationId = await create();
-      await this.redis.set(redisKey, JSON.stringify({ hash, operationId } satisfies Entry), 'EX', TTL_SECONDS);
-      return operationId;
+      operationId = await create(mine.id);
     } catch (e) {
-      // Nothing was accepted: the client may retry with the same key.
-      await this.redis.del(redisKey);
+      // Nothing was accepted: the client may retry with the same key. If this delete is lost
+      // (Redis blip), the claim still runs out at `until`.
+      await this.redis.eval(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`, 1, redisKey, JSON.stringify(mine)).catch(() => undefined);
       throw e;
     }
+    await this.redis.set(redisKey, JSON.stringify({ ...mine, operationId } satisfies Entry), 'EX', TTL_SECONDS);
+    return operationId;
   }
 }

@@ -118,14 +118,19 @@ export class OperationStore {
     return next;
   }
 
-  /** Adds verified signatures; returns how many distinct payloads are now signed. */
-  async addSignatures(id: string, sigs: Map<number, StoredSignature>): Promise<number> {
+  /**
+   * Adds verified signatures in one atomic step. `added` counts the payloads this call signed
+   * first, so of many concurrent copies of one callback exactly one sees `added > 0`.
+   */
+  async addSignatures(id: string, sigs: Map<number, StoredSignature>): Promise<{ added: number; total: number }> {
     const key = this.k('op', id, 'sigs');
     const tx = this.redis.multi();
     for (const [index, sig] of sigs) tx.hsetnx(key, String(index), JSON.stringify(sig));
     tx.hlen(key);
-    const results = await tx.exec();
-    return Number(results?.[results.length - 1]?.[1] ?? 0);
+    const results = (await tx.exec()) ?? [];
+    for (const [err] of results) if (err) throw err;
+    const added = results.slice(0, -1).reduce((n, [, r]) => n + Number(r), 0);
+    return { added, total: Number(results[results.length - 1]?.[1] ?? 0) };
   }
 
   async signatures(id: string): Promise<Map<number, StoredSignature>> {

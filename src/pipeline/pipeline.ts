@@ -28,11 +28,12 @@ export function createPipeline(core: Core): Pipeline {
   // Without a listener BullMQ prints every connection error raw on stderr. The shared client
   // (connectRedis) already logs each outage once, so these repeats only go to debug.
   for (const q of queues.all()) q.on('error', (err) => logger.debug({ err: err.message, queue: q.name }, 'queue connection error'));
-  const deps: PipelineDeps = { config, logger, store: new OperationStore(core.redis, core.prefix), registry: core.registry, queues, custody, metrics: core.metrics };
+  const store = new OperationStore(core.redis, core.prefix);
+  const deps: PipelineDeps = { config, logger, store, registry: core.registry, queues, custody, metrics: core.metrics };
   core.metrics.watchQueues(queues.all());
   return {
     deps,
-    routes: [...withdrawalRoutes({ ...deps, vaults: core.vaults, idempotency: new Idempotency(core.redis, core.prefix) }), callbackRoute(deps)],
+    routes: [...withdrawalRoutes({ ...deps, vaults: core.vaults, idempotency: new Idempotency(core.redis, core.prefix, (id) => store.find(id)) }), callbackRoute(deps)],
     mount: (app) => mountDashboard(app, { queues: queues.all(), records: apiKeyRecords(config), readOnly: config.dashboardReadOnly, redis: core.redis, prefix: core.prefix, logger }),
     startWorkers: () => startWorkers(deps, config.redisUrl),
     close: () => queues.close(),

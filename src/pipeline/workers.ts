@@ -1,11 +1,11 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
 import { processBroadcast } from './broadcast-job.js';
 import { processConfirm } from './confirm-job.js';
 import { runJournaled } from './job-journal.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { QUEUE, type OperationJob } from './queues.js';
 import { processReconcile } from './reconcile-job.js';
+import { redisClient } from '../redis.js';
 
 export interface Workers {
   close(): Promise<void>;
@@ -18,7 +18,7 @@ export interface Workers {
  */
 export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promise<Workers> {
   // Workers block on Redis and must retry forever rather than fail a command.
-  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null, connectionName: 'byow-worker' });
+  const connection = redisClient(redisUrl, { maxRetriesPerRequest: null, connectionName: 'byow-worker' });
   const common = {
     connection,
     prefix: deps.config.keyPrefix,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError, unknownValue } from '../errors.js';
 import { formatAmount, parseAmount } from '../ledger/amounts.js';
 import { resolveAssets } from '../ledger/registry.js';
 import type { Core } from '../service.js';
@@ -22,6 +22,11 @@ export function sandboxRoutes(core: Core, sandbox: Sandbox): AnyRouteSpec[] {
       response: z.object({ vaultId: z.string(), ledgerId: z.string(), publicKey: z.string(), address: z.string() }),
       handler: async ({ body }) => {
         const adaptor = core.registry.get(body.ledgerId);
+        // Checked before the custody side makes a key, so a refused request leaves nothing behind.
+        const formats = adaptor.addressFormats();
+        if (body.addressFormat !== undefined && !formats.includes(body.addressFormat)) {
+          throw unknownValue('addressFormat', body.addressFormat, formats);
+        }
         const vault = sandbox.custody.sim.createVault(adaptor.scheme === 'ed25519' ? 'EDDSA' : 'ECDSA', { ledger: adaptor.ledgerId });
         const record: VaultRecord = {
           vaultId: vault.vaultId,

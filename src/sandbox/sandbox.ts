@@ -118,7 +118,8 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
         publicUrl,
         inProcessWorker: config.inProcessWorker ?? true,
         confirmPollMs: Math.min(config.confirmPollMs, 1000),
-        secrets: [...config.secrets, callbackSecret],
+        // Every secret the sandbox made up is censored like a configured one.
+        secrets: [...config.secrets, callbackSecret, ...(apiKey ? [apiKey] : [])],
       },
       banner,
       custody,

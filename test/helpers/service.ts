@@ -6,6 +6,7 @@ import type { AppExtensions } from '../../src/http/app.js';
 import type { AppContext } from '../../src/http/app-context.js';
 import { createPipeline, type Pipeline } from '../../src/pipeline/pipeline.js';
 import type { Workers } from '../../src/pipeline/workers.js';
+import { redisClient } from '../../src/redis.js';
 import { createCore, listen, type Core } from '../../src/service.js';
 import { testRedis } from './redis.js';
 
@@ -81,7 +82,10 @@ export async function startTestService(
     families,
     'test',
   );
-  const core = createCore(config, pino({ level: 'silent' }), redis);
+  // A test on another Redis (a cluster) names it in env; its client is made the way the service makes one.
+  const client = opts.env?.REDIS_URL ? redisClient(opts.env.REDIS_URL, { maxRetriesPerRequest: null }) : redis;
+  if (client !== redis) redis.disconnect();
+  const core = createCore(config, pino({ level: 'silent' }), client);
   const pipeline = opts.pipeline ? createPipeline(core) : undefined;
   const ext: AppExtensions = pipeline ? { routes: pipeline.routes, mount: pipeline.mount, ...opts.ext } : (opts.ext ?? {});
   const health = pipeline ? { custody: () => pipeline.deps.custody.health(), ...opts.healthChecks } : opts.healthChecks;
@@ -100,7 +104,7 @@ export async function startTestService(
       await pipeline?.close();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
-      redis.disconnect();
+      client.disconnect();
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import { AppError, ForbiddenError, UnauthorizedError, VerificationError } from '../../errors.js';
 import { acceptSignatures, callbackBodySchema } from '../../pipeline/accept-signatures.js';
+import { boundedForLog } from '../../logger.js';
 import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
 import { checkCallback, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../security/callback-hmac.js';
 import type { RawBodyRequest } from '../app.js';
@@ -40,7 +41,7 @@ export function callbackRoute(deps: PipelineDeps) {
       const failure = authenticate(req);
       if (!failure) return;
       deps.metrics?.callbacksRejected.inc({ reason: failure.errCode });
-      deps.logger.warn({ securityEvent: 'callback', peer: req.socket.remoteAddress, reason: failure.errCode, details: failure.details }, 'callback rejected');
+      deps.logger.warn({ securityEvent: 'callback', peer: req.socket.remoteAddress, reason: failure.errCode, details: boundedForLog(failure.details) }, 'callback rejected');
       throw failure;
     },
     handler: async ({ query, body, req }) => {
@@ -53,7 +54,7 @@ export function callbackRoute(deps: PipelineDeps) {
       } catch (e) {
         deps.metrics?.callbacksRejected.inc({ reason: e instanceof VerificationError ? e.reason : e instanceof AppError ? e.errCode : 'error' });
         if (e instanceof VerificationError || (e instanceof AppError && e.status === 409)) {
-          log.warn({ reason: e instanceof VerificationError ? e.reason : e.errCode, details: e.details }, 'callback rejected');
+          log.warn({ reason: e instanceof VerificationError ? e.reason : e.errCode, details: boundedForLog(e.details) }, 'callback rejected');
         }
         throw e;
       }

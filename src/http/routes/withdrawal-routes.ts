@@ -90,7 +90,7 @@ export function withdrawalRoutes(deps: PipelineDeps & { vaults: VaultStore; idem
       errors: [404, 409, 422, 502, 503],
       headers: ['Idempotency-Key'],
       handler: async ({ params, body, req }) => {
-        const id = await deps.idempotency.run(params.vaultId, req.header('idempotency-key'), body, async () => (await createWithdrawal(deps, params.vaultId, body)).id);
+        const id = await deps.idempotency.run(params.vaultId, req.header('idempotency-key'), body, async (id) => (await createWithdrawal(deps, params.vaultId, body, id)).id);
         return render(await deps.store.get(id));
       },
     }),

@@ -1,0 +1,71 @@
+/**
+ * Redis SIGKILLed under AOF `appendfsync everysec` while callbacks are being acknowledged, then
+ * started again from its files: the withdrawals whose acknowledged callbacks fell into the lost
+ * second are recovered from the custody service by reconciliation, and none is sent twice.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../src/sandbox/free-port.js';
+import { startStack, waitUntil } from '../stack.js';
+import { fundedVaults, newTally, settle, submit, type Accepted, type Tally } from '../withdrawals.js';
+import type { ScenarioContext } from './multi-process.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function startRedis(port: number, dir: string): ChildProcess {
+  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+}
+
+async function pong(url: string): Promise<boolean> {
+  const { Redis } = await import('ioredis');
+  const c = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  c.on('error', () => undefined);
+  try {
+    await c.connect();
+    return (await c.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    c.disconnect();
+  }
+}
+
+export async function redisLoss(ctx: ScenarioContext): Promise<Tally> {
+  const tally = newTally('redis-loss');
+  const t0 = Date.now();
+  const port = await freePort();
+  const dir = mkdtempSync(path.join(tmpdir(), 'faults-aof-'));
+  const url = `redis://127.0.0.1:${port}`;
+  let redis = startRedis(port, dir);
+  await waitUntil('redis start', () => pong(url));
+  // The quorum takes 4 s, so every withdrawal is written (and fsynced) well before its callback.
+  const stack = await startStack({ name: 'redis-loss', redisUrl: url, prefix: `faults-${ctx.run}-loss`, apis: 1, workers: 1, approvalDelayMs: 4000 });
+  try {
+    const count = ctx.size === 'quick' ? 10 : 30;
+    const vaults = await fundedVaults(stack, ctx.size === 'quick' ? 5 : 10);
+    const acks: number[] = [];
+    const sentAt = Date.now();
+    const accepted = (await Promise.all(Array.from({ length: count }, (_, i) => submit(stack, tally, vaults[i % vaults.length]!, i, `${ctx.run}-loss-${i}`)))).filter((a): a is Accepted => a !== undefined);
+    ctx.log(`redis-loss: ${accepted.length} withdrawals in ${Date.now() - sentAt} ms; callbacks due in ~4 s`);
+    // Kill in the middle of the callbacks: the first acknowledgements are less than a second old.
+    await waitUntil('first callbacks acknowledged', async () => {
+      const done = await Promise.all(accepted.map((a) => stack.custody.sim.operation(a.operationID)?.status === 'COMPLETED'));
+      acks.push(done.filter(Boolean).length);
+      return done.filter(Boolean).length >= Math.ceil(accepted.length / 3);
+    }, 30_000);
+    redis.kill('SIGKILL');
+    await new Promise((r) => redis.once('exit', r));
+    tally.notes.push(`Redis SIGKILLed with ${acks[acks.length - 1]} of ${accepted.length} sign operations completed`);
+    await sleep(2000);
+    redis = startRedis(port, dir);
+    await waitUntil('redis restart', () => pong(url));
+    await settle(stack, tally, accepted, 240_000);
+  } finally {
+    await stack.stop();
+    redis.kill('SIGTERM');
+    tally.seconds = Math.round((Date.now() - t0) / 1000);
+  }
+  return tally;
+}
