@@ -105,6 +105,7 @@ export function vaultView(v: Vault, dir: Directory, pendingOperations: number): 
     pendingOperations,
     hierarchy: v.hierarchy,
     groups: groupsView(v, dir),
+    policyDetails: { id: v.policyId, name: 'Default policy' },
   };
 }
 
