@@ -25,9 +25,9 @@ export function operationRoutes(ctx: EmulatorContext, revision: Revision): Route
     const op = await store.exclusive(async () => {
       const vault = await vaultOr404(ctx, req.params.id);
       requireInitialized(vault);
-      const sign = validateSign(vault, req.body);
+      const { description, payload } = validateSign(vault, req.body);
       await store.put('vault', vault.id, vault);
-      return newOperation(ctx, vault, 'SIGN', (req.body as { description?: string }).description ?? '', { sign });
+      return newOperation(ctx, vault, 'SIGN', description, { sign: payload });
     });
     ctx.logger.info({ operationID: op.operationID, vaultId: op.vaultID, entries: op.sign?.dataToSign.length }, 'sign operation pending');
     ctx.hooks.operationCreated(op);

@@ -25,7 +25,7 @@ const invalid = (details: string, id = 'invalid-sign-request') => badRequest(det
  * preimage given hashes to its digest. Keys reached through `derivationStrings` are
  * registered on `vault` (the caller stores it).
  */
-export function validateSign(vault: Vault, input: unknown): SignPayload {
+export function validateSign(vault: Vault, input: unknown): { description: string; payload: SignPayload } {
   const req = parse(emulatorSignSchema, input);
   const count = req.dataToSign.length;
   for (const [field, list] of [['publicKeys', req.publicKeys], ['rawTransactions', req.rawTransactions], ['derivationStrings', req.derivationStrings]] as const) {
@@ -58,7 +58,7 @@ export function validateSign(vault: Vault, input: unknown): SignPayload {
     const actual = hashPreimage(algorithm as HashAlgorithm, hexBytes(raw));
     if (actual !== expected) throw invalid(`rawTransactions[${i}] hashes to ${actual} with ${algorithm}, not to dataToSign[${i}] ${expected}`, 'digest-mismatch');
   });
-  return {
+  const payload: SignPayload = {
     dataToSign: req.dataToSign,
     publicKeys: req.publicKeys,
     rawTransactions: req.rawTransactions,
@@ -70,4 +70,5 @@ export function validateSign(vault: Vault, input: unknown): SignPayload {
     signatures: [],
     v: [],
   };
+  return { description: req.description, payload };
 }
