@@ -6,7 +6,7 @@ import type { EmulatorContext } from './context.js';
 import { answer, operationOr404, vaultOr404 } from './engine.js';
 import { emulatorFaultsSchema, faultTable, setFaults } from './faults.js';
 import { joinVault } from './members.js';
-import type { Operation, Participant } from './model.js';
+import type { Operation, Participant, Vault } from './model.js';
 import { forbidden, parse, unauthorized } from './problem.js';
 import { participantOr404 } from './participants.js';
 import { loadDirectory, memberActive, operationView, participantView, vaultView } from './views.js';
@@ -59,7 +59,7 @@ export function deviceRoutes(ctx: EmulatorContext): Router {
     const out: Record<string, unknown>[] = [];
     for (const op of await store.list<Operation>('operation')) {
       if (op.status !== 'PENDING' || op.answers[p.id]) continue;
-      const vault = await store.get<Parameters<typeof memberActive>[0]>('vault', op.vaultID);
+      const vault = await store.get<Vault>('vault', op.vaultID);
       const joinRequest = op.kind === 'JOIN_POLICY_VAULT' && op.member?.participantID === p.id;
       if (vault && (joinRequest || (op.kind !== 'JOIN_POLICY_VAULT' && memberActive(vault, p.id, dir)))) out.push(operationView(op, vault, dir));
     }

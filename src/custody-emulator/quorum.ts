@@ -4,9 +4,11 @@ import { memberActive, type Directory } from './views.js';
 /**
  * The quorum rule of the spec: a member may leave (be deactivated) only while the active
  * members that remain in each of its groups can still give `requiredApprovals`.
- * Returns the first group the removal would break.
+ * Returns the first group the removal would break. A vault not yet initialized signs
+ * nothing, so it has no quorum to protect.
  */
 export function groupBrokenWithout(vault: Vault, memberId: string, dir: Directory): ApprovalGroup | undefined {
+  if (vault.status !== 'INITIALIZED') return undefined;
   return vault.groups.find((g) => {
     if (!g.members.some((m) => m.id === memberId)) return false;
     const remaining = g.members.filter((m) => m.id !== memberId && memberActive(vault, m.id, dir)).length;
