@@ -4,14 +4,13 @@ import { z } from 'zod';
 import { parsePublicKey, toCustodyKeyId } from '../ledger/public-key.js';
 import type { EmulatorContext } from './context.js';
 import { vaultOr404 } from './engine.js';
-import { accountPath, bip32Root, keyIndex } from './keys.js';
+import { accountPath, bip32Root, derivationPathSchema, keyIndex } from './keys.js';
 import { listParams } from './listing.js';
 import type { Bip44Account, Operation, Vault } from './model.js';
 import { badRequest, notAcceptable, notFound, parse } from './problem.js';
 import { addAccount, requireInitialized } from './vaults.js';
 
 const HARDENED = 0x80000000;
-const PATH = /^m(?:\/\d{1,10}'?)*$/;
 const pageOf = <T>(items: T[], q: { skip?: number; limit?: number }) => {
   const skip = q.skip ?? 0;
   return { totalItems: items.length, items: items.slice(skip, q.limit === undefined ? undefined : skip + q.limit) };
@@ -150,7 +149,7 @@ export function bip44Routes(ctx: EmulatorContext): Router {
     res.json({ publicKey });
   });
 
-  const derivationQuery = z.object({ derivationPath: z.string().regex(PATH, "must look like m/44'/0'/0'/0/1") }).strict();
+  const derivationQuery = z.object({ derivationPath: derivationPathSchema }).strict();
   r.get('/vaults/:vaultId/derivation', async (req, res) => {
     const q = parse(derivationQuery, req.query, 'query');
     const vault = await vaultOr404(ctx, req.params.vaultId);
@@ -164,7 +163,7 @@ export function bip44Routes(ctx: EmulatorContext): Router {
     res.json(pageOf(vault.derivations, q));
   });
   r.post('/vaults/:vaultId/derivations', async (req, res) => {
-    const body = parse(z.object({ pathToDeriveFrom: z.string().regex(PATH), hardDerivation: z.boolean(), childIndex: z.number().int().min(0).max(HARDENED - 1) }), req.body);
+    const body = parse(z.object({ pathToDeriveFrom: derivationPathSchema, hardDerivation: z.boolean(), childIndex: z.number().int().min(0).max(HARDENED - 1) }), req.body);
     const out = await mutate(req.params.vaultId, (v) => {
       hierarchical(v, false);
       const derivationPath = `${body.pathToDeriveFrom}/${body.childIndex}${body.hardDerivation ? "'" : ''}`;

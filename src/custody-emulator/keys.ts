@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, randomBytes, sign as nodeSign } from 'node:crypto';
 import { BIP32Factory, type BIP32Interface } from 'bip32';
+import { z } from 'zod';
 import * as ecc from 'tiny-secp256k1';
 import { publicKeyHex, toCustodyKeyId, type PublicKey } from '../ledger/public-key.js';
 import type { CryptoKind, Hierarchy } from './model.js';
@@ -73,3 +74,10 @@ export const keyIndex = (key: PublicKey): string => publicKeyHex(key);
 
 /** `m/44'/c'/a'` and below; `'` marks hardened levels. */
 export const accountPath = (coinType: number, account: number): string => `m/44'/${coinType}'/${account}'`;
+
+/** A BIP32 path `m/…` of at most 32 levels, each index below 2^31 (`'` hardens it). */
+export const derivationPathSchema = z
+  .string()
+  .max(400)
+  .regex(/^m(?:\/\d{1,10}'?){0,32}$/, "must look like m/44'/0'/0'/0/1")
+  .refine((p) => p.split('/').slice(1).every((level) => Number.parseInt(level, 10) < 0x80000000), 'every index must be below 2^31');

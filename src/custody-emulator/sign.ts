@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { HASH_ALGORITHMS, hashPreimage, type HashAlgorithm } from '../custody-simulator/keys.js';
 import { hexBytes, signRequestSchema } from '../custody-simulator/sign-request.js';
 import { parsePublicKey, type PublicKey } from '../ledger/public-key.js';
-import { bip32Root, keyIndex } from './keys.js';
+import { bip32Root, derivationPathSchema, keyIndex } from './keys.js';
 import type { SignPayload, Vault } from './model.js';
 import { badRequest, parse } from './problem.js';
 
@@ -13,7 +13,7 @@ import { badRequest, parse } from './problem.js';
 export const emulatorSignSchema = signRequestSchema.extend({
   ledger: z.string().min(1).max(64).optional(),
   providerData: z.string().max(4_000_000).default(''),
-  derivationStrings: z.array(z.string().regex(/^m(?:\/\d{1,10}'?)*$/)).max(1_000).optional(),
+  derivationStrings: z.array(derivationPathSchema).max(1_000).optional(),
   allowConcurrentKeyUsage: z.boolean().optional(),
 });
 

@@ -51,6 +51,19 @@ describe('custody emulator errors are problem+json with the spec status codes, n
     expectProblem(await h.api('PUT', `/vaults/${vault.vaultId}`, { name: 'only-a-name' }), 400);
     expectProblem(await h.api('GET', `/vaults/${vault.vaultId}/coins`), 406, 'not-supported');
     expectProblem(await h.api('GET', `/vaults/${vault.vaultId}/derivation?derivationPath=zz`), 400);
+    const hd = (await create({ name: 'hd', hierarchy: 'BIP44', coinType: 60 })).json.id;
+    await h.device('POST', `/participants/${vault.members[0]!.id}/vaults/${hd}/join`);
+    for (const path of ['m/2147483648', "m/0'/9999999999", 'm/x']) {
+      expectProblem(await h.api('GET', `/vaults/${hd}/derivation?derivationPath=${encodeURIComponent(path)}`), 400);
+      expectProblem(await h.api('POST', `/vaults/${hd}/derivations`, { pathToDeriveFrom: path, hardDerivation: false, childIndex: 0 }), 400);
+    }
+    expect((await h.api('GET', `/vaults/${hd}/derivation?derivationPath=${encodeURIComponent("m/44'/60'/0'/0/7")}`)).json.publicKey).toMatch(/^3056/);
+    expectProblem(await h.api('POST', `/vaults/${hd}/derivations`, { pathToDeriveFrom: 'm', hardDerivation: false, childIndex: 2 ** 31 }), 400);
+    expectProblem(await h.api('GET', `/vaults/${hd}/coins/60/accounts/0/chains/sideways/addresses`), 400);
+    expectProblem(await h.api('GET', `/vaults/${hd}/coins/99999999999/accounts`), 400);
+    expectProblem(await h.api('GET', `/vaults/${hd}/coins/61/accounts`), 404);
+    expectProblem(await h.api('GET', `/vaults/${hd}/coins/60/accounts/7/backup`), 404);
+    expectProblem(await h.api('GET', `/vaults/${hd}/backup/zz`), 400);
     expectProblem(await h.api('GET', '/vaults/nope/publickey'), 404);
     expectProblem(await h.api('PUT', `/vaults/${vault.vaultId}/members/${vault.members[0]!.id}/status`, { status: 'ASLEEP' }), 400);
     expectProblem(await h.api('PUT', `/vaults/${vault.vaultId}/members/${vault.members[0]!.id}/status?force=maybe`, { status: 'DEACTIVATED' }), 400);
