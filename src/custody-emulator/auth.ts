@@ -1,0 +1,83 @@
+import { createHash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import type { Request, RequestHandler } from 'express';
+import type { EmulatorContext } from './context.js';
+import type { Role, User } from './model.js';
+import { forbidden, ProblemError, unauthorized } from './problem.js';
+import type { TokenRecord } from './store.js';
+
+export const ACCESS_TOKEN_SECONDS = 20 * 60;
+export const REFRESH_TOKEN_SECONDS = 20 * 60;
+export const API_KEY_SECONDS = 365 * 24 * 60 * 60;
+
+export interface Principal {
+  owner: string;
+  role: Role;
+  kind: TokenRecord['kind'];
+}
+
+export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
+export const newToken = (): string => randomBytes(32).toString('base64url');
+
+export function hashPassword(password: string, salt = randomBytes(16).toString('hex')): { passwordHash: string; salt: string } {
+  return { passwordHash: scryptSync(password, salt, 32).toString('hex'), salt };
+}
+
+function passwordMatches(user: User, password: string): boolean {
+  const given = scryptSync(password, user.salt, 32);
+  return timingSafeEqual(given, Buffer.from(user.passwordHash, 'hex'));
+}
+
+/** Constant-time text comparison (hashing first makes the lengths equal). */
+export function sameText(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+export function basicCredentials(req: Request): { name: string; password: string } | undefined {
+  const m = /^Basic ([A-Za-z0-9+/=]+)$/.exec(req.get('authorization') ?? '');
+  if (!m) return undefined;
+  const text = Buffer.from(m[1] as string, 'base64').toString('utf8');
+  const colon = text.indexOf(':');
+  return colon < 0 ? undefined : { name: text.slice(0, colon), password: text.slice(colon + 1) };
+}
+
+export const passwordMustChange = (status: number) =>
+  new ProblemError(status, 'password-must-be-changed', 'Password must be changed', 'The password of this user must be changed before it can log in: PUT {mng}/auth/password.');
+
+/** The user behind a name and password; 401 for anything wrong, without saying which part. */
+export async function checkPassword(ctx: EmulatorContext, name: string, password: string): Promise<User> {
+  const user = await ctx.store.get<User>('user', name);
+  if (!user || !user.enabled || !passwordMatches(user, password)) throw unauthorized('Invalid user name or password.', 'invalid-credentials');
+  return user;
+}
+
+/** Stores a new token; the token text itself is never kept, only its SHA-256. */
+export async function issueToken(ctx: EmulatorContext, kind: TokenRecord['kind'], owner: string, role: Role, seconds: number): Promise<string> {
+  const token = newToken();
+  await ctx.store.putToken(tokenHash(token), { kind, owner, role, expiresAt: ctx.now() + seconds * 1000 });
+  return token;
+}
+
+export async function principalOf(ctx: EmulatorContext, token: string): Promise<Principal | undefined> {
+  const record = await ctx.store.getToken(tokenHash(token));
+  if (!record || record.kind === 'refresh' || record.expiresAt <= ctx.now()) return undefined;
+  return { owner: record.owner, role: record.role as Role, kind: record.kind };
+}
+
+/** `Authorization: Bearer <access token | API key>` on every management call that the spec shows with it. */
+export function requireToken(ctx: EmulatorContext): RequestHandler {
+  return async (req, res, next) => {
+    const m = /^Bearer (\S+)$/.exec(req.get('authorization') ?? '');
+    const principal = m ? await principalOf(ctx, m[1] as string) : undefined;
+    if (!principal) {
+      return next(unauthorized('Invalid authentication data: send "Authorization: Bearer <ACCESS_TOKEN or API_KEY>"; access tokens last 20 minutes.'));
+    }
+    res.locals.principal = principal;
+    next();
+  };
+}
+
+export const requireSuperUser: RequestHandler = (_req, res, next) => {
+  const p = res.locals.principal as Principal | undefined;
+  if (p?.role !== 'Super_User') return next(forbidden('Only a Super_User may manage users and API keys.', 'role-not-allowed'));
+  next();
+};

@@ -1,0 +1,37 @@
+import type { Logger } from 'pino';
+import type { Operation, Participant } from './model.js';
+import type { EmulatorStore } from './store.js';
+
+/** 1.0.2106 under `/custody/api/v1.0/mng`; the older base serves one of the earlier revisions. */
+export type Revision = '1.0.2106' | '1.0.1905' | '1.0.1811';
+
+export interface CallbackSettings {
+  /** The receiver's `{base}`; the callback goes to `{base}/api/v1.0/sign_complete_callback`. */
+  baseUrl?: string;
+  /** When set, callbacks carry the HMAC headers of security/callback-hmac.ts; the real service sends none. */
+  secret?: string;
+  fetch: typeof fetch;
+  attempts: number;
+  baseDelayMs: number;
+  timeoutMs: number;
+}
+
+/** Reactions the automatic approver policy attaches to new records (automation.ts). */
+export interface Hooks {
+  participantCreated(p: Participant): Promise<void>;
+  operationCreated(op: Operation): void;
+  operationCompleted(op: Operation): void;
+}
+
+/** Everything a route or the engine needs, passed in; the emulator keeps no module state. */
+export interface EmulatorContext {
+  store: EmulatorStore;
+  now(): number;
+  logger: Logger;
+  admin: { user: string; password: string };
+  callback: CallbackSettings;
+  /** Background work (timers, callbacks) is tracked here so `close()` can end it. */
+  background: { signal: AbortSignal; track(work: Promise<unknown>): void; later(ms: number, work: () => Promise<unknown>): void };
+  hooks: Hooks;
+  iso(): string;
+}

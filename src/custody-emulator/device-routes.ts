@@ -1,0 +1,101 @@
+import { Router, type RequestHandler } from 'express';
+import { z } from 'zod';
+import { basicCredentials, sameText } from './auth.js';
+import { approverPolicySchema, approverPolicy } from './automation.js';
+import type { EmulatorContext } from './context.js';
+import { answer, operationOr404, vaultOr404 } from './engine.js';
+import { emulatorFaultsSchema, faultTable, setFaults } from './faults.js';
+import { joinVault } from './members.js';
+import type { Operation, Participant, Vault } from './model.js';
+import { forbidden, parse, unauthorized } from './problem.js';
+import { participantOr404 } from './participants.js';
+import { loadDirectory, memberActive, operationView, participantView, vaultView } from './views.js';
+
+/** The emulator's administrator (its own credentials, not a custody user) in HTTP Basic. */
+function adminOnly(ctx: EmulatorContext): RequestHandler {
+  return (req, res, next) => {
+    const creds = basicCredentials(req);
+    // Both comparisons run every time, so timing does not tell which part was wrong.
+    const userOk = sameText(creds?.name ?? '', ctx.admin.user);
+    const passwordOk = sameText(creds?.password ?? '', ctx.admin.password);
+    if (creds && userOk && passwordOk) return next();
+    res.set('WWW-Authenticate', 'Basic realm="custody-emulator"');
+    next(unauthorized("The emulator-only routes need the emulator's admin credentials (HTTP Basic).", 'emulator-admin-required'));
+  };
+}
+
+/**
+ * Emulator-only routes, under `/emulator/v1`: what participants' phones and bots do
+ * (activate, join a vault, approve or decline), the automatic approver policy, and fault
+ * injection. None of this exists on a real custody service.
+ */
+export function deviceRoutes(ctx: EmulatorContext): Router {
+  const r = Router();
+  r.use(adminOnly(ctx));
+  const store = ctx.store;
+
+  r.post('/participants/:id/activate', async (req, res) => {
+    const body = parse(z.object({ activationCode: z.string().min(1).max(100) }), req.body);
+    const p = await store.exclusive(async () => {
+      const p = await participantOr404(ctx, req.params.id);
+      if (p.status !== 'NOT_ACTIVATED' || !p.activationCode) throw forbidden(`Participant ${p.id} is ${p.status}; there is nothing to activate.`, 'not-activatable');
+      if (!sameText(body.activationCode, p.activationCode)) throw forbidden('The activation code is wrong.', 'wrong-activation-code');
+      const next: Participant = { ...p, status: 'ACTIVATED', activationCode: undefined, modificationTime: ctx.iso() };
+      await store.put('participant', p.id, next);
+      return next;
+    });
+    res.json(participantView(p, await loadDirectory(ctx), '1.0.2106'));
+  });
+
+  r.post('/participants/:id/vaults/:vaultId/join', async (req, res) => {
+    const vault = await joinVault(ctx, req.params.id, req.params.vaultId);
+    res.json(vaultView(vault, await loadDirectory(ctx), 0));
+  });
+
+  /** What the participant's device would list: operations waiting for its answer. */
+  r.get('/participants/:id/operations', async (req, res) => {
+    const p = await participantOr404(ctx, req.params.id);
+    const dir = await loadDirectory(ctx);
+    const out: Record<string, unknown>[] = [];
+    for (const op of await store.list<Operation>('operation')) {
+      if (op.status !== 'PENDING' || op.answers[p.id]) continue;
+      const vault = await store.get<Vault>('vault', op.vaultID);
+      const joinRequest = op.kind === 'JOIN_POLICY_VAULT' && op.member?.participantID === p.id;
+      if (vault && (joinRequest || (op.kind !== 'JOIN_POLICY_VAULT' && memberActive(vault, p.id, dir)))) out.push(operationView(op, vault, dir));
+    }
+    res.json(out);
+  });
+
+  for (const decision of ['approve', 'decline'] as const) {
+    r.post(`/participants/:id/operations/:operationId/${decision}`, async (req, res) => {
+      await participantOr404(ctx, req.params.id);
+      const op = await answer(ctx, String(req.params.operationId), req.params.id, decision);
+      res.json(operationView(op, await vaultOr404(ctx, op.vaultID), await loadDirectory(ctx)));
+    });
+  }
+
+  /** The stored operation with its callback deliveries (delivered, failed, dropped). */
+  r.get('/operations/:operationId', async (req, res) => {
+    const op = await operationOr404(ctx, req.params.operationId);
+    res.json({ ...operationView(op, await vaultOr404(ctx, op.vaultID), await loadDirectory(ctx)), deliveries: op.deliveries });
+  });
+
+  r.get('/approver-policy', async (_req, res) => {
+    res.json(await approverPolicy(ctx));
+  });
+  r.put('/approver-policy', async (req, res) => {
+    const policy = parse(approverPolicySchema, req.body);
+    await store.put('meta', 'approver-policy', policy);
+    res.json(policy);
+  });
+
+  r.get('/faults', async (_req, res) => {
+    res.json(await faultTable(ctx));
+  });
+  r.put('/faults', async (req, res) => {
+    const body = parse(z.object({ vaultId: z.string().min(1).max(100).optional(), faults: emulatorFaultsSchema }), req.body);
+    if (body.vaultId !== undefined) await vaultOr404(ctx, body.vaultId);
+    res.json(await setFaults(ctx, body.faults, body.vaultId));
+  });
+  return r;
+}

@@ -1,0 +1,67 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { accountOr404 } from './accounts.js';
+import { destination } from './callback.js';
+import type { EmulatorContext, Revision } from './context.js';
+import { cancel, newOperation, operationOr404, vaultOr404 } from './engine.js';
+import { listParams, page } from './listing.js';
+import { OPERATION_STATUSES, type Operation, type OperationKind, type Vault } from './model.js';
+import { badRequest } from './problem.js';
+import { validateSign } from './sign.js';
+import { loadDirectory, operationSummary, operationView } from './views.js';
+import { requireInitialized } from './vaults.js';
+
+/** Sign requests and every operation's status, cancel and resend. */
+export function operationRoutes(ctx: EmulatorContext, revision: Revision): Router {
+  const r = Router();
+  const store = ctx.store;
+  const details = async (op: Operation) => operationView(op, await vaultOr404(ctx, op.vaultID), await loadDirectory(ctx));
+  const byKind = (path: string, kind: OperationKind) =>
+    r.get(path, async (req, res) => {
+      res.json(await details(await operationOr404(ctx, String(req.params.operationId), kind)));
+    });
+
+  r.post('/vaults/:id/sign', async (req, res) => {
+    const op = await store.exclusive(async () => {
+      const vault = await vaultOr404(ctx, req.params.id);
+      requireInitialized(vault);
+      const { description, payload } = validateSign(vault, req.body);
+      await store.put('vault', vault.id, vault);
+      return newOperation(ctx, vault, 'SIGN', description, { sign: payload });
+    });
+    ctx.logger.info({ operationID: op.operationID, vaultId: op.vaultID, entries: op.sign?.dataToSign.length }, 'sign operation pending');
+    ctx.hooks.operationCreated(op);
+    res.status(200).json({ operationID: op.operationID });
+  });
+
+  byKind('/operations/sign/:operationId', 'SIGN');
+  byKind('/operations/addmember/:operationId', 'ADD_MEMBER');
+  byKind('/operations/joinpolicyvault/:operationId', 'JOIN_POLICY_VAULT');
+  r.get('/operations/:operationId', async (req, res) => {
+    res.json(await details(await operationOr404(ctx, req.params.operationId)));
+  });
+
+  r.post('/operations/sign/:operationId/resend', async (req, res) => {
+    const op = await operationOr404(ctx, req.params.operationId, 'SIGN');
+    if (op.status !== 'COMPLETED') throw badRequest(`Operation ${op.operationID} is ${op.status}; only completed operations can be resent.`, 'cannot-resend');
+    if (!destination(ctx, op)) throw badRequest('No callback destination: the request named no callbackUrl and none is configured.', 'cannot-resend');
+    ctx.hooks.operationCompleted(op);
+    res.status(200).end();
+  });
+
+  r.post('/operations/:operationId/cancel', async (req, res) => {
+    await cancel(ctx, req.params.operationId);
+    res.status(200).end();
+  });
+
+  r.get('/accounts/:id/operations', async (req, res) => {
+    const q = listParams(req.query, { status: z.enum(OPERATION_STATUSES).optional() });
+    const account = await accountOr404(ctx, req.params.id);
+    const vaults = new Map((await store.list<Vault>('vault')).map((v) => [v.id, v]));
+    const rows = (await store.list<Operation>('operation'))
+      .filter((o) => o.accountID === account.id && (!q.status || o.status === q.status))
+      .map((o) => operationSummary(o, vaults.get(o.vaultID)) as Record<string, string> & { description: string });
+    res.json(page(rows, q, (o) => `${o.description} ${o.vaultName}`, { CreatedAt: (o) => o.createdAt as string, Status: (o) => o.status as string, Kind: (o) => o.kind as string }, revision));
+  });
+  return r;
+}

@@ -1,0 +1,49 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { requireToken } from './auth.js';
+import type { EmulatorContext } from './context.js';
+import { queryFlag } from './listing.js';
+import type { Operation, Vault } from './model.js';
+import { parse, ProblemError, sendProblem } from './problem.js';
+
+export const EMULATOR_VERSION = 'custody-emulator-1.0.2106 (plain private keys; development only, not a custody service)';
+const RELOAD_INTERVAL_MS = 5 * 60 * 1000;
+
+async function serviceStatus(ctx: EmulatorContext, withDetails: boolean): Promise<Record<string, unknown>> {
+  const dbHealthy = await ctx.store.ping();
+  const status: Record<string, unknown> = {
+    version: EMULATOR_VERSION,
+    healthy: dbHealthy,
+    keyservice: { healthy: true },
+    db: dbHealthy ? { healthy: true, schemaVersion: 'redis' } : { healthy: false, errorMessage: 'Redis does not answer', schemaVersion: 'redis' },
+    nativeCrypto: { healthy: true },
+  };
+  if (withDetails && dbHealthy) {
+    const [vaults, ops] = await Promise.all([ctx.store.list<Vault>('vault'), ctx.store.list<Operation>('operation')]);
+    status.details = { vaults: vaults.length, operations: ops.length, pendingOperations: ops.filter((o) => o.status === 'PENDING').length };
+  }
+  return status;
+}
+
+/** `GET {mng}/status` (no token, as the spec shows it) and `POST {mng}/reloadconfig` (at most once per 5 minutes). */
+export function statusRoutes(ctx: EmulatorContext): Router {
+  const r = Router();
+  r.get('/status', async (req, res) => {
+    const q = parse(z.object({ withDetails: queryFlag }).strict(), req.query, 'query');
+    const status = await serviceStatus(ctx, q.withDetails ?? false);
+    res.status(status.healthy ? 200 : 500).json(status);
+  });
+  r.post('/reloadconfig', requireToken(ctx), async (_req, res) => {
+    const allowed = await ctx.store.exclusive(async () => {
+      const last = (await ctx.store.get<{ at: number }>('meta', 'reloadconfig'))?.at;
+      if (last !== undefined && ctx.now() - last < RELOAD_INTERVAL_MS) return false;
+      await ctx.store.put('meta', 'reloadconfig', { at: ctx.now() });
+      return true;
+    });
+    const status = await serviceStatus(ctx, false);
+    if (allowed) return void res.json(status);
+    // The spec's 420 carries the service status; the problem fields ride along.
+    sendProblem(res, new ProblemError(420, 'too-many-requests', 'Too many requests', 'The configuration may be reloaded once per 5 minutes.'), status);
+  });
+  return r;
+}

@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ADMIN, dropPrefix, expectProblem, startHarness, type Harness } from './harness.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const fn of cleanup.splice(0).reverse()) await fn();
+});
+
+async function setup(clock?: { now: number }): Promise<Harness> {
+  const h = await startHarness({ clock });
+  cleanup.push(() => dropPrefix(h.redis, h.prefix), h.stop);
+  return h;
+}
+
+describe('custody emulator authentication', () => {
+  it('logs the administrator in with HTTP Basic and a form body; the token opens the management routes', async () => {
+    const h = await setup();
+    const res = await h.login();
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({ token_type: 'Bearer', expires_in: 1200, scope: '/mng', role: 'SUPER_USER' });
+    expect(res.json.access_token).toEqual(expect.any(String));
+    expect(res.json.refresh_token).toEqual(expect.any(String));
+    expect((await h.call('GET', '/accounts', undefined, { token: res.json.access_token })).status).toBe(200);
+    // JSON body with username and password works as well, on the deprecated path too.
+    const json = await h.call('POST', '/auth/tokens', { grant_type: 'password', username: ADMIN.user, password: ADMIN.password });
+    expect(json.status).toBe(201);
+
+    expectProblem(await h.login(ADMIN.user, 'wrong'), 401, 'invalid-credentials');
+    expectProblem(await h.login('nobody', 'x'), 401, 'invalid-credentials');
+    expectProblem(await h.call('POST', '/auth/token', { grant_type: 'password' }), 401);
+    expectProblem(await h.call('GET', '/accounts'), 401, 'unauthorized');
+    expectProblem(await h.call('GET', '/accounts', undefined, { token: 'not-a-token' }), 401);
+  });
+
+  it('expires access tokens after 20 minutes and renews them with the refresh token, once', async () => {
+    const clock = { now: Date.now() };
+    const h = await setup(clock);
+    const first = (await h.login()).json;
+    clock.now += 19 * 60 * 1000;
+    expect((await h.call('GET', '/accounts', undefined, { token: first.access_token })).status).toBe(200);
+    clock.now += 2 * 60 * 1000;
+    expectProblem(await h.call('GET', '/accounts', undefined, { token: first.access_token }), 401);
+
+    const login = await h.login();
+    const renewed = await h.call('POST', '/auth/token', { grant_type: 'refresh_token', refreshtoken: login.json.refresh_token }, { form: true });
+    expect(renewed.status).toBe(201);
+    expect(renewed.json.access_token).not.toBe(login.json.access_token);
+    expect((await h.call('GET', '/accounts', undefined, { token: renewed.json.access_token })).status).toBe(200);
+    // A refresh token is spent by its use.
+    expectProblem(await h.call('POST', '/auth/token', { grant_type: 'password', refreshtoken: login.json.refresh_token }), 401, 'invalid-refresh-token');
+    // A refresh token is no access token.
+    expectProblem(await h.call('GET', '/accounts', undefined, { token: renewed.json.refresh_token }), 401);
+  });
+
+  it('creates, lists, uses and revokes API keys valid for a year', async () => {
+    const clock = { now: Date.now() };
+    const h = await setup(clock);
+    const created = await h.api('POST', '/auth/apikeys', { client_id: 'connector', client_role: 'Trader', scope: '/mng', grant_type: 'client_credentials' });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ token_type: 'Bearer', expires_in: 365 * 24 * 3600, scope: '/mng', role: 'TRADER' });
+    expect(created.json.refresh_token).toBeUndefined();
+    const key = created.json.access_token as string;
+    expect((await h.call('GET', '/accounts', undefined, { token: key })).status).toBe(200);
+    expectProblem(await h.api('POST', '/auth/apikeys', { client_id: 'connector', client_role: 'Trader', scope: '/mng', grant_type: 'client_credentials' }), 409);
+    expectProblem(await h.api('POST', '/auth/apikeys', { client_id: 'x', client_role: 'Trader', scope: '/other', grant_type: 'client_credentials' }), 400);
+    const listed = await h.api('GET', '/auth/apikeys');
+    expect(listed.json).toEqual([{ clientId: 'connector', tokenType: 'BEARER', expiry_in: 365 * 24 * 3600, scope: '/mng' }]);
+    // A Trader key may not manage keys or users.
+    expectProblem(await h.call('GET', '/auth/apikeys', undefined, { token: key }), 403, 'role-not-allowed');
+    clock.now += 364 * 24 * 3600 * 1000;
+    expect((await h.call('GET', '/accounts', undefined, { token: key })).status).toBe(200);
+    clock.now -= 364 * 24 * 3600 * 1000;
+    expect((await h.api('DELETE', '/auth/apikeys/connector')).status).toBe(200);
+    expectProblem(await h.call('GET', '/accounts', undefined, { token: key }), 401);
+    expectProblem(await h.api('DELETE', '/auth/apikeys/connector'), 404);
+  });
+
+  it('makes a user whose password must change set a new one before logging in', async () => {
+    const h = await setup();
+    expect((await h.api('POST', '/auth/users', { name: 'trader1', password: 'first-pass', role: 'Trader' })).status).toBe(201);
+    expectProblem(await h.api('POST', '/auth/users', { name: 'trader1', password: 'x', role: 'Trader' }), 409);
+    expectProblem(await h.api('POST', '/auth/users', { name: 'x', password: 'x', role: 'Boss' }), 400);
+    expect((await h.api('PUT', '/auth/users/trader1/password', { password: 'reset-pass', mustChangePassword: true })).status).toBe(200);
+
+    // 1.0.2106 answers 400; the older base answers 401, as the published samples show.
+    expectProblem(await h.login('trader1', 'reset-pass'), 400, 'password-must-be-changed');
+    expectProblem(await h.login('trader1', 'reset-pass', 'legacy'), 401, 'password-must-be-changed');
+    expectProblem(await h.call('PUT', '/auth/users/password', { value: 'new-pass' }, { basic: { user: 'trader1', password: 'wrong' } }), 401);
+    expect((await h.call('PUT', '/auth/users/password', { value: 'new-pass' }, { basic: { user: 'trader1', password: 'reset-pass' } })).status).toBe(200);
+    const ok = await h.login('trader1', 'new-pass');
+    expect(ok.status).toBe(201);
+    expect(ok.json.role).toBe('TRADER');
+    expectProblem(await h.call('POST', '/auth/users', { name: 'y', password: 'y', role: 'Trader' }, { token: ok.json.access_token }), 403);
+
+    const users = await h.api('GET', '/auth/users');
+    expect(users.json).toEqual([
+      { name: 'so', enabled: true, role: 'Super_User' },
+      { name: 'trader1', enabled: true, role: 'Trader' },
+    ]);
+    // Disabling a user ends its tokens; revoking by owner too.
+    expect((await h.api('PUT', '/auth/trader1', { active: false })).status).toBe(200);
+    expectProblem(await h.call('GET', '/accounts', undefined, { token: ok.json.access_token }), 401);
+    expectProblem(await h.login('trader1', 'new-pass'), 401);
+    const admin2 = (await h.login()).json.access_token;
+    expect((await h.api('DELETE', `/auth/token/${ADMIN.user}`)).status).toBe(200);
+    expectProblem(await h.call('GET', '/accounts', undefined, { token: admin2 }), 401);
+  });
+});
