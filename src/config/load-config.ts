@@ -38,8 +38,9 @@ export const SANDBOX_PREFIX = 'byow-sandbox';
 function readEnv(env: Env, problems: string[], secrets: string[], invalid: Set<string>): EnvValues {
   const out: Record<string, unknown> = {};
   for (const [key, entry] of Object.entries(ENV) as [string, EnvEntry][]) {
-    const raw = env[entry.env] ?? entry.default;
-    if (raw === undefined || raw === '') continue;
+    // Empty counts as unset (compose passes `${VAR:-}` as ''): the default applies.
+    const raw = env[entry.env] || entry.default;
+    if (raw === undefined) continue;
     if (entry.sensitive && env[entry.env]) secrets.push(raw);
     const parsed = entry.schema.safeParse(raw, { error: configErrorMap });
     if (parsed.success) {

@@ -162,6 +162,9 @@ describe('configuration', () => {
     expect(problems({ ...eth, PORT: '1e3' })).toEqual(["PORT: must be a whole number from 0 to 65535, got '1e3'"]);
     expect(problems({ ...eth, PORT: '70000' })).toEqual(["PORT: must be a whole number from 0 to 65535, got '70000'"]);
     expect(loadConfig({ ...production, ...eth, PORT: ' 8443 ' }, families, 'v').port).toBe(8443);
+    // An empty value (compose passes `${PORT:-}` as '') means the default.
+    const empty = loadConfig({ ...production, ...eth, PORT: '', WORKER_PORT: '', LOG_LEVEL: '' }, families, 'v');
+    expect([empty.port, empty.workerPort, empty.logLevel]).toEqual([8080, 8081, 'info']);
     expect(problems({ ...eth, LOG_LEVEL: 'loud' })).toEqual(["LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, got 'loud'"]);
     expect(problems({ ...eth, DASHBOARD_READ_ONLY: 'maybe' })).toEqual(["DASHBOARD_READ_ONLY: must be true or false, got 'maybe'"]);
     expect(problems({ ...eth, BODY_LIMIT: '4 MB' })).toEqual(["BODY_LIMIT: must be a size such as 512kb or 4mb, got '4 MB'"]);
