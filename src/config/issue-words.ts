@@ -15,13 +15,10 @@ export const configErrorMap: z.core.$ZodErrorMap = (issue) => {
     case 'invalid_value':
       return `must be one of ${issue.values.map((v) => String(v)).join(', ')}`;
     case 'too_small':
-      return issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint'
-        ? `must be at least ${String(issue.minimum)}`
-        : `must have at least ${String(issue.minimum)} ${issue.origin === 'string' ? 'characters' : 'entries'}`;
+      if (NUMERIC.includes(issue.origin)) return `must be at least ${String(issue.minimum)}`;
+      return Number(issue.minimum) === 1 ? 'must not be empty' : `must have at least ${count(issue.minimum, issue.origin)}`;
     case 'too_big':
-      return issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint'
-        ? `must be at most ${String(issue.maximum)}`
-        : `must have at most ${String(issue.maximum)} ${issue.origin === 'string' ? 'characters' : 'entries'}`;
+      return NUMERIC.includes(issue.origin) ? `must be at most ${String(issue.maximum)}` : `must have at most ${count(issue.maximum, issue.origin)}`;
     case 'unrecognized_keys':
       return unknownKeysMessage(issue.keys, shapeKeys(issue.inst));
     case 'invalid_key':
@@ -34,6 +31,12 @@ export const configErrorMap: z.core.$ZodErrorMap = (issue) => {
 };
 
 const NOUNS: Record<string, string> = { int: 'whole number', record: 'object' };
+const NUMERIC = ['number', 'int', 'bigint'];
+
+function count(n: number | bigint, origin: string): string {
+  const [one, many] = origin === 'string' ? ['character', 'characters'] : ['entry', 'entries'];
+  return `${String(n)} ${Number(n) === 1 ? one : many}`;
+}
 
 function article(noun: string): string {
   return /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;

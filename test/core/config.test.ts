@@ -171,6 +171,13 @@ describe('configuration', () => {
     expect(problems(ledgers({ eth: { rpcUrl: 'https://node.example', confirmations: 0 } }))).toEqual(['LEDGERS.eth.confirmations: must be at least 1']);
     expect(problems(ledgers({ eth: { rpcUrl: 'https://node.example', confirmations: '3' } }))).toEqual(['LEDGERS.eth.confirmations: must be a number']);
     expect(problems(ledgers({ eth: { chainId: 1 } }))).toEqual(['LEDGERS.eth.rpcUrl: is required']);
+    expect(problems(ledgers({ ETH: { rpcUrl: 'https://node.example' } }))).toEqual([
+      'LEDGERS.ETH: has an invalid name: a ledger id must be 2-32 lower-case letters, digits, _ or -',
+    ]);
+    expect(problems({ ...eth, API_KEYS: '[{"name":"","sha256":"' + 'a'.repeat(64) + '","scopes":[]}]' })).toEqual([
+      'API_KEYS[0].name: must not be empty',
+      'API_KEYS[0].scopes: must not be empty',
+    ]);
   });
 
   it('names the API key field at fault without printing a key', () => {
