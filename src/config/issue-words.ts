@@ -42,7 +42,8 @@ function article(noun: string): string {
   return /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;
 }
 
-function shapeKeys(inst: unknown): string[] {
+/** The option names of the object schema that raised an issue. */
+export function shapeKeys(inst: unknown): string[] {
   const shape = (inst as { _zod?: { def?: { shape?: Record<string, unknown> } } } | undefined)?._zod?.def?.shape;
   return shape ? Object.keys(shape) : [];
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { LedgerFamily } from '../ledger/adaptor.js';
 import { ENV, type EnvEntry, type EnvValues } from './env-spec.js';
-import { configErrorMap, describeIssues, unknownKeysMessage } from './issue-words.js';
+import { configErrorMap, describeIssues, shapeKeys, unknownKeysMessage } from './issue-words.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -87,7 +87,7 @@ export function resolveLedgers(
       // At the top level `family` is an option too; the schema never sees it.
       error: (issue) =>
         issue.code === 'unrecognized_keys' && !issue.path?.length
-          ? unknownKeysMessage(issue.keys, [...Object.keys((issue.inst as { _zod: { def: { shape?: object } } })._zod.def.shape ?? {}), 'family'])
+          ? unknownKeysMessage(issue.keys, [...shapeKeys(issue.inst), 'family'])
           : configErrorMap(issue),
     });
     if (!parsed.success) {
