@@ -59,7 +59,8 @@ function healthcheck(script: string, extra: Record<string, string>): Promise<num
   });
 }
 
-describe('the API and the worker as their own processes', () => {
+// Child processes compile TypeScript at start: generous time on a loaded machine.
+describe('the API and the worker as their own processes', { timeout: 240_000 }, () => {
   beforeAll(async () => {
     anvil = await startAnvil();
     const [port, workerPort] = [await freePort(), await freePort()];

@@ -13,7 +13,7 @@ function run(entry: string, env: Record<string, string>): Promise<{ code: number
     const child = spawn(process.execPath, ['--import', 'tsx', entry], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 150_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, stderr });
@@ -21,7 +21,7 @@ function run(entry: string, env: Record<string, string>): Promise<{ code: number
   });
 }
 
-describe('sandbox and production never share a key prefix', () => {
+describe('sandbox and production never share a key prefix', { timeout: 180_000 }, () => {
   afterAll(async () => {
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length) await redis.del(...keys);
