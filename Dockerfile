@@ -20,8 +20,11 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 USER node
-EXPOSE 8080
+# 8080: the API (PORT); 8081: a worker's /status and /metrics (WORKER_PORT).
+EXPOSE 8080 8081
+# Checks the API by default. A container running the worker sets HEALTHCHECK_URL to
+# http://127.0.0.1:8081/status (or overrides the check, as docker-compose.yml does).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/api/v1.0/status').then(r=>r.json()).then(b=>process.exit(b.healthy?0:1)).catch(()=>process.exit(1))"
+  CMD node -e "fetch(process.env.HEALTHCHECK_URL||'http://127.0.0.1:'+(process.env.PORT||8080)+'/api/v1.0/status').then(r=>r.json()).then(b=>process.exit(b.healthy?0:1)).catch(()=>process.exit(1))"
 # The worker runs from the same image: `node dist/src/worker-main.js`.
 CMD ["node", "dist/src/main.js"]

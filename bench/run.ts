@@ -77,7 +77,8 @@ async function startApi(name: string, env: Record<string, string>): Promise<{ ch
 }
 
 async function startWorker(name: string, env: Record<string, string>): Promise<Child> {
-  const child = startNode(name, 'src/worker-main.ts', [], env, { preload: true });
+  // Each worker serves its /status and /metrics on a port of its own.
+  const child = startNode(name, 'src/worker-main.ts', [], { ...env, WORKER_PORT: String(await freePort()) }, { preload: true });
   await waitFor(`${name} start`, child, logSays(child, 'worker started'));
   return child;
 }

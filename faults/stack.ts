@@ -143,7 +143,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       await waitUntil(`${p.name} start`, async () => (await fetch(`${url}/api/v1.0/config`)).ok, START_TIMEOUT_MS, p);
     },
     startWorker: async (i) => {
-      const p = startNode(`${o.name}-worker${i}`, 'src/worker-main.ts', env({}));
+      const p = startNode(`${o.name}-worker${i}`, 'src/worker-main.ts', env({ WORKER_PORT: String(await freePort()) }));
       stack.workers[i] = p;
       await waitUntil(`${p.name} start`, () => readFileSync(p.log, 'utf8').includes('worker started'), START_TIMEOUT_MS, p);
     },

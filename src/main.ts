@@ -4,7 +4,7 @@
  * simulator and the queue workers.
  */
 import { families } from '../adaptors/index.js';
-import { loadConfigOrExit } from './config/config-or-exit.js';
+import { claimProfileOrExit, loadConfigOrExit } from './config/config-or-exit.js';
 import { createLogger } from './logger.js';
 import { checkLedgerNetworks } from './ledger/boot-check.js';
 import { createPipeline } from './pipeline/pipeline.js';
@@ -25,6 +25,10 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel, config.secrets);
   const core = createCore(config, logger, undefined, createMetrics({ processMetrics: true }));
+  await claimProfileOrExit(core.redis, core.prefix, config.sandboxProfile, async () => {
+    core.redis.disconnect();
+    await sandbox?.stop();
+  });
   await checkLedgerNetworks(core.registry, logger);
   const pipeline = createPipeline(core);
   const routes = [...pipeline.routes, ...(sandbox ? (await import('./sandbox/sandbox-routes.js')).sandboxRoutes(core, sandbox) : [])];

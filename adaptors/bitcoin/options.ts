@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { httpUrl } from '../../src/config/url-schemas.js';
 
-export const bitcoinOptionsSchema = z.object({
+export const bitcoinOptionsSchema = z.strictObject({
   /** Defaults from the ledger id: btc mainnet, btctest testnet (testnet3), btcregtest regtest. */
   network: z.enum(['mainnet', 'testnet', 'testnet4', 'regtest']).optional(),
   /**
@@ -10,7 +11,7 @@ export const bitcoinOptionsSchema = z.object({
    * censor, which reads top-level names, hides `url`, `username` and `password` in logs.
    */
   backend: z.enum(['esplora', 'core']).default('esplora'),
-  url: z.url(),
+  url: httpUrl(),
   /** Core RPC credentials (or put them in the URL). */
   username: z.string().optional(),
   password: z.string().optional(),

@@ -1,14 +1,15 @@
 import { z } from 'zod';
+import { httpUrl } from '../../src/config/url-schemas.js';
 
-const tokenSchema = z.object({
+const tokenSchema = z.strictObject({
   symbol: z.string().regex(/^[A-Za-z0-9._-]{1,20}$/, 'a token symbol is 1-20 letters, digits, . _ -'),
   contract: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'a token contract is a 0x-prefixed 20-byte hex address'),
   decimals: z.number().int().min(0).max(36),
 });
 
-export const ethereumOptionsSchema = z.object({
+export const ethereumOptionsSchema = z.strictObject({
   /** JSON-RPC endpoint of any node or provider. */
-  rpcUrl: z.url(),
+  rpcUrl: httpUrl(),
   /** Expected chain id; defaults from the ledger id (eth 1, ethtest 11155111, ethdev 31337). */
   chainId: z.number().int().positive().optional(),
   /** ERC-20 tokens served as assets of this ledger. */

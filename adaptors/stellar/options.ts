@@ -1,15 +1,16 @@
 import { StrKey } from '@stellar/stellar-sdk';
 import { z } from 'zod';
+import { httpUrl } from '../../src/config/url-schemas.js';
 
-const assetSchema = z.object({
+const assetSchema = z.strictObject({
   /** Asset code: 1 to 12 letters or digits (alphanum4 up to 4, alphanum12 beyond). */
   code: z.string().regex(/^[A-Za-z0-9]{1,12}$/, 'a Stellar asset code is 1 to 12 letters or digits'),
   issuer: z.string().refine((s) => StrKey.isValidEd25519PublicKey(s), 'an asset issuer is a G… account id'),
 });
 
-export const stellarOptionsSchema = z.object({
+export const stellarOptionsSchema = z.strictObject({
   /** Horizon base URL (public, testnet, a provider, or the local simulator). */
-  horizonUrl: z.url(),
+  horizonUrl: httpUrl(),
   /** Defaults from the ledger id (stellar, stellartest, stellardev); required for other ids. */
   networkPassphrase: z.string().min(1).optional(),
   /** Credit assets served by this ledger. */

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { configErrorMap } from './issue-words.js';
+import { httpUrl, redisUrl } from './url-schemas.js';
 
 /**
  * Declarative environment configuration: one entry per variable, with its schema,
@@ -20,7 +22,14 @@ const bool = z
   .refine((v) => ['true', 'false', '1', '0', 'yes', 'no'].includes(v), 'must be true or false')
   .transform((v) => ['true', '1', 'yes'].includes(v));
 
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** Digits only: `Number('')`, `Number('1e3')` and `Number('0x10')` would pass a numeric coercion. */
+const int = (min: number, max: number) =>
+  z.string().transform((text, ctx): number => {
+    const n = /^\d{1,16}$/.test(text.trim()) ? Number(text.trim()) : NaN;
+    if (Number.isSafeInteger(n) && n >= min && n <= max) return n;
+    ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max}` });
+    return z.NEVER;
+  });
 
 const json = <T>(schema: z.ZodType<T>) =>
   z.string().transform((text, ctx): T => {
@@ -31,40 +40,39 @@ const json = <T>(schema: z.ZodType<T>) =>
       ctx.addIssue({ code: 'custom', message: `is not valid JSON (${(e as Error).message})` });
       return z.NEVER;
     }
-    const parsed = schema.safeParse(value);
+    const parsed = schema.safeParse(value, { error: configErrorMap });
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        ctx.addIssue({ code: 'custom', message: `${issue.path.join('.') || '(root)'}: ${issue.message}` });
-      }
+      for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
       return z.NEVER;
     }
     return parsed.data;
   });
 
 export const apiKeySchema = z
-  .object({
+  .strictObject({
     name: z.string().min(1),
-    key: z.string().min(16, 'a plain key must have at least 16 characters').optional(),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/, 'sha256 is 64 lower-case hex digits').optional(),
+    key: z.string().min(16).optional(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits (the SHA-256 of the key)').optional(),
     scopes: z.array(z.enum(['read', 'withdraw', 'admin'])).min(1),
   })
-  .refine((k) => Boolean(k.key) !== Boolean(k.sha256), 'give exactly one of key or sha256');
+  .refine((k) => Boolean(k.key) !== Boolean(k.sha256), 'must have exactly one of key or sha256');
 
 export const ENV = {
   port: { env: 'PORT', schema: int(0, 65535), default: '8080', description: 'HTTP port of the wallet layer.' },
   host: { env: 'HOST', schema: z.string().min(1), default: '0.0.0.0', description: 'Interface to listen on.' },
   redisUrl: {
     env: 'REDIS_URL',
-    schema: z.string().regex(/^rediss?(\+cluster)?:\/\//, 'must start with redis://, rediss://, or redis+cluster:// (seed nodes of a Redis Cluster)'),
+    schema: redisUrl(),
     default: 'redis://127.0.0.1:6379',
     sensitive: true,
     description: 'Redis for the queue, operations, vaults and reservations. Needs `maxmemory-policy noeviction`; AOF on in production. A Redis Cluster: `redis+cluster://host:port,host:port` with a hash-tagged REDIS_PREFIX.',
   },
   keyPrefix: {
     env: 'REDIS_PREFIX',
-    schema: z.string().regex(/^[A-Za-z0-9:{}_-]{1,64}$/),
+    schema: z.string().regex(/^[A-Za-z0-9:{}_-]{1,64}$/, 'must be 1 to 64 letters, digits or : { } _ -'),
     default: 'byow',
-    description: 'Prefix of every Redis key and BullMQ queue. For Redis Cluster use a hash tag, e.g. `{byow}`.',
+    description:
+      'Prefix of every Redis key and BullMQ queue (sandbox profile: `byow-sandbox`). A prefix belongs to one profile: a start against data of the other is refused. For Redis Cluster use a hash tag, e.g. `{byow}`.',
   },
   logLevel: {
     env: 'LOG_LEVEL',
@@ -81,7 +89,7 @@ export const ENV = {
   },
   ledgers: {
     env: 'LEDGERS',
-    schema: json(z.record(z.string().regex(/^[a-z0-9_-]{2,32}$/, 'ledger ids are 2-32 lower-case letters, digits, _ -'), z.record(z.string(), z.unknown()))),
+    schema: json(z.record(z.string().regex(/^[a-z0-9_-]{2,32}$/, 'a ledger id must be 2-32 lower-case letters, digits, _ or -'), z.record(z.string(), z.unknown()))),
     sensitive: true,
     description:
       'JSON object: ledger id → options (`family` for ids that are not built in). Unset: the sandbox profile. See "Ledgers" below.',
@@ -92,7 +100,7 @@ export const ENV = {
     schema: bool,
     description: 'Force (`true`) or forbid (`false`) the sandbox profile. Default: sandbox when no ledgers are configured.',
   },
-  bodyLimit: { env: 'BODY_LIMIT', schema: z.string().regex(/^\d+(b|kb|mb)$/), default: '4mb', description: 'Largest accepted request body.' },
+  bodyLimit: { env: 'BODY_LIMIT', schema: z.string().regex(/^\d+(b|kb|mb)$/, 'must be a size such as 512kb or 4mb'), default: '4mb', description: 'Largest accepted request body.' },
   maxKeysPerRequest: {
     env: 'MAX_KEYS_PER_REQUEST',
     schema: int(1, 100_000),
@@ -108,19 +116,19 @@ export const ENV = {
   },
   custodyUrl: {
     env: 'CUSTODY_URL',
-    schema: z.url(),
+    schema: httpUrl(),
     description:
       'Management API base of the custody service (`{base}/custody/api/v1.0/mng`; older deployments `/casp/api/v1.0/mng`). Sandbox: the built-in simulator.',
   },
   custodyApiKey: { env: 'CUSTODY_API_KEY', schema: z.string().min(1), sensitive: true, description: 'Bearer API key for the custody service.' },
   publicUrl: {
     env: 'PUBLIC_URL',
-    schema: z.url(),
+    schema: httpUrl(),
     description: 'Base URL at which the custody service reaches this service; sent as `callbackUrl` in sign requests when set.',
   },
   callbackSecret: {
     env: 'CALLBACK_SECRET',
-    schema: z.string().min(16, 'use at least 16 characters'),
+    schema: z.string().min(16),
     sensitive: true,
     description: 'Shared secret of the callback HMAC (`X-Callback-Timestamp`, `X-Callback-Signature`). Sandbox: generated.',
   },
@@ -169,10 +177,12 @@ export const ENV = {
     schema: bool,
     description: 'Run the queue workers inside the API process (default: only in the sandbox; use `npm run worker` otherwise).',
   },
-  metricsPort: {
-    env: 'METRICS_PORT',
-    schema: int(1, 65535),
-    description: 'Worker process (`npm run worker`) only: serve Prometheus `GET /metrics` on this port (the API serves it on PORT).',
+  workerPort: {
+    env: 'WORKER_PORT',
+    schema: int(0, 65535),
+    default: '8081',
+    description:
+      'Worker process (`npm run worker`) only: HTTP port of its `GET /status` (healthy = Redis answers and the queue workers run; 503 otherwise) and Prometheus `GET /metrics`.',
   },
   dashboardReadOnly: { env: 'DASHBOARD_READ_ONLY', schema: bool, default: 'true', description: 'The job dashboard at /admin/queues shows but cannot retry, promote or remove jobs.' },
 } satisfies Record<string, EnvEntry>;

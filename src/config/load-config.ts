@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { LedgerFamily } from '../ledger/adaptor.js';
 import { clusterPrefixProblem } from '../redis.js';
 import { ENV, type EnvEntry, type EnvValues } from './env-spec.js';
+import { configErrorMap, describeIssues, shapeKeys, unknownKeysMessage } from './issue-words.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -27,15 +28,29 @@ export interface Config extends EnvValues {
 
 type Env = Record<string, string | undefined>;
 
-function readEnv(env: Env, problems: string[], secrets: string[]): EnvValues {
+/** The Redis key prefix the sandbox profile uses unless REDIS_PREFIX is set: its data never mixes with production's. */
+export const SANDBOX_PREFIX = 'byow-sandbox';
+
+/**
+ * Parses every variable; a set but invalid one is reported once, named, and (unless secret)
+ * with the value it had. `invalid` collects the names of those, so that checks of what is
+ * required do not report them a second time.
+ */
+function readEnv(env: Env, problems: string[], secrets: string[], invalid: Set<string>): EnvValues {
   const out: Record<string, unknown> = {};
   for (const [key, entry] of Object.entries(ENV) as [string, EnvEntry][]) {
-    const raw = env[entry.env] ?? entry.default;
-    if (raw === undefined || raw === '') continue;
+    // Empty counts as unset (compose passes `${VAR:-}` as ''): the default applies.
+    const raw = env[entry.env] || entry.default;
+    if (raw === undefined) continue;
     if (entry.sensitive && env[entry.env]) secrets.push(raw);
-    const parsed = entry.schema.safeParse(raw);
-    if (parsed.success) out[key] = parsed.data;
-    else for (const issue of parsed.error.issues) problems.push(`${entry.env}: ${issue.message}`);
+    const parsed = entry.schema.safeParse(raw, { error: configErrorMap });
+    if (parsed.success) {
+      out[key] = parsed.data;
+      continue;
+    }
+    invalid.add(entry.env);
+    const got = entry.sensitive ? '' : `, got '${raw}'`;
+    for (const line of describeIssues(entry.env, parsed.error.issues)) problems.push(`${line}${got}`);
   }
   return out as EnvValues;
 }
@@ -69,9 +84,15 @@ export function resolveLedgers(
       continue;
     }
     secrets.push(...sensitiveValues(options, family.sensitiveOptions ?? []));
-    const parsed = family.optionsSchema.safeParse(options);
+    const parsed = family.optionsSchema.safeParse(options, {
+      // At the top level `family` is an option too; the schema never sees it.
+      error: (issue) =>
+        issue.code === 'unrecognized_keys' && !issue.path?.length
+          ? unknownKeysMessage(issue.keys, [...shapeKeys(issue.inst), 'family'])
+          : configErrorMap(issue),
+    });
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) problems.push(`LEDGERS.${ledgerId}.${issue.path.join('.')}: ${issue.message}`);
+      problems.push(...describeIssues(`LEDGERS.${ledgerId}`, parsed.error.issues));
       continue;
     }
     out.push({ ledgerId, family, options: parsed.data });
@@ -87,31 +108,50 @@ export function resolveLedgers(
 export function loadConfig(env: Env, families: readonly LedgerFamily[], version: string): Config {
   const problems: string[] = [];
   const secrets: string[] = [];
-  const values = readEnv(env, problems, secrets);
+  const invalid = new Set<string>();
+  const values = readEnv(env, problems, secrets, invalid);
   for (const k of values.apiKeys ?? []) if (k.key) secrets.push(k.key);
   let rawLedgers = values.ledgers;
   if (values.ledgersFile) {
-    if (rawLedgers) problems.push('LEDGERS and LEDGERS_FILE are both set; keep one');
+    if (env.LEDGERS) problems.push('LEDGERS and LEDGERS_FILE are both set; keep one');
     try {
       const text = readFileSync(values.ledgersFile, 'utf8');
       secrets.push(text);
-      const parsed = ENV.ledgers.schema.safeParse(text);
+      const parsed = ENV.ledgers.schema.safeParse(text, { error: configErrorMap });
       if (parsed.success) rawLedgers = parsed.data;
-      else for (const issue of parsed.error.issues) problems.push(`LEDGERS_FILE ${values.ledgersFile}: ${issue.message}`);
+      else {
+        invalid.add('LEDGERS_FILE');
+        problems.push(...describeIssues(`LEDGERS_FILE (${values.ledgersFile})`, parsed.error.issues));
+      }
     } catch (e) {
+      invalid.add('LEDGERS_FILE');
       problems.push(`LEDGERS_FILE: cannot read ${values.ledgersFile}: ${(e as Error).message}`);
     }
   }
-  const sandboxProfile = values.sandbox ?? rawLedgers === undefined;
-  if (!sandboxProfile && !rawLedgers) problems.push('LEDGERS (or LEDGERS_FILE) is required when SANDBOX is false');
-  if (!sandboxProfile && !values.apiKeys) problems.push('API_KEYS is required outside the sandbox profile');
-  if (!sandboxProfile && !values.custodyUrl) problems.push('CUSTODY_URL is required outside the sandbox profile');
-  if (!sandboxProfile && !values.callbackSecret && !values.callbackAllowedIps) {
-    problems.push('CALLBACK_SECRET (HMAC) or CALLBACK_ALLOWED_IPS is required outside the sandbox profile: callbacks must be authenticated');
+  // Ledgers that were given but are invalid still mean "not the sandbox": the sandbox would
+  // otherwise start in their place and hide the mistake.
+  const ledgersGiven = Boolean(env.LEDGERS || env.LEDGERS_FILE);
+  const sandboxProfile = values.sandbox ?? !ledgersGiven;
+  const required = (name: string, message: string, present: unknown) => {
+    if (!sandboxProfile && !present && !invalid.has(name)) problems.push(message);
+  };
+  if (!sandboxProfile && !ledgersGiven) problems.push('LEDGERS (or LEDGERS_FILE) is required when SANDBOX is false');
+  if (!sandboxProfile && rawLedgers && Object.keys(rawLedgers).length === 0) {
+    problems.push(`${env.LEDGERS_FILE ? 'LEDGERS_FILE' : 'LEDGERS'} names no ledger: configure at least one, or leave LEDGERS unset for the sandbox profile`);
+  }
+  required('API_KEYS', 'API_KEYS is required outside the sandbox profile', values.apiKeys);
+  required('CUSTODY_URL', 'CUSTODY_URL is required outside the sandbox profile', values.custodyUrl);
+  if (!invalid.has('CALLBACK_SECRET') && !invalid.has('CALLBACK_ALLOWED_IPS')) {
+    required(
+      'CALLBACK_SECRET',
+      'CALLBACK_SECRET (HMAC) or CALLBACK_ALLOWED_IPS is required outside the sandbox profile: callbacks must be authenticated',
+      values.callbackSecret ?? values.callbackAllowedIps,
+    );
   }
   const clusterProblem = values.redisUrl ? clusterPrefixProblem(values.redisUrl, values.keyPrefix) : undefined;
   if (clusterProblem) problems.push(clusterProblem);
   const ledgerConfigs = rawLedgers ? resolveLedgers(rawLedgers, families, problems, secrets) : [];
   if (problems.length) throw new ConfigError(problems);
-  return { ...values, sandboxProfile, ledgerConfigs, secrets, version };
+  const keyPrefix = env.REDIS_PREFIX || !sandboxProfile ? values.keyPrefix : SANDBOX_PREFIX;
+  return { ...values, keyPrefix, sandboxProfile, ledgerConfigs, secrets, version };
 }

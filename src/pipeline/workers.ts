@@ -8,6 +8,8 @@ import { processReconcile } from './reconcile-job.js';
 import { redisClient } from '../redis.js';
 
 export interface Workers {
+  /** True while every queue worker of this process runs (not closed, not closing). */
+  running(): boolean;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
     w.on('failed', (job) => observe(w.name, 'failed', job));
   }
   return {
+    running: () => [broadcast, confirm, reconcile].every((w) => w.isRunning() && !w.closing),
     close: async () => {
       await Promise.all([broadcast.close(), confirm.close(), reconcile.close()]);
       connection.disconnect();

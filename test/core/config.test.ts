@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { families } from '../../adaptors/index.js';
-import { ConfigError, loadConfig } from '../../src/config/load-config.js';
+import { ConfigError, loadConfig, SANDBOX_PREFIX } from '../../src/config/load-config.js';
 import { createLogger } from '../../src/logger.js';
 
 describe('configuration', () => {
@@ -79,5 +79,129 @@ describe('configuration', () => {
     expect(out).not.toContain('SUPERSECRETPROJECTKEY');
     expect(out).not.toContain('plain-api-key-1234567890');
     expect(out).toContain('[REDACTED]');
+  });
+
+  const production = {
+    API_KEYS: JSON.stringify([{ name: 'k', sha256: 'a'.repeat(64), scopes: ['read'] }]),
+    CUSTODY_URL: 'http://127.0.0.1:1/custody/api/v1.0/mng',
+    CALLBACK_SECRET: 'a-callback-secret-of-some-length',
+  };
+  /** The problems loadConfig reports for `env` (production variables unless overridden). */
+  function problems(env: Record<string, string>): string[] {
+    try {
+      loadConfig({ ...production, ...env }, families, 'v');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      return (e as ConfigError).problems;
+    }
+    return [];
+  }
+  const ledgers = (l: unknown) => ({ LEDGERS: JSON.stringify(l) });
+
+  it('refuses an unknown option of every family, naming the valid ones and the likely one', () => {
+    expect(problems(ledgers({ ethdev: { rpcUrl: 'http://127.0.0.1:1', confirmation: 1 } }))).toEqual([
+      "LEDGERS.ethdev: unknown option 'confirmation' (did you mean 'confirmations'?). Valid options: rpcUrl, chainId, tokens, feeMode, confirmations, gasMarginPercent, family",
+    ]);
+    const [btc] = problems(ledgers({ btc: { url: 'https://esplora.example/api', backnd: 'core' } }));
+    expect(btc).toMatch(/^LEDGERS\.btc: unknown option 'backnd' \(did you mean 'backend'\?\)\. Valid options: network, backend, url, /);
+    const [xlm] = problems(ledgers({ stellar: { horizonUrl: 'https://horizon.example', asset: [], memo: 'x' } }));
+    expect(xlm).toMatch(/^LEDGERS\.stellar: unknown options 'asset' \(did you mean 'assets'\?\), 'memo'\. Valid options: horizonUrl, /);
+    const token = { symbol: 'USDC', contract: `0x${'1'.repeat(40)}`, decimals: 6, name: 'USD Coin' };
+    expect(problems(ledgers({ eth: { rpcUrl: 'https://node.example', tokens: [token] } }))).toEqual([
+      "LEDGERS.eth.tokens[0]: unknown option 'name'. Valid options: symbol, contract, decimals",
+    ]);
+  });
+
+  it('checks the scheme of every URL without printing the URL', () => {
+    const found = problems({
+      ...ledgers({
+        eth: { rpcUrl: 'ftp://node.example/SECRETKEY1' },
+        btc: { url: 'not a url' },
+        stellar: { horizonUrl: 'ws://horizon.example/SECRETKEY2' },
+      }),
+      REDIS_URL: 'http://127.0.0.1:6379',
+      CUSTODY_URL: 'ftp://custody.example/mng',
+      PUBLIC_URL: 'localhost:8080',
+    });
+    expect(found).toEqual([
+      'REDIS_URL: must start with redis:// or rediss://, not http://',
+      "CUSTODY_URL: must start with http:// or https://, not ftp://, got 'ftp://custody.example/mng'",
+      "PUBLIC_URL: must start with http:// or https://, not localhost://, got 'localhost:8080'",
+      'LEDGERS.eth.rpcUrl: must start with http:// or https://, not ftp://',
+      'LEDGERS.btc.url: must be a URL starting with http:// or https://',
+      'LEDGERS.stellar.horizonUrl: must start with http:// or https://, not ws://',
+    ]);
+    expect(found.join('\n')).not.toContain('SECRETKEY');
+    expect(problems({ ...ledgers({ eth: { rpcUrl: 'https://node.example' } }), REDIS_URL: 'rediss://redis.example:6380' })).toEqual([]);
+  });
+
+  it('refuses an empty LEDGERS outside the sandbox', () => {
+    expect(problems({ LEDGERS: '{}' })).toEqual(['LEDGERS names no ledger: configure at least one, or leave LEDGERS unset for the sandbox profile']);
+    expect(problems({ LEDGERS: '{}', SANDBOX: 'false' })).toHaveLength(1);
+    expect(loadConfig({ LEDGERS: '{}', SANDBOX: 'true' }, families, 'v').sandboxProfile).toBe(true);
+  });
+
+  it('reports a variable that is set but invalid once, not also as missing', () => {
+    expect(problems({ ...ledgers({ eth: { rpcUrl: 'https://node.example' } }), CUSTODY_URL: 'custody' })).toEqual([
+      "CUSTODY_URL: must be a URL starting with http:// or https://, got 'custody'",
+    ]);
+    expect(problems({ ...ledgers({ eth: { rpcUrl: 'https://node.example' } }), CALLBACK_SECRET: 'short' })).toEqual([
+      'CALLBACK_SECRET: must have at least 16 characters',
+    ]);
+    expect(problems({ ...ledgers({ eth: { rpcUrl: 'https://node.example' } }), API_KEYS: '[' })).toEqual([
+      expect.stringMatching(/^API_KEYS: is not valid JSON/),
+    ]);
+    // Invalid ledgers do not fall back to the sandbox, and are not "required" either.
+    expect(problems({ LEDGERS: '{"eth":' })).toEqual([expect.stringMatching(/^LEDGERS: is not valid JSON/)]);
+    expect(problems(ledgers({ eth: 'https://node.example' }))).toEqual(['LEDGERS.eth: must be an object']);
+  });
+
+  it('says what a number, a choice and a flag must be, with the value given', () => {
+    const eth = ledgers({ eth: { rpcUrl: 'https://node.example' } });
+    expect(problems({ ...eth, PORT: 'abc' })).toEqual(["PORT: must be a whole number from 0 to 65535, got 'abc'"]);
+    expect(problems({ ...eth, PORT: '1e3' })).toEqual(["PORT: must be a whole number from 0 to 65535, got '1e3'"]);
+    expect(problems({ ...eth, PORT: '70000' })).toEqual(["PORT: must be a whole number from 0 to 65535, got '70000'"]);
+    expect(loadConfig({ ...production, ...eth, PORT: ' 8443 ' }, families, 'v').port).toBe(8443);
+    // An empty value (compose passes `${PORT:-}` as '') means the default.
+    const empty = loadConfig({ ...production, ...eth, PORT: '', WORKER_PORT: '', LOG_LEVEL: '' }, families, 'v');
+    expect([empty.port, empty.workerPort, empty.logLevel]).toEqual([8080, 8081, 'info']);
+    expect(problems({ ...eth, LOG_LEVEL: 'loud' })).toEqual(["LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, got 'loud'"]);
+    expect(problems({ ...eth, DASHBOARD_READ_ONLY: 'maybe' })).toEqual(["DASHBOARD_READ_ONLY: must be true or false, got 'maybe'"]);
+    expect(problems({ ...eth, BODY_LIMIT: '4 MB' })).toEqual(["BODY_LIMIT: must be a size such as 512kb or 4mb, got '4 MB'"]);
+    expect(problems(ledgers({ eth: { rpcUrl: 'https://node.example', confirmations: 0 } }))).toEqual(['LEDGERS.eth.confirmations: must be at least 1']);
+    expect(problems(ledgers({ eth: { rpcUrl: 'https://node.example', confirmations: '3' } }))).toEqual(['LEDGERS.eth.confirmations: must be a number']);
+    expect(problems(ledgers({ eth: { chainId: 1 } }))).toEqual(['LEDGERS.eth.rpcUrl: is required']);
+    expect(problems(ledgers({ ETH: { rpcUrl: 'https://node.example' } }))).toEqual([
+      'LEDGERS.ETH: has an invalid name: a ledger id must be 2-32 lower-case letters, digits, _ or -',
+    ]);
+    expect(problems({ ...eth, API_KEYS: '[{"name":"","sha256":"' + 'a'.repeat(64) + '","scopes":[]}]' })).toEqual([
+      'API_KEYS[0].name: must not be empty',
+      'API_KEYS[0].scopes: must not be empty',
+    ]);
+  });
+
+  it('names the API key field at fault without printing a key', () => {
+    const found = problems({
+      ...ledgers({ eth: { rpcUrl: 'https://node.example' } }),
+      API_KEYS: JSON.stringify([
+        { name: 'a', key: 'plain-key-0123456789', scope: ['read'] },
+        { name: 'b', key: 'plain-key-9876543210', scopes: ['fly'] },
+        { name: 'c', key: 'plain-key-9876543210', sha256: 'a'.repeat(64), scopes: ['read'] },
+      ]),
+    });
+    expect(found).toEqual([
+      'API_KEYS[0].scopes: is required',
+      "API_KEYS[0]: unknown option 'scope' (did you mean 'scopes'?). Valid options: name, key, sha256, scopes",
+      'API_KEYS[1].scopes[0]: must be one of read, withdraw, admin',
+      'API_KEYS[2]: must have exactly one of key or sha256',
+    ]);
+    expect(found.join('\n')).not.toContain('plain-key');
+  });
+
+  it('gives the sandbox its own key prefix unless REDIS_PREFIX says otherwise', () => {
+    expect(loadConfig({}, families, 'v').keyPrefix).toBe(SANDBOX_PREFIX);
+    expect(loadConfig({ REDIS_PREFIX: 'mine' }, families, 'v').keyPrefix).toBe('mine');
+    expect(loadConfig({ ...production, ...ledgers({ eth: { rpcUrl: 'https://node.example' } }) }, families, 'v').keyPrefix).toBe('byow');
+    expect(SANDBOX_PREFIX).not.toBe('byow');
   });
 });

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { JsonRpcProvider } from 'ethers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BroadcastResult } from '../../src/ledger/adaptor.js';
+import { freePort } from '../../src/sandbox/free-port.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { TEST_CALLBACK_SECRET } from '../helpers/service.js';
@@ -53,6 +54,7 @@ describe('a worker killed mid-broadcast: another worker completes the job, one t
         LOG_LEVEL: 'info',
         REDIS_URL: config.redisUrl,
         REDIS_PREFIX: config.keyPrefix,
+        WORKER_PORT: String(await freePort()),
         LEDGERS: JSON.stringify(ledgers),
         API_KEYS: JSON.stringify([{ name: 'unused', key: 'unused-key-0123456789', scopes: ['read'] }]),
         CUSTODY_URL: loop.custody.url,

@@ -33,7 +33,7 @@ const statusResponse = z.object({
 });
 
 /** Bounds a health probe so `/status` answers even when a dependency hangs. */
-async function probe<T extends DependencyHealth>(fn: () => Promise<T>, timeoutMs: number): Promise<T | DependencyHealth> {
+export async function probe<T extends DependencyHealth>(fn: () => Promise<T>, timeoutMs: number): Promise<T | DependencyHealth> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<DependencyHealth>((resolve) => {
     timer = setTimeout(() => resolve({ healthy: false, errorMessage: `no answer within ${timeoutMs} ms` }), timeoutMs);

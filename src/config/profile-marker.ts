@@ -1,0 +1,24 @@
+import type { Redis } from 'ioredis';
+import { ConfigError } from './load-config.js';
+
+export type Profile = 'sandbox' | 'production';
+
+/** The key that says which profile a prefix's data belongs to. */
+export const profileKey = (prefix: string) => `${prefix}profile`;
+
+/**
+ * Marks the key prefix (`byow:`, with its colon) as holding `profile`'s data, or refuses
+ * when it already holds the other profile's: sandbox vaults and operations must never show
+ * up in production, nor production's in the sandbox. The first start on a prefix claims it.
+ */
+export async function claimProfile(redis: Redis, prefix: string, profile: Profile): Promise<void> {
+  const key = profileKey(prefix);
+  if ((await redis.set(key, profile, 'NX')) === 'OK') return;
+  const found = await redis.get(key);
+  if (found === profile) return;
+  const bare = prefix.replace(/:$/, '');
+  throw new ConfigError([
+    `REDIS_PREFIX '${bare}' holds data of the ${found ?? 'unknown'} profile (key ${key}); this ${profile} start refuses to use it. ` +
+      `Give this deployment its own prefix (REDIS_PREFIX) or its own Redis database.`,
+  ]);
+}

@@ -1,0 +1,100 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { families } from '../../adaptors/index.js';
+import { ENV } from '../../src/config/env-spec.js';
+import { ConfigError, loadConfig } from '../../src/config/load-config.js';
+import { InterpolationError, loadCompose, parseDotenv, serviceEnv } from './compose.js';
+
+const exampleText = readFileSync('.env.example', 'utf8');
+const example = parseDotenv(exampleText);
+const compose = loadCompose();
+const { api, worker } = compose.services as Required<typeof compose.services>;
+
+/** The secrets .env.example leaves for the operator, filled in as its comments say. */
+function secrets(): Record<string, string> {
+  const key = randomBytes(24).toString('hex');
+  return {
+    API_KEYS: JSON.stringify([{ name: 'ops', sha256: createHash('sha256').update(key).digest('hex'), scopes: ['read', 'withdraw', 'admin'] }]),
+    CALLBACK_SECRET: randomBytes(32).toString('hex'),
+    CUSTODY_API_KEY: randomBytes(16).toString('hex'),
+  };
+}
+
+const check = (env: Record<string, string>) => loadConfig(env, families, 'test');
+
+describe('docker-compose.yml with .env.example', () => {
+  it('refuses to start until the three secrets are filled in', () => {
+    for (const svc of [api!, worker!]) {
+      expect(() => serviceEnv(svc, example)).toThrow(InterpolationError);
+      const filled = { ...example, ...secrets() };
+      for (const name of ['API_KEYS', 'CALLBACK_SECRET', 'CUSTODY_API_KEY']) {
+        expect(() => serviceEnv(svc, { ...filled, [name]: '' })).toThrow(new RegExp(`${name} is missing a value: set ${name} in .env`));
+      }
+    }
+  });
+
+  it('gives the API and the worker a configuration that passes the real check', () => {
+    const vars = { ...example, ...secrets() };
+    for (const [svc, entry] of [
+      [api!, 'dist/src/main.js'],
+      [worker!, 'dist/src/worker-main.js'],
+    ] as const) {
+      expect(svc.command).toEqual(['node', entry]);
+      const config = check(serviceEnv(svc, vars));
+      expect(config.sandboxProfile).toBe(false);
+      expect(config.ledgerConfigs.map((l) => `${l.ledgerId}:${l.family.family}`)).toEqual(['ethtest:ethereum', 'btctest:bitcoin', 'stellartest:stellar']);
+      expect(config.redisUrl).toBe('redis://redis:6379');
+      expect(config.keyPrefix).toBe('byow');
+      expect([config.port, config.workerPort]).toEqual([8080, 8081]);
+      expect(config.custodyUrl).toBe(example.CUSTODY_URL);
+      expect(config.callbackSecret).toBe(vars.CALLBACK_SECRET);
+      expect(config.apiKeys?.[0]?.scopes).toEqual(['read', 'withdraw', 'admin']);
+    }
+  });
+
+  it('passes a mistake in .env on to the check, which names it', () => {
+    const vars = { ...example, ...secrets(), LEDGERS: '{"ethtest":{"rpcUrl":"https://node.example","confirmation":1}}', PORT: 'abc' };
+    const error = (() => {
+      try {
+        check(serviceEnv(worker!, vars));
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      "PORT: must be a whole number from 0 to 65535, got 'abc'",
+      expect.stringMatching(/^LEDGERS\.ethtest: unknown option 'confirmation' \(did you mean 'confirmations'\?\)\. Valid options: rpcUrl, /),
+    ]);
+  });
+
+  it('lists every configuration variable in .env.example, under a comment, and passes it to both processes', () => {
+    const lines = exampleText.split('\n');
+    // SANDBOX is not the operator's choice here: compose sets it to false.
+    const names = Object.values(ENV)
+      .map((e) => e.env)
+      .filter((n) => n !== 'SANDBOX');
+    for (const name of names) {
+      const at = lines.findIndex((l) => l.startsWith(`${name}=`));
+      expect(at, `${name} in .env.example`).toBeGreaterThan(0);
+      let above = at - 1;
+      while (above > 0 && /^[A-Z_]+=/.test(lines[above]!)) above--;
+      expect(lines[above], `comment above ${name}`).toMatch(/^# /);
+      expect(Object.keys(api!.environment ?? {}), `api gets ${name}`).toContain(name);
+      expect(Object.keys(worker!.environment ?? {}), `worker gets ${name}`).toContain(name);
+    }
+    expect(api!.environment?.SANDBOX).toBe('false');
+    expect(worker!.environment?.SANDBOX).toBe('false');
+  });
+
+  it("checks the worker's own /status on WORKER_PORT, the API's /api/v1.0/status on PORT", () => {
+    const workerCheck = worker!.healthcheck!.test.join(' ');
+    expect(workerCheck).toContain("process.env.WORKER_PORT||8081)+'/status'");
+    expect(workerCheck).not.toContain('/api/v1.0/status');
+    expect(api!.healthcheck!.test.join(' ')).toContain("process.env.PORT||8080)+'/api/v1.0/status'");
+    const custody = compose.services['custody-emulator']!;
+    expect(custody.profiles).toEqual(['dev']);
+    expect(custody.command).toEqual(['npm', 'run', 'custody-emulator']);
+  });
+});
