@@ -105,9 +105,8 @@ export function loadConfig(env: Env, families: readonly LedgerFamily[], version:
   if (!sandboxProfile && !rawLedgers) problems.push('LEDGERS (or LEDGERS_FILE) is required when SANDBOX is false');
   if (!sandboxProfile && !values.apiKeys) problems.push('API_KEYS is required outside the sandbox profile');
   if (!sandboxProfile && !values.custodyUrl) problems.push('CUSTODY_URL is required outside the sandbox profile');
-  if (!sandboxProfile && !values.callbackSecret && !values.callbackAllowedIps) {
-    problems.push('CALLBACK_SECRET (HMAC) or CALLBACK_ALLOWED_IPS is required outside the sandbox profile: callbacks must be authenticated');
-  }
+  if (Boolean(values.custodyUser) !== Boolean(values.custodyPassword)) problems.push('CUSTODY_USER and CUSTODY_PASSWORD go together; set both or neither');
+  if (values.custodyUser && values.custodyApiKey) problems.push('CUSTODY_API_KEY and CUSTODY_USER are both set; keep one way to authenticate to the custody service');
   const ledgerConfigs = rawLedgers ? resolveLedgers(rawLedgers, families, problems, secrets) : [];
   if (problems.length) throw new ConfigError(problems);
   return { ...values, sandboxProfile, ledgerConfigs, secrets, version };
