@@ -38,7 +38,9 @@ export async function cancelSignRequest(deps: PipelineDeps, op: Operation): Prom
   if (remote?.status.toUpperCase() === 'COMPLETED') {
     throw new ConflictError(`Sign operation ${op.operationID} was completed by the quorum before the cancel took effect`, 'ERR_NOT_CANCELABLE');
   }
-  await failOperation(deps, op, endedReason(remote ?? { status: 'CANCELED' }, 'canceled on request: '), ['EXECUTING']);
+  // The lookup may still say PENDING where the service cancels asynchronously: its 200 is the confirmation.
+  const ended = remote && endedUnsigned(remote.status) ? remote : { status: 'CANCELED' };
+  await failOperation(deps, op, endedReason(ended, 'canceled on request: '), ['EXECUTING']);
   return settled(deps, op);
 }
 
