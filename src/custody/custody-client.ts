@@ -145,7 +145,10 @@ export class CustodyClient {
       if (last.ok) return last.value;
       if (last.unauthorized) {
         // A 401 renews the credentials once and tries again; a second 401 is final.
-        if (renewed || !this.auth || !(await this.auth.renew(last.unauthorized.used))) throw new CustodyRequestError(last.unauthorized.problem, 'ERR_CUSTODY_AUTH');
+        if (renewed || !this.auth || !(await this.auth.renew(last.unauthorized.used))) {
+          this.log.warn({ operation, status: 401, title: last.unauthorized.problem.upstreamTitle }, 'custody refused the credentials');
+          throw new CustodyRequestError(last.unauthorized.problem, 'ERR_CUSTODY_AUTH');
+        }
         renewed = true;
         this.log.info({ operation }, 'custody answered 401; credentials renewed, trying again');
         attempt--;

@@ -71,6 +71,7 @@ export function callbackRoute(deps: PipelineDeps) {
           }
           const outcome = await settleFromCustody(deps, op);
           log.info({ outcome, operationId: op.id }, 'callback without signatures: sign operation looked up at the custody service');
+          deps.metrics?.callbacksAccepted.inc({ outcome });
           return { accepted: true, outcome, operationID: op.operationID ?? op.id };
         }
         const { outcome, operation } = await acceptSignatures(deps, query.ledgerId, body);
