@@ -2,6 +2,8 @@ import type { Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config/load-config.js';
+import { createCustodyClient } from './custody/connect-custody.js';
+import type { CustodyClient } from './custody/custody-client.js';
 import type { AppContext } from './http/app-context.js';
 import { createApp, type AppExtensions } from './http/app.js';
 import { answerClientErrorsAsJson } from './http/client-error.js';
@@ -26,13 +28,16 @@ export interface Core {
   reservations: Reservations;
   prefix: string;
   metrics: Metrics;
+  /** The custody connector; absent when no CUSTODY_URL is configured. */
+  custody?: CustodyClient;
 }
 
 export function createCore(config: Config, logger: Logger, redis = connectRedis(config.redisUrl, logger, 'byow-api'), metrics = createMetrics()): Core {
   const prefix = `${config.keyPrefix}:`;
   const reservations = new Reservations(redis, prefix, (kind, scope) => metrics.reservationEvents.inc({ ledger: scope.split(':')[0] ?? scope, kind }));
   const registry = LedgerRegistry.fromConfig(config, { logger, redis, fetch, reservations });
-  return { config, logger, redis, registry, vaults: new VaultStore(redis, prefix), reservations, prefix, metrics };
+  const custody = createCustodyClient(config, logger);
+  return { config, logger, redis, registry, vaults: new VaultStore(redis, prefix), reservations, prefix, metrics, custody };
 }
 
 export function appContext(core: Core, healthChecks: AppContext['healthChecks'] = {}): AppContext {

@@ -120,7 +120,20 @@ export const ENV = {
     description:
       'Management API base of the custody service (`{base}/custody/api/v1.0/mng`; older deployments `/casp/api/v1.0/mng`). Sandbox: the built-in simulator.',
   },
-  custodyApiKey: { env: 'CUSTODY_API_KEY', schema: z.string().min(1), sensitive: true, description: 'Bearer API key for the custody service.' },
+  custodyApiKey: {
+    env: 'CUSTODY_API_KEY',
+    schema: z.string().min(1),
+    sensitive: true,
+    description: 'Bearer API key for the custody service (keys live one year). Or use CUSTODY_USER and CUSTODY_PASSWORD.',
+  },
+  custodyUser: {
+    env: 'CUSTODY_USER',
+    schema: z.string().min(1),
+    sensitive: true,
+    description: 'Custody user name: the connector logs in for 20-minute access tokens and renews them before they expire. Needs CUSTODY_PASSWORD.',
+  },
+  custodyPassword: { env: 'CUSTODY_PASSWORD', schema: z.string().min(1), sensitive: true, description: 'Password of CUSTODY_USER.' },
+  custodyClientId: { env: 'CUSTODY_CLIENT_ID', schema: z.string().min(1), default: 'byow-adaptor', description: '`client_id` sent when logging in with CUSTODY_USER.' },
   publicUrl: {
     env: 'PUBLIC_URL',
     schema: httpUrl(),
@@ -130,7 +143,8 @@ export const ENV = {
     env: 'CALLBACK_SECRET',
     schema: z.string().min(16),
     sensitive: true,
-    description: 'Shared secret of the callback HMAC (`X-Callback-Timestamp`, `X-Callback-Signature`). Sandbox: generated.',
+    description:
+      'Shared secret of an HMAC the callback must carry (`X-Callback-Timestamp`, `X-Callback-Signature: sha256=…`). The custody service itself sends none: set it only when a proxy in front adds it. Unset: callbacks need no HMAC.',
   },
   callbackToleranceSeconds: {
     env: 'CALLBACK_TOLERANCE_SECONDS',
@@ -141,7 +155,7 @@ export const ENV = {
   callbackAllowedIps: {
     env: 'CALLBACK_ALLOWED_IPS',
     schema: z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
-    description: 'Comma-separated peer addresses allowed to call the callback (in addition to the HMAC, or instead of it behind mTLS).',
+    description: 'Comma-separated peer addresses allowed to call the callback (the custody service\'s, or the mTLS proxy\'s).',
   },
   reconcileAfterSeconds: {
     env: 'RECONCILE_AFTER_SECONDS',

@@ -141,15 +141,10 @@ export function loadConfig(env: Env, families: readonly LedgerFamily[], version:
   }
   required('API_KEYS', 'API_KEYS is required outside the sandbox profile', values.apiKeys);
   required('CUSTODY_URL', 'CUSTODY_URL is required outside the sandbox profile', values.custodyUrl);
-  if (!invalid.has('CALLBACK_SECRET') && !invalid.has('CALLBACK_ALLOWED_IPS')) {
-    required(
-      'CALLBACK_SECRET',
-      'CALLBACK_SECRET (HMAC) or CALLBACK_ALLOWED_IPS is required outside the sandbox profile: callbacks must be authenticated',
-      values.callbackSecret ?? values.callbackAllowedIps,
-    );
-  }
   const clusterProblem = values.redisUrl ? clusterPrefixProblem(values.redisUrl, values.keyPrefix) : undefined;
   if (clusterProblem) problems.push(clusterProblem);
+  if (Boolean(values.custodyUser) !== Boolean(values.custodyPassword)) problems.push('CUSTODY_USER and CUSTODY_PASSWORD go together; set both or neither');
+  if (values.custodyUser && values.custodyApiKey) problems.push('CUSTODY_API_KEY and CUSTODY_USER are both set; keep one way to authenticate to the custody service');
   const ledgerConfigs = rawLedgers ? resolveLedgers(rawLedgers, families, problems, secrets) : [];
   if (problems.length) throw new ConfigError(problems);
   const keyPrefix = env.REDIS_PREFIX || !sandboxProfile ? values.keyPrefix : SANDBOX_PREFIX;

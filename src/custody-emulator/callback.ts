@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { callbackUrl } from '../custody-simulator/callback-sender.js';
-import { callbackBodies, type CallbackBody } from '../custody-simulator/faults.js';
+import { callbackBodies, type CallbackBody, type SentCallbackBody } from '../custody-simulator/faults.js';
 import { signCallback } from '../security/callback-hmac.js';
 import type { EmulatorContext } from './context.js';
 import { faultsFor } from './faults.js';
@@ -13,7 +13,7 @@ export function destination(ctx: EmulatorContext, op: Operation): string | undef
   return callbackUrl(s.callbackUrl, ctx.callback.baseUrl, s.ledger ?? '');
 }
 
-async function post(ctx: EmulatorContext, url: string, body: CallbackBody, operationID: string): Promise<boolean> {
+async function post(ctx: EmulatorContext, url: string, body: SentCallbackBody, operationID: string): Promise<boolean> {
   const raw = JSON.stringify(body);
   const { attempts, baseDelayMs, timeoutMs, secret } = ctx.callback;
   const signal = ctx.background.signal;

@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { signCallback } from '../security/callback-hmac.js';
-import type { CallbackBody, Faults } from './faults.js';
+import type { Faults, SentCallbackBody } from './faults.js';
 
 export interface DeliveryOptions {
-  secret: string;
+  /** With a secret, callbacks carry the HMAC headers; without, none (as the real service sends them). */
+  secret?: string;
   fetch: typeof fetch;
   logger: Logger;
   /** Tries per POST, like the real service's resend loop. */
@@ -35,7 +36,7 @@ export function callbackUrl(requested: string | undefined, base: string | undefi
   return url.toString();
 }
 
-async function postWithRetry(url: string, body: CallbackBody, opts: DeliveryOptions): Promise<boolean> {
+async function postWithRetry(url: string, body: SentCallbackBody, opts: DeliveryOptions): Promise<boolean> {
   const raw = JSON.stringify(body);
   for (let attempt = 1; attempt <= opts.attempts; attempt++) {
     if (opts.signal.aborted) return false;
@@ -44,7 +45,7 @@ async function postWithRetry(url: string, body: CallbackBody, opts: DeliveryOpti
       // Headers are recomputed per try: the timestamp inside the MAC must be fresh.
       const res = await opts.fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...signCallback(opts.secret, raw) },
+        headers: { 'content-type': 'application/json', ...(opts.secret ? signCallback(opts.secret, raw) : {}) },
         body: raw,
         signal: AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs)]),
       });
@@ -67,7 +68,7 @@ async function postWithRetry(url: string, body: CallbackBody, opts: DeliveryOpti
 /** Sends one completed operation's callback(s), shaped by the delivery faults. */
 export async function deliver(
   url: string,
-  bodies: CallbackBody[],
+  bodies: SentCallbackBody[],
   faults: Faults,
   opts: DeliveryOptions,
 ): Promise<DeliveryOutcome> {

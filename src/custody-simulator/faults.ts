@@ -25,6 +25,14 @@ export const faultsSchema = z.strictObject({
   partial: z.boolean().optional(),
   /** Echo a public key that is not the vault's. */
   swapKey: z.boolean().optional(),
+  /** The quorum ends the operation in this state instead of signing it (a member declines, …). */
+  end: z.enum(['DECLINED', 'CANCELED', 'FAILED', 'ERROR']).optional(),
+  /** Approvals never come: the operation stays PENDING (until canceled). */
+  holdApprovals: z.boolean().optional(),
+  /** When an operation ends unsigned, send a callback without signatures to say so. */
+  notifyEnd: z.boolean().optional(),
+  /** EdDSA callbacks carry `v` empty (`[]`) or leave it out. */
+  edV: z.enum(['empty', 'absent']).optional(),
 });
 export type Faults = z.infer<typeof faultsSchema>;
 
@@ -36,6 +44,9 @@ export interface CallbackBody {
   v: number[];
   originalEntryIds?: number[];
 }
+
+/** What goes on the wire: `v` may be left out (EdDSA, `edV: 'absent'`). */
+export type SentCallbackBody = Omit<CallbackBody, 'v'> & { v?: number[] };
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
@@ -72,19 +83,23 @@ export function applyContentFaults(
 }
 
 /** The POST bodies one delivery consists of (two for `partial`), before duplication. */
-export function callbackBodies(body: CallbackBody, scheme: VaultScheme, faults: Faults): CallbackBody[] {
+export function callbackBodies(body: CallbackBody, scheme: VaultScheme, faults: Faults): SentCallbackBody[] {
   const stranger = faults.swapKey ? createKey(scheme).keyId : undefined;
-  const shaped = stranger ? { ...body, publicKeys: body.publicKeys.map(() => stranger) } : body;
+  let shaped: SentCallbackBody = stranger ? { ...body, publicKeys: body.publicKeys.map(() => stranger) } : body;
+  if (scheme === 'EDDSA' && faults.edV) {
+    const { v: _v, ...rest } = shaped;
+    shaped = faults.edV === 'empty' ? { ...rest, v: [] } : rest;
+  }
   const count = shaped.dataToSign.length;
   if (!faults.partial) return [shaped];
   if (count < 2) return [{ ...shaped, originalEntryIds: [0] }];
   const cut = Math.ceil(count / 2);
-  const half = (ids: number[]): CallbackBody => ({
+  const half = (ids: number[]): SentCallbackBody => ({
     publicKeys: ids.map((i) => shaped.publicKeys[i] as string),
     providerData: shaped.providerData,
     dataToSign: ids.map((i) => shaped.dataToSign[i] as string),
     signatures: ids.map((i) => shaped.signatures[i] as string),
-    v: ids.map((i) => shaped.v[i] as number),
+    ...(shaped.v ? { v: shaped.v.length ? ids.map((i) => shaped.v?.[i] as number) : [] } : {}),
     originalEntryIds: ids,
   });
   const all = [...Array(count).keys()];

@@ -8,8 +8,10 @@ import { describeIssues } from './sign-request.js';
 
 /** What the HTTP surface needs from the simulator; every method throws ProblemError on bad input. */
 export interface SimulatorCore {
-  createVault(scheme: VaultScheme, opts: { name?: string; ledger?: string }): { vaultId: string; publicKey: string };
+  createVault(scheme: VaultScheme, opts: { name?: string; ledger?: string; hierarchy?: 'NONE' | 'BIP44' }): { vaultId: string; publicKey: string };
   vaultPublicKey(vaultId: string): { publicKey: string };
+  accountBackup(vaultId: string, coin: string, account: string): unknown;
+  cancel(id: string): void;
   requestSign(vaultId: string, body: unknown): { operationID: string };
   getOperation(id: string): {
     operationID: string;
@@ -35,6 +37,7 @@ const createVaultSchema = z.object({
   name: z.string().min(1).max(200).optional(),
   scheme: z.enum(['ECDSA', 'EDDSA']).default('ECDSA'),
   ledger: z.string().min(1).max(64).optional(),
+  hierarchy: z.enum(['NONE', 'BIP44']).default('NONE'),
 });
 
 const devFaultsSchema = z.object({ vaultId: z.string().min(1).optional(), faults: z.unknown() });
@@ -44,6 +47,15 @@ function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   if (!r.success) throw badRequest(describeIssues(r.error));
   return r.data;
 }
+
+const STATUS_TEXT: Record<string, string> = {
+  PENDING: 'Waiting for approvals',
+  COMPLETED: 'Signed',
+  DECLINED: 'Declined by a quorum member',
+  CANCELED: 'Canceled',
+  FAILED: 'Signing failed',
+  ERROR: 'Internal error',
+};
 
 const digestOf = (text: string) => createHash('sha256').update(text).digest();
 
@@ -75,10 +87,13 @@ export function buildApp(core: SimulatorCore, opts: { apiKey?: string }): Expres
   mng.use(auth);
   mng.post('/vaults', (req, res) => {
     const body = parse(createVaultSchema, req.body);
-    res.status(201).json(core.createVault(body.scheme, { name: body.name, ledger: body.ledger }));
+    res.status(201).json(core.createVault(body.scheme, { name: body.name, ledger: body.ledger, hierarchy: body.hierarchy }));
   });
   mng.get('/vaults/:vaultId/publickey', (req, res) => {
     res.json(core.vaultPublicKey(req.params.vaultId));
+  });
+  mng.get('/vaults/:vaultId/coins/:coinType/accounts/:account/backup', (req, res) => {
+    res.json(core.accountBackup(req.params.vaultId, req.params.coinType, req.params.account));
   });
   mng.post('/vaults/:vaultId/sign', (req, res) => {
     res.json(core.requestSign(req.params.vaultId, req.body));
@@ -89,7 +104,7 @@ export function buildApp(core: SimulatorCore, opts: { apiKey?: string }): Expres
       operationID: op.operationID,
       kind: op.kind,
       status: op.status,
-      statusText: op.status === 'COMPLETED' ? 'Signed' : 'Waiting for approvals',
+      statusText: STATUS_TEXT[op.status] ?? op.status,
       createdAt: op.createdAt,
       vaultID: op.vaultID,
       description: op.description,
@@ -102,6 +117,10 @@ export function buildApp(core: SimulatorCore, opts: { apiKey?: string }): Expres
   });
   mng.post('/operations/sign/:operationId/resend', (req, res) => {
     core.resend(req.params.operationId);
+    res.status(200).end();
+  });
+  mng.post('/operations/:operationId/cancel', (req, res) => {
+    core.cancel(req.params.operationId);
     res.status(200).end();
   });
 

@@ -6,13 +6,15 @@
  * exercised over real HTTP, including the faults a real service shows.
  */
 import { randomUUID } from 'node:crypto';
+import type { BIP32Interface } from 'bip32';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Express } from 'express';
 import pino, { type Logger } from 'pino';
 import { callbackUrl, deliver, type DeliveryOutcome } from './callback-sender.js';
 import { applyContentFaults, callbackBodies, faultsSchema, type Faults } from './faults.js';
 import { createKey, type SimKey, type VaultScheme } from './keys.js';
-import { badRequest, notFound } from './problem.js';
+import { accountBackup, createKeychain, notSupported, type SimAccountBackup } from './bip44-accounts.js';
+import { badRequest, notFound, ProblemError } from './problem.js';
 import { buildApp, type SimulatorCore } from './routes.js';
 import { describeIssues, hexBytes, validateSignRequest, type SignRequestBody } from './sign-request.js';
 
@@ -26,8 +28,11 @@ export interface QuorumOptions {
 }
 
 export interface CustodySimulatorOptions {
-  /** HMAC secret for callback authentication (see security/callback-hmac.ts). */
-  secret: string;
+  /**
+   * HMAC secret for callback authentication (see security/callback-hmac.ts). Without it,
+   * callbacks carry no HMAC headers, as the real custody service sends them.
+   */
+  secret?: string;
   /** Where callbacks go when a sign request names no callbackUrl: the receiver's `{base}`. */
   callbackBaseUrl?: string;
   /** When set, every management call but `GET /status` needs `Authorization: Bearer <apiKey>`. */
@@ -44,18 +49,21 @@ export interface SimVaultInfo {
   name: string;
   scheme: VaultScheme;
   ledger?: string;
+  /** `BIP44` vaults serve account backups instead of a single public key. */
+  hierarchy: 'NONE' | 'BIP44';
   /** As custody reports it: DER SPKI hex uppercase (ECDSA) or raw hex (EdDSA). */
   publicKey: string;
 }
 
 interface SimVault extends Omit<SimVaultInfo, 'publicKey'> {
   key: SimKey;
+  keychain?: BIP32Interface;
 }
 
 export interface SimOperation {
   operationID: string;
   kind: 'QUORUM_SIGN';
-  status: 'PENDING' | 'COMPLETED';
+  status: 'PENDING' | 'COMPLETED' | 'DECLINED' | 'CANCELED' | 'FAILED' | 'ERROR';
   createdAt: string;
   vaultID: string;
   description: string;
@@ -75,7 +83,7 @@ export interface SimOperation {
 
 export interface CustodySimulator {
   app: Express;
-  createVault(scheme?: VaultScheme, opts?: { name?: string; ledger?: string }): SimVaultInfo;
+  createVault(scheme?: VaultScheme, opts?: { name?: string; ledger?: string; hierarchy?: 'NONE' | 'BIP44' }): SimVaultInfo;
   vaults(): SimVaultInfo[];
   /** Replaces the faults of one vault, or the global ones when `vaultId` is absent. */
   setFaults(faults: Faults, vaultId?: string): void;
@@ -112,6 +120,7 @@ export function createCustodySimulator(opts: CustodySimulatorOptions): CustodySi
     vaultId: v.vaultId,
     name: v.name,
     scheme: v.scheme,
+    hierarchy: v.hierarchy,
     ...(v.ledger ? { ledger: v.ledger } : {}),
     publicKey: v.key.keyId,
   });
@@ -129,9 +138,19 @@ export function createCustodySimulator(opts: CustodySimulatorOptions): CustodySi
     return vault;
   };
 
-  function createVault(scheme: VaultScheme = 'ECDSA', o: { name?: string; ledger?: string } = {}): SimVaultInfo {
+  function createVault(scheme: VaultScheme = 'ECDSA', o: { name?: string; ledger?: string; hierarchy?: 'NONE' | 'BIP44' } = {}): SimVaultInfo {
     const vaultId = randomUUID();
-    const vault: SimVault = { vaultId, name: o.name ?? `vault-${vaultId.slice(0, 8)}`, scheme, ledger: o.ledger, key: createKey(scheme) };
+    const hierarchy = o.hierarchy ?? 'NONE';
+    if (hierarchy === 'BIP44' && scheme !== 'ECDSA') throw badRequest('BIP44 vaults are ECDSA vaults', 'invalid_hierarchy');
+    const vault: SimVault = {
+      vaultId,
+      name: o.name ?? `vault-${vaultId.slice(0, 8)}`,
+      scheme,
+      ledger: o.ledger,
+      hierarchy,
+      key: createKey(scheme),
+      ...(hierarchy === 'BIP44' ? { keychain: createKeychain() } : {}),
+    };
     vaults.set(vaultId, vault);
     logger.info({ vaultId, scheme }, 'vault created');
     return info(vault);
@@ -154,12 +173,23 @@ export function createCustodySimulator(opts: CustodySimulatorOptions): CustodySi
     op.deliveries.push(outcome);
   }
 
+  /** An operation that ends without signatures; with `notifyEnd` a callback without signatures says so. */
+  async function endUnsigned(op: SimOperation, status: Exclude<SimOperation['status'], 'PENDING' | 'COMPLETED'>): Promise<void> {
+    op.status = status;
+    logger.info({ operationID: op.operationID, status }, 'operation ended unsigned');
+    if (faultsFor(op.vaultID).notifyEnd) await sendCallback(op);
+  }
+
   async function runQuorum(op: SimOperation, vault: SimVault): Promise<void> {
     const bots = Array.from({ length: quorum.approvers }, (_, i) => `bot-${i + 1}`).sort(() => Math.random() - 0.5);
     for (const bot of bots.slice(0, quorum.required)) {
       await sleep(quorum.approvalDelayMs, undefined, { signal: closing.signal });
+      if (op.status !== 'PENDING' || faultsFor(vault.vaultId).holdApprovals) return;
+      const end = faultsFor(vault.vaultId).end;
+      if (end) return endUnsigned(op, end);
       op.approvals.push(bot);
     }
+    if (op.status !== 'PENDING') return;
     const signed = op.dataToSign.map((d) => vault.key.sign(hexBytes(d)));
     const shaped = applyContentFaults(
       vault.scheme,
@@ -204,6 +234,18 @@ export function createCustodySimulator(opts: CustodySimulatorOptions): CustodySi
     return op;
   }
 
+  function cancel(id: string): void {
+    const op = getOperation(id);
+    if (op.status !== 'PENDING') throw new ProblemError(409, 'cannot_cancel', 'Conflict', `Operation ${id} is ${op.status}; only pending operations can be canceled`);
+    track(endUnsigned(op, 'CANCELED'));
+  }
+
+  function backupOf(vaultId: string, coin: string, account: string): SimAccountBackup {
+    const vault = vaultOf(vaultId);
+    if (!vault.keychain) throw notSupported(`Vault ${vaultId} is not a BIP44 vault`);
+    return accountBackup(vaultId, vault.keychain, coin, account);
+  }
+
   function resend(id: string): void {
     const op = getOperation(id);
     if (op.status !== 'COMPLETED') throw badRequest(`Operation ${id} is ${op.status}; only completed operations can be resent`, 'cannot_resend');
@@ -220,7 +262,13 @@ export function createCustodySimulator(opts: CustodySimulatorOptions): CustodySi
 
   const core: SimulatorCore = {
     createVault,
-    vaultPublicKey: (id: string) => ({ publicKey: vaultOf(id).key.keyId }),
+    vaultPublicKey: (id: string) => {
+      const vault = vaultOf(id);
+      if (vault.keychain) throw notSupported(`Vault ${id} is a BIP44 vault: read its accounts' backups`);
+      return { publicKey: vault.key.keyId };
+    },
+    cancel,
+    accountBackup: backupOf,
     requestSign,
     getOperation,
     resend,

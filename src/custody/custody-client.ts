@@ -1,14 +1,17 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { UnavailableError } from '../errors.js';
+import { AppError, UnavailableError } from '../errors.js';
+import { apiKeyAuth, type CustodyAuth } from './custody-auth.js';
 import { CustodyNotFoundError, CustodyRequestError, type CustodyProblem } from './errors.js';
 import {
+  accountBackupSchema,
   problemSchema,
   serviceStatusSchema,
   signOperationSchema,
   signRequestResultSchema,
   summariseStatus,
   vaultPublicKeySchema,
+  type AccountBackup,
   type ComponentHealth,
   type ServiceStatus,
   type SignOperation,
@@ -19,8 +22,10 @@ import {
 export interface CustodyClientOptions {
   /** The `{mng}` base: `{base_url}/custody/api/v1.0/mng`, or `/casp/api/v1.0/mng` on older deployments. */
   baseUrl: string;
-  /** Sent as `Authorization: Bearer …`; never logged. */
+  /** Sent as `Authorization: Bearer …`; never logged. Shorthand for `auth: apiKeyAuth(apiKey)`. */
   apiKey?: string;
+  /** API key or user-and-password tokens; without it, calls go unauthenticated. */
+  auth?: CustodyAuth;
   fetch: typeof fetch;
   logger: Logger;
   /** Per attempt. Default 10 000. */
@@ -34,7 +39,9 @@ export interface CustodyClientOptions {
 }
 
 /** One try: a value, or a transient failure worth retrying (refusals are thrown at once). */
-type Attempt<T> = { ok: true; value: T } | { ok: false; reason: string; cause?: unknown; retryAfterMs?: number };
+type Attempt<T> =
+  | { ok: true; value: T }
+  | { ok: false; reason: string; cause?: unknown; retryAfterMs?: number; unauthorized?: { used: string; problem: CustodyProblem } };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -51,8 +58,10 @@ export class CustodyClient {
   private readonly backoffMs: number;
   private readonly maxBackoffMs: number;
   private readonly log: Logger;
+  private readonly auth: CustodyAuth | undefined;
 
   constructor(private readonly opts: CustodyClientOptions) {
+    this.auth = opts.auth ?? (opts.apiKey ? apiKeyAuth(opts.apiKey) : undefined);
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.retries = Math.max(0, opts.retries ?? 3);
@@ -78,6 +87,24 @@ export class CustodyClient {
   /** Asks the service to send the signing callback again (400 from it: not completed yet). */
   async resend(operationID: string): Promise<void> {
     await this.call('POST', `/operations/sign/${enc(operationID)}/resend`, '/operations/sign/{id}/resend', undefined);
+  }
+
+  /**
+   * Asks the service to cancel a pending operation (`POST {mng}/operations/{id}/cancel`).
+   * 409 from it (already finished) surfaces as CustodyRequestError with upstreamStatus 409.
+   */
+  async cancelOperation(operationID: string): Promise<void> {
+    await this.call('POST', `/operations/${enc(operationID)}/cancel`, '/operations/{id}/cancel', undefined);
+  }
+
+  /** The public part of a BIP44 account: key, chain code, depth, parent fingerprint, child number. */
+  accountBackup(vaultId: string, coin: string, account: string): Promise<AccountBackup> {
+    return this.call(
+      'GET',
+      `/vaults/${enc(vaultId)}/coins/${enc(coin)}/accounts/${enc(account)}/backup`,
+      '/vaults/{id}/coins/{coin}/accounts/{account}/backup',
+      accountBackupSchema,
+    );
   }
 
   async vaultPublicKey(vaultId: string): Promise<{ publicKey: string }> {
@@ -107,14 +134,25 @@ export class CustodyClient {
   ): Promise<T> {
     const operation = `${method} ${template}`;
     let last: Attempt<T> | undefined;
+    let renewed = false;
     for (let attempt = 0; attempt <= this.retries; attempt++) {
-      if (attempt > 0 && last && !last.ok) {
+      if (attempt > 0 && last && !last.ok && !last.unauthorized) {
         const delay = this.backoff(attempt, last);
         this.log.warn({ operation, attempt, delayMs: delay, reason: last.reason }, 'custody call failed; retrying');
         await sleep(delay);
       }
       last = await this.attempt(method, path, operation, schema, body);
       if (last.ok) return last.value;
+      if (last.unauthorized) {
+        // A 401 renews the credentials once and tries again; a second 401 is final.
+        if (renewed || !this.auth || !(await this.auth.renew(last.unauthorized.used))) {
+          this.log.warn({ operation, status: 401, title: last.unauthorized.problem.upstreamTitle }, 'custody refused the credentials');
+          throw new CustodyRequestError(last.unauthorized.problem, 'ERR_CUSTODY_AUTH');
+        }
+        renewed = true;
+        this.log.info({ operation }, 'custody answered 401; credentials renewed, trying again');
+        attempt--;
+      }
     }
     const failure = last as Extract<Attempt<T>, { ok: false }>;
     this.log.error({ operation, attempts: this.retries + 1, reason: failure.reason }, 'custody service unavailable');
@@ -134,7 +172,14 @@ export class CustodyClient {
   ): Promise<Attempt<T>> {
     const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    if (this.opts.apiKey) headers.authorization = `Bearer ${this.opts.apiKey}`;
+    let used = '';
+    try {
+      if (this.auth) headers.authorization = used = await this.auth.header();
+    } catch (e) {
+      // Obtaining a token failed: transient (service down) is retried, a refusal is final.
+      if (e instanceof AppError && e.retryable) return { ok: false, reason: e.details, cause: e };
+      throw e;
+    }
     let res: Response;
     let text: string;
     try {
@@ -156,6 +201,7 @@ export class CustodyClient {
     }
     if (res.status >= 400) {
       const problem = toProblem(operation, res.status, text);
+      if (res.status === 401 && this.auth) return { ok: false, reason: 'HTTP 401', unauthorized: { used, problem } };
       this.log.warn({ operation, status: res.status, title: problem.upstreamTitle }, 'custody refused the request');
       if (res.status === 404) throw new CustodyNotFoundError(problem);
       throw new CustodyRequestError(problem, res.status === 401 || res.status === 403 ? 'ERR_CUSTODY_AUTH' : undefined);

@@ -31,8 +31,9 @@ export interface SignRequestResult {
 
 export interface SignOperation {
   operationID: string;
-  /** `PENDING` … `COMPLETED`; other values pass through unchanged. */
+  /** `PENDING`, `APPROVED`, `COMPLETED`, `DECLINED`, `CANCELED`, `FAILED`, `ERROR`; others pass through. */
   status: string;
+  statusText?: string;
   isApproved: boolean;
   dataToSign: string[];
   publicKeys: string[];
@@ -74,6 +75,7 @@ export const signOperationSchema = z
   .looseObject({
     ...idFields,
     status: z.string(),
+    statusText: z.string().nullish(),
     isApproved: z.boolean().default(false),
     dataToSign: z.array(z.string()).default([]),
     publicKeys: z.array(z.string()).default([]),
@@ -85,6 +87,7 @@ export const signOperationSchema = z
     (value, ctx): SignOperation => ({
       operationID: withOperationId(value, ctx),
       status: value.status,
+      ...(value.statusText ? { statusText: value.statusText } : {}),
       isApproved: value.isApproved,
       dataToSign: value.dataToSign,
       publicKeys: value.publicKeys,
@@ -102,6 +105,32 @@ export const serviceStatusSchema = z.looseObject({
   db: componentHealth.extend({ schemaVersion: z.string().optional() }),
   nativeCrypto: componentHealth,
 });
+
+/** Sign operations in these states will never be signed: the withdrawal ends FAILED. */
+export const UNSIGNED_END_STATUSES = ['DECLINED', 'CANCELED', 'FAILED', 'ERROR'] as const;
+
+export function endedUnsigned(status: string): boolean {
+  return (UNSIGNED_END_STATUSES as readonly string[]).includes(status.toUpperCase());
+}
+
+/** BIP44 account backup (spec "Backup records"); `backupData` (encrypted) is not kept. */
+export interface AccountBackup {
+  publicKey: string;
+  cpar: string;
+  bipLevel: number;
+  parentFingerprint: string | number;
+  childNumber: number;
+}
+
+export const accountBackupSchema = z
+  .looseObject({
+    publicKey: z.string().min(1),
+    cpar: z.string().min(1),
+    bipLevel: z.coerce.number().int(),
+    parentFingerprint: z.union([z.string(), z.number()]),
+    childNumber: z.coerce.number().int(),
+  })
+  .transform((b): AccountBackup => ({ publicKey: b.publicKey, cpar: b.cpar, bipLevel: b.bipLevel, parentFingerprint: b.parentFingerprint, childNumber: b.childNumber }));
 
 export const vaultPublicKeySchema = z.looseObject({ publicKey: z.string().min(1) });
 

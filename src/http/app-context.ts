@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
+import type { CustodyClient } from '../custody/custody-client.js';
 import type { LedgerRegistry } from '../ledger/registry.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ApiKeyRecord } from '../security/api-keys.js';
@@ -21,6 +22,8 @@ export interface AppContext {
   apiKeys: readonly ApiKeyRecord[];
   /** Further dependencies `/status` reports (the custody service, …). */
   healthChecks: Record<string, () => Promise<DependencyHealth>>;
+  /** The custody connector (vault registration by id reads keys from it). */
+  custody?: CustodyClient;
   /** Prometheus metrics of this process; with them the app serves GET /metrics. */
   metrics?: Metrics;
 }

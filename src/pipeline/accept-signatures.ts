@@ -15,8 +15,10 @@ export const callbackBodySchema = z.object({
   publicKeys: z.array(z.string()).min(1),
   providerData: z.string(),
   dataToSign: z.array(hex).min(1),
-  signatures: z.array(hex).min(1),
-  v: z.array(z.number().int()),
+  /** Empty when the callback only reports that the operation ended unsigned (see settle-sign-outcome). */
+  signatures: z.array(hex),
+  /** Recovery ids; an EdDSA operation has none, so its `v` may be empty or absent. */
+  v: z.array(z.number().int()).optional(),
   originalEntryIds: z.array(z.number().int().min(0)).optional(),
 });
 export type CallbackBody = z.infer<typeof callbackBodySchema>;
@@ -37,9 +39,12 @@ function fail(reason: string, details: string, status = 400): never {
 }
 
 /** Which stored payload each callback entry is, and the digest the callback claims for it. */
-function entries(body: CallbackBody, op: Operation): { payload: number; digest: string }[] {
+function entries(body: CallbackBody, op: Operation, scheme: string): { payload: number; digest: string }[] {
   const n = op.unsigned.payloads.length;
-  if (body.signatures.length !== body.v.length) fail('malformed', 'signatures and v differ in length');
+  if (body.signatures.length === 0) fail('malformed', 'the callback carries no signatures');
+  const v = body.v ?? [];
+  const edWithoutV = scheme === 'ed25519' && v.length === 0;
+  if (!edWithoutV && body.signatures.length !== v.length) fail('malformed', 'signatures and v differ in length');
   const ids = body.originalEntryIds ?? body.signatures.map((_, i) => i);
   if (ids.length !== body.signatures.length) fail('malformed', 'originalEntryIds and signatures differ in length');
   if (new Set(ids).size !== ids.length || ids.some((i) => i >= n)) fail('malformed', `originalEntryIds must be distinct indexes below ${n}`);
@@ -47,6 +52,18 @@ function entries(body: CallbackBody, op: Operation): { payload: number; digest: 
   const subset = body.dataToSign.length === ids.length;
   if (!subset && body.dataToSign.length !== n) fail('digest-mismatch', `dataToSign has ${body.dataToSign.length} entries; the operation has ${n}`);
   return ids.map((payload, j) => ({ payload, digest: norm((subset ? body.dataToSign[j] : body.dataToSign[payload]) as string) }));
+}
+
+/** The one stored operation whose digests these are, on the ledger the caller names. */
+export async function operationForDigests(deps: Pick<AcceptDeps, 'store'>, ledgerId: string, dataToSign: string[]): Promise<Operation> {
+  const ids = new Set(await deps.store.idsForDigests(dataToSign.map(norm)));
+  const [id] = [...ids];
+  if (ids.size !== 1 || !id) fail('unknown-operation', 'dataToSign does not match the digests of one known operation', 404);
+  const op = await deps.store.get(id);
+  if (op.ledgerId.toLowerCase() !== ledgerId.toLowerCase()) {
+    fail('ledger-mismatch', `ledgerId '${ledgerId}' does not match the operation's ledger`);
+  }
+  return op;
 }
 
 /**
@@ -58,16 +75,10 @@ function entries(body: CallbackBody, op: Operation): { payload: number; digest: 
  * resends enqueue nothing new.
  */
 export async function acceptSignatures(deps: AcceptDeps, ledgerId: string, body: CallbackBody): Promise<{ outcome: AcceptOutcome; operation: Operation }> {
-  const ids = new Set(await deps.store.idsForDigests(body.dataToSign.map(norm)));
-  const [id] = [...ids];
-  if (ids.size !== 1 || !id) fail('unknown-operation', 'dataToSign does not match the digests of one known operation', 404);
-  const op = await deps.store.get(id);
-  if (op.ledgerId.toLowerCase() !== ledgerId.toLowerCase()) {
-    fail('ledger-mismatch', `ledgerId '${ledgerId}' does not match the operation's ledger`);
-  }
+  const op = await operationForDigests(deps, ledgerId, body.dataToSign);
   const adaptor = deps.registry.get(op.ledgerId);
   const verified = new Map<number, StoredSignature>();
-  for (const [j, { payload, digest }] of entries(body, op).entries()) {
+  for (const [j, { payload, digest }] of entries(body, op, adaptor.scheme).entries()) {
     const stored = op.unsigned.payloads[payload] as (typeof op.unsigned.payloads)[number];
     if (digest !== stored.digest) fail('digest-mismatch', `entry ${j}: digest differs from the stored digest of payload ${payload}`);
     const storedKey = parsePublicKey(stored.publicKey, adaptor.scheme);
@@ -81,7 +92,7 @@ export async function acceptSignatures(deps: AcceptDeps, ledgerId: string, body:
     if (!echoedKey || Buffer.compare(echoedKey.bytes, storedKey.bytes) !== 0) {
       fail('key-mismatch', `entry ${j}: the public key differs from the stored key of payload ${payload}`);
     }
-    const sig = verifySignature(stored.digest, body.signatures[j] as string, body.v[j], storedKey);
+    const sig = verifySignature(stored.digest, body.signatures[j] as string, body.v?.[j], storedKey);
     verified.set(payload, { signature: Buffer.from(sig.signature).toString('hex'), recoveryId: sig.recoveryId });
   }
   if (op.status === 'FAILED') throw new ConflictError(`operation ${op.operationID ?? op.id} has FAILED (${op.failureReason}); it will not be broadcast`, 'ERR_OPERATION_FAILED');

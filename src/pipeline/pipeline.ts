@@ -1,8 +1,8 @@
 import type { Express } from 'express';
-import { CustodyClient } from '../custody/custody-client.js';
 import { mountDashboard } from '../http/dashboard.js';
 import type { AnyRouteSpec } from '../http/route.js';
 import { callbackRoute } from '../http/routes/callback-route.js';
+import { cancelSigningRoute } from '../http/routes/cancel-signing-route.js';
 import { withdrawalRoutes } from '../http/routes/withdrawal-routes.js';
 import { apiKeyRecords, type Core } from '../service.js';
 import { Idempotency } from './idempotency.js';
@@ -22,8 +22,8 @@ export interface Pipeline {
 /** The signing loop built from the core: custody connector, operation store, queues, routes. */
 export function createPipeline(core: Core): Pipeline {
   const { config, logger } = core;
-  if (!config.custodyUrl) throw new Error('CUSTODY_URL is not configured');
-  const custody = new CustodyClient({ baseUrl: config.custodyUrl, apiKey: config.custodyApiKey, fetch, logger });
+  const custody = core.custody;
+  if (!custody) throw new Error('CUSTODY_URL is not configured');
   const queues = createQueues(core.redis, config);
   // Without a listener BullMQ prints every connection error raw on stderr. The shared client
   // (connectRedis) already logs each outage once, so these repeats only go to debug.
@@ -33,7 +33,7 @@ export function createPipeline(core: Core): Pipeline {
   core.metrics.watchQueues(queues.all());
   return {
     deps,
-    routes: [...withdrawalRoutes({ ...deps, vaults: core.vaults, idempotency: new Idempotency(core.redis, core.prefix, (id) => store.find(id)) }), callbackRoute(deps)],
+    routes: [...withdrawalRoutes({ ...deps, vaults: core.vaults, idempotency: new Idempotency(core.redis, core.prefix, (id) => store.find(id)) }), cancelSigningRoute(deps), callbackRoute(deps)],
     mount: (app) => mountDashboard(app, { queues: queues.all(), records: apiKeyRecords(config), readOnly: config.dashboardReadOnly, redis: core.redis, prefix: core.prefix, logger }),
     startWorkers: () => startWorkers(deps, config.redisUrl),
     close: () => queues.close(),

@@ -1,10 +1,10 @@
 import { isAppError } from '../errors.js';
-import { acceptSignatures } from './accept-signatures.js';
 import { failOperation } from './fail-operation.js';
 import { jobJournal } from './job-journal.js';
 import type { Operation } from './operation.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { addBroadcastJob, broadcastJobId } from './queues.js';
+import { settleFromCustody } from './settle-from-custody.js';
 
 /**
  * A SIGNED withdrawal whose broadcast job ran out of attempts (node down for long) is not
@@ -27,6 +27,7 @@ async function restartBroadcast(deps: PipelineDeps, op: Operation): Promise<bool
  * Finds withdrawals not yet broadcast RECONCILE_AFTER_SECONDS after their creation:
  * - waiting for signatures: asks the custody service where they stand; a completed sign
  *   operation goes through the same path as a callback, so a lost callback loses nothing;
+ *   one the quorum declined or that was canceled, failed or errored ends FAILED, reservations back;
  *   expired, never-sent, or unsigned after SIGN_TIMEOUT_SECONDS: FAILED, reservations back
  *   (a callback arriving later is refused, so nothing is broadcast for a FAILED withdrawal);
  * - signed but with a broadcast that gave up: its broadcast starts again.
@@ -57,22 +58,10 @@ export async function processReconcile(deps: PipelineDeps): Promise<{ checked: n
       continue;
     }
     try {
-      const remote = await deps.custody.getSignOperation(op.operationID);
-      if (remote.status !== 'COMPLETED') continue;
-      if (remote.signatures.length === 0) {
-        // Some deployments leave signatures out of the lookup: ask for the callback again.
-        await deps.custody.resend(op.operationID);
-        continue;
-      }
-      const r = await acceptSignatures(deps, op.ledgerId, {
-        publicKeys: remote.publicKeys,
-        providerData: '',
-        dataToSign: remote.dataToSign,
-        signatures: remote.signatures,
-        v: remote.v,
-      });
-      if (r.outcome === 'queued') recovered++;
-      deps.logger.info({ operationId: op.id, operationID: op.operationID, outcome: r.outcome }, 'reconciled a sign operation without callback');
+      const outcome = await settleFromCustody(deps, op);
+      if (outcome === 'queued') recovered++;
+      if (outcome === 'failed') failed++;
+      if (outcome !== 'pending') deps.logger.info({ operationId: op.id, operationID: op.operationID, outcome }, 'reconciled a sign operation without callback');
     } catch (e) {
       deps.logger.warn({ operationId: op.id, err: isAppError(e) ? e.message : e }, 'reconciliation could not finish this operation');
     }

@@ -15,7 +15,10 @@ export function signCallback(secret: string, body: string | Uint8Array, nowMs = 
   return { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: `sha256=${mac}` };
 }
 
-export type CallbackAuthFailure = 'missing-headers' | 'stale-timestamp' | 'bad-hmac';
+export type CallbackAuthFailure = 'missing-headers' | 'stale-timestamp' | 'malformed-signature' | 'bad-hmac';
+
+/** The documented form, exactly: the `sha256=` prefix and 64 hex digits, nothing else. */
+const SIGNATURE_FORM = /^sha256=([0-9a-fA-F]{64})$/;
 
 /** Returns undefined when the headers authenticate `rawBody`, else why not. */
 export function checkCallback(
@@ -28,8 +31,10 @@ export function checkCallback(
 ): CallbackAuthFailure | undefined {
   if (!timestamp || !signature || !/^\d{1,12}$/.test(timestamp)) return 'missing-headers';
   if (Math.abs(nowMs / 1000 - Number(timestamp)) > toleranceSeconds) return 'stale-timestamp';
+  const form = SIGNATURE_FORM.exec(signature);
+  if (!form) return 'malformed-signature';
   const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest();
-  const given = Buffer.from(signature.replace(/^sha256=/, ''), 'hex');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'bad-hmac';
+  const given = Buffer.from(form[1] as string, 'hex');
+  if (!timingSafeEqual(given, expected)) return 'bad-hmac';
   return undefined;
 }

@@ -13,6 +13,13 @@ export const bip44Schema = z.object({
   account: z.union([z.string(), z.number().int()]).transform(String),
 });
 
+const index = (what: string) => z.union([z.string().regex(/^\d{1,9}$/, `${what} is a non-negative integer`), z.number().int().min(0)]).transform(String);
+
+/**
+ * A registration gives the key itself (`publicKey`, or `bip44` with the account backup's
+ * public part), or only the vault id: then the key is read from the custody service, the
+ * single key, or with `coin` and `account` that BIP44 account's backup.
+ */
 export const vaultRegistrationSchema = z
   .object({
     vaultId: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'vaultId is 1-128 letters, digits, . _ : -'),
@@ -21,9 +28,14 @@ export const vaultRegistrationSchema = z
     /** Address format for a single-key vault (e.g. `p2wpkh`); the ledger's default when absent. */
     addressFormat: z.string().optional(),
     bip44: bip44Schema.optional(),
+    /** BIP44 vault registered by id: the coin type and account index whose backup to read. */
+    coin: index('coin').optional(),
+    account: index('account').optional(),
     description: z.string().max(500).optional(),
   })
-  .refine((v) => Boolean(v.publicKey) !== Boolean(v.bip44), 'give exactly one of publicKey (single-key vault) or bip44 (BIP44 vault)');
+  .refine((v) => !(v.publicKey && v.bip44), 'give one of publicKey (single-key vault) or bip44 (BIP44 vault), or neither to read the key from the custody service')
+  .refine((v) => (v.coin === undefined && v.account === undefined) || (!v.publicKey && !v.bip44), 'coin and account go with a registration by vault id only (no publicKey, no bip44)')
+  .refine((v) => (v.coin === undefined) === (v.account === undefined), 'give coin and account together (a BIP44 account of the vault)');
 
 export type VaultRegistration = z.infer<typeof vaultRegistrationSchema>;
 
@@ -36,10 +48,17 @@ export interface VaultRecord {
   addressFormat?: string;
   /** Single-key vault: its address. */
   address?: string;
-  bip44?: z.infer<typeof bip44Schema>;
+  /** BIP44 vault: the account withdrawals use (the first one registered). */
+  bip44?: Bip44Account;
+  /** BIP44 vault: every registered account, the first one included (filled in when read). */
+  accounts?: Bip44Account[];
   description?: string;
   createdAt: string;
 }
+
+export type Bip44Account = z.infer<typeof bip44Schema>;
+
+const bip44Output = bip44Schema.omit({ coin: true, account: true }).extend({ coin: z.string(), account: z.string() });
 
 export const vaultRecordSchema = z.object({
   vaultId: z.string(),
@@ -48,7 +67,8 @@ export const vaultRecordSchema = z.object({
   publicKey: z.string().optional(),
   addressFormat: z.string().optional(),
   address: z.string().optional(),
-  bip44: bip44Schema.omit({ coin: true, account: true }).extend({ coin: z.string(), account: z.string() }).optional(),
+  bip44: bip44Output.optional(),
+  accounts: z.array(bip44Output).optional(),
   description: z.string().optional(),
   createdAt: z.string(),
 });

@@ -1,8 +1,14 @@
 import type { Redis } from 'ioredis';
 import { ConflictError, NotFoundError } from '../errors.js';
-import type { VaultRecord } from './vault-schema.js';
+import type { Bip44Account, VaultRecord } from './vault-schema.js';
 
-/** Vault records in Redis: one string key per vault and a sorted index for listing. */
+const accountField = (a: Pick<Bip44Account, 'coin' | 'account'>) => `${a.coin}/${a.account}`;
+
+/**
+ * Vault records in Redis: one string key per vault and a sorted index for listing. A BIP44
+ * vault's further accounts live in a hash beside it (`vault:{id}:accounts`, field
+ * `coin/account`), so adding one is a single HSETNX and never rewrites the record.
+ */
 export class VaultStore {
   constructor(
     private readonly redis: Redis,
@@ -24,9 +30,22 @@ export class VaultStore {
     await this.redis.zadd(this.indexKey, 0, record.vaultId);
   }
 
+  /** Adds an account to a registered BIP44 vault; 409 if that coin and account are registered already. */
+  async addAccount(record: VaultRecord, account: Bip44Account): Promise<VaultRecord> {
+    const taken = () => new ConflictError(`Vault '${record.vaultId}' already has BIP44 coin ${account.coin} account ${account.account}`, 'ERR_VAULT_EXISTS');
+    if (record.bip44 && accountField(record.bip44) === accountField(account)) throw taken();
+    const added = await this.redis.hsetnx(this.accountsKey(record.vaultId), accountField(account), JSON.stringify(account));
+    if (added !== 1) throw taken();
+    return this.get(record.vaultId);
+  }
+
+  private accountsKey(vaultId: string): string {
+    return `${this.key(vaultId)}:accounts`;
+  }
+
   async find(vaultId: string): Promise<VaultRecord | undefined> {
-    const text = await this.redis.get(this.key(vaultId));
-    return text ? (JSON.parse(text) as VaultRecord) : undefined;
+    const [text, extra] = await Promise.all([this.redis.get(this.key(vaultId)), this.redis.hvals(this.accountsKey(vaultId))]);
+    return text ? withAccounts(JSON.parse(text) as VaultRecord, extra) : undefined;
   }
 
   async get(vaultId: string): Promise<VaultRecord> {
@@ -39,12 +58,21 @@ export class VaultStore {
     const [total, ids] = await Promise.all([this.redis.zcard(this.indexKey), this.redis.zrange(this.indexKey, offset, offset + limit - 1)]);
     if (ids.length === 0) return { total, items: [] };
     const texts = await this.redis.mget(ids.map((id) => this.key(id)));
-    return { total, items: texts.filter((t): t is string => t !== null).map((t) => JSON.parse(t) as VaultRecord) };
+    const extras = await Promise.all(ids.map((id) => this.redis.hvals(this.accountsKey(id))));
+    const items = texts.flatMap((t, i) => (t === null ? [] : [withAccounts(JSON.parse(t) as VaultRecord, extras[i] ?? [])]));
+    return { total, items };
   }
 
   async remove(vaultId: string): Promise<void> {
-    const n = await this.redis.del(this.key(vaultId));
+    const n = await this.redis.del(this.key(vaultId), this.accountsKey(vaultId));
     await this.redis.zrem(this.indexKey, vaultId);
     if (n === 0) throw new NotFoundError(`Vault '${vaultId}' is not registered`);
   }
+}
+
+/** A BIP44 record with its accounts listed, the first-registered one first. */
+function withAccounts(record: VaultRecord, extra: string[]): VaultRecord {
+  if (record.kind !== 'bip44' || !record.bip44) return record;
+  const more = extra.map((t) => JSON.parse(t) as Bip44Account).sort((a, b) => accountField(a).localeCompare(accountField(b), undefined, { numeric: true }));
+  return { ...record, accounts: [record.bip44, ...more] };
 }

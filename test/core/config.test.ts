@@ -21,6 +21,7 @@ describe('configuration', () => {
           SANDBOX: 'false',
           API_KEYS: '[{"name":"a","key":"short","scopes":["fly"]}]',
           LEDGERS: JSON.stringify({ eth: { rpcUrl: 'not a url' }, doge: {}, polygon: { family: 'evm' } }),
+          CUSTODY_USER: 'operator',
         },
         families,
         'v',
@@ -36,7 +37,7 @@ describe('configuration', () => {
       expect(text).toContain('LEDGERS.doge: not a built-in ledger id');
       expect(text).toContain("unknown family 'evm'. Valid values: ethereum");
       expect(text).toContain('CUSTODY_URL is required');
-      expect(text).toContain('CALLBACK_SECRET (HMAC) or CALLBACK_ALLOWED_IPS is required');
+      expect(text).toContain('CUSTODY_USER and CUSTODY_PASSWORD go together');
     }
   });
 
@@ -53,6 +54,42 @@ describe('configuration', () => {
     );
     expect(c.sandboxProfile).toBe(false);
     expect(c.ledgerConfigs.map((l) => l.ledgerId)).toEqual(['polygon']);
+  });
+
+  it('starts without a callback secret or allow-list (the custody service sends no HMAC)', () => {
+    const c = loadConfig(
+      {
+        LEDGERS: JSON.stringify({ ethtest: { rpcUrl: 'http://127.0.0.1:1' } }),
+        API_KEYS: JSON.stringify([{ name: 'k', sha256: 'a'.repeat(64), scopes: ['read'] }]),
+        CUSTODY_URL: 'http://127.0.0.1:1/custody/api/v1.0/mng',
+      },
+      families,
+      'v',
+    );
+    expect(c.sandboxProfile).toBe(false);
+    expect(c.callbackSecret).toBeUndefined();
+    expect(c.callbackAllowedIps).toBeUndefined();
+  });
+
+  it('refuses two ways of custody authentication at once', () => {
+    expect(() =>
+      loadConfig({ SANDBOX: 'true', CUSTODY_API_KEY: 'k'.repeat(20), CUSTODY_USER: 'operator', CUSTODY_PASSWORD: 'pw-0123456789' }, families, 'v'),
+    ).toThrow(/CUSTODY_API_KEY and CUSTODY_USER are both set/);
+  });
+
+  it('censors the custody user and password in logs', () => {
+    const c = loadConfig({ SANDBOX: 'true', CUSTODY_USER: 'custody-operator', CUSTODY_PASSWORD: 'custody-password-0123' }, families, 'v');
+    let out = '';
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        out += String(chunk);
+        cb();
+      },
+    });
+    createLogger('info', c.secrets, sink).info({ detail: 'login custody-operator:custody-password-0123' }, 'token');
+    expect(out).not.toContain('custody-operator');
+    expect(out).not.toContain('custody-password-0123');
+    expect(out).toContain('[REDACTED]');
   });
 
   it('marks secrets so the logger censors them anywhere in a line', () => {

@@ -14,15 +14,22 @@ export interface Loop {
 
 /**
  * The whole signing loop over real HTTP: the service (with in-process workers unless told
- * otherwise) and the custody simulator calling its callback with HMAC, on free ports.
+ * otherwise) and the custody simulator calling its callback (with HMAC unless told otherwise), on free ports.
  */
 export async function startLoop(
   ledgers: Record<string, unknown>,
-  opts: { env?: Record<string, string>; workers?: boolean; quorum?: { approvers: number; required: number; approvalDelayMs: number } } = {},
+  opts: {
+    env?: Record<string, string>;
+    workers?: boolean;
+    quorum?: { approvers: number; required: number; approvalDelayMs: number };
+    /** null: callbacks without HMAC and a receiver without CALLBACK_SECRET, as with the real service. */
+    callbackSecret?: string | null;
+  } = {},
 ): Promise<Loop> {
   const port = await freePort();
+  const secret = opts.callbackSecret === undefined ? TEST_CALLBACK_SECRET : (opts.callbackSecret ?? undefined);
   const custody = await startCustodySimulator({
-    secret: TEST_CALLBACK_SECRET,
+    secret,
     callbackBaseUrl: `http://127.0.0.1:${port}`,
     quorum: opts.quorum ?? { approvers: 3, required: 2, approvalDelayMs: 5 },
     callbackRetry: { attempts: 3, baseDelayMs: 50 },
@@ -31,7 +38,7 @@ export async function startLoop(
     pipeline: true,
     workers: opts.workers ?? true,
     port,
-    env: { CUSTODY_URL: custody.url, CONFIRM_POLL_MS: '100', JOB_LOCK_MS: '2000', ...opts.env },
+    env: { CUSTODY_URL: custody.url, CONFIRM_POLL_MS: '100', JOB_LOCK_MS: '2000', CALLBACK_SECRET: secret ?? '', ...opts.env },
   });
   return {
     svc,

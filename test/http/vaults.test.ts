@@ -66,7 +66,8 @@ describe('vault registry and vault balances', () => {
     const cases = [
       { vaultId: 'x1', ledgerId: 'nope', publicKey: CASP_KEY },
       { vaultId: 'x2', ledgerId: 'ethdev', publicKey: 'abcd' },
-      { vaultId: 'x3', ledgerId: 'ethdev' },
+      { vaultId: 'x3', ledgerId: 'ethdev', publicKey: CASP_KEY, coin: 60, account: 0 },
+      { vaultId: 'x5', ledgerId: 'ethdev', coin: 60 },
       { vaultId: 'bad id!', ledgerId: 'ethdev', publicKey: CASP_KEY },
       { vaultId: 'x4', ledgerId: 'ethdev', publicKey: CASP_KEY, addressFormat: 'p2wpkh' },
     ];
@@ -117,7 +118,7 @@ describe('vault registry and vault balances', () => {
 
     const wrongCoin = await svc.call('GET', '/api/v1.0/vaults/v-bip44/balance?coin=0', { key: READ_KEY });
     expect(wrongCoin.status).toBe(422);
-    expect(wrongCoin.body.details).toContain("'60'");
+    expect(wrongCoin.body.details).toContain('Valid values (coin/account): 60/0');
   });
 
   it('unknown vault → 404; read scope needed', async () => {

@@ -151,9 +151,15 @@ describe('forged signing callbacks are rejected, nothing is broadcast', () => {
     rejected('no authentication headers', { status: 401, errCode: 'ERR_UNAUTHORIZED', details: /missing-headers/ }, () =>
       loop.svc.call('POST', '/api/v1.0/sign_complete_callback?ledgerId=ethdev', { body: a.body }),
     );
-    rejected('a signature header that is not hex', { status: 401, errCode: 'ERR_UNAUTHORIZED', details: /bad-hmac/ }, () =>
+    rejected('a signature header that is not hex', { status: 401, errCode: 'ERR_UNAUTHORIZED', details: /malformed-signature/ }, () =>
       postCallback(loop.svc, 'ethdev', a.body, { headers: { 'x-callback-signature': 'sha256=zz' } }),
     );
+    rejected('the right HMAC without the documented sha256= prefix', { status: 401, errCode: 'ERR_UNAUTHORIZED', details: /malformed-signature/ }, () => {
+      const raw = JSON.stringify(a.body);
+      const headers = signCallback(TEST_CALLBACK_SECRET, raw);
+      headers['x-callback-signature'] = headers['x-callback-signature']!.replace(/^sha256=/, '');
+      return loop.svc.call('POST', '/api/v1.0/sign_complete_callback?ledgerId=ethdev', { rawBody: raw, headers });
+    });
     rejected('a malformed body without authentication: 401, not a description of the expected shape', { status: 401, errCode: 'ERR_UNAUTHORIZED', details: /missing-headers/ }, () =>
       loop.svc.call('POST', '/api/v1.0/sign_complete_callback', { body: { hello: 'world' } }),
     );

@@ -1,7 +1,8 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { AppError, ForbiddenError, UnauthorizedError, VerificationError } from '../../errors.js';
-import { acceptSignatures, callbackBodySchema } from '../../pipeline/accept-signatures.js';
+import { AppError, ForbiddenError, UnauthorizedError, UnavailableError, VerificationError } from '../../errors.js';
+import { acceptSignatures, callbackBodySchema, operationForDigests } from '../../pipeline/accept-signatures.js';
+import { settleFromCustody } from '../../pipeline/settle-from-custody.js';
 import { boundedForLog } from '../../logger.js';
 import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
 import { checkCallback, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../security/callback-hmac.js';
@@ -11,13 +12,25 @@ import { defineRoute } from '../route.js';
 const normaliseIp = (ip: string | undefined): string => (ip ?? '').replace(/^::ffff:/, '');
 
 /**
- * POST /sign_complete_callback?ledgerId=…: authenticated (HMAC over timestamp and raw body,
- * and/or a peer allow-list), then content-verified by `acceptSignatures`. It answers 200 only
- * after the signatures are stored and the broadcast job is durably enqueued; with Redis down
- * it answers 503 and the custody service resends.
+ * POST /sign_complete_callback?ledgerId=…: the peer allow-list and, only when CALLBACK_SECRET
+ * is set, an HMAC over timestamp and raw body (the custody service sends none; a proxy may
+ * add it); then content-verified by `acceptSignatures`, which refuses every signature that
+ * does not verify against the stored digest and key. It answers 200 only after the
+ * signatures are stored and the broadcast job is durably enqueued; with Redis down it
+ * answers 503 and the custody service resends.
+ *
+ * A callback without signatures only says that the operation ended: it is not trusted, the
+ * custody service is asked instead (`settleFromCustody`), and a declined, canceled, failed or
+ * errored sign operation ends the withdrawal FAILED with its reservations given back.
  */
 export function callbackRoute(deps: PipelineDeps) {
   const { callbackSecret, callbackToleranceSeconds, callbackAllowedIps } = deps.config;
+  if (!callbackSecret && !callbackAllowedIps && !deps.config.sandboxProfile) {
+    deps.logger.warn(
+      { securityEvent: 'callback-config' },
+      'the signing callback is open to any caller (no CALLBACK_ALLOWED_IPS, no CALLBACK_SECRET): only content verification protects it; restrict it to the custody service with CALLBACK_ALLOWED_IPS or an mTLS proxy',
+    );
+  }
   // Before the body is even parsed as a callback: an unauthenticated caller learns nothing.
   const authenticate = (req: Request): AppError | undefined => {
     if (callbackAllowedIps && !callbackAllowedIps.includes(normaliseIp(req.socket.remoteAddress))) {
@@ -35,7 +48,11 @@ export function callbackRoute(deps: PipelineDeps) {
     tags: ['custody'],
     query: z.object({ ledgerId: z.string().min(1).max(64) }),
     body: callbackBodySchema,
-    response: z.object({ accepted: z.boolean(), outcome: z.enum(['queued', 'partial', 'duplicate']), operationID: z.string() }),
+    response: z.object({
+      accepted: z.boolean(),
+      outcome: z.enum(['queued', 'partial', 'duplicate', 'failed', 'resend', 'pending']),
+      operationID: z.string(),
+    }),
     errors: [401, 403, 404, 409, 503],
     guard: (req) => {
       const failure = authenticate(req);
@@ -47,6 +64,17 @@ export function callbackRoute(deps: PipelineDeps) {
     handler: async ({ query, body, req }) => {
       const log = deps.logger.child({ securityEvent: 'callback', ledgerId: query.ledgerId, peer: req.socket.remoteAddress });
       try {
+        if (body.signatures.length === 0) {
+          const op = await operationForDigests(deps, query.ledgerId, body.dataToSign);
+          if (op.status === 'EXECUTING' && !op.operationID) {
+            // The sign request's answer is not recorded yet, so there is nothing to look up: resend.
+            throw new UnavailableError('the sign operation of this withdrawal is not recorded yet; send the callback again', undefined, 'ERR_NOT_READY');
+          }
+          const outcome = await settleFromCustody(deps, op);
+          log.info({ outcome, operationId: op.id }, 'callback without signatures: sign operation looked up at the custody service');
+          deps.metrics?.callbacksAccepted.inc({ outcome });
+          return { accepted: true, outcome, operationID: op.operationID ?? op.id };
+        }
         const { outcome, operation } = await acceptSignatures(deps, query.ledgerId, body);
         log.info({ outcome, operationId: operation.id }, 'callback accepted');
         deps.metrics?.callbacksAccepted.inc({ outcome });

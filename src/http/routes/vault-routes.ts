@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { InvalidArgumentError } from '../../errors.js';
+import { ConflictError, InvalidArgumentError } from '../../errors.js';
+import { readVaultKey } from '../../vaults/custody-vault-keys.js';
 import { resolveAssets } from '../../ledger/registry.js';
 import { singleAddress, validateVault, vaultAddresses } from '../../vaults/vault-addresses.js';
 import { vaultRecordSchema, vaultRegistrationSchema, type VaultRecord } from '../../vaults/vault-schema.js';
@@ -8,6 +9,19 @@ import { assetBalanceSchema } from '../schemas.js';
 import { defineRoute, listParam } from '../route.js';
 import { renderBalances } from './ledger-routes.js';
 
+/** The BIP44 account `coin` and `account` select (each optional); the first registered when neither is given. */
+function selectAccount(record: VaultRecord, coin: string | undefined, account: string | undefined) {
+  const accounts = record.accounts ?? (record.bip44 ? [record.bip44] : []);
+  const found = accounts.find((a) => (coin === undefined || a.coin === coin) && (account === undefined || a.account === account));
+  if (!found) {
+    const asked = [coin !== undefined ? `coin '${coin}'` : '', account !== undefined ? `account '${account}'` : ''].filter(Boolean).join(' and ');
+    throw new InvalidArgumentError(
+      `Vault ${record.vaultId} has no BIP44 account with ${asked}. Valid values (coin/account): ${accounts.map((a) => `${a.coin}/${a.account}`).join(', ')}`,
+    );
+  }
+  return found;
+}
+
 const vaultIdParams = z.object({ vaultId: z.string().min(1).max(128) });
 
 export function vaultRoutes(ctx: AppContext) {
@@ -15,29 +29,54 @@ export function vaultRoutes(ctx: AppContext) {
     defineRoute({
       method: 'post',
       path: '/admin/vaults',
-      summary: 'Register a vault: its ledger and public key, or the public part of its BIP44 account backup',
+      summary:
+        'Register a vault: by id alone (its key, or with coin and account its BIP44 account backup, read from the custody service), or with its public key or BIP44 account backup given. A further account of a registered BIP44 vault is added to it.',
       tags: ['vault registry'],
       scope: 'admin',
       body: vaultRegistrationSchema,
       status: 201,
       response: vaultRecordSchema,
-      errors: [401, 403, 409, 422],
+      errors: [401, 403, 404, 409, 422, 502, 503],
       handler: async ({ body }) => {
         const adaptor = ctx.registry.get(body.ledgerId);
+        const key =
+          body.publicKey || body.bip44
+            ? { publicKey: body.publicKey, bip44: body.bip44 }
+            : await readVaultKey(ctx.custody, body.vaultId, body.coin === undefined ? undefined : { coin: body.coin, account: body.account as string });
+        const bip44 = 'bip44' in key ? key.bip44 : undefined;
         const record: VaultRecord = {
           vaultId: body.vaultId,
           ledgerId: adaptor.ledgerId,
-          kind: body.bip44 ? 'bip44' : 'single',
-          publicKey: body.publicKey,
+          kind: bip44 ? 'bip44' : 'single',
+          publicKey: 'publicKey' in key ? key.publicKey : undefined,
           addressFormat: body.addressFormat,
-          bip44: body.bip44,
+          bip44,
           description: body.description,
           createdAt: new Date().toISOString(),
         };
         validateVault(adaptor, record);
         if (record.kind === 'single') record.address = singleAddress(adaptor, record).address;
-        await ctx.vaults.create(record);
-        return record;
+        if (!bip44) {
+          await ctx.vaults.create(record);
+          return record;
+        }
+        const created = await ctx.vaults.create(record).then(
+          () => true,
+          (e: unknown) => {
+            if (e instanceof ConflictError) return false;
+            throw e;
+          },
+        );
+        if (created) return { ...record, accounts: [bip44] };
+        // One custody vault, several BIP44 accounts: a further account joins the registered vault.
+        const existing = await ctx.vaults.get(record.vaultId);
+        if (existing.kind !== 'bip44' || existing.ledgerId !== record.ledgerId || existing.addressFormat !== record.addressFormat) {
+          throw new ConflictError(
+            `Vault '${record.vaultId}' is registered as a ${existing.kind} vault on ${existing.ledgerId}; a further BIP44 account needs the same ledger and address format`,
+            'ERR_VAULT_EXISTS',
+          );
+        }
+        return ctx.vaults.addAccount(existing, bip44);
       },
     }),
     defineRoute({
@@ -108,23 +147,16 @@ export function vaultRoutes(ctx: AppContext) {
         const record = await ctx.vaults.get(params.vaultId);
         const adaptor = ctx.registry.get(record.ledgerId);
         const assets = resolveAssets(adaptor, query.assets);
-        if (record.kind === 'bip44') {
-          for (const field of ['coin', 'account'] as const) {
-            const asked = query[field];
-            const has = record.bip44?.[field];
-            if (asked !== undefined && asked !== has) {
-              throw new InvalidArgumentError(`Vault ${record.vaultId} has ${field} '${has}', not '${asked}'. Valid values: ${has}`);
-            }
-          }
-        } else if (query.coin !== undefined || query.account !== undefined) {
+        if (record.kind !== 'bip44' && (query.coin !== undefined || query.account !== undefined)) {
           throw new InvalidArgumentError(`coin and account apply to BIP44 vaults only; vault ${record.vaultId} is a single-key vault`);
         }
-        const addresses = await vaultAddresses(adaptor, record, ctx.config.bip44GapLimit);
+        const selected = record.kind === 'bip44' ? { ...record, bip44: selectAccount(record, query.coin, query.account) } : record;
+        const addresses = await vaultAddresses(adaptor, selected, ctx.config.bip44GapLimit);
         const balances = await adaptor.getBalances(addresses.map((a) => a.address), assets);
         return {
           vaultId: record.vaultId,
           balances: renderBalances(assets, balances),
-          ...(record.kind === 'single' ? { address: addresses[0]?.address } : { coin: record.bip44?.coin, account: record.bip44?.account }),
+          ...(record.kind === 'single' ? { address: addresses[0]?.address } : { coin: selected.bip44?.coin, account: selected.bip44?.account }),
         };
       },
     }),

@@ -39,7 +39,7 @@ export const withdrawalResponseSchema = z.object({
   appData: z.object({ request: requestRecord, txs: z.array(z.object({ serialized: z.string() })) }),
 });
 
-const withdrawalStatusSchema = withdrawalResponseSchema.extend({
+export const withdrawalStatusSchema = withdrawalResponseSchema.extend({
   vaultId: z.string(),
   ledgerId: z.string(),
   txids: z.array(z.string()),
@@ -61,7 +61,7 @@ function render(op: Operation) {
   };
 }
 
-function renderStatus(op: Operation) {
+export function renderStatus(op: Operation) {
   return {
     ...render(op),
     vaultId: op.vaultId,

@@ -1,0 +1,166 @@
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { UnavailableError } from '../errors.js';
+import { CustodyRequestError } from './errors.js';
+
+/**
+ * How the connector proves itself to the custody service: a long-lived API key, or a user
+ * and password exchanged for 20-minute access tokens (spec "Authentication").
+ */
+export interface CustodyAuth {
+  /** The `Authorization` value for the next call (obtaining or renewing a token first if needed). */
+  header(): Promise<string>;
+  /**
+   * The service answered 401 to a call made with `used`: get fresh credentials. False when
+   * renewing cannot help (a static API key), so the 401 stands.
+   */
+  renew(used: string): Promise<boolean>;
+}
+
+export function apiKeyAuth(apiKey: string): CustodyAuth {
+  const value = `Bearer ${apiKey}`;
+  return { header: async () => value, renew: async () => false };
+}
+
+export interface TokenSessionOptions {
+  /** The `{mng}` base; tokens come from `{mng}/auth/token` (older deployments: `/auth/tokens`). */
+  baseUrl: string;
+  user: string;
+  password: string;
+  clientId: string;
+  fetch: typeof fetch;
+  logger: Logger;
+  timeoutMs?: number;
+  now?: () => number;
+}
+
+const tokenResultSchema = z.looseObject({
+  access_token: z.string().min(1),
+  expires_in: z.coerce.number().positive().optional(),
+  refresh_token: z.string().min(1).optional(),
+});
+
+/** Spec "Limits": access tokens live 20 minutes; used when an answer leaves `expires_in` out. */
+const DEFAULT_LIFETIME_S = 20 * 60;
+
+interface Token {
+  header: string;
+  expiresAt: number;
+  /** Renewal starts here: a quarter of the lifetime, at most a minute, before expiry. */
+  renewAt: number;
+  refreshToken?: string;
+}
+
+/**
+ * Access tokens for a user and password, renewed before they expire: with the refresh token
+ * while the service accepts it, else by logging in again. Concurrent callers share one
+ * renewal. The password never leaves this object except in the login request itself.
+ */
+export class TokenSession implements CustodyAuth {
+  private token: Token | undefined;
+  private pending: Promise<Token> | undefined;
+  /** `/auth/token` (1.0.2106) until the service answers 404, then the deprecated `/auth/tokens`. */
+  private path = '/auth/token';
+  private readonly now: () => number;
+  private readonly log: Logger;
+
+  constructor(private readonly opts: TokenSessionOptions) {
+    this.now = opts.now ?? Date.now;
+    this.log = opts.logger.child({ component: 'custody-auth' });
+  }
+
+  async header(): Promise<string> {
+    const t = this.token;
+    if (t && this.now() < t.renewAt) return t.header;
+    return (await this.obtain(t)).header;
+  }
+
+  async renew(used: string): Promise<boolean> {
+    // Another caller may have renewed already since `used` went out.
+    if (this.token && this.token.header !== used && this.now() < this.token.renewAt) return true;
+    this.token = undefined;
+    await this.obtain(undefined);
+    return true;
+  }
+
+  private obtain(previous: Token | undefined): Promise<Token> {
+    this.pending ??= this.fetchToken(previous).finally(() => {
+      this.pending = undefined;
+    });
+    return this.pending;
+  }
+
+  private async fetchToken(previous: Token | undefined): Promise<Token> {
+    if (previous?.refreshToken && this.now() < previous.expiresAt) {
+      const refreshed = await this.request({ grant_type: 'password', refreshtoken: previous.refreshToken }, false).catch((e: unknown) => {
+        if (e instanceof UnavailableError) throw e;
+        this.log.info({ reason: (e as Error).message }, 'refresh token refused; logging in again');
+        return undefined;
+      });
+      if (refreshed) return (this.token = refreshed);
+    }
+    const t = await this.request({ grant_type: 'password', username: this.opts.user, password: this.opts.password }, true);
+    this.log.info({ expiresInS: Math.round((t.expiresAt - this.now()) / 1000) }, 'custody access token obtained');
+    return (this.token = t);
+  }
+
+  private async request(fields: Record<string, string>, withPassword: boolean): Promise<Token> {
+    const body = new URLSearchParams({ ...fields, client_id: this.opts.clientId, scope: '/mng' }).toString();
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json, application/problem+json' };
+    if (withPassword) headers.authorization = `Basic ${Buffer.from(`${this.opts.user}:${this.opts.password}`).toString('base64')}`;
+    const base = this.opts.baseUrl.replace(/\/+$/, '');
+    for (;;) {
+      const operation = `POST ${this.path}`;
+      let res: Response;
+      let text: string;
+      try {
+        res = await this.opts.fetch(`${base}${this.path}`, { method: 'POST', headers, body, signal: AbortSignal.timeout(this.opts.timeoutMs ?? 10_000) });
+        text = await res.text();
+      } catch (e) {
+        const err = e as Error & { cause?: { code?: string } };
+        throw new UnavailableError(`custody ${operation} failed: ${err.cause?.code ?? err.message}`, e, 'ERR_CUSTODY_UNAVAILABLE');
+      }
+      if (res.status === 404 && this.path === '/auth/token') {
+        this.path = '/auth/tokens';
+        continue;
+      }
+      if (res.status === 429 || res.status >= 500) {
+        throw new UnavailableError(`custody ${operation} answered ${res.status}`, undefined, 'ERR_CUSTODY_UNAVAILABLE');
+      }
+      if (res.status >= 400) throw refusal(operation, res.status, text);
+      let parsed;
+      try {
+        parsed = tokenResultSchema.safeParse(JSON.parse(text));
+      } catch {
+        parsed = undefined;
+      }
+      if (!parsed?.success) {
+        throw new CustodyRequestError({ operation, upstreamStatus: res.status, upstreamDetails: 'the token answer has no access_token' }, 'ERR_CUSTODY_BAD_RESPONSE');
+      }
+      const lifetimeMs = (parsed.data.expires_in ?? DEFAULT_LIFETIME_S) * 1000;
+      const now = this.now();
+      return {
+        header: `Bearer ${parsed.data.access_token}`,
+        expiresAt: now + lifetimeMs,
+        renewAt: now + lifetimeMs - Math.min(60_000, lifetimeMs / 4),
+        refreshToken: parsed.data.refresh_token,
+      };
+    }
+  }
+}
+
+function refusal(operation: string, status: number, text: string): CustodyRequestError {
+  let type: string | undefined;
+  let details: string | undefined;
+  try {
+    const body = JSON.parse(text) as { type?: unknown; details?: unknown; detail?: unknown };
+    type = typeof body.type === 'string' ? body.type : undefined;
+    details = [body.details, body.detail].find((d): d is string => typeof d === 'string');
+  } catch {
+    details = text.slice(0, 200) || undefined;
+  }
+  if (type?.endsWith('password-must-be-changed')) {
+    details = `the password of CUSTODY_USER must be changed at the custody service before it can log in (${details ?? type})`;
+  }
+  return new CustodyRequestError({ operation, upstreamStatus: status, upstreamType: type, upstreamDetails: details }, 'ERR_CUSTODY_AUTH');
+}

@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import express from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TokenSession } from '../../src/custody/custody-auth.js';
+import { CustodyClient } from '../../src/custody/custody-client.js';
+import { capturingLogger, listen, quietLogger } from './helpers.js';
+
+const USER = 'connector-user';
+const PASSWORD = 'connector-password-0123';
+
+interface TokenServerOptions {
+  /** Token paths served; the deprecated `/auth/tokens` alone models an older deployment. */
+  paths?: string[];
+  /** What the answer claims (seconds). */
+  expiresIn?: number;
+  /** How long a token really works on the server (ms); default: until revoked. */
+  realLifetimeMs?: number;
+  mustChangePassword?: boolean;
+  /** Every authenticated call answers 401, whatever the token. */
+  rejectAll?: boolean;
+}
+
+/**
+ * A management API that issues tokens the way the facts describe (Basic credentials and a
+ * form body with grant_type=password; refresh with `refreshtoken`) and serves one protected
+ * route, GET {mng}/operations/sign/{id}.
+ */
+async function tokenServer(o: TokenServerOptions = {}) {
+  const tokens = new Map<string, number>();
+  const refreshTokens = new Set<string>();
+  const grants: { kind: 'password' | 'refresh'; path: string; form: Record<string, string> }[] = [];
+  const app = express();
+  const problem = (res: express.Response, status: number, type: string, details: string) =>
+    res.status(status).type('application/problem+json').send(JSON.stringify({ type: `/mng/errors/${type}`, title: 'Unauthorized', details, status }));
+  const issue = () => {
+    const access = randomUUID();
+    const refresh = randomUUID();
+    tokens.set(access, o.realLifetimeMs === undefined ? Infinity : Date.now() + o.realLifetimeMs);
+    refreshTokens.add(refresh);
+    return { access_token: access, token_type: 'Bearer', expires_in: o.expiresIn ?? 1200, scope: '/mng', role: 'TRADER', refresh_token: refresh };
+  };
+  for (const path of o.paths ?? ['/mng/auth/token']) {
+    app.post(path, express.urlencoded({ extended: false }), (req, res) => {
+      const form = req.body as Record<string, string>;
+      if (form.grant_type !== 'password') return problem(res, 400, 'bad-request', 'grant_type must be password');
+      if (form.refreshtoken) {
+        grants.push({ kind: 'refresh', path, form });
+        if (!refreshTokens.delete(form.refreshtoken)) return problem(res, 401, 'unauthorized', 'unknown refresh token');
+        return res.status(201).json(issue());
+      }
+      grants.push({ kind: 'password', path, form });
+      const basic = Buffer.from((req.get('authorization') ?? '').replace(/^Basic /, ''), 'base64').toString();
+      if (basic !== `${USER}:${PASSWORD}` || form.username !== USER || form.password !== PASSWORD) {
+        return problem(res, 401, 'unauthorized', 'Invalid user name or password');
+      }
+      if (o.mustChangePassword) return problem(res, 401, 'password-must-be-changed', 'The password must be changed');
+      res.status(201).json(issue());
+    });
+  }
+  let served = 0;
+  app.get('/mng/operations/sign/:id', (req, res) => {
+    const token = (req.get('authorization') ?? '').replace(/^Bearer /, '');
+    const until = tokens.get(token);
+    if (o.rejectAll || until === undefined || until < Date.now()) return problem(res, 401, 'unauthorized', 'Invalid authentication data');
+    served++;
+    res.json({ operationID: req.params.id, status: 'PENDING', isApproved: false, dataToSign: [], publicKeys: [] });
+  });
+  const server = await listen(app);
+  return { ...server, mng: `${server.url}/mng`, grants, served: () => served, revokeAll: () => tokens.clear() };
+}
+
+describe('custody connector authentication by user and password (access tokens)', () => {
+  let close: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await close?.();
+    close = undefined;
+  });
+
+  const client = (mng: string, extra: { now?: () => number; logger?: ReturnType<typeof quietLogger> } = {}) =>
+    new CustodyClient({
+      baseUrl: mng,
+      auth: new TokenSession({ baseUrl: mng, user: USER, password: PASSWORD, clientId: 'byow-test', fetch, logger: extra.logger ?? quietLogger(), now: extra.now }),
+      fetch,
+      logger: quietLogger(),
+      retries: 1,
+      backoffMs: 1,
+    });
+
+  it('logs in once with Basic credentials and a form body, then reuses the token; concurrent calls share one login', async () => {
+    const srv = await tokenServer();
+    close = srv.close;
+    const c = client(srv.mng);
+    await Promise.all(Array.from({ length: 5 }, (_, i) => c.getSignOperation(`op-${i}`)));
+    await c.getSignOperation('op-again');
+    expect(srv.served()).toBe(6);
+    expect(srv.grants).toHaveLength(1);
+    expect(srv.grants[0]).toMatchObject({ kind: 'password', form: { grant_type: 'password', client_id: 'byow-test', scope: '/mng', username: USER } });
+  });
+
+  it('renews with the refresh token before the access token expires (20 minutes)', async () => {
+    const srv = await tokenServer({ expiresIn: 1200 });
+    close = srv.close;
+    let now = Date.now();
+    const c = client(srv.mng, { now: () => now });
+    await c.getSignOperation('a');
+    now += 18 * 60_000;
+    await c.getSignOperation('b');
+    expect(srv.grants.map((g) => g.kind)).toEqual(['password']);
+    // Inside the last minute: renewed before use, with the refresh token, not the password.
+    now += 60_000 + 1;
+    await c.getSignOperation('c');
+    expect(srv.grants.map((g) => g.kind)).toEqual(['password', 'refresh']);
+    expect(srv.grants[1]!.form.password).toBeUndefined();
+    expect(srv.served()).toBe(3);
+  });
+
+  it('logs in again when the refresh token is refused or the token has lapsed', async () => {
+    const srv = await tokenServer({ expiresIn: 1200 });
+    close = srv.close;
+    let now = Date.now();
+    const c = client(srv.mng, { now: () => now });
+    await c.getSignOperation('a');
+    // Idle past the expiry: the refresh token is not tried, a fresh login is made.
+    now += 21 * 60_000;
+    await c.getSignOperation('b');
+    expect(srv.grants.map((g) => g.kind)).toEqual(['password', 'password']);
+  });
+
+  it('a 401 (token revoked or expired early) renews once and the call succeeds', async () => {
+    const srv = await tokenServer();
+    close = srv.close;
+    const c = client(srv.mng);
+    await c.getSignOperation('a');
+    srv.revokeAll();
+    await c.getSignOperation('b');
+    expect(srv.served()).toBe(2);
+    expect(srv.grants.map((g) => g.kind)).toEqual(['password', 'password']);
+  });
+
+  it('a token the server expires sooner than it said is renewed on the 401', async () => {
+    const srv = await tokenServer({ expiresIn: 1200, realLifetimeMs: 200 });
+    close = srv.close;
+    const c = client(srv.mng);
+    await c.getSignOperation('a');
+    await new Promise((r) => setTimeout(r, 300));
+    await c.getSignOperation('b');
+    expect(srv.served()).toBe(2);
+    expect(srv.grants).toHaveLength(2);
+  });
+
+  it('a second 401 after renewing is final: ERR_CUSTODY_AUTH, one renewal only', async () => {
+    const srv = await tokenServer({ rejectAll: true });
+    close = srv.close;
+    const err = await client(srv.mng).getSignOperation('a').catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 502, errCode: 'ERR_CUSTODY_AUTH', retryable: false });
+    expect(srv.grants).toHaveLength(2);
+  });
+
+  it('wrong credentials and a password that must be changed are clear, final errors; nothing secret is logged', async () => {
+    const srv = await tokenServer({ mustChangePassword: true });
+    close = srv.close;
+    const { logger, lines } = capturingLogger();
+    const err = await client(srv.mng, { logger }).getSignOperation('a').catch((e: unknown) => e);
+    expect(err).toMatchObject({ errCode: 'ERR_CUSTODY_AUTH' });
+    expect((err as Error).message).toMatch(/password of CUSTODY_USER must be changed/);
+    expect(srv.grants).toHaveLength(1);
+    const wrong = new CustodyClient({
+      baseUrl: srv.mng,
+      auth: new TokenSession({ baseUrl: srv.mng, user: USER, password: 'not-the-password', clientId: 'x', fetch, logger }),
+      fetch,
+      logger,
+    });
+    await expect(wrong.getSignOperation('a')).rejects.toMatchObject({ errCode: 'ERR_CUSTODY_AUTH', problem: { upstreamStatus: 401 } });
+    expect(lines.join('\n')).not.toContain(PASSWORD);
+  });
+
+  it('falls back to the deprecated /auth/tokens path of older deployments', async () => {
+    const srv = await tokenServer({ paths: ['/mng/auth/tokens'] });
+    close = srv.close;
+    const c = client(srv.mng);
+    await c.getSignOperation('a');
+    await c.getSignOperation('b');
+    expect(srv.served()).toBe(2);
+    expect(srv.grants.map((g) => g.path)).toEqual(['/mng/auth/tokens']);
+  });
+
+  it('an unreachable token endpoint is retried like any transient failure, then 503', async () => {
+    const srv = await tokenServer();
+    const mng = srv.mng;
+    await srv.close();
+    const err = await client(mng).getSignOperation('a').catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 503, errCode: 'ERR_CUSTODY_UNAVAILABLE', retryable: true });
+  });
+});
