@@ -37,17 +37,18 @@ local op = cjson.decode(raw)
 local allowed = false
 for i = 7, #ARGV do if op.status == ARGV[i] then allowed = true end end
 if not allowed then return 0 end
-redis.call('SET', KEYS[1], ARGV[1])
 if ARGV[2] ~= '' then ${appendEventLua(2, 3, 2)} end
+redis.call('SET', KEYS[1], ARGV[1])
 return 1
 `;
 
 // KEYS: op, seq, outbox, vault-ops, open-ops, ops-by-time, digest… · ARGV: JSON, created ms, event (5 values; ARGV[6] is the id)
 const CREATE = `
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX') then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+${appendEventLua(2, 3, 3)}
+redis.call('SET', KEYS[1], ARGV[1])
 for i = 7, #KEYS do redis.call('SET', KEYS[i], ARGV[6]) end
 for i = 4, 6 do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[6]) end
-${appendEventLua(2, 3, 3)}
 return 1
 `;
 

@@ -56,13 +56,16 @@ export function eventArgs(e: PendingEvent): string[] {
 
 /**
  * Lua that appends the event whose arguments start at ARGV[base] to the stream KEYS[outbox],
- * numbering it with the counter KEYS[seq]. Spliced into each script that changes an operation.
+ * numbering it with the counter KEYS[seq]. Spliced into each script that changes an operation,
+ * before the script's other writes: Redis does not undo a script's writes when a later command
+ * fails, so the one command that can fail (XADD on a key that is not a stream) comes first.
  */
 export function appendEventLua(seqKey: number, outboxKey: number, base: number): string {
   const a = (i: number) => `ARGV[${base + i}]`;
   return `
-local seq = redis.call('INCR', KEYS[${seqKey}])
+local seq = tonumber(redis.call('GET', KEYS[${seqKey}]) or '0') + 1
 redis.call('XADD', KEYS[${outboxKey}], '*', 'id', ${a(1)}, 'type', ${a(0)}, 'at', ${a(2)}, 'withdrawalId', ${a(3)}, 'sequence', seq, 'withdrawal', ${a(4)})
+redis.call('SET', KEYS[${seqKey}], seq)
 `;
 }
 
