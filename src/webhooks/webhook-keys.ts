@@ -2,7 +2,7 @@
  * Every Redis key of the webhooks, under the service's prefix (a `{hash-tagged}` prefix keeps
  * each script's keys in one Redis Cluster slot).
  *
- * - `webhooks`                              hash: subscription id → subscription JSON (with its secret)
+ * - `webhook-subscriptions`                 hash: subscription id → subscription JSON (with its secret)
  * - `webhook:{sub}:deliveries`              sorted set of a subscription's deliveries by creation time
  * - `webhook-delivery:{delivery}`           hash: one delivery (event body, status, attempts, last answer)
  * - `webhook:{sub}:pending:{withdrawal}`    list of deliveries not yet made, in event order; only the head has a job
@@ -18,7 +18,7 @@ export interface WebhookKeys {
 
 export function webhookKeys(prefix: string): WebhookKeys {
   return {
-    subscriptions: `${prefix}webhooks`,
+    subscriptions: `${prefix}webhook-subscriptions`,
     deliveries: (sub) => `${prefix}webhook:${sub}:deliveries`,
     delivery: (id) => `${prefix}webhook-delivery:${id}`,
     pending: (sub, key) => `${prefix}webhook:${sub}:pending:${key}`,

@@ -1,3 +1,7 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationStore } from '../../src/pipeline/operation-store.js';
 import { freePort } from '../../src/sandbox/free-port.js';
@@ -136,6 +140,18 @@ describe('webhook deliveries to a real receiver', () => {
     expect(receiver.received.map((r) => r.body.type)).toEqual(['webhook.test', 'withdrawal.confirmed']);
     expect(receiver.received.every((r) => verified(r, 'my-own-secret-0123456789'))).toBe(true);
     expect(verified({ ...receiver.received[0]!, raw: receiver.received[0]!.raw.replace('webhook.test', 'webhook.tesT') }, 'my-own-secret-0123456789')).toBe(false);
+
+    // The receiver's verification the README gives, run as written.
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const snippet = /```js\n(import \{ createHmac[\s\S]*?)```/.exec(readme)?.[1];
+    expect(snippet).toContain('export function verifyWebhook');
+    const file = join(mkdtempSync(join(tmpdir(), 'readme-')), 'verify.mjs');
+    writeFileSync(file, snippet!);
+    const { verifyWebhook } = (await import(pathToFileURL(file).href)) as { verifyWebhook: (s: string, b: Buffer, h: Received['headers']) => boolean };
+    const first = receiver.received[0]!;
+    expect(verifyWebhook('my-own-secret-0123456789', Buffer.from(first.raw), first.headers)).toBe(true);
+    expect(verifyWebhook('another-secret-0123456789', Buffer.from(first.raw), first.headers)).toBe(false);
+    expect(verifyWebhook('my-own-secret-0123456789', Buffer.from(`${first.raw} `), first.headers)).toBe(false);
 
     expect((await admin('DELETE', `/${created.body.id}`)).status).toBe(204);
     expect((await admin('DELETE', `/${created.body.id}`)).status).toBe(404);
