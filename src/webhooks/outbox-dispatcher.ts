@@ -22,7 +22,10 @@ export function startOutboxDispatcher(opts: { redis: Redis; outboxKey: string; s
   const { redis, outboxKey, service, logger } = opts;
   // A blocking read needs a connection of its own.
   const blocking = redis.duplicate({ connectionName: 'byow-outbox', maxRetriesPerRequest: null });
+  // The shared client already logs each Redis outage once; this connection's repeats go to debug.
+  blocking.on('error', (err: Error) => logger.debug({ err: err.message }, 'outbox connection error'));
   let stopped = false;
+  let failing = false;
 
   const drain = async (): Promise<number> => {
     const entries = await redis.xrange(outboxKey, '-', '+', 'COUNT', BATCH);
@@ -41,9 +44,12 @@ export function startOutboxDispatcher(opts: { redis: Redis; outboxKey: string; s
     while (!stopped) {
       try {
         if ((await drain()) === 0 && !stopped) await blocking.xread('BLOCK', opts.idleWaitMs ?? 1000, 'STREAMS', outboxKey, '0-0');
+        failing = false;
       } catch (e) {
         if (stopped) break;
-        logger.error({ err: (e as Error).message }, 'outbox dispatch failed; trying again');
+        // Once per run of failures: a Redis outage would otherwise log every second.
+        (failing ? logger.debug : logger.warn).call(logger, { err: (e as Error).message }, 'outbox dispatch failed; trying again');
+        failing = true;
         await new Promise((r) => setTimeout(r, 1000));
       }
     }

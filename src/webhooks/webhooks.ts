@@ -30,6 +30,7 @@ export function createWebhooks(opts: { redis: Redis; prefix: string; outboxKey: 
     queue,
     start: async () => {
       const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null, connectionName: 'byow-webhooks' });
+      connection.on('error', (err: Error) => logger.debug({ err: err.message }, 'webhook worker connection error'));
       const worker = new Worker<DeliveryJob>(WEBHOOK_QUEUE, (job: Job<DeliveryJob>) => processDelivery(service, job), {
         connection,
         prefix: config.keyPrefix,
