@@ -143,6 +143,19 @@ export class DeliveryStore {
     return (await this.redis.eval(ADVANCE, 1, this.keys.pending(d.subscriptionId, d.orderKey), d.id)) as string | null;
   }
 
+  /** Lets every record of a deleted subscription expire (its lines and their dedupe markers too). */
+  async forget(subscriptionId: string, seconds: number): Promise<void> {
+    const zkey = this.keys.deliveries(subscriptionId);
+    const ids = await this.redis.zrange(zkey, 0, -1);
+    const orderKeys = ids.length ? await Promise.all(ids.map((id) => this.redis.hget(this.keys.delivery(id), 'orderKey'))) : [];
+    const tx = this.redis.pipeline().expire(zkey, seconds);
+    for (const id of ids) tx.expire(this.keys.delivery(id), seconds);
+    for (const key of new Set(orderKeys.filter((k): k is string => k !== null))) {
+      tx.expire(this.keys.pending(subscriptionId, key), seconds).expire(this.keys.dispatched(subscriptionId, key), seconds);
+    }
+    await tx.exec();
+  }
+
   async head(d: Pick<Delivery, 'subscriptionId' | 'orderKey'>): Promise<string | null> {
     return this.redis.lindex(this.keys.pending(d.subscriptionId, d.orderKey), 0);
   }

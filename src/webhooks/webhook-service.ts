@@ -96,17 +96,27 @@ export class WebhookService {
   async retry(subscriptionId: string, id: string): Promise<Delivery> {
     await this.deps.subscriptions.get(subscriptionId);
     const d = await this.delivery(subscriptionId, id);
-    if (!(await this.deps.deliveries.setStatus(id, ['failed'], 'pending'))) {
-      throw new ConflictError(`Delivery ${id} is ${d.status}; only a failed delivery can be sent again`, 'ERR_NOT_FAILED');
-    }
+    const notFailed = (status: string) => new ConflictError(`Delivery ${id} is ${status}; only a failed delivery can be sent again`, 'ERR_NOT_FAILED');
+    if (d.status !== 'failed') throw notFailed(d.status);
     const job = await this.deps.queue.getJob(id);
-    if (job && (await job.isFailed())) await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
-    else {
+    // The last attempt marks the delivery failed a moment before BullMQ moves its job.
+    if (job && !(await job.isFailed())) throw notFailed('finishing its last attempt');
+    if (!(await this.deps.deliveries.setStatus(id, ['failed'], 'pending'))) throw notFailed('no longer failed');
+    try {
+      if (job) await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
       // The failed job was already removed by the retention limit: a new one with the same id.
-      await job?.remove().catch(() => undefined);
-      await this.deps.queue.add(d.type, deliveryJob(d), { jobId: d.id });
+      else await this.deps.queue.add(d.type, deliveryJob(d), { jobId: d.id });
+    } catch (e) {
+      await this.deps.deliveries.setStatus(id, ['pending'], 'failed');
+      throw e;
     }
     this.deps.logger.info({ deliveryId: id, subscriptionId }, 'webhook delivery sent again');
     return (await this.deps.deliveries.get(id)) as Delivery;
+  }
+
+  /** Deletes a subscription; its records expire, and jobs still waiting end `cancelled` when they run. */
+  async unsubscribe(id: string): Promise<void> {
+    await this.deps.subscriptions.delete(id);
+    await this.deps.deliveries.forget(id, 86_400);
   }
 }

@@ -81,7 +81,7 @@ export function webhookRoutes(service: WebhookService) {
       response: z.null(),
       errors: [404],
       handler: async ({ params, res }) => {
-        await service.deps.subscriptions.delete(params.id);
+        await service.unsubscribe(params.id);
         res.status(204).end();
       },
     }),
