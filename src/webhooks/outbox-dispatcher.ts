@@ -32,7 +32,15 @@ export function startOutboxDispatcher(opts: { redis: Redis; outboxKey: string; s
     if (entries.length === 0) return 0;
     const subscriptions = await service.deps.subscriptions.list();
     for (const [id, fields] of entries) {
-      const event = parseOutboxEntry(fields);
+      let event;
+      try {
+        event = parseOutboxEntry(fields);
+      } catch (e) {
+        // Only the store's scripts write the outbox; an entry that does not parse would block every later one.
+        logger.error({ entryId: id, err: (e as Error).message }, 'unreadable outbox entry skipped');
+        await redis.xdel(outboxKey, id);
+        continue;
+      }
       const count = subscriptions.length ? await service.dispatch(event, subscriptions) : 0;
       await redis.xdel(outboxKey, id);
       logger.debug({ eventId: event.id, type: event.type, deliveries: count }, 'outbox event dispatched');
