@@ -198,6 +198,25 @@ export const ENV = {
     description:
       'Worker process (`npm run worker`) only: HTTP port of its `GET /status` (healthy = Redis answers and the queue workers run; 503 otherwise) and Prometheus `GET /metrics`.',
   },
+  webhookAllowPrivate: {
+    env: 'WEBHOOK_ALLOW_PRIVATE',
+    schema: bool,
+    description: 'Allow webhook URLs on loopback, link-local and private addresses (default: only in the sandbox).',
+  },
+  webhookTimeoutMs: { env: 'WEBHOOK_TIMEOUT_MS', schema: int(100, 120_000), default: '10000', description: 'Time a webhook receiver has to answer one delivery.' },
+  webhookBackoffMs: {
+    env: 'WEBHOOK_BACKOFF_MS',
+    schema: int(10, 3_600_000),
+    default: '10000',
+    description: 'First wait before retrying a failed webhook delivery; each further wait doubles, up to `WEBHOOK_BACKOFF_MAX_MS`.',
+  },
+  webhookBackoffMaxMs: { env: 'WEBHOOK_BACKOFF_MAX_MS', schema: int(10, 86_400_000), default: '3600000', description: 'Longest wait between two attempts of a webhook delivery.' },
+  webhookRetrySeconds: {
+    env: 'WEBHOOK_RETRY_SECONDS',
+    schema: int(1, 86_400 * 30),
+    default: '90000',
+    description: 'How long a webhook delivery is retried (the waits add up to at least this) before it is marked failed.',
+  },
   dashboardReadOnly: { env: 'DASHBOARD_READ_ONLY', schema: bool, default: 'true', description: 'The job dashboard at /admin/queues shows but cannot retry, promote or remove jobs.' },
 } satisfies Record<string, EnvEntry>;
 

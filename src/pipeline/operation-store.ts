@@ -1,6 +1,9 @@
 import type { Redis } from 'ioredis';
 import { ConflictError, NotFoundError } from '../errors.js';
+import { randomUUID } from 'node:crypto';
 import type { Operation, OperationStatus } from './operation.js';
+import { appendEventLua, eventArgs, statusEventType, type WithdrawalEventType } from './outbox.js';
+import { withdrawalView } from './withdrawal-view.js';
 
 export interface StoredSignature {
   signature: string;
@@ -17,20 +20,39 @@ export interface StoredSignature {
  * - `digest:{hex}`       digest → internal id (callbacks are matched by what we stored)
  * - `vault-ops:{vault}`  sorted set of a vault's operations by creation time
  * - `open-ops`           sorted set of operations not yet broadcast (EXECUTING, SIGNED), for reconciliation
+ * - `ops-by-time`        sorted set of every operation by creation time (the operator's list)
+ * - `op:{id}:seq`        the operation's event counter (events are numbered per withdrawal)
+ * - `outbox`             stream of withdrawal events (see outbox.ts)
  *
  * Status changes go through `transition`, a compare-and-set on the current status, so two
- * workers (or a worker and the reconciler) cannot both move an operation.
+ * workers (or a worker and the reconciler) cannot both move an operation. Creation and every
+ * status change append their event to the outbox inside the same script. All keys of a
+ * script share the prefix, so a `{hash-tagged}` prefix keeps them in one Redis Cluster slot.
  */
+// KEYS: op, seq, outbox · ARGV: new JSON, event (5 values, type '' = none), allowed statuses…
 const TRANSITION = `
 local raw = redis.call('GET', KEYS[1])
 if not raw then return -1 end
 local op = cjson.decode(raw)
 local allowed = false
-for i = 2, #ARGV do if op.status == ARGV[i] then allowed = true end end
+for i = 7, #ARGV do if op.status == ARGV[i] then allowed = true end end
 if not allowed then return 0 end
+if ARGV[2] ~= '' then ${appendEventLua(2, 3, 2)} end
 redis.call('SET', KEYS[1], ARGV[1])
 return 1
 `;
+
+// KEYS: op, seq, outbox, vault-ops, open-ops, ops-by-time, digest… · ARGV: JSON, created ms, event (5 values; ARGV[6] is the id)
+const CREATE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+${appendEventLua(2, 3, 3)}
+redis.call('SET', KEYS[1], ARGV[1])
+for i = 7, #KEYS do redis.call('SET', KEYS[i], ARGV[6]) end
+for i = 4, 6 do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[6]) end
+return 1
+`;
+
+const NO_EVENT = ['', '', '', '', ''];
 
 export class OperationStore {
   constructor(
@@ -42,15 +64,32 @@ export class OperationStore {
     return this.prefix + parts.join(':');
   }
 
-  /** Stores a new operation with its digest index, atomically. */
+  /** The keys every script that writes an operation and its event touches. */
+  private eventKeys(id: string): string[] {
+    return [this.k('op', id), this.k('op', id, 'seq'), this.k('outbox')];
+  }
+
+  /** The outbox stream (read by the webhook dispatcher). */
+  get outboxKey(): string {
+    return this.k('outbox');
+  }
+
+  private event(op: Operation, type: WithdrawalEventType): string[] {
+    return eventArgs({ id: randomUUID(), type, at: op.updatedAt, withdrawalId: op.id, withdrawal: JSON.stringify(withdrawalView(op)) });
+  }
+
+  /** Stores a new operation with its indexes and its `withdrawal.created` event, atomically. */
   async create(op: Operation): Promise<void> {
-    const tx = this.redis.multi();
-    tx.set(this.k('op', op.id), JSON.stringify(op), 'NX');
-    for (const p of op.unsigned.payloads) tx.set(this.k('digest', p.digest), op.id);
-    tx.zadd(this.k('vault-ops', op.vaultId), Date.parse(op.createdAt), op.id);
-    tx.zadd(this.k('open-ops'), Date.parse(op.createdAt), op.id);
-    const results = await tx.exec();
-    if (results?.[0]?.[1] !== 'OK') throw new ConflictError(`operation ${op.id} exists`);
+    const keys = [
+      ...this.eventKeys(op.id),
+      this.k('vault-ops', op.vaultId),
+      this.k('open-ops'),
+      this.k('ops-by-time'),
+      ...op.unsigned.payloads.map((p) => this.k('digest', p.digest)),
+    ];
+    const args = [JSON.stringify(op), String(Date.parse(op.createdAt)), ...this.event(op, statusEventType(op.status))];
+    const r = (await this.redis.eval(CREATE, keys.length, ...keys, ...args)) as number;
+    if (r !== 1) throw new ConflictError(`operation ${op.id} exists`);
   }
 
   async find(id: string): Promise<Operation | undefined> {
@@ -75,17 +114,19 @@ export class OperationStore {
     return this.redis.mget(digests.map((d) => this.k('digest', d.toLowerCase())));
   }
 
+  /** Records the custody operation id; writes `withdrawal.sign_requested`, the first event that carries it. */
   async linkCustodyId(op: Operation, operationID: string): Promise<Operation> {
     await this.redis.set(this.k('opid', operationID), op.id);
-    return this.update(op.id, (o) => ({ ...o, operationID }));
+    return this.update(op.id, (o) => ({ ...o, operationID }), 'withdrawal.sign_requested');
   }
 
   /** Read-modify-write of fields that do not change the status (txids, confirmations). */
-  async update(id: string, change: (op: Operation) => Operation): Promise<Operation> {
+  async update(id: string, change: (op: Operation) => Operation, event?: WithdrawalEventType): Promise<Operation> {
     for (let attempt = 0; attempt < 20; attempt++) {
       const current = await this.get(id);
       const next = { ...change(current), updatedAt: new Date().toISOString() };
-      const r = (await this.redis.eval(TRANSITION, 1, this.k('op', id), JSON.stringify(next), current.status)) as number;
+      const ev = event ? this.event(next, event) : NO_EVENT;
+      const r = (await this.redis.eval(TRANSITION, 3, ...this.eventKeys(id), JSON.stringify(next), ...ev, current.status)) as number;
       if (r === 1) return next;
     }
     throw new ConflictError(`operation ${id} changed concurrently`);
@@ -112,7 +153,8 @@ export class OperationStore {
       updatedAt: at,
       history: [...current.history, { status: to, at, ...(detail ? { detail } : {}) }],
     };
-    const r = (await this.redis.eval(TRANSITION, 1, this.k('op', id), JSON.stringify(next), ...from)) as number;
+    const ev = this.event(next, statusEventType(to));
+    const r = (await this.redis.eval(TRANSITION, 3, ...this.eventKeys(id), JSON.stringify(next), ...ev, ...from)) as number;
     if (r !== 1) return undefined;
     if (to !== 'EXECUTING' && to !== 'SIGNED') await this.redis.zrem(this.k('open-ops'), id);
     return next;
@@ -144,6 +186,36 @@ export class OperationStore {
     if (ids.length === 0) return { total, items: [] };
     const raws = await this.redis.mget(ids.map((id) => this.k('op', id)));
     return { total, items: raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as Operation) };
+  }
+
+  /**
+   * Ids of operations created in [fromMs, toMs], newest first, from the vault's index or the
+   * index of all operations; `before` continues after the last entry of a previous page.
+   */
+  async idsNewestFirst(opts: { vaultId?: string; fromMs: number; toMs: number; before?: { ms: number; id: string }; count: number }): Promise<{ id: string; ms: number }[]> {
+    const key = opts.vaultId ? this.k('vault-ops', opts.vaultId) : this.k('ops-by-time');
+    const max = opts.before ? Math.min(opts.before.ms, opts.toMs) : opts.toMs;
+    const out: { id: string; ms: number }[] = [];
+    // Entries of one millisecond come in reverse member order; the ones up to the cursor's id were on earlier pages.
+    const skipTies = (e: { id: string; ms: number }) => opts.before !== undefined && e.ms === opts.before.ms && e.id >= opts.before.id;
+    let offset = 0;
+    while (out.length < opts.count) {
+      const flat = await this.redis.zrevrangebyscore(key, max, opts.fromMs, 'WITHSCORES', 'LIMIT', offset, opts.count);
+      if (flat.length === 0) break;
+      offset += flat.length / 2;
+      for (let i = 0; i < flat.length; i += 2) {
+        const e = { id: flat[i] as string, ms: Number(flat[i + 1]) };
+        if (!skipTies(e) && out.length < opts.count) out.push(e);
+      }
+    }
+    return out;
+  }
+
+  /** Operations by id, in the given order (ids whose record is gone are left out). */
+  async many(ids: string[]): Promise<Operation[]> {
+    if (ids.length === 0) return [];
+    const raws = await this.redis.mget(ids.map((id) => this.k('op', id)));
+    return raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as Operation);
   }
 
   /** Operations not yet broadcast that were created before `beforeMs`. */

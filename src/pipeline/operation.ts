@@ -4,7 +4,8 @@ import type { Json, SigningPayload } from '../ledger/adaptor.js';
  * A withdrawal operation as stored: everything needed to finish it comes from here, never
  * from a job's data or a callback's echo. Bigints are decimal strings (JSON-safe).
  */
-export type OperationStatus = 'EXECUTING' | 'SIGNED' | 'BROADCAST' | 'CONFIRMED' | 'FAILED';
+export const OPERATION_STATUSES = ['EXECUTING', 'SIGNED', 'BROADCAST', 'CONFIRMED', 'FAILED'] as const;
+export type OperationStatus = (typeof OPERATION_STATUSES)[number];
 
 export const FINAL_STATUSES: readonly OperationStatus[] = ['CONFIRMED', 'FAILED'];
 

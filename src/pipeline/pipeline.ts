@@ -4,6 +4,9 @@ import type { AnyRouteSpec } from '../http/route.js';
 import { callbackRoute } from '../http/routes/callback-route.js';
 import { cancelSigningRoute } from '../http/routes/cancel-signing-route.js';
 import { withdrawalRoutes } from '../http/routes/withdrawal-routes.js';
+import { adminWithdrawalRoutes } from '../http/routes/admin-withdrawal-routes.js';
+import { webhookRoutes } from '../http/routes/webhook-routes.js';
+import { createWebhooks, type Webhooks } from '../webhooks/webhooks.js';
 import { apiKeyRecords, type Core } from '../service.js';
 import { Idempotency } from './idempotency.js';
 import { OperationStore } from './operation-store.js';
@@ -13,6 +16,7 @@ import { startWorkers, type Workers } from './workers.js';
 
 export interface Pipeline {
   deps: PipelineDeps;
+  webhooks: Webhooks;
   routes: AnyRouteSpec[];
   mount(app: Express): void;
   startWorkers(): Promise<Workers>;
@@ -30,12 +34,24 @@ export function createPipeline(core: Core): Pipeline {
   for (const q of queues.all()) q.on('error', (err) => logger.debug({ err: err.message, queue: q.name }, 'queue connection error'));
   const store = new OperationStore(core.redis, core.prefix);
   const deps: PipelineDeps = { config, logger, store, registry: core.registry, queues, custody, metrics: core.metrics };
-  core.metrics.watchQueues(queues.all());
+  const webhooks = createWebhooks({ redis: core.redis, prefix: core.prefix, outboxKey: deps.store.outboxKey, config, logger });
+  const allQueues = () => [...queues.all(), webhooks.queue];
+  core.metrics.watchQueues(allQueues());
   return {
     deps,
-    routes: [...withdrawalRoutes({ ...deps, vaults: core.vaults, idempotency: new Idempotency(core.redis, core.prefix, (id) => store.find(id)) }), cancelSigningRoute(deps), callbackRoute(deps)],
-    mount: (app) => mountDashboard(app, { queues: queues.all(), records: apiKeyRecords(config), readOnly: config.dashboardReadOnly, redis: core.redis, prefix: core.prefix, logger }),
-    startWorkers: () => startWorkers(deps, config.redisUrl),
-    close: () => queues.close(),
+    webhooks,
+    routes: [
+      ...withdrawalRoutes({ ...deps, vaults: core.vaults, idempotency: new Idempotency(core.redis, core.prefix, (id) => store.find(id)) }),
+      cancelSigningRoute(deps),
+      callbackRoute(deps),
+      ...adminWithdrawalRoutes(deps),
+      ...webhookRoutes(webhooks.service),
+    ],
+    mount: (app) => mountDashboard(app, { queues: allQueues(), records: apiKeyRecords(config), readOnly: config.dashboardReadOnly, redis: core.redis, prefix: core.prefix, logger }),
+    startWorkers: async () => {
+      const [pipelineWorkers, webhookWorkers] = await Promise.all([startWorkers(deps, config.redisUrl), webhooks.start()]);
+      return { running: () => pipelineWorkers.running(), close: async () => void (await Promise.all([pipelineWorkers.close(), webhookWorkers.close()])) };
+    },
+    close: async () => void (await Promise.all([queues.close(), webhooks.close()])),
   };
 }

@@ -9,10 +9,20 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export const TIMESTAMP_HEADER = 'x-callback-timestamp';
 export const SIGNATURE_HEADER = 'x-callback-signature';
 
-export function signCallback(secret: string, body: string | Uint8Array, nowMs = Date.now()): Record<string, string> {
+/** HMAC-SHA256(secret, "<timestamp>.<body>"): the one MAC of signing callbacks and webhook deliveries. */
+export function timestampedMac(secret: string, timestamp: string, body: string | Uint8Array): Buffer {
+  return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
+}
+
+/** The timestamp (unix seconds) and `sha256=<hex>` signature of a body sent now. */
+export function signBody(secret: string, body: string | Uint8Array, nowMs = Date.now()): { timestamp: string; signature: string } {
   const timestamp = String(Math.floor(nowMs / 1000));
-  const mac = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
-  return { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: `sha256=${mac}` };
+  return { timestamp, signature: `sha256=${timestampedMac(secret, timestamp, body).toString('hex')}` };
+}
+
+export function signCallback(secret: string, body: string | Uint8Array, nowMs = Date.now()): Record<string, string> {
+  const { timestamp, signature } = signBody(secret, body, nowMs);
+  return { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: signature };
 }
 
 export type CallbackAuthFailure = 'missing-headers' | 'stale-timestamp' | 'malformed-signature' | 'bad-hmac';
@@ -33,7 +43,7 @@ export function checkCallback(
   if (Math.abs(nowMs / 1000 - Number(timestamp)) > toleranceSeconds) return 'stale-timestamp';
   const form = SIGNATURE_FORM.exec(signature);
   if (!form) return 'malformed-signature';
-  const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest();
+  const expected = timestampedMac(secret, timestamp, rawBody);
   const given = Buffer.from(form[1] as string, 'hex');
   if (!timingSafeEqual(given, expected)) return 'bad-hmac';
   return undefined;

@@ -4,7 +4,8 @@ import { cancelSignRequest } from '../../pipeline/cancel-sign-request.js';
 import type { Operation } from '../../pipeline/operation.js';
 import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
 import { defineRoute } from '../route.js';
-import { renderStatus, withdrawalStatusSchema } from './withdrawal-routes.js';
+import { withdrawalView } from '../../pipeline/withdrawal-view.js';
+import { withdrawalStatusSchema } from './withdrawal-routes.js';
 
 /**
  * What a cancel request does, by where the withdrawal stands. Before signing, the custody
@@ -35,7 +36,7 @@ export function cancelSigningRoute(deps: PipelineDeps) {
     handler: async ({ params }) => {
       const op = await deps.store.resolve(params.operationID);
       if (!op || op.vaultId !== params.vaultId) throw new NotFoundError(`No withdrawal ${params.operationID} in vault ${params.vaultId}`);
-      return renderStatus(await cancelWithdrawal(deps, op));
+      return withdrawalView(await cancelWithdrawal(deps, op));
     },
   });
 }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { NotFoundError } from '../../errors.js';
 import { createWithdrawal } from '../../pipeline/create-withdrawal.js';
-import { isFinal, type Operation } from '../../pipeline/operation.js';
 import type { Idempotency } from '../../pipeline/idempotency.js';
 import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
 import type { VaultStore } from '../../vaults/vault-store.js';
+import { withdrawalSummary, withdrawalView } from '../../pipeline/withdrawal-view.js';
 import { defineRoute } from '../route.js';
 
 export const withdrawalRequestSchema = z
@@ -50,31 +50,6 @@ export const withdrawalStatusSchema = withdrawalResponseSchema.extend({
   updatedAt: z.string(),
 });
 
-function render(op: Operation) {
-  return {
-    operationID: op.operationID ?? op.id,
-    status: op.status,
-    isComplete: isFinal(op),
-    description: op.request.description,
-    ...(op.request.recipientVault ? { recipientVault: op.request.recipientVault } : {}),
-    appData: { request: op.request, txs: op.unsigned.txs },
-  };
-}
-
-export function renderStatus(op: Operation) {
-  return {
-    ...render(op),
-    vaultId: op.vaultId,
-    ledgerId: op.ledgerId,
-    txids: op.txids,
-    confirmations: op.confirmations,
-    ...(op.failureReason ? { failureReason: op.failureReason } : {}),
-    history: op.history,
-    createdAt: op.createdAt,
-    updatedAt: op.updatedAt,
-  };
-}
-
 export function withdrawalRoutes(deps: PipelineDeps & { vaults: VaultStore; idempotency: Idempotency }) {
   const vaultParams = z.object({ vaultId: z.string().min(1).max(128) });
   return [
@@ -91,7 +66,7 @@ export function withdrawalRoutes(deps: PipelineDeps & { vaults: VaultStore; idem
       headers: ['Idempotency-Key'],
       handler: async ({ params, body, req }) => {
         const id = await deps.idempotency.run(params.vaultId, req.header('idempotency-key'), body, async (id) => (await createWithdrawal(deps, params.vaultId, body, id)).id);
-        return render(await deps.store.get(id));
+        return withdrawalSummary(await deps.store.get(id));
       },
     }),
     defineRoute({
@@ -106,7 +81,7 @@ export function withdrawalRoutes(deps: PipelineDeps & { vaults: VaultStore; idem
       handler: async ({ params }) => {
         const op = await deps.store.resolve(params.operationID);
         if (!op || op.vaultId !== params.vaultId) throw new NotFoundError(`No withdrawal ${params.operationID} in vault ${params.vaultId}`);
-        return renderStatus(op);
+        return withdrawalView(op);
       },
     }),
     defineRoute({
@@ -120,7 +95,7 @@ export function withdrawalRoutes(deps: PipelineDeps & { vaults: VaultStore; idem
       response: z.object({ totalItems: z.number(), items: z.array(withdrawalStatusSchema) }),
       handler: async ({ params, query }) => {
         const { total, items } = await deps.store.listForVault(params.vaultId, query.offset, query.limit);
-        return { totalItems: total, items: items.map(renderStatus) };
+        return { totalItems: total, items: items.map(withdrawalView) };
       },
     }),
   ];

@@ -1,0 +1,53 @@
+import { Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config/load-config.js';
+import { processDelivery } from './delivery-job.js';
+import { DeliveryStore } from './delivery-store.js';
+import { startOutboxDispatcher } from './outbox-dispatcher.js';
+import { SubscriptionStore } from './subscription-store.js';
+import { webhookKeys } from './webhook-keys.js';
+import { backoffDelay, createWebhookQueue, WEBHOOK_QUEUE, type DeliveryJob, type WebhookQueue } from './webhook-queue.js';
+import { WebhookService } from './webhook-service.js';
+
+export interface Webhooks {
+  service: WebhookService;
+  queue: WebhookQueue;
+  /** The delivery worker and the outbox dispatcher (worker processes). */
+  start(): Promise<{ close(): Promise<void> }>;
+  close(): Promise<void>;
+}
+
+/** Webhooks to the integrator, built from the shared Redis client and key prefix. */
+export function createWebhooks(opts: { redis: Redis; prefix: string; outboxKey: string; config: Config; logger: Logger }): Webhooks {
+  const { redis, prefix, config, logger } = opts;
+  const keys = webhookKeys(prefix);
+  const queue = createWebhookQueue(redis, config);
+  queue.on('error', (err) => logger.debug({ err: err.message, queue: WEBHOOK_QUEUE }, 'queue connection error'));
+  const service = new WebhookService({ config, logger, subscriptions: new SubscriptionStore(redis, keys), deliveries: new DeliveryStore(redis, keys), queue });
+  return {
+    service,
+    queue,
+    start: async () => {
+      const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null, connectionName: 'byow-webhooks' });
+      connection.on('error', (err: Error) => logger.debug({ err: err.message }, 'webhook worker connection error'));
+      const worker = new Worker<DeliveryJob>(WEBHOOK_QUEUE, (job: Job<DeliveryJob>) => processDelivery(service, job), {
+        connection,
+        prefix: config.keyPrefix,
+        concurrency: config.workerConcurrency,
+        lockDuration: Math.max(config.jobLockMs, config.webhookTimeoutMs * 2),
+        settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(config, attemptsMade) },
+      });
+      worker.on('error', (err) => logger.error({ err: err.message, queue: WEBHOOK_QUEUE }, 'worker error'));
+      const dispatcher = startOutboxDispatcher({ redis, outboxKey: opts.outboxKey, service, logger });
+      return {
+        close: async () => {
+          await dispatcher.stop();
+          await worker.close();
+          connection.disconnect();
+        },
+      };
+    },
+    close: () => queue.close(),
+  };
+}

@@ -1,0 +1,78 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConflictError } from '../../src/errors.js';
+import { OperationStore } from '../../src/pipeline/operation-store.js';
+import { parseOutboxEntry, type WithdrawalEvent } from '../../src/pipeline/outbox.js';
+import { testRedis } from '../helpers/redis.js';
+import { fakeOperation } from './support.js';
+
+describe('outbox: every status change writes its event in the same step', () => {
+  const { redis, prefix } = testRedis();
+  const store = new OperationStore(redis, prefix);
+  afterAll(() => redis.disconnect());
+
+  const events = async (withdrawalId: string): Promise<WithdrawalEvent[]> =>
+    (await redis.xrange(store.outboxKey, '-', '+')).map(([, f]) => parseOutboxEntry(f)).filter((e) => e.withdrawalId === withdrawalId);
+
+  it('creation and each transition append one numbered event carrying the withdrawal as the API shows it', async () => {
+    const op = fakeOperation();
+    await store.create(op);
+    await store.linkCustodyId(op, `custody-${op.id}`);
+    await store.transition(op.id, ['EXECUTING'], 'SIGNED', () => ({ txids: ['0xaa'] }));
+    await store.update(op.id, (o) => ({ ...o, confirmations: 1 }));
+    await store.transition(op.id, ['SIGNED'], 'BROADCAST');
+    await store.transition(op.id, ['BROADCAST'], 'CONFIRMED');
+    const evs = await events(op.id);
+    expect(evs.map((e) => [e.sequence, e.type, e.withdrawal.status])).toEqual([
+      [1, 'withdrawal.created', 'EXECUTING'],
+      [2, 'withdrawal.sign_requested', 'EXECUTING'],
+      [3, 'withdrawal.signed', 'SIGNED'],
+      [4, 'withdrawal.broadcast', 'BROADCAST'],
+      [5, 'withdrawal.confirmed', 'CONFIRMED'],
+    ]);
+    expect(new Set(evs.map((e) => e.id)).size).toBe(5);
+    expect(evs[0]?.withdrawal.operationID).toBe(op.id);
+    expect(evs[1]?.withdrawal.operationID).toBe(`custody-${op.id}`);
+    expect(evs[2]?.withdrawal.txids).toEqual(['0xaa']);
+    expect(evs[4]?.withdrawal).toMatchObject({ isComplete: true, confirmations: 1, vaultId: op.vaultId, ledgerId: op.ledgerId });
+    expect(evs[4]?.withdrawal.history.map((h) => h.status)).toEqual(['EXECUTING', 'SIGNED', 'BROADCAST', 'CONFIRMED']);
+  });
+
+  it('a refused transition or a second create writes no event', async () => {
+    const op = fakeOperation();
+    await store.create(op);
+    await expect(store.create(op)).rejects.toBeInstanceOf(ConflictError);
+    expect(await store.transition(op.id, ['BROADCAST'], 'CONFIRMED')).toBeUndefined();
+    expect((await events(op.id)).map((e) => e.type)).toEqual(['withdrawal.created']);
+  });
+
+  it('racing transitions: exactly one wins and exactly one event is written', async () => {
+    const op = fakeOperation();
+    await store.create(op);
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.transition(op.id, ['EXECUTING'], i % 2 ? 'SIGNED' : 'FAILED')));
+    const winners = results.filter((r) => r !== undefined);
+    expect(winners).toHaveLength(1);
+    const evs = await events(op.id);
+    expect(evs.map((e) => e.sequence)).toEqual([1, 2]);
+    expect(evs[1]?.withdrawal.status).toBe(winners[0]?.status);
+    expect((await store.get(op.id)).status).toBe(winners[0]?.status);
+  });
+
+  it('no change without its event: when the event cannot be written the status does not move', async () => {
+    const other = new OperationStore(redis, `${prefix}broken:`);
+    const op = fakeOperation();
+    await other.create(op);
+    // The outbox key taken by a value of another type: XADD fails inside the script.
+    await redis.del(other.outboxKey);
+    await redis.set(other.outboxKey, 'not a stream');
+    await expect(other.transition(op.id, ['EXECUTING'], 'SIGNED')).rejects.toThrow(/WRONGTYPE/);
+    expect((await other.get(op.id)).status).toBe('EXECUTING');
+    const fresh = fakeOperation();
+    await expect(other.create(fresh)).rejects.toThrow(/WRONGTYPE/);
+    expect(await other.find(fresh.id)).toBeUndefined();
+    // Once the outbox is writable again the numbering continues without a gap.
+    await redis.del(other.outboxKey);
+    await other.transition(op.id, ['EXECUTING'], 'SIGNED');
+    const [entry] = await redis.xrange(other.outboxKey, '-', '+');
+    expect(parseOutboxEntry(entry![1])).toMatchObject({ withdrawalId: op.id, sequence: 2, type: 'withdrawal.signed' });
+  });
+});
