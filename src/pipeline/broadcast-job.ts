@@ -1,9 +1,10 @@
 import { UnrecoverableError } from 'bullmq';
-import { AppError } from '../errors.js';
+import { AppError, NodeRejectionError } from '../errors.js';
 import type { VerifiedSignature } from '../ledger/adaptor.js';
 import type { Operation } from './operation.js';
 import { fromStored, type PipelineDeps } from './pipeline-deps.js';
-import { confirmJobId } from './queues.js';
+import { broadcastJobId, confirmJobId } from './queues.js';
+import { checkSendOrder, PredecessorPending } from './send-order.js';
 import { failOperation } from './fail-operation.js';
 
 /** Errors worth another attempt: back ends down, timeouts, anything not known to be final. */
@@ -47,18 +48,32 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string):
   if (!op.broadcastAttempted || op.txids.join() !== txids.join()) {
     op = await deps.store.update(op.id, (o) => ({ ...o, txids, broadcastAttempted: true }));
   }
+  let order: { account: string; sequence: bigint } | undefined;
+  try {
+    order = await checkSendOrder(adaptor, unsigned);
+  } catch (e) {
+    if (e instanceof PredecessorPending) await deps.sendOrder?.waiting(op.ledgerId, e.account, e.sequence, op.id);
+    throw e;
+  }
   for (const tx of signed) {
     try {
       const r = await adaptor.broadcast(tx);
       deps.logger.info({ operationId: op.id, txid: r.txid, alreadyKnown: r.alreadyKnown, ledgerId: op.ledgerId }, 'broadcast');
       deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: r.alreadyKnown ? 'already_known' : 'sent' });
     } catch (e) {
+      // A node that refuses gaps saw a predecessor missing that our check did not (another
+      // node behind a balancer, a resend racing ours): wait like any other successor.
+      if (order && e instanceof NodeRejectionError && e.kind === 'nonce_too_high') {
+        await deps.sendOrder?.waiting(op.ledgerId, order.account, order.sequence, op.id);
+        throw new PredecessorPending(order.account, order.sequence, order.sequence - 1n);
+      }
       deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: isRetryable(e) ? 'retryable_error' : 'rejected' });
       if (isRetryable(e)) throw e;
-      await failOperation(deps, op, `rejected by the ledger: ${(e as Error).message}`);
+      await failOperation(deps, op, failureReason(e));
       throw new UnrecoverableError((e as Error).message);
     }
   }
+  if (order) await wakeSuccessor(deps, op.ledgerId, order);
   await deps.store.transition(op.id, ['SIGNED'], 'BROADCAST');
   await scheduleConfirm(deps, op.id);
   return 'broadcast';
@@ -66,4 +81,22 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string):
 
 export async function scheduleConfirm(deps: PipelineDeps, operationId: string): Promise<void> {
   await deps.queues.confirm.add('confirm', { operationId }, { jobId: confirmJobId(operationId), delay: deps.config.confirmPollMs });
+}
+
+/** "rejected by the ledger: <why>", said once whatever the error's own title. */
+export function failureReason(e: unknown): string {
+  return `rejected by the ledger: ${e instanceof AppError ? e.details : (e as Error).message}`;
+}
+
+/** The transaction at the next number of the account may have waited for this one: send it now. */
+async function wakeSuccessor(deps: PipelineDeps, ledgerId: string, order: { account: string; sequence: bigint }): Promise<void> {
+  try {
+    const successor = await deps.sendOrder?.sent(ledgerId, order.account, order.sequence);
+    if (!successor) return;
+    const job = await deps.queues.broadcast.getJob(broadcastJobId(successor));
+    if (job && (await job.isDelayed())) await job.promote();
+  } catch (e) {
+    // Only latency is lost: the successor looks again on its own.
+    deps.logger.debug({ err: (e as Error).message, ledgerId }, 'could not wake the next transaction of the account');
+  }
 }

@@ -8,6 +8,7 @@ import { apiKeyRecords, type Core } from '../service.js';
 import { Idempotency } from './idempotency.js';
 import { OperationStore } from './operation-store.js';
 import type { PipelineDeps } from './pipeline-deps.js';
+import { SendOrderBook } from './send-order.js';
 import { createQueues } from './queues.js';
 import { startWorkers, type Workers } from './workers.js';
 
@@ -28,7 +29,7 @@ export function createPipeline(core: Core): Pipeline {
   // Without a listener BullMQ prints every connection error raw on stderr. The shared client
   // (connectRedis) already logs each outage once, so these repeats only go to debug.
   for (const q of queues.all()) q.on('error', (err) => logger.debug({ err: err.message, queue: q.name }, 'queue connection error'));
-  const deps: PipelineDeps = { config, logger, store: new OperationStore(core.redis, core.prefix), registry: core.registry, queues, custody, metrics: core.metrics };
+  const deps: PipelineDeps = { config, logger, store: new OperationStore(core.redis, core.prefix), registry: core.registry, queues, custody, metrics: core.metrics, sendOrder: new SendOrderBook(core.redis, core.prefix) };
   core.metrics.watchQueues(queues.all());
   return {
     deps,

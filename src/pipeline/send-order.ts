@@ -1,0 +1,75 @@
+import type { Redis } from 'ioredis';
+import type { LedgerAdaptor, UnsignedWithdrawal } from '../ledger/adaptor.js';
+
+/**
+ * Sending in order. On ledgers where an account's transactions carry consecutive numbers
+ * (Ethereum nonce, Stellar sequence), a signed transaction whose predecessor has not reached
+ * the node yet must wait for it: nodes that refuse gaps (Hardhat automining, Besu, rollup
+ * sequencers, every Stellar node) would reject it, and nodes that queue gaps would hold it
+ * where nothing shows why. Signatures come back from the quorum in any order, so this is the
+ * common case under load, not an accident.
+ *
+ * A waiting transaction's job is delayed, not failed, and does not use up its attempts. When
+ * a transaction goes out, the one waiting at the next number is woken at once (the record
+ * below); otherwise each waiting job looks again after a growing delay of at most a few seconds.
+ */
+
+/** The broadcast of `sequence` waits: the node takes `next` first. */
+export class PredecessorPending extends Error {
+  constructor(
+    readonly account: string,
+    readonly sequence: bigint,
+    readonly next: bigint,
+  ) {
+    super(`waiting for ${account}'s transaction ${next}, which is not out yet (this one is ${sequence})`);
+    this.name = 'PredecessorPending';
+  }
+}
+
+/** How long a waiting broadcast sleeps before it looks again, after `waits` earlier looks. */
+export function waitDelayMs(waits: number): number {
+  return Math.min(5_000, 200 * 2 ** Math.min(Math.max(waits, 0), 5));
+}
+
+/**
+ * Who waits at which number, per account, so the broadcast of number n can wake the one at
+ * n + 1 without it polling. Lost entries cost only latency: waiting jobs look again anyway.
+ */
+export class SendOrderBook {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  private key(ledgerId: string, account: string): string {
+    return `${this.prefix}send-order:{${ledgerId}:${account.toLowerCase()}}`;
+  }
+
+  async waiting(ledgerId: string, account: string, sequence: bigint, operationId: string): Promise<void> {
+    const key = this.key(ledgerId, account);
+    await this.redis.multi().hset(key, sequence.toString(), operationId).expire(key, 7 * 86_400).exec();
+  }
+
+  /** Records that `sequence` went out; returns the operation waiting at the next number, if any. */
+  async sent(ledgerId: string, account: string, sequence: bigint): Promise<string | undefined> {
+    const key = this.key(ledgerId, account);
+    const [[, successor] = [null, null]] = ((await this.redis.multi().hget(key, (sequence + 1n).toString()).hdel(key, sequence.toString()).exec()) ?? []) as [
+      unknown,
+      string | null,
+    ][];
+    return successor ?? undefined;
+  }
+}
+
+/**
+ * Throws PredecessorPending when the node's next number for the sending account is below this
+ * transaction's. A number below the node's next goes out as usual: the adaptor tells our own
+ * transaction already in from a number taken by another.
+ */
+export async function checkSendOrder(adaptor: LedgerAdaptor, unsigned: UnsignedWithdrawal): Promise<{ account: string; sequence: bigint } | undefined> {
+  const order = adaptor.sendOrder?.(unsigned);
+  if (!order || !adaptor.nextSequence) return order;
+  const next = await adaptor.nextSequence(order.account);
+  if (order.sequence > next) throw new PredecessorPending(order.account, order.sequence, next);
+  return order;
+}
