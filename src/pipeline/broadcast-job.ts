@@ -50,7 +50,9 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string):
   }
   let order: { account: string; sequence: bigint } | undefined;
   try {
-    order = await checkSendOrder(adaptor, unsigned);
+    order = await checkSendOrder(adaptor, unsigned, (e) =>
+      deps.logger.warn({ operationId: op.id, err: (e as Error).message }, 'could not read the account order from the node; sending anyway'),
+    );
   } catch (e) {
     if (e instanceof PredecessorPending) await deps.sendOrder?.waiting(op.ledgerId, e.account, e.sequence, op.id);
     throw e;

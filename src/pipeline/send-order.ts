@@ -64,12 +64,24 @@ export class SendOrderBook {
 /**
  * Throws PredecessorPending when the node's next number for the sending account is below this
  * transaction's. A number below the node's next goes out as usual: the adaptor tells our own
- * transaction already in from a number taken by another.
+ * transaction already in from a number taken by another. When the node cannot be asked, the
+ * broadcast itself decides: it fails the same way (node down, retried), or the node answers
+ * "nonce too high", which waits too.
  */
-export async function checkSendOrder(adaptor: LedgerAdaptor, unsigned: UnsignedWithdrawal): Promise<{ account: string; sequence: bigint } | undefined> {
+export async function checkSendOrder(
+  adaptor: LedgerAdaptor,
+  unsigned: UnsignedWithdrawal,
+  onLookupError: (e: unknown) => void = () => undefined,
+): Promise<{ account: string; sequence: bigint } | undefined> {
   const order = adaptor.sendOrder?.(unsigned);
   if (!order || !adaptor.nextSequence) return order;
-  const next = await adaptor.nextSequence(order.account);
+  let next: bigint;
+  try {
+    next = await adaptor.nextSequence(order.account);
+  } catch (e) {
+    onLookupError(e);
+    return order;
+  }
   if (order.sequence > next) throw new PredecessorPending(order.account, order.sequence, next);
   return order;
 }
