@@ -54,7 +54,10 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string):
       deps.logger.warn({ operationId: op.id, err: (e as Error).message }, 'could not read the account order from the node; sending anyway'),
     );
   } catch (e) {
-    if (e instanceof PredecessorPending) await deps.sendOrder?.waiting(op.ledgerId, e.account, e.sequence, op.id);
+    if (e instanceof PredecessorPending) {
+      deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: 'waiting_for_predecessor' });
+      await deps.sendOrder?.waiting(op.ledgerId, e.account, e.sequence, op.id);
+    }
     throw e;
   }
   for (const tx of signed) {
@@ -66,6 +69,7 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string):
       // A node that refuses gaps saw a predecessor missing that our check did not (another
       // node behind a balancer, a resend racing ours): wait like any other successor.
       if (order && e instanceof NodeRejectionError && e.kind === 'nonce_too_high') {
+        deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: 'waiting_for_predecessor' });
         await deps.sendOrder?.waiting(op.ledgerId, order.account, order.sequence, op.id);
         throw new PredecessorPending(order.account, order.sequence, order.sequence - 1n);
       }
