@@ -21,7 +21,7 @@ export const HORIZON_RESULT_CODES: readonly ResultCodeRow[] = [
   { code: 'tx_insufficient_fee', kind: 'fee_too_low', retryable: true },
   { code: 'tx_too_early', kind: 'not_final', retryable: true },
   { code: 'tx_internal_error', kind: 'ledger_result', retryable: true },
-  { code: 'tx_bad_seq', kind: 'nonce_too_low', retryable: false },
+  { code: 'tx_bad_seq', kind: 'nonce_taken', retryable: false },
   { code: 'tx_insufficient_balance', kind: 'insufficient_funds', retryable: false },
   { code: 'op_underfunded', kind: 'insufficient_funds', retryable: false },
   { code: 'op_low_reserve', kind: 'insufficient_funds', retryable: false },
