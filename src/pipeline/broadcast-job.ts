@@ -50,8 +50,12 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string):
   }
   let order: { account: string; sequence: bigint } | undefined;
   try {
-    order = await checkSendOrder(adaptor, unsigned, (e) =>
-      deps.logger.warn({ operationId: op.id, err: (e as Error).message }, 'could not read the account order from the node; sending anyway'),
+    order = await checkSendOrder(
+      adaptor,
+      unsigned,
+      (e) =>
+        deps.logger.warn({ operationId: op.id, err: (e as Error).message }, 'could not read the account order from the node; sending anyway'),
+      deps.sendOrder,
     );
   } catch (e) {
     if (e instanceof PredecessorPending) {

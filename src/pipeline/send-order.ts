@@ -10,8 +10,9 @@ import type { LedgerAdaptor, UnsignedWithdrawal } from '../ledger/adaptor.js';
  * common case under load, not an accident.
  *
  * A waiting transaction's job is delayed, not failed, and does not use up its attempts. When
- * a transaction goes out, the one waiting at the next number is woken at once (the record
+ * a transaction goes out, the one waiting at the next number is woken at once (the book
  * below); otherwise each waiting job looks again after a growing delay of at most a few seconds.
+ * Ready means: this service sent the predecessor, or the node's next number has reached ours.
  */
 
 /** The broadcast of `sequence` waits: the node takes `next` first. */
@@ -31,11 +32,27 @@ export function waitDelayMs(waits: number): number {
   return Math.min(5_000, 200 * 2 ** Math.min(Math.max(waits, 0), 5));
 }
 
+const pad = (n: bigint): string => n.toString().padStart(20, '0');
+
+// Sequences are int64 (Stellar), past what a Lua number holds: compared as padded strings.
+const RECORD_SENT = `
+local successor = redis.call('HGET', KEYS[1], ARGV[2])
+redis.call('HDEL', KEYS[1], ARGV[3])
+local last = redis.call('HGET', KEYS[1], 'lastSent')
+if not last or ARGV[1] > last then redis.call('HSET', KEYS[1], 'lastSent', ARGV[1]) end
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+return successor
+`;
+
 /**
- * Who waits at which number, per account, so the broadcast of number n can wake the one at
- * n + 1 without it polling. Lost entries cost only latency: waiting jobs look again anyway.
+ * Per account: who waits at which number, so the broadcast of number n can wake the one at
+ * n + 1 without it polling, and the highest number this service has sent, so a successor can
+ * go without asking a node whose pending count lags (load-balanced providers). Lost entries
+ * cost only latency: waiting jobs look again anyway.
  */
 export class SendOrderBook {
+  private static readonly TTL_SECONDS = 7 * 86_400;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
@@ -47,17 +64,28 @@ export class SendOrderBook {
 
   async waiting(ledgerId: string, account: string, sequence: bigint, operationId: string): Promise<void> {
     const key = this.key(ledgerId, account);
-    await this.redis.multi().hset(key, sequence.toString(), operationId).expire(key, 7 * 86_400).exec();
+    await this.redis.multi().hset(key, sequence.toString(), operationId).expire(key, SendOrderBook.TTL_SECONDS).exec();
   }
 
   /** Records that `sequence` went out; returns the operation waiting at the next number, if any. */
   async sent(ledgerId: string, account: string, sequence: bigint): Promise<string | undefined> {
     const key = this.key(ledgerId, account);
-    const [[, successor] = [null, null]] = ((await this.redis.multi().hget(key, (sequence + 1n).toString()).hdel(key, sequence.toString()).exec()) ?? []) as [
-      unknown,
-      string | null,
-    ][];
+    const successor = (await this.redis.eval(
+      RECORD_SENT,
+      1,
+      key,
+      pad(sequence),
+      (sequence + 1n).toString(),
+      sequence.toString(),
+      String(SendOrderBook.TTL_SECONDS),
+    )) as string | null;
     return successor ?? undefined;
+  }
+
+  /** Whether this service has sent a transaction of the account at `sequence` or later. */
+  async sentUpTo(ledgerId: string, account: string, sequence: bigint): Promise<boolean> {
+    const last = await this.redis.hget(this.key(ledgerId, account), 'lastSent');
+    return last !== null && last >= pad(sequence);
   }
 }
 
@@ -72,9 +100,12 @@ export async function checkSendOrder(
   adaptor: LedgerAdaptor,
   unsigned: UnsignedWithdrawal,
   onLookupError: (e: unknown) => void = () => undefined,
+  book?: SendOrderBook,
 ): Promise<{ account: string; sequence: bigint } | undefined> {
   const order = adaptor.sendOrder?.(unsigned);
   if (!order || !adaptor.nextSequence) return order;
+  // Our own predecessor went out: no need to ask the node (nor to trust a lagging count).
+  if (book && (await book.sentUpTo(adaptor.ledgerId, order.account, order.sequence - 1n))) return order;
   let next: bigint;
   try {
     next = await adaptor.nextSequence(order.account);

@@ -48,6 +48,25 @@ describe('send order', () => {
     expect(await book.sent('ethdev', '0xabc', 5n)).toBe('op-6');
     expect(await book.sent('ethtest', '0xabc', 5n)).toBeUndefined();
     expect(await book.sent('ethdev', '0xabc', 6n)).toBeUndefined();
+    // The highest number sent, compared exactly past 2^53 (Stellar sequences are int64).
+    expect(await book.sentUpTo('ethdev', '0xabc', 6n)).toBe(true);
+    expect(await book.sentUpTo('ethdev', '0xabc', 7n)).toBe(false);
+    const big = 4183103229378561n;
+    await book.sent('stellardev', 'GABC', big);
+    await book.sent('stellardev', 'GABC', big - 10n);
+    expect(await book.sentUpTo('stellardev', 'GABC', big)).toBe(true);
+    expect(await book.sentUpTo('stellardev', 'GABC', big + 1n)).toBe(false);
+  });
+
+  it('lets a successor go without asking the node once this service sent its predecessor', async () => {
+    const book = new SendOrderBook(redis, prefix);
+    let asked = 0;
+    const lagging = { ...ordered(async () => (asked++, 0n)), ledgerId: 'lagdev' } as LedgerAdaptor;
+    await expect(checkSendOrder(lagging, unsigned(3), undefined, book)).rejects.toBeInstanceOf(PredecessorPending);
+    expect(asked).toBe(1);
+    await book.sent('lagdev', '0xAbC', 2n);
+    expect(await checkSendOrder(lagging, unsigned(3), undefined, book)).toEqual({ account: '0xAbC', sequence: 3n });
+    expect(asked).toBe(1);
   });
 
   it('sleeps a little at first and at most 5 s', () => {
