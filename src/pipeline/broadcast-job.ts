@@ -15,7 +15,9 @@ export function isRetryable(e: unknown): boolean {
 /**
  * Assembles and broadcasts one signed withdrawal. Idempotent: it reloads the operation,
  * records the txids before anything is sent, treats "already known" as success, and
- * does nothing for an operation that has moved on.
+ * does nothing for an operation that has moved on. A transaction whose predecessor in its
+ * account has not gone out throws PredecessorPending, which the worker turns into a delay
+ * (send-order.ts); a refusal for good ends the operation FAILED with the node's words.
  */
 export async function processBroadcast(deps: PipelineDeps, operationId: string): Promise<string> {
   let op: Operation = await deps.store.get(operationId);
