@@ -11,7 +11,8 @@
  * - Errors are `AppError` subclasses (`src/errors.ts`): `InvalidArgumentError` for bad
  *   input, `InsufficientFundsError` with figures, `UnavailableError` / `UpstreamError`
  *   with `retryable` for back-end trouble, `PermanentLedgerError` when the ledger says no
- *   for good.
+ *   for good, and `NodeRejectionError` (kind, retryable) for a node's refusal of a
+ *   transaction, mapped once from the node's words in `adaptors/<family>/network/errors.ts`.
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
