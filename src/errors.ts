@@ -145,3 +145,74 @@ export class PermanentLedgerError extends AppError {
 export function isAppError(e: unknown): e is AppError {
   return e instanceof AppError;
 }
+
+/**
+ * What a node's refusal of a transaction means, whatever client said it. Each family maps its
+ * nodes' texts and codes to one of these once, at its network edge (`adaptors/<family>/network/errors.ts`).
+ */
+export type RejectionKind =
+  | 'already_known'
+  | 'nonce_too_low'
+  | 'nonce_too_high'
+  | 'nonce_taken'
+  | 'replacement_underpriced'
+  | 'fee_below_base_fee'
+  | 'fee_too_low'
+  | 'insufficient_funds'
+  | 'intrinsic_gas_too_low'
+  | 'gas_limit_exceeded'
+  | 'wrong_chain'
+  | 'pool_full'
+  | 'missing_inputs'
+  | 'inputs_conflict'
+  | 'min_relay_fee'
+  | 'rbf_rule'
+  | 'dust'
+  | 'non_standard'
+  | 'not_final'
+  | 'ledger_result'
+  | 'invalid';
+
+/** `ERR_` code per kind: the stable code clients and the pipeline see. */
+const REJECTION_CODES: Record<RejectionKind, string> = {
+  already_known: 'ERR_ALREADY_KNOWN',
+  nonce_too_low: 'ERR_NONCE_TOO_LOW',
+  nonce_too_high: 'ERR_NONCE_TOO_HIGH',
+  nonce_taken: 'ERR_NONCE_TAKEN',
+  replacement_underpriced: 'ERR_REPLACEMENT_UNDERPRICED',
+  fee_below_base_fee: 'ERR_FEE_TOO_LOW',
+  fee_too_low: 'ERR_FEE_TOO_LOW',
+  insufficient_funds: 'ERR_INSUFFICIENT_FUNDS',
+  intrinsic_gas_too_low: 'ERR_INTRINSIC_GAS_TOO_LOW',
+  gas_limit_exceeded: 'ERR_GAS_LIMIT_EXCEEDED',
+  wrong_chain: 'ERR_WRONG_CHAIN',
+  pool_full: 'ERR_POOL_FULL',
+  missing_inputs: 'ERR_MISSING_INPUTS',
+  inputs_conflict: 'ERR_INPUTS_CONFLICT',
+  min_relay_fee: 'ERR_FEE_TOO_LOW',
+  rbf_rule: 'ERR_REPLACEMENT_REJECTED',
+  dust: 'ERR_DUST',
+  non_standard: 'ERR_NON_STANDARD',
+  not_final: 'ERR_NOT_FINAL',
+  ledger_result: 'ERR_LEDGER_REJECTED',
+  invalid: 'ERR_NODE_REJECTED',
+};
+
+/**
+ * A node refused a transaction. `kind` says why in the pipeline's terms; `retryable` says whether
+ * sending the same signed bytes later can succeed (a fee under a base fee that may fall, a gap the
+ * predecessor will fill, a full pool) or never can (no funds, wrong chain, a number taken). `details`
+ * keeps the node's own words.
+ */
+export class NodeRejectionError extends AppError {
+  constructor(
+    readonly kind: RejectionKind,
+    details: string,
+    retryable: boolean,
+    fields: Record<string, unknown> = {},
+  ) {
+    super(retryable ? 503 : 422, REJECTION_CODES[kind], retryable ? 'Not accepted by the ledger yet' : 'Rejected by the ledger', details, retryable, {
+      fields: { reason: kind, ...fields },
+    });
+  }
+}

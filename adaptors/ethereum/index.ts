@@ -4,6 +4,7 @@ import { ETHEREUM_LEDGERS } from './ledgers.js';
 import { addressFromPublicKey, ADDRESS_FORMATS, isValidAddress } from './logic/address.js';
 import { getBalances } from './logic/balances.js';
 import { broadcast } from './logic/broadcast.js';
+import { nextSequence, sendOrder } from './logic/send-order.js';
 import { combine } from './logic/combine.js';
 import { craft, release } from './logic/craft.js';
 import { FEE_LEVELS } from './logic/fee-levels.js';
@@ -43,6 +44,8 @@ function createEthereumAdaptor(ledgerId: string, options: EthereumOptions, deps:
     craft: (source, intent) => craft(ctx, source, intent),
     release: (unsigned, reference) => release(ctx, unsigned, reference),
     combine: (unsigned, sigs) => combine(ctx, unsigned, sigs),
+    sendOrder,
+    nextSequence: (account) => nextSequence(ctx, account),
     broadcast: (tx) => broadcast(ctx, tx),
     txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
   };

@@ -5,6 +5,7 @@ import { ADDRESS_FORMATS, addressFromPublicKey, isValidAddress, parseNativePubli
 import { creditAssets, NATIVE_ASSET } from './logic/assets.js';
 import { getBalances } from './logic/balances.js';
 import { broadcast } from './logic/broadcast.js';
+import { nextSequence, sendOrder } from './logic/send-order.js';
 import { combine } from './logic/combine.js';
 import { craft, release } from './logic/craft.js';
 import { FEE_LEVELS } from './logic/fees.js';
@@ -48,6 +49,8 @@ function createStellarAdaptor(ledgerId: string, options: StellarOptions, deps: A
     craft: (source, intent) => craft(ctx, source, intent),
     release: (unsigned, reference) => release(ctx, unsigned, reference),
     combine: (unsigned, sigs) => combine(ctx, unsigned, sigs),
+    sendOrder,
+    nextSequence: (account) => nextSequence(ctx, account),
     broadcast: (tx) => broadcast(ctx, tx),
     txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
   };

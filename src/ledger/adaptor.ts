@@ -11,7 +11,8 @@
  * - Errors are `AppError` subclasses (`src/errors.ts`): `InvalidArgumentError` for bad
  *   input, `InsufficientFundsError` with figures, `UnavailableError` / `UpstreamError`
  *   with `retryable` for back-end trouble, `PermanentLedgerError` when the ledger says no
- *   for good.
+ *   for good, and `NodeRejectionError` (kind, retryable) for a node's refusal of a
+ *   transaction, mapped once from the node's words in `adaptors/<family>/network/errors.ts`.
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -207,6 +208,18 @@ export interface LedgerAdaptor {
    * Must check the result: the signed transaction spends from the vault and is the one crafted.
    */
   combine(unsigned: UnsignedWithdrawal, signatures: VerifiedSignature[]): SignedTx[];
+
+  /**
+   * Sending order, for ledgers whose accounts number their transactions (Ethereum nonce,
+   * Stellar sequence): the sending account and this withdrawal's number in it. The pipeline
+   * sends a transaction only once the node's next number for the account (`nextSequence`) has
+   * reached it, so a transaction signed before its predecessor waits instead of failing on a
+   * node that refuses gaps. Leave both out for ledgers without such an order (Bitcoin).
+   */
+  sendOrder?(unsigned: UnsignedWithdrawal): { account: string; sequence: bigint } | undefined;
+
+  /** The number the ledger takes next from `account`, counting what the node already holds (pending nonce; sequence + 1). */
+  nextSequence?(account: string): Promise<bigint>;
 
   /** Sends a signed transaction. "Already known" is success with `alreadyKnown: true`. */
   broadcast(tx: SignedTx): Promise<BroadcastResult>;

@@ -7,6 +7,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { StoredUnsigned } from './operation.js';
 import type { OperationStore } from './operation-store.js';
 import type { Queues } from './queues.js';
+import type { SendOrderBook } from './send-order.js';
 
 /** What the withdrawal route, the receiver and the workers share. */
 export interface PipelineDeps {
@@ -18,6 +19,8 @@ export interface PipelineDeps {
   custody: CustodyClient;
   /** Counters and histograms of this process (absent in tests that build deps by hand). */
   metrics?: Metrics;
+  /** Who waits for which predecessor (absent: waiting broadcasts only poll). */
+  sendOrder?: SendOrderBook;
 }
 
 export function toStored(u: UnsignedWithdrawal): StoredUnsigned {

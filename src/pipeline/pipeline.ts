@@ -11,6 +11,7 @@ import { apiKeyRecords, type Core } from '../service.js';
 import { Idempotency } from './idempotency.js';
 import { OperationStore } from './operation-store.js';
 import type { PipelineDeps } from './pipeline-deps.js';
+import { SendOrderBook } from './send-order.js';
 import { createQueues } from './queues.js';
 import { startWorkers, type Workers } from './workers.js';
 
@@ -33,7 +34,7 @@ export function createPipeline(core: Core): Pipeline {
   // (connectRedis) already logs each outage once, so these repeats only go to debug.
   for (const q of queues.all()) q.on('error', (err) => logger.debug({ err: err.message, queue: q.name }, 'queue connection error'));
   const store = new OperationStore(core.redis, core.prefix);
-  const deps: PipelineDeps = { config, logger, store, registry: core.registry, queues, custody, metrics: core.metrics };
+  const deps: PipelineDeps = { config, logger, store, registry: core.registry, queues, custody, metrics: core.metrics, sendOrder: new SendOrderBook(core.redis, core.prefix) };
   const webhooks = createWebhooks({ redis: core.redis, prefix: core.prefix, outboxKey: deps.store.outboxKey, config, logger });
   const allQueues = () => [...queues.all(), webhooks.queue];
   core.metrics.watchQueues(allQueues());

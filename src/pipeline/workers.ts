@@ -1,7 +1,8 @@
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { processBroadcast } from './broadcast-job.js';
 import { processConfirm } from './confirm-job.js';
 import { runJournaled } from './job-journal.js';
+import { PredecessorPending, waitDelayMs } from './send-order.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { QUEUE, type OperationJob } from './queues.js';
 import { processReconcile } from './reconcile-job.js';
@@ -29,7 +30,21 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
     stalledInterval: Math.max(1000, Math.floor(deps.config.jobLockMs / 2)),
   };
 
-  const broadcast = new Worker<OperationJob>(QUEUE.broadcast, (job) => runJournaled(deps, job, (journal) => processBroadcast(deps, job.data.operationId, journal)), common);
+  const broadcast = new Worker<OperationJob>(
+    QUEUE.broadcast,
+    async (job, token) => {
+      try {
+        return await runJournaled(deps, job, (journal) => processBroadcast(deps, job.data.operationId, journal));
+      } catch (e) {
+        if (!(e instanceof PredecessorPending)) throw e;
+        // Waiting for an earlier number of the account is no failed attempt: the job sleeps.
+        deps.logger.debug({ operationId: job.data.operationId, waitingFor: e.next.toString() }, e.message);
+        await job.moveToDelayed(Date.now() + waitDelayMs(job.attemptsStarted - 1), token);
+        throw new DelayedError();
+      }
+    },
+    common,
+  );
   broadcast.on('failed', (job: Job<OperationJob> | undefined, err) => {
     if (!job) return;
     const exhausted = job.attemptsMade >= (job.opts.attempts ?? 1) && !(err instanceof UnrecoverableError);

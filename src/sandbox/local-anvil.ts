@@ -26,7 +26,7 @@ export function anvilBinary(): string {
   return path.join(path.dirname(pkg), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
 }
 
-async function rpcAnswers(url: string): Promise<boolean> {
+export async function rpcAnswers(url: string): Promise<boolean> {
   try {
     const res = await fetch(url, {
       method: 'POST',

@@ -1,7 +1,7 @@
 import { address as baddress, Transaction } from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InsufficientFundsError, PermanentLedgerError, VerificationError } from '../../src/errors.js';
+import { InsufficientFundsError, NodeRejectionError, VerificationError } from '../../src/errors.js';
 import type { LedgerAdaptor, WithdrawalIntent } from '../../src/ledger/adaptor.js';
 import type { Reservations } from '../../src/ledger/reservations.js';
 import { startBitcoinRegtest, type BitcoinRegtest } from '../../src/sandbox/bitcoin-regtest/index.js';
@@ -169,7 +169,8 @@ describe('bitcoin withdrawals on a real regtest node (bcoin behind the Esplora f
     der[10]! ^= 0x01; // inside r: still DER, no longer valid
     tx.setWitness(0, [der, tx.ins[0]!.witness[1]!]);
     const err = await adaptor.broadcast({ txIndex: 0, serialized: tx.toHex(), txid: tx.getId() }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(PermanentLedgerError);
+    expect(err).toBeInstanceOf(NodeRejectionError);
+    expect(err).toMatchObject({ kind: 'non_standard', retryable: false });
     expect((err as Error).message).toMatch(/script-verify|signature/i);
     await adaptor.release(unsigned, '');
   });

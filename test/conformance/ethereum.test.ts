@@ -2,47 +2,49 @@ import { Interface, Transaction } from 'ethers';
 import pino from 'pino';
 import { ethereumFamily } from '../../adaptors/ethereum/index.js';
 import { Reservations } from '../../src/ledger/reservations.js';
-import { startTestChain } from '../helpers/chain.js';
+import { EVM_NODES, startTestChain } from '../helpers/chain.js';
 import { testRedis } from '../helpers/redis.js';
 import { describeConformance } from './conformance.js';
 import { secp256k1Signer } from './signers.js';
 
 const ERC20 = new Interface(['function transfer(address,uint256)']);
 
-describeConformance(
-  'ethereum (ethdev on anvil)',
-  async () => {
-    const chain = await startTestChain();
-    const { redis, prefix } = testRedis();
-    const adaptor = ethereumFamily.create(
-      'ethdev',
-      ethereumFamily.optionsSchema.parse({ rpcUrl: chain.anvil.url, tokens: [chain.token], confirmations: 1 }),
-      { logger: pino({ level: 'silent' }), redis, fetch, reservations: new Reservations(redis, prefix) },
-    );
-    return {
-      adaptor,
-      signer: secp256k1Signer(),
-      foreignAddresses: ['bc1qlyvkqn8ayzrse2zy0dl0h5nq9ewxdvlw6qz2yj', 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7'],
-      fund: async (address, asset, amount) => {
-        if (asset.native) await chain.funder.sendEth(address, amount);
-        else await chain.funder.sendToken(asset.contract as string, address, amount);
-      },
-      recipient: async () => adaptor.addressFromPublicKey(secp256k1Signer().publicKey),
-      decode: (signed) => {
-        const tx = Transaction.from(signed.serialized.startsWith('0x') ? signed.serialized : `0x${signed.serialized}`);
-        const fee = tx.gasLimit * (tx.maxFeePerGas ?? tx.gasPrice ?? 0n);
-        if (tx.data && tx.data !== '0x') {
-          const [to, amount] = ERC20.decodeFunctionData('transfer', tx.data) as unknown as [string, bigint];
-          return { from: tx.from as string, to, asset: chain.token.symbol, amount, fee };
-        }
-        return { from: tx.from as string, to: tx.to as string, asset: 'ETH', amount: tx.value, fee };
-      },
-      settle: async () => undefined,
-      stop: async () => {
-        redis.disconnect();
-        await chain.stop();
-      },
-    };
-  },
-  { tokens: true },
-);
+for (const kind of EVM_NODES) {
+  describeConformance(
+    `ethereum (ethdev on ${kind})`,
+    async () => {
+      const chain = await startTestChain(kind);
+      const { redis, prefix } = testRedis();
+      const adaptor = ethereumFamily.create(
+        'ethdev',
+        ethereumFamily.optionsSchema.parse({ rpcUrl: chain.anvil.url, tokens: [chain.token], confirmations: 1 }),
+        { logger: pino({ level: 'silent' }), redis, fetch, reservations: new Reservations(redis, prefix) },
+      );
+      return {
+        adaptor,
+        signer: secp256k1Signer(),
+        foreignAddresses: ['bc1qlyvkqn8ayzrse2zy0dl0h5nq9ewxdvlw6qz2yj', 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7'],
+        fund: async (address, asset, amount) => {
+          if (asset.native) await chain.funder.sendEth(address, amount);
+          else await chain.funder.sendToken(asset.contract as string, address, amount);
+        },
+        recipient: async () => adaptor.addressFromPublicKey(secp256k1Signer().publicKey),
+        decode: (signed) => {
+          const tx = Transaction.from(signed.serialized.startsWith('0x') ? signed.serialized : `0x${signed.serialized}`);
+          const fee = tx.gasLimit * (tx.maxFeePerGas ?? tx.gasPrice ?? 0n);
+          if (tx.data && tx.data !== '0x') {
+            const [to, amount] = ERC20.decodeFunctionData('transfer', tx.data) as unknown as [string, bigint];
+            return { from: tx.from as string, to, asset: chain.token.symbol, amount, fee };
+          }
+          return { from: tx.from as string, to: tx.to as string, asset: 'ETH', amount: tx.value, fee };
+        },
+        settle: async () => undefined,
+        stop: async () => {
+          redis.disconnect();
+          await chain.stop();
+        },
+      };
+    },
+    { tokens: true },
+  );
+}

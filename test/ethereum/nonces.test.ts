@@ -1,6 +1,6 @@
 import { Transaction, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PermanentLedgerError } from '../../src/errors.js';
+import { NodeRejectionError } from '../../src/errors.js';
 import type { LedgerAdaptor, UnsignedWithdrawal } from '../../src/ledger/adaptor.js';
 import { intent, newKey, sign, startHarness, waitReceipt, type Harness, type TestKey } from './harness.js';
 
@@ -70,8 +70,8 @@ describe('ethereum nonces, broadcast outcomes and transaction status', () => {
     await waitReceipt(h, otherHash);
 
     const e = await adaptor.broadcast(signed!).catch((err: unknown) => err);
-    expect(e).toBeInstanceOf(PermanentLedgerError);
-    expect((e as PermanentLedgerError).errCode).toBe('ERR_NONCE_TAKEN');
+    expect(e).toBeInstanceOf(NodeRejectionError);
+    expect((e as NodeRejectionError).errCode).toBe('ERR_NONCE_TAKEN');
     expect(await adaptor.txStatus(signed!.txid, ours)).toEqual({
       state: 'failed',
       confirmations: 0,
@@ -85,8 +85,8 @@ describe('ethereum nonces, broadcast outcomes and transaction status', () => {
     const second = await adaptor.craft(key.source, intent(adaptor, { amount: 6n * ETH }));
     await waitReceipt(h, (await send(key, first)).sent.txid);
     const e = await send(key, second).catch((err: unknown) => err);
-    expect(e).toBeInstanceOf(PermanentLedgerError);
-    expect((e as PermanentLedgerError).errCode).toBe('ERR_INSUFFICIENT_FUNDS');
+    expect(e).toBeInstanceOf(NodeRejectionError);
+    expect((e as NodeRejectionError).errCode).toBe('ERR_INSUFFICIENT_FUNDS');
   });
 
   it('pending while in the mempool, then confirmed once mined', async () => {

@@ -1,25 +1,33 @@
 import { DevChainFunder, type DemoToken } from '../../src/sandbox/dev-chain.js';
-import { startAnvil, type LocalAnvil } from '../../src/sandbox/local-anvil.js';
+import { startAnvil } from '../../src/sandbox/local-anvil.js';
+import { startHardhat, type LocalEvmNode } from '../../src/sandbox/local-hardhat.js';
+
+/** The EVM implementations the Ethereum suites run on: anvil queues nonce gaps, Hardhat (automining) refuses them. */
+export const EVM_NODES = ['anvil', 'hardhat'] as const;
+export type EvmNodeKind = (typeof EVM_NODES)[number];
 
 export interface TestChain {
-  anvil: LocalAnvil;
+  kind: EvmNodeKind;
+  /** The running node, whichever implementation (the field keeps its first implementation's name). */
+  anvil: LocalEvmNode;
   funder: DevChainFunder;
   token: DemoToken;
   stop(): Promise<void>;
 }
 
-/** A fresh anvil (one per test file) with the demo ERC-20 deployed. */
-export async function startTestChain(): Promise<TestChain> {
-  const anvil = await startAnvil();
-  const funder = new DevChainFunder(anvil.url);
+/** A fresh local EVM node (one per test file) with the demo ERC-20 deployed. */
+export async function startTestChain(kind: EvmNodeKind = 'anvil'): Promise<TestChain> {
+  const node = kind === 'hardhat' ? await startHardhat() : await startAnvil();
+  const funder = new DevChainFunder(node.url);
   const token = await funder.deployDemoToken();
   return {
-    anvil,
+    kind,
+    anvil: node,
     funder,
     token,
     stop: async () => {
       funder.destroy();
-      await anvil.stop();
+      await node.stop();
     },
   };
 }

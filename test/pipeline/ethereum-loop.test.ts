@@ -1,18 +1,18 @@
 import { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestChain, type TestChain } from '../helpers/chain.js';
+import { EVM_NODES, startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
 
 const RECIPIENT = '0x00000000000000000000000000000000000000B0';
 
-describe('signing loop on Ethereum: withdraw → quorum → callback → broadcast → CONFIRMED', () => {
+describe.each(EVM_NODES)('signing loop on Ethereum (%s): withdraw → quorum → callback → broadcast → CONFIRMED', (kind) => {
   let chain: TestChain;
   let loop: Loop;
   let provider: JsonRpcProvider;
 
   beforeAll(async () => {
-    chain = await startTestChain();
+    chain = await startTestChain(kind);
     loop = await startLoop({
       ethdev: { rpcUrl: chain.anvil.url, tokens: [chain.token], confirmations: 1 },
       // The same chain under a second ledger id that waits for 2 confirmations.
@@ -21,9 +21,9 @@ describe('signing loop on Ethereum: withdraw → quorum → callback → broadca
     provider = new JsonRpcProvider(chain.anvil.url, undefined, { cacheTimeout: -1, staticNetwork: true });
   });
   afterAll(async () => {
-    provider.destroy();
-    await loop.stop();
-    await chain.stop();
+    provider?.destroy();
+    await loop?.stop();
+    await chain?.stop();
   });
 
   const withdraw = (vaultId: string, body: object) => loop.svc.call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, { key: WITHDRAW_KEY, body });
@@ -72,24 +72,61 @@ describe('signing loop on Ethereum: withdraw → quorum → callback → broadca
     expect(bal.body.balances).toEqual([{ asset: 'DEMO', amount: '87.654322' }]);
   });
 
-  it('20 concurrent withdrawals from one vault get 20 consecutive nonces and all confirm', async () => {
+  it('25 concurrent withdrawals from one vault get 25 consecutive nonces, go out in nonce order and all confirm', async () => {
     const v = await loop.vault('ethdev');
     await chain.funder.sendEth(v.address, 10n ** 18n);
     const start = await provider.getTransactionCount(v.address, 'latest');
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => withdraw(v.vaultId, { recipientAddress: RECIPIENT, amount: `0.00${i + 10}`, description: `burst ${i}` })),
+      Array.from({ length: 25 }, (_, i) => withdraw(v.vaultId, { recipientAddress: RECIPIENT, amount: `0.00${i + 10}`, description: `burst ${i}` })),
     );
     expect(results.map((r) => r.status)).toEqual(results.map(() => 200));
-    // Callbacks arrive in any order; anvil mines a transaction that waited for its nonce only
-    // at the next block, so blocks keep coming here as on a live chain.
-    const blocks = setInterval(() => void provider.send('evm_mine', []).catch(() => undefined), 500);
-    const done = await Promise.all(
-      results.map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED', 60_000)),
-    ).finally(() => clearInterval(blocks));
-    const nonces = await Promise.all(done.map(async (o) => (await provider.getTransaction(o.txids[0]))!.nonce));
-    expect([...nonces].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => start + i));
-    expect(await provider.getTransactionCount(v.address, 'latest')).toBe(start + 20);
+    // Callbacks arrive in any order; each transaction waits for its predecessor, so even a node
+    // that refuses nonce gaps (Hardhat automining) takes every one, and no block is forced here.
+    const done = await Promise.all(results.map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status !== 'EXECUTING' && o.status !== 'SIGNED' && o.status !== 'BROADCAST', 120_000)));
+    expect(done.map((o) => o.status)).toEqual(done.map(() => 'CONFIRMED'));
+    const mined = await Promise.all(done.map(async (o) => (await provider.getTransaction(o.txids[0]))!));
+    expect(mined.map((t) => t.nonce).sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => start + i));
+    // In nonce order on the chain: each later nonce sits in the same or a later block.
+    const byNonce = [...mined].sort((a, b) => a.nonce - b.nonce);
+    for (let i = 1; i < byNonce.length; i++) expect(byNonce[i]!.blockNumber!).toBeGreaterThanOrEqual(byNonce[i - 1]!.blockNumber!);
+    expect(await provider.getTransactionCount(v.address, 'latest')).toBe(start + 25);
   });
+
+  it("a payment the node refuses for want of funds ends FAILED, saying 'rejected by the ledger' once", async () => {
+    const v = await loop.vault('ethdev');
+    await chain.funder.sendEth(v.address, 10n ** 18n);
+    // Both pass the balance check at creation; the first, once mined, leaves too little for the second.
+    loop.custody.sim.setFaults({ delayMs: 800 }, v.vaultId);
+    const [a, b] = await Promise.all(
+      ['first', 'second'].map((d) => withdraw(v.vaultId, { recipientAddress: RECIPIENT, amount: '0.6', description: d })),
+    );
+    expect([a!.status, b!.status]).toEqual([200, 200]);
+    const ends = await Promise.all([a!, b!].map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED', 60_000)));
+    const failed = ends.find((o) => o.status === 'FAILED');
+    expect(ends.map((o) => o.status).sort()).toEqual(['CONFIRMED', 'FAILED']);
+    expect(failed.failureReason).toMatch(/^rejected by the ledger: /);
+    expect(failed.failureReason.match(/rejected by the ledger/gi)).toHaveLength(1);
+    expect(failed.failureReason).toMatch(kind === 'hardhat' ? /Sender doesn't have enough funds to send tx/ : /insufficient funds/i);
+  });
+
+  if (kind === 'hardhat') {
+    it('a fee under the next base fee is retried, not failed, and goes out once the base fee falls', async () => {
+      const v = await loop.vault('ethdev');
+      await chain.funder.sendEth(v.address, 10n ** 18n);
+      loop.custody.sim.setFaults({ delayMs: 600 }, v.vaultId);
+      const res = await withdraw(v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'base fee rises' });
+      expect(res.status).toBe(200);
+      // 10,000 gwei: far above the 2 × base fee + tip the MEDIUM level signed.
+      await provider.send('hardhat_setNextBlockBaseFeePerGas', ['0x9184e72a000']);
+      const waiting = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'SIGNED');
+      await new Promise((r) => setTimeout(r, 2500));
+      const still = await loop.svc.call('GET', `/api/v1.0/vaults/${v.vaultId}/withdrawals/${waiting.operationID}`, { key: READ_KEY });
+      expect(still.body.status).toBe('SIGNED');
+      await provider.send('hardhat_setNextBlockBaseFeePerGas', ['0x1']);
+      const done = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED', 60_000);
+      expect((await provider.getTransaction(done.txids[0]))!.from).toBe(v.address);
+    });
+  }
 
   it('rejects bad withdrawal requests with 422 and reserves nothing', async () => {
     const v = await loop.vault('ethdev');

@@ -2,7 +2,7 @@ import { Keypair } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStellarLedger, type LocalStellarLedger } from '../../src/sandbox/stellar-ledger/index.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
-import { WITHDRAW_KEY } from '../helpers/service.js';
+import { READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
 
 describe('signing loop on the local Stellar ledger: withdraw → quorum (ed25519) → callback → submit → CONFIRMED', () => {
   let ledger: LocalStellarLedger;
@@ -65,14 +65,50 @@ describe('signing loop on the local Stellar ledger: withdraw → quorum (ed25519
     expect(xlm(to)).toBe(100_000_000n + 60_000_000n);
   });
 
-  it('a transaction whose time bounds pass while the quorum approves ends FAILED with the reason', async () => {
+  it('a payment to an account that a pending withdrawal creates is answered 409, never submitted, and goes through once it exists', async () => {
+    const v = await loop.vault('stellardev');
+    await ledger.fund(v.address, '100');
+    const fresh = Keypair.random().publicKey();
+    loop.custody.sim.setFaults({ delayMs: 1000 }, v.vaultId);
+    const creating = await withdraw(v.vaultId, { recipientAddress: fresh, amount: '5', description: 'creates it' });
+    expect(creating.status).toBe(200);
+    const before = ledger.account(v.address)!.sequence;
+    const early = await withdraw(v.vaultId, { recipientAddress: fresh, amount: '2', description: 'too early' });
+    expect(early.status).toBe(409);
+    expect(early.body).toMatchObject({ errCode: 'ERR_DESTINATION_PENDING' });
+    expect(early.body.details).toMatch(/pending withdrawal is creating it/);
+    // Another vault's withdrawal would create it too: held for the first as well.
+    const other = await loop.vault('stellardev');
+    await ledger.fund(other.address, '100');
+    expect((await withdraw(other.vaultId, { recipientAddress: fresh, amount: '3', description: 'other vault' })).status).toBe(409);
+    loop.custody.sim.setFaults({}, v.vaultId);
+    await loop.waitFor(v.vaultId, creating.body.operationID, (o) => o.status === 'CONFIRMED');
+    // Only the creating transaction used a sequence number.
+    expect(ledger.account(v.address)!.sequence).toBe(before + 1n);
+    const list = await loop.svc.call('GET', `/api/v1.0/vaults/${v.vaultId}/withdrawals`, { key: READ_KEY });
+    expect(list.body.totalItems).toBe(1);
+
+    const paid = await withdraw(v.vaultId, { recipientAddress: fresh, amount: '2', description: 'after creation' });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    await loop.waitFor(v.vaultId, paid.body.operationID, (o) => o.status === 'CONFIRMED');
+    expect(xlm(fresh)).toBe(70_000_000n);
+  });
+
+  it('a transaction whose time bounds pass while the quorum approves ends FAILED with the reason, and frees the account it was creating', async () => {
     const v = await loop.vault('stellarshort');
     await ledger.fund(v.address, '100');
     loop.custody.sim.setFaults({ delayMs: 3500 }, v.vaultId);
-    const res = await withdraw(v.vaultId, { recipientAddress: Keypair.random().publicKey(), amount: '2', description: 'too slow' });
+    const fresh = Keypair.random().publicKey();
+    const res = await withdraw(v.vaultId, { recipientAddress: fresh, amount: '2', description: 'too slow' });
     expect(res.status).toBe(200);
+    expect((await withdraw(v.vaultId, { recipientAddress: fresh, amount: '2', description: 'held' })).status).toBe(409);
     const done = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'FAILED', 15_000);
-    expect(done.failureReason).toMatch(/tx_too_late/);
+    expect(done.failureReason).toMatch(/^rejected by the ledger: tx_too_late: /);
+    expect(done.failureReason.match(/rejected by the ledger/gi)).toHaveLength(1);
     expect(done.isComplete).toBe(true);
+    loop.custody.sim.setFaults({}, v.vaultId);
+    const again = await withdraw(v.vaultId, { recipientAddress: fresh, amount: '2', description: 'after the failure' });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body.appData.txs).toHaveLength(1);
   });
 });

@@ -3,7 +3,7 @@ import { createServer, Socket, type Server } from 'node:net';
 import { JsonRpcProvider } from 'ethers';
 import type { LedgerAdaptor, SignedTx } from '../../src/ledger/adaptor.js';
 import { signCallback } from '../../src/security/callback-hmac.js';
-import { startTestChain, type TestChain } from '../helpers/chain.js';
+import { startTestChain, type EvmNodeKind, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { TEST_CALLBACK_SECRET, WITHDRAW_KEY, type TestService } from '../helpers/service.js';
 
@@ -170,9 +170,9 @@ export interface EthLoop {
 }
 
 export async function startEthLoop(
-  opts: { proxied?: boolean; env?: Record<string, string>; extraLedgers?: (rpcUrl: string) => Record<string, unknown> } = {},
+  opts: { proxied?: boolean; env?: Record<string, string>; extraLedgers?: (rpcUrl: string) => Record<string, unknown>; node?: EvmNodeKind } = {},
 ): Promise<EthLoop> {
-  const chain = await startTestChain();
+  const chain = await startTestChain(opts.node);
   const node = opts.proxied ? await switchableProxy({ host: '127.0.0.1', port: Number(new URL(chain.anvil.url).port) }) : undefined;
   const rpcUrl = node?.url ?? chain.anvil.url;
   const loop = await startLoop({ ethdev: { rpcUrl, confirmations: 1 }, ...opts.extraLedgers?.(rpcUrl) }, { env: opts.env });

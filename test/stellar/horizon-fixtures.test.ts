@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Account, Keypair, Networks, Operation, Asset, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
-import { PermanentLedgerError, UnavailableError, UpstreamError } from '../../src/errors.js';
+import { NodeRejectionError, UnavailableError } from '../../src/errors.js';
 import type { LedgerAdaptor, SignedTx, VaultSource } from '../../src/ledger/adaptor.js';
 import { parsePublicKey, toCustodyKeyId } from '../../src/ledger/public-key.js';
 import { freePort } from '../../src/sandbox/free-port.js';
@@ -137,17 +137,17 @@ describe('Stellar adaptor against Horizon response fixtures (fixtures/README.md)
   it('retries tx_bad_seq while an earlier sequence is missing, and fails it once the sequence is used', async () => {
     route = (method, path) => (method === 'POST' && path === '/transactions' ? { status: 400, body: fixture('tx-bad-seq') } : undefined);
     const ahead = await adaptor.broadcast(signedAt(4183103229378563n)).catch((e) => e);
-    expect(ahead).toBeInstanceOf(UpstreamError);
-    expect(ahead.retryable).toBe(true);
+    expect(ahead).toBeInstanceOf(NodeRejectionError);
+    expect(ahead).toMatchObject({ kind: 'nonce_too_high', retryable: true });
     const used = await adaptor.broadcast(signedAt(4183103229378561n)).catch((e) => e);
-    expect(used).toBeInstanceOf(PermanentLedgerError);
+    expect(used).toBeInstanceOf(NodeRejectionError);
     expect(used.details).toMatch(/^tx_bad_seq: /);
   });
 
   it('turns result codes into a permanent failure with a reason', async () => {
     route = (method) => (method === 'POST' ? { status: 400, body: fixture('tx-failed-underfunded') } : undefined);
     const err = await adaptor.broadcast(signedAt(4183103229378562n)).catch((e) => e);
-    expect(err).toBeInstanceOf(PermanentLedgerError);
+    expect(err).toBeInstanceOf(NodeRejectionError);
     expect(err.details).toBe('tx_failed [op_underfunded]: the source account lacks the funds for the amount');
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account, Keypair, MuxedAccount, Transaction, xdr } from '@stellar/stellar-sdk';
 import type { AssetInfo, LedgerAdaptor, UnsignedWithdrawal, WithdrawalIntent } from '../../src/ledger/adaptor.js';
-import { InsufficientFundsError, InvalidArgumentError, PermanentLedgerError, VerificationError } from '../../src/errors.js';
+import { InsufficientFundsError, InvalidArgumentError, NodeRejectionError, VerificationError } from '../../src/errors.js';
 import { startStellarLedger, type CreditAsset, type LocalStellarLedger } from '../../src/sandbox/stellar-ledger/index.js';
 import { testRedis } from '../helpers/redis.js';
 import { signPayloads, stellarAdaptor, testKey, vaultOf, type TestKey } from './helpers.js';
@@ -160,7 +160,7 @@ describe('stellar withdrawals end to end on the local ledger simulator', () => {
     tx.addDecoratedSignature(new xdr.DecoratedSignature({ hint: vault.keypair.signatureHint(), signature: Buffer.from(corrupted) }));
     const forged = { txIndex: 0, serialized: tx.toEnvelope().toXDR('hex'), txid: tx.hash().toString('hex') };
     const err = await adaptor.broadcast(forged).catch((e) => e);
-    expect(err).toBeInstanceOf(PermanentLedgerError);
+    expect(err).toBeInstanceOf(NodeRejectionError);
     expect(err.details).toMatch(/^tx_bad_auth: /);
     // Nothing was consumed: the properly signed one still applies.
     await send(unsigned);
@@ -178,7 +178,7 @@ describe('stellar withdrawals end to end on the local ledger simulator', () => {
     await send(drain);
     const [signed] = adaptor.combine(late, signPayloads(late, vault));
     const err = await adaptor.broadcast(signed!).catch((e) => e);
-    expect(err).toBeInstanceOf(PermanentLedgerError);
+    expect(err).toBeInstanceOf(NodeRejectionError);
     expect(err.details).toMatch(/^tx_failed \[op_underfunded\]: the source account lacks the funds/);
     expect(await adaptor.txStatus(signed!.txid, late)).toMatchObject({
       state: 'failed',
@@ -195,7 +195,7 @@ describe('stellar withdrawals end to end on the local ledger simulator', () => {
     expect(await adaptor.txStatus(signed!.txid, unsigned)).toEqual({ state: 'pending', confirmations: 0 });
     ledger.advanceTime(86_400 + 60);
     const err = await adaptor.broadcast(signed!).catch((e) => e);
-    expect(err).toBeInstanceOf(PermanentLedgerError);
+    expect(err).toBeInstanceOf(NodeRejectionError);
     expect(err.details).toMatch(/^tx_too_late: /);
     expect(await adaptor.txStatus(signed!.txid, unsigned)).toEqual({
       state: 'failed',

@@ -51,16 +51,3 @@ export interface BitcoinBackend {
   /** Undefined when the back end does not know the transaction. */
   txStatus(txid: string): Promise<BackendTxStatus | undefined>;
 }
-
-/** Node texts that mean "I already have this transaction": success for a repeated broadcast. */
-export function isAlreadyKnown(reason: string): boolean {
-  const r = reason.toLowerCase().replace(/-/g, ' ');
-  return [
-    'already in mempool',
-    'already known',
-    'txn already known',
-    'txn already in mempool',
-    'transaction already in block chain',
-    'outputs already in utxo set',
-  ].some((s) => r.includes(s));
-}

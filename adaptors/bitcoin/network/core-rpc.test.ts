@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BroadcastRejected, isAlreadyKnown } from './backend.js';
+import { BroadcastRejected } from './backend.js';
+import { classifyBitcoinReason } from './errors.js';
 import { btcTextToSats, CoreRpcBackend } from './core-rpc.js';
 import fixtures from './fixtures/core-rpc.json' with { type: 'json' };
 
@@ -96,9 +97,9 @@ describe('Bitcoin Core RPC client against recorded responses', () => {
     const bad = (await core.broadcast('badsig').catch((e: unknown) => e)) as BroadcastRejected;
     expect(bad).toBeInstanceOf(BroadcastRejected);
     expect(bad.code).toBe(-26);
-    expect(isAlreadyKnown(bad.reason)).toBe(false);
+    expect(classifyBitcoinReason(bad.reason)?.kind === 'already_known').toBe(false);
     const mined = (await core.broadcast('mined').catch((e: unknown) => e)) as BroadcastRejected;
-    expect(isAlreadyKnown(mined.reason)).toBe(true);
+    expect(classifyBitcoinReason(mined.reason)?.kind === 'already_known').toBe(true);
   });
 
   it('reads confirmations of a transaction, unknown as undefined', async () => {

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../../src/errors.js';
 import { spendableUtxos } from '../logic/spendable.js';
-import { BroadcastRejected, isAlreadyKnown } from './backend.js';
+import { BroadcastRejected } from './backend.js';
+import { classifyBitcoinReason } from './errors.js';
 import { EsploraBackend } from './esplora.js';
 import fixtures from './fixtures/esplora.json' with { type: 'json' };
 
@@ -78,10 +79,10 @@ describe('Esplora client against recorded responses', () => {
     const low = await esplora.broadcast('lowfee').catch((e: unknown) => e);
     expect(low).toBeInstanceOf(BroadcastRejected);
     expect(low).toMatchObject({ reason: 'min relay fee not met, 110 < 141', code: -26 });
-    expect(isAlreadyKnown((low as BroadcastRejected).reason)).toBe(false);
+    expect(classifyBitcoinReason((low as BroadcastRejected).reason)?.kind).toBe('min_relay_fee');
     for (const body of ['mined', 'mempool']) {
       const e = (await esplora.broadcast(body).catch((x: unknown) => x)) as BroadcastRejected;
-      expect(isAlreadyKnown(e.reason), e.reason).toBe(true);
+      expect(classifyBitcoinReason(e.reason)?.kind === 'already_known', e.reason).toBe(true);
     }
   });
 

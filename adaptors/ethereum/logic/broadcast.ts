@@ -1,16 +1,10 @@
 import { keccak256, Transaction } from 'ethers';
-import { InvalidArgumentError, PermanentLedgerError, UpstreamError } from '../../../src/errors.js';
+import { InvalidArgumentError, NodeRejectionError } from '../../../src/errors.js';
 import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
+import { ethRejection } from '../network/errors.js';
 import { JsonRpcError } from '../network/json-rpc.js';
 import { nonceScope } from './tx-state.js';
-
-// Node messages differ by client (geth, Erigon, Nethermind, Besu, anvil); match loosely.
-const ALREADY_KNOWN = /already known|known transaction|alreadyknown|already imported|already in (?:the )?(?:mempool|pool)/i;
-const NONCE_TAKEN = /nonce too low|noncetoolow|replacement transaction underpriced|already used/i;
-const NO_FUNDS = /insufficient funds/i;
-// The signed fee cannot change, but the base fee can fall back under it: worth retrying.
-const FEE_TOO_LOW = /less than (?:the )?block base fee|transaction underpriced|feetoolow|fee cap/i;
 
 async function knownToNode(ctx: EthContext, txid: string): Promise<boolean> {
   return (await ctx.rpc.call<unknown>('eth_getTransactionByHash', [txid])) !== null;
@@ -41,20 +35,17 @@ export async function broadcast(ctx: EthContext, signed: SignedTx): Promise<Broa
     await ctx.rpc.call<string>('eth_sendRawTransaction', [raw]);
   } catch (e) {
     if (!(e instanceof JsonRpcError)) throw e;
-    const msg = e.rpcMessage;
-    if (ALREADY_KNOWN.test(msg)) {
+    const rejection = ethRejection(e.rpcMessage, e.rpcCode, `${ctx.ledgerId} node refused nonce ${tx.nonce} of ${from}`);
+    if (rejection.kind === 'already_known') {
       alreadyKnown = true;
-    } else if (NONCE_TAKEN.test(msg)) {
+    } else if (rejection.kind === 'nonce_too_low' || rejection.kind === 'replacement_underpriced') {
+      // Our own transaction already in (a lost answer, a resend) or another one holding the number.
       if (!(await knownToNode(ctx, txid))) {
-        throw new PermanentLedgerError(`nonce ${tx.nonce} of ${from} is used by another transaction (${msg})`, 'ERR_NONCE_TAKEN');
+        throw new NodeRejectionError('nonce_taken', `nonce ${tx.nonce} of ${from} is used by another transaction (${e.rpcMessage})`, false);
       }
       alreadyKnown = true;
-    } else if (NO_FUNDS.test(msg)) {
-      throw new PermanentLedgerError(`${from} cannot pay for the transaction: ${msg}`, 'ERR_INSUFFICIENT_FUNDS');
-    } else if (FEE_TOO_LOW.test(msg)) {
-      throw new UpstreamError(`the node does not accept the signed fee now: ${msg}`, true, e, 'ERR_FEE_TOO_LOW');
     } else {
-      throw e;
+      throw rejection;
     }
   }
   await ctx.deps.reservations.settleSequence(nonceScope(ctx, from), BigInt(tx.nonce));

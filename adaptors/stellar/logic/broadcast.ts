@@ -1,9 +1,10 @@
 import { extractBaseAddress, Transaction, xdr } from '@stellar/stellar-sdk';
-import { PermanentLedgerError, UpstreamError } from '../../../src/errors.js';
+import { PermanentLedgerError } from '../../../src/errors.js';
 import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';
+import { horizonRejection } from '../network/errors.js';
 import { HorizonSubmitError } from '../network/horizon.js';
-import { codesFromResultXdr, describeCodes } from './result-codes.js';
+import { codesFromResultXdr } from './result-codes.js';
 import { sequenceScope } from './state.js';
 
 /**
@@ -39,22 +40,21 @@ export async function broadcast(ctx: StellarContext, signed: SignedTx): Promise<
         await settle();
         return { txid, alreadyKnown: true };
       }
-      if (known) throw new PermanentLedgerError(describeCodes(codesFromResultXdr(known.result_xdr)));
+      if (known) throw horizonRejection(codesFromResultXdr(known.result_xdr));
       // Not yet consumed: an earlier withdrawal is still on its way, or applied between our
       // submit and this read (the account then already sits one below us). Either way a
       // retry can succeed; only a number the account has passed is lost for good.
       const account = await ctx.horizon.account(source);
       if (account && BigInt(tx.sequence) > BigInt(account.sequence)) {
-        throw new UpstreamError(
-          `sequence ${tx.sequence} is ahead of ${source}'s next (${BigInt(account.sequence) + 1n}): an earlier withdrawal has not reached the ledger yet`,
-          true,
-          e,
-          'ERR_SEQUENCE_AHEAD',
-        );
+        throw horizonRejection(codes, {
+          kind: 'nonce_too_high',
+          retryable: true,
+          details: `sequence ${tx.sequence} is ahead of ${source}'s next (${BigInt(account.sequence) + 1n}): an earlier withdrawal has not reached the ledger yet`,
+        });
       }
     }
     // tx_failed applied the transaction as failed: its sequence number is spent.
     if (codes.transaction === 'tx_failed') await settle();
-    throw new PermanentLedgerError(describeCodes(codes));
+    throw horizonRejection(codes);
   }
 }

@@ -1,5 +1,5 @@
 import { Account, Asset, extractBaseAddress, Operation, StrKey, TransactionBuilder, type xdr } from '@stellar/stellar-sdk';
-import { InsufficientFundsError, InvalidArgumentError } from '../../../src/errors.js';
+import { ConflictError, InsufficientFundsError, InvalidArgumentError } from '../../../src/errors.js';
 import type { UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
 import { publicKeyHex } from '../../../src/ledger/public-key.js';
@@ -9,7 +9,7 @@ import { addressFromPublicKey, splitRecipient } from './address.js';
 import { assetLabel, findBalance, formatStroops, parseStroops, STELLAR_DECIMALS, toSdkAsset } from './assets.js';
 import { resolveFee } from './fees.js';
 import { resolveMemo } from './memo.js';
-import { readState, sequenceScope, type StellarState } from './state.js';
+import { creationScope, readState, sequenceScope, type StellarState } from './state.js';
 
 const MAX_INT64 = 2n ** 63n - 1n;
 const xlm = (stroops: bigint) => formatAmount(stroops, STELLAR_DECIMALS);
@@ -18,6 +18,11 @@ const xlm = (stroops: bigint) => formatAmount(stroops, STELLAR_DECIMALS);
  * One operation from the vault's account: `payment` to an existing account (native or credit,
  * `G…` or muxed `M…`), `create_account` for native XLM to an account that does not exist yet.
  * The source is the vault's first address (Stellar vault keys are single ed25519 keys).
+ *
+ * An account that a pending withdrawal is creating is held for it: a second withdrawal to it
+ * before the first is in the ledger is answered 409, since a second `create_account` would
+ * fail with `op_already_exists` and a `payment` would fail with `op_no_destination` if the
+ * first never lands. The hold ends when the first fails, or expires with its time bounds.
  */
 export async function craft(ctx: StellarContext, source: VaultSource, intent: WithdrawalIntent): Promise<UnsignedWithdrawal> {
   const from = source.addresses[0];
@@ -49,6 +54,7 @@ export async function craft(ctx: StellarContext, source: VaultSource, intent: Wi
   const fee = await resolveFee(ctx.horizon, intent.fee, BigInt(ledger.base_fee_in_stroops));
 
   let op: xdr.Operation;
+  let creates: string | null = null;
   if (asset.isNative() && !destExists) {
     if (dest !== destId) throw new InvalidArgumentError(`muxed address ${dest}: its account ${destId} does not exist; create it by paying the G… address`);
     const minimum = 2n * baseReserve;
@@ -59,6 +65,7 @@ export async function craft(ctx: StellarContext, source: VaultSource, intent: Wi
       );
     }
     op = Operation.createAccount({ destination: destId, startingBalance: formatStroops(intent.amount) });
+    creates = destId;
   } else {
     if (!destExists) throw new InvalidArgumentError(`${destId} does not exist; ${assetLabel(asset)} can only be sent to an existing account with a trustline`);
     if (!asset.isNative() && destId !== asset.getIssuer() && !findBalance(destAccount as HorizonAccount, asset)) {
@@ -68,10 +75,17 @@ export async function craft(ctx: StellarContext, source: VaultSource, intent: Wi
   }
   checkFunds(account, asset, intent.amount, fee, baseReserve);
 
+  const maxTime = Math.floor(Date.now() / 1000) + ctx.options.timeoutSeconds;
+  if (creates) await holdCreation(ctx, creates, intent.reference, maxTime);
   const scope = sequenceScope(ctx.ledgerId, sourceId);
-  const sequence = await ctx.deps.reservations.reserveSequence(scope, BigInt(account.sequence) + 1n, intent.reference);
+  let sequence: bigint;
   try {
-    const maxTime = Math.floor(Date.now() / 1000) + ctx.options.timeoutSeconds;
+    sequence = await ctx.deps.reservations.reserveSequence(scope, BigInt(account.sequence) + 1n, intent.reference);
+  } catch (e) {
+    if (creates) await ctx.deps.reservations.release(creationScope(ctx.ledgerId), [creates], intent.reference);
+    throw e;
+  }
+  try {
     // The builder adds one to the account's sequence, so it starts from the one before ours.
     const tx = new TransactionBuilder(new Account(sourceId, (sequence - 1n).toString()), {
       fee: fee.toString(),
@@ -81,7 +95,7 @@ export async function craft(ctx: StellarContext, source: VaultSource, intent: Wi
     })
       .addOperation(op)
       .build();
-    const state: StellarState = { source: sourceId, sequence: sequence.toString(), scope, maxTime: String(maxTime) };
+    const state: StellarState = { source: sourceId, sequence: sequence.toString(), scope, maxTime: String(maxTime), creates };
     return {
       txs: [{ serialized: tx.toEnvelope().toXDR('hex') }],
       payloads: [
@@ -101,7 +115,21 @@ export async function craft(ctx: StellarContext, source: VaultSource, intent: Wi
     };
   } catch (e) {
     await ctx.deps.reservations.releaseSequence(scope, sequence, intent.reference);
+    if (creates) await ctx.deps.reservations.release(creationScope(ctx.ledgerId), [creates], intent.reference);
     throw e;
+  }
+}
+
+/** Holds `account` for the withdrawal creating it until its time bounds pass (plus a margin), or 409. */
+async function holdCreation(ctx: StellarContext, account: string, reference: string, maxTime: number): Promise<void> {
+  const scope = creationScope(ctx.ledgerId);
+  const ttlMs = Math.max(maxTime * 1000 - Date.now(), 0) + 60_000;
+  const [holder] = await ctx.deps.reservations.claimedBy(scope, [account]);
+  if ((holder && holder !== reference) || !(await ctx.deps.reservations.claim(scope, [account], reference, ttlMs))) {
+    throw new ConflictError(
+      `${account} does not exist yet and a pending withdrawal is creating it; send this one once that withdrawal is CONFIRMED (or has FAILED)`,
+      'ERR_DESTINATION_PENDING',
+    );
   }
 }
 
@@ -141,4 +169,5 @@ function checkFunds(
 export async function release(ctx: StellarContext, unsigned: UnsignedWithdrawal, reference: string): Promise<void> {
   const state = readState(unsigned.state);
   await ctx.deps.reservations.releaseSequence(state.scope, BigInt(state.sequence), reference);
+  if (state.creates) await ctx.deps.reservations.release(creationScope(ctx.ledgerId), [state.creates], reference);
 }

@@ -11,6 +11,13 @@ export interface StellarState {
   scope: string;
   /** Upper time bound, unix seconds. */
   maxTime: string;
+  /** Account this withdrawal creates (`create_account`), held so no other withdrawal creates it too; null (or absent in older states) otherwise. */
+  creates: string | null;
+}
+
+/** Claim scope of accounts being created by pending withdrawals of a ledger. */
+export function creationScope(ledgerId: string): string {
+  return `${ledgerId}:creates`;
 }
 
 export function readState(state: Json): StellarState {

@@ -1,0 +1,14 @@
+import type { UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
+import type { EthContext } from '../context.js';
+import { pendingNonce, readState } from './tx-state.js';
+
+/** The vault's address and the withdrawal's nonce: its place in the account's order. */
+export function sendOrder(unsigned: UnsignedWithdrawal): { account: string; sequence: bigint } {
+  const s = readState(unsigned);
+  return { account: s.from, sequence: BigInt(s.nonce) };
+}
+
+/** The node's pending nonce: mined transactions plus those in its pool. */
+export function nextSequence(ctx: EthContext, account: string): Promise<bigint> {
+  return pendingNonce(ctx, account);
+}

@@ -1,0 +1,193 @@
+import { NodeRejectionError, type RejectionKind } from '../../../src/errors.js';
+
+/**
+ * Every Ethereum client words a refused transaction its own way; this table is the one place
+ * those words are read. A row lists the texts real clients send (`examples`, quoted from the
+ * clients' sources or from a live node, with the client named) and the pattern that matches
+ * them; rows are tried in order, so a more specific text comes before one it contains
+ * ("replacement transaction underpriced" before "transaction underpriced").
+ *
+ * Sources: geth core/txpool/errors.go, core/error.go, core/types/transaction_signing.go;
+ * Erigon txpoolcfg.DiscardReason.String(); Nethermind TxPoolErrorMessages (geth wording) and
+ * its older AcceptTxResult codes (`OldNonce, …`); Besu RpcErrorType; reth's pool and RPC
+ * errors; anvil 1.x and Hardhat 2.29 as answered by a live node.
+ */
+export interface NodeMessageRow {
+  kind: RejectionKind;
+  /** Whether the same signed bytes can be accepted later. */
+  retryable: boolean;
+  pattern: RegExp;
+  examples: { client: string; message: string; code?: number }[];
+}
+
+export const ETH_NODE_MESSAGES: readonly NodeMessageRow[] = [
+  {
+    kind: 'already_known',
+    retryable: false,
+    pattern: /already known|known transaction|already imported|alreadyknown|existing tx with same hash/i,
+    examples: [
+      { client: 'geth', message: 'already known' },
+      { client: 'erigon', message: 'already known' },
+      { client: 'erigon', message: 'INTERNAL_ERROR: existing tx with same hash' },
+      { client: 'nethermind', message: 'already known' },
+      { client: 'nethermind (older)', message: 'AlreadyKnown' },
+      { client: 'besu', message: 'Known transaction', code: -32000 },
+      { client: 'reth', message: 'already known' },
+      { client: 'anvil', message: 'transaction already imported', code: -32003 },
+      { client: 'hardhat', message: 'Known transaction: 0x2f1c4b0e6d4c4e7e9a3b2a1f0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0', code: -32000 },
+    ],
+  },
+  {
+    kind: 'replacement_underpriced',
+    retryable: false,
+    pattern: /replacement transaction underpriced|replacementnotallowed|could not replace existing tx/i,
+    examples: [
+      { client: 'geth', message: 'replacement transaction underpriced' },
+      { client: 'erigon', message: 'replacement transaction underpriced' },
+      { client: 'erigon', message: 'could not replace existing tx' },
+      { client: 'nethermind', message: 'replacement transaction underpriced' },
+      { client: 'nethermind (older)', message: 'ReplacementNotAllowed' },
+      { client: 'besu', message: 'Replacement transaction underpriced', code: -32000 },
+      { client: 'reth', message: 'replacement transaction underpriced' },
+      { client: 'anvil', message: 'replacement transaction underpriced', code: -32003 },
+      { client: 'hardhat', message: 'Replacement transaction underpriced. A gasPrice/maxFeePerGas of at least 2000000000 is necessary to replace the existing transaction with nonce 0.' },
+    ],
+  },
+  {
+    kind: 'nonce_too_low',
+    retryable: false,
+    pattern: /nonce too low|oldnonce/i,
+    examples: [
+      { client: 'geth', message: 'nonce too low: address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8, tx: 0 state: 1' },
+      { client: 'erigon', message: 'nonce too low' },
+      { client: 'nethermind', message: 'nonce too low' },
+      { client: 'nethermind (older)', message: 'OldNonce, Current nonce: 5, nonce of rejected tx: 3' },
+      { client: 'besu', message: 'Nonce too low', code: -32001 },
+      { client: 'reth', message: 'nonce too low: next nonce 4, tx nonce 3' },
+      { client: 'anvil', message: 'nonce too low', code: -32003 },
+      { client: 'hardhat', message: "Nonce too low. Expected nonce to be 1 but got 0. Note that transactions can't be queued when automining.", code: -32000 },
+    ],
+  },
+  {
+    // A node that refuses gaps (Hardhat automining, Besu and rollup sequencers) says this while an
+    // earlier nonce is not in yet: the predecessor will fill the gap, so it is worth waiting.
+    kind: 'nonce_too_high',
+    retryable: true,
+    pattern: /nonce too high|noncegap|nonce too far in future|nonce is too distant/i,
+    examples: [
+      { client: 'geth', message: 'nonce too high' },
+      { client: 'nethermind', message: 'nonce too high' },
+      { client: 'nethermind', message: 'nonce too far in future' },
+      { client: 'nethermind (older)', message: 'NonceGap, Future nonce. Expected nonce: 4' },
+      { client: 'besu', message: 'Nonce too high', code: -32006 },
+      { client: 'besu', message: 'Transaction nonce is too distant from current sender nonce', code: -32000 },
+      { client: 'hardhat', message: "Nonce too high. Expected nonce to be 4 but got 5. Note that transactions can't be queued when automining.", code: -32000 },
+    ],
+  },
+  {
+    // The signed fee cannot change, but the base fee moves every block and may fall under it.
+    kind: 'fee_below_base_fee',
+    retryable: true,
+    pattern: /less than (?:the )?block base fee|fee cap less than block base fee|is too low for the next block|below current base fee/i,
+    examples: [
+      { client: 'geth', message: 'max fee per gas less than block base fee: address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8, maxFeePerGas: 1, baseFee: 7' },
+      { client: 'geth (older)', message: 'fee cap less than block base fee' },
+      { client: 'reth', message: 'max fee per gas less than block base fee' },
+      { client: 'anvil', message: 'max fee per gas less than block base fee', code: -32003 },
+      { client: 'besu', message: 'Gas price below current base fee', code: -32009 },
+      { client: 'hardhat', message: 'Transaction maxFeePerGas (1) is too low for the next block, which has a baseFeePerGas of 765701563', code: -32000 },
+    ],
+  },
+  {
+    // Under the pool's floor or priced out of a full pool: the floor and the competition move.
+    kind: 'fee_too_low',
+    retryable: true,
+    pattern: /transaction underpriced|^underpriced$|fee too low|feetoolow|below configured minimum gas price/i,
+    examples: [
+      { client: 'geth', message: 'transaction underpriced: tip needed 1, tip permitted 0' },
+      { client: 'erigon', message: 'underpriced' },
+      { client: 'erigon', message: 'fee too low' },
+      { client: 'nethermind', message: 'transaction underpriced' },
+      { client: 'nethermind (older)', message: 'FeeTooLowToCompete' },
+      { client: 'besu', message: 'Gas price below configured minimum gas price', code: -32009 },
+      { client: 'reth', message: 'transaction underpriced' },
+    ],
+  },
+  {
+    kind: 'insufficient_funds',
+    retryable: false,
+    pattern: /insufficient funds|insufficientfunds|upfront cost exceeds account balance|doesn't have enough funds/i,
+    examples: [
+      { client: 'geth', message: 'insufficient funds for gas * price + value: address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 have 0 want 21000000000000' },
+      { client: 'erigon', message: 'insufficient funds' },
+      { client: 'nethermind', message: 'insufficient funds for gas * price + value' },
+      { client: 'nethermind (older)', message: 'InsufficientFunds, Account balance: 0, cumulative cost: 21000000000000' },
+      { client: 'besu', message: 'Upfront cost exceeds account balance', code: -32004 },
+      { client: 'reth', message: 'insufficient funds for gas * price + value: have 0 want 21000000000000' },
+      { client: 'anvil', message: 'Insufficient funds for gas * price + value', code: -32003 },
+      { client: 'hardhat', message: "Sender doesn't have enough funds to send tx. The max upfront cost is: 210000000000001 and the sender's balance is: 0.", code: -32000 },
+    ],
+  },
+  {
+    kind: 'intrinsic_gas_too_low',
+    retryable: false,
+    pattern: /intrinsic gas too low|^intrinsicgas$|intrinsic gas exceeds gas limit|requires at least \d+ gas/i,
+    examples: [
+      { client: 'geth', message: 'intrinsic gas too low: gas 20000, minimum needed 21000' },
+      { client: 'erigon', message: 'IntrinsicGas' },
+      { client: 'besu', message: 'Intrinsic gas exceeds gas limit', code: -32003 },
+      { client: 'reth', message: 'intrinsic gas too low' },
+      { client: 'anvil', message: 'intrinsic gas too low', code: -32003 },
+      { client: 'hardhat', message: 'Transaction requires at least 21000 gas but got 20000', code: -32000 },
+    ],
+  },
+  {
+    kind: 'gas_limit_exceeded',
+    retryable: false,
+    pattern: /exceeds block gas limit|gas limit reached|gaslimitexceeded|exceeds transaction gas cap|gas limit too high/i,
+    examples: [
+      { client: 'geth', message: 'exceeds block gas limit' },
+      { client: 'geth', message: 'transaction gas limit too high (cap: 16777216, tx: 100000000)' },
+      { client: 'nethermind', message: 'gas limit reached' },
+      { client: 'besu', message: 'Transaction gas limit exceeds block gas limit', code: -32005 },
+      { client: 'reth', message: 'exceeds block gas limit' },
+      { client: 'hardhat', message: 'Transaction gas limit is 100000000 and exceeds transaction gas cap of 16777216', code: -32000 },
+    ],
+  },
+  {
+    kind: 'wrong_chain',
+    retryable: false,
+    pattern: /invalid chain ?id|wrong chain ?id|chain ?id mismatch|chainid not supported/i,
+    examples: [
+      { client: 'geth', message: 'invalid chain id for signer' },
+      { client: 'anvil', message: 'invalid chain id for signer', code: -32003 },
+      { client: 'besu', message: 'Wrong chainId', code: -32000 },
+      { client: 'reth', message: 'invalid chain ID' },
+      { client: 'hardhat', message: 'Trying to send a raw transaction with an invalid chainId. The expected chainId is 31337', code: -32602 },
+    ],
+  },
+  {
+    kind: 'pool_full',
+    retryable: true,
+    pattern: /txpool is full|sub-pool is full|transaction pool is full/i,
+    examples: [
+      { client: 'geth', message: 'txpool is full' },
+      { client: 'erigon', message: 'pending sub-pool is full' },
+      { client: 'reth', message: 'txpool is full' },
+    ],
+  },
+];
+
+/** The row a node's message falls under, or undefined for a text no client table knows. */
+export function classifyEthMessage(message: string): NodeMessageRow | undefined {
+  return ETH_NODE_MESSAGES.find((row) => row.pattern.test(message));
+}
+
+/**
+ * A node's refusal of `eth_sendRawTransaction` as a typed error. An unknown text is a permanent
+ * `invalid` rejection: sending the same bytes again would get the same answer.
+ */
+export function ethRejection(message: string, rpcCode: number, context: string): NodeRejectionError {
+  const row = classifyEthMessage(message);
+  return new NodeRejectionError(row?.kind ?? 'invalid', `${context}: ${message}`, row?.retryable ?? false, { nodeCode: rpcCode });
+}

@@ -1,0 +1,90 @@
+import type { JsonRpcProvider } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestChain } from '../helpers/chain.js';
+import type { Loop } from '../helpers/loop.js';
+import { READ_KEY } from '../helpers/service.js';
+import { type BroadcastCounter, type EthLoop, RECIPIENT, startEthLoop, until, withdraw } from './support.js';
+
+/**
+ * Sending in order, on Hardhat in its automining mode, which refuses a nonce that leaves a gap:
+ * a withdrawal signed before its predecessor waits for it instead of failing, and a predecessor
+ * that never gets signed frees its nonce, which the next withdrawal takes (the gap rule).
+ */
+describe('sending in order (Hardhat, refuses nonce gaps)', () => {
+  let chain: TestChain;
+  let loop: Loop;
+  let p: JsonRpcProvider;
+  let counter: BroadcastCounter;
+  let ctx: EthLoop;
+  // Sign operations the custody service reports as still PENDING (the quorum has not approved),
+  // so reconciliation does not fetch their signatures either.
+  const unsigned = new Set<string>();
+
+  beforeAll(async () => {
+    ctx = await startEthLoop({ node: 'hardhat', env: { RECONCILE_AFTER_SECONDS: '1', RECONCILE_INTERVAL_SECONDS: '1', SIGN_TIMEOUT_SECONDS: '6' } });
+    ({ chain, loop, p, counter } = ctx);
+    const custody = loop.svc.pipeline!.deps.custody;
+    const realLookup = custody.getSignOperation.bind(custody);
+    custody.getSignOperation = async (id) => {
+      const op = await realLookup(id);
+      return unsigned.has(id) ? { ...op, status: 'PENDING', isApproved: false, signatures: [], v: [] } : op;
+    };
+  });
+  afterAll(() => ctx?.stop());
+
+  const status = async (vaultId: string, operationID: string) =>
+    (await loop.svc.call('GET', `/api/v1.0/vaults/${vaultId}/withdrawals/${operationID}`, { key: READ_KEY })).body;
+
+  it('a withdrawal signed before its predecessor waits SIGNED, sends nothing, and goes out right after it', async () => {
+    const v = await loop.vault('ethdev');
+    await chain.funder.sendEth(v.address, 10n ** 18n);
+    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    const first = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'signed late' });
+    unsigned.add(first.body.operationID);
+    await until('the first to be signed by the quorum', () => loop.custody.sim.operation(first.body.operationID)?.status === 'COMPLETED');
+    loop.custody.sim.setFaults({}, v.vaultId);
+    const second = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.02', description: 'signed early' });
+    const signed = await loop.waitFor(v.vaultId, second.body.operationID, (o) => o.status === 'SIGNED');
+    const callsBefore = counter.calls;
+    await new Promise((r) => setTimeout(r, 1500));
+    // Never handed to the node (which would refuse it), never failed.
+    expect((await status(v.vaultId, second.body.operationID)).status).toBe('SIGNED');
+    expect(counter.calls).toBe(callsBefore);
+    expect(counter.sent).not.toContain(signed.txids[0]);
+    expect(await p.getTransactionCount(v.address, 'pending')).toBe(0);
+
+    unsigned.delete(first.body.operationID);
+    expect((await fetch(`${loop.custody.url}/operations/sign/${first.body.operationID}/resend`, { method: 'POST' })).status).toBe(200);
+    const [a, b] = await Promise.all(
+      [first, second].map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED', 30_000)),
+    );
+    expect((await p.getTransaction(a.txids[0]))!.nonce).toBe(0);
+    expect((await p.getTransaction(b.txids[0]))!.nonce).toBe(1);
+  });
+
+  it('a predecessor never signed frees its nonce; the next withdrawal fills it and the waiting one follows', async () => {
+    const v = await loop.vault('ethdev');
+    await chain.funder.sendEth(v.address, 10n ** 18n);
+    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    {
+      const stalled = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'never signed' });
+      unsigned.add(stalled.body.operationID);
+      await until('its callback to be dropped', () => loop.custody.sim.operation(stalled.body.operationID)?.status === 'COMPLETED');
+      loop.custody.sim.setFaults({}, v.vaultId);
+      const waiting = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.02', description: 'waits for nonce 0' });
+      await loop.waitFor(v.vaultId, waiting.body.operationID, (o) => o.status === 'SIGNED');
+
+      const failed = await loop.waitFor(v.vaultId, stalled.body.operationID, (o) => o.status === 'FAILED', 20_000);
+      expect(failed.failureReason).toMatch(/not signed within 6 s/);
+      expect((await status(v.vaultId, waiting.body.operationID)).status).toBe('SIGNED');
+
+      const refill = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.03', description: 'takes nonce 0' });
+      const [r, w] = await Promise.all(
+        [refill, waiting].map((x) => loop.waitFor(v.vaultId, x.body.operationID, (o) => o.status === 'CONFIRMED', 30_000)),
+      );
+      expect((await p.getTransaction(r.txids[0]))!.nonce).toBe(0);
+      expect((await p.getTransaction(w.txids[0]))!.nonce).toBe(1);
+      expect(await p.getTransactionCount(v.address, 'latest')).toBe(2);
+    }
+  });
+});
