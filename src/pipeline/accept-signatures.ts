@@ -4,9 +4,10 @@ import { ConflictError, VerificationError } from '../errors.js';
 import type { LedgerRegistry } from '../ledger/registry.js';
 import { parsePublicKey } from '../ledger/public-key.js';
 import { verifySignature } from '../ledger/signatures.js';
+import { attemptsOf, unsignedOf } from './attempts.js';
 import type { Operation } from './operation.js';
 import type { OperationStore, StoredSignature } from './operation-store.js';
-import { broadcastJobId, type Queues } from './queues.js';
+import { broadcastJobId, replaceJobId, type Queues } from './queues.js';
 
 const hex = z.string().regex(/^(?:0x)?[0-9a-fA-F]+$/, 'must be hex');
 
@@ -24,7 +25,7 @@ export type CallbackBody = z.infer<typeof callbackBodySchema>;
 export interface AcceptDeps {
   store: OperationStore;
   registry: LedgerRegistry;
-  queues: Pick<Queues, 'broadcast'>;
+  queues: Pick<Queues, 'broadcast' | 'replace'>;
   logger: Logger;
 }
 
@@ -37,8 +38,7 @@ function fail(reason: string, details: string, status = 400): never {
 }
 
 /** Which stored payload each callback entry is, and the digest the callback claims for it. */
-function entries(body: CallbackBody, op: Operation): { payload: number; digest: string }[] {
-  const n = op.unsigned.payloads.length;
+function entries(body: CallbackBody, n: number): { payload: number; digest: string }[] {
   if (body.signatures.length !== body.v.length) fail('malformed', 'signatures and v differ in length');
   const ids = body.originalEntryIds ?? body.signatures.map((_, i) => i);
   if (ids.length !== body.signatures.length) fail('malformed', 'originalEntryIds and signatures differ in length');
@@ -66,9 +66,13 @@ export async function acceptSignatures(deps: AcceptDeps, ledgerId: string, body:
     fail('ledger-mismatch', `ledgerId '${ledgerId}' does not match the operation's ledger`);
   }
   const adaptor = deps.registry.get(op.ledgerId);
+  // The original or a replacement (speed-up, cancel): each has its own digests.
+  const first = norm(body.dataToSign[0] as string);
+  const attempt = Math.max(0, attemptsOf(op).findIndex((_, i) => unsignedOf(op, i).payloads.some((p) => p.digest === first)));
+  const payloads = unsignedOf(op, attempt).payloads;
   const verified = new Map<number, StoredSignature>();
-  for (const [j, { payload, digest }] of entries(body, op).entries()) {
-    const stored = op.unsigned.payloads[payload] as (typeof op.unsigned.payloads)[number];
+  for (const [j, { payload, digest }] of entries(body, payloads.length).entries()) {
+    const stored = payloads[payload] as (typeof payloads)[number];
     if (digest !== stored.digest) fail('digest-mismatch', `entry ${j}: digest differs from the stored digest of payload ${payload}`);
     const storedKey = parsePublicKey(stored.publicKey, adaptor.scheme);
     const echoed = body.publicKeys.length === 1 ? body.publicKeys[0] : body.publicKeys[j];
@@ -83,6 +87,13 @@ export async function acceptSignatures(deps: AcceptDeps, ledgerId: string, body:
     }
     const sig = verifySignature(stored.digest, body.signatures[j] as string, body.v[j], storedKey);
     verified.set(payload, { signature: Buffer.from(sig.signature).toString('hex'), recoveryId: sig.recoveryId });
+  }
+  if (attempt > 0) {
+    if (attemptsOf(op)[attempt]?.status !== 'signing') return { outcome: 'duplicate', operation: op };
+    const count = await deps.store.addSignatures(op.id, verified, attempt);
+    if (count < payloads.length) return { outcome: 'partial', operation: op };
+    await deps.queues.replace.add('replace', { operationId: op.id }, { jobId: replaceJobId(op.id, attempt) });
+    return { outcome: 'queued', operation: op };
   }
   if (op.status === 'FAILED') throw new ConflictError(`operation ${op.operationID ?? op.id} has FAILED (${op.failureReason}); it will not be broadcast`, 'ERR_OPERATION_FAILED');
   if (op.status !== 'EXECUTING') return { outcome: 'duplicate', operation: op };

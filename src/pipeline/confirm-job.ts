@@ -1,29 +1,16 @@
 import { DelayedError, type Job } from 'bullmq';
-import { fromStored, type PipelineDeps } from './pipeline-deps.js';
-import { failOperation } from './fail-operation.js';
+import type { PipelineDeps } from './pipeline-deps.js';
+import { watchBroadcast } from './watch-broadcast.js';
 
 /**
- * Tracks a broadcast withdrawal until every transaction has the ledger's confirmations
- * (CONFIRMED) or one failed (FAILED with the ledger's reason). While pending, the job puts
- * itself back with a delay instead of failing, so retries stay for real errors.
+ * Tracks a broadcast withdrawal until it is final (see watch-broadcast.ts for stuck, dropped,
+ * replaced, conflicting and reorganised transactions). While it is not, the job puts itself
+ * back with a delay instead of failing, so retries stay for real errors.
  */
 export async function processConfirm(deps: PipelineDeps, job: Job, token: string | undefined): Promise<string> {
   const op = await deps.store.get(job.data.operationId as string);
   if (op.status !== 'BROADCAST') return `nothing to do in ${op.status}`;
-  const adaptor = deps.registry.get(op.ledgerId);
-  const unsigned = fromStored(op.unsigned);
-  const statuses = await Promise.all(op.txids.map((txid) => adaptor.txStatus(txid, unsigned)));
-  const failed = statuses.find((s) => s.state === 'failed');
-  if (failed) {
-    await failOperation(deps, op, `transaction failed on the ledger: ${failed.reason ?? 'no reason given'}`, ['BROADCAST']);
-    return 'failed';
-  }
-  const confirmations = Math.min(...statuses.map((s) => (s.state === 'confirmed' ? s.confirmations : 0)));
-  if (confirmations >= adaptor.confirmations) {
-    await deps.store.transition(op.id, ['BROADCAST'], 'CONFIRMED', () => ({ confirmations }));
-    return 'confirmed';
-  }
-  if (confirmations !== op.confirmations) await deps.store.update(op.id, (o) => ({ ...o, confirmations }));
+  if (await watchBroadcast(deps, op)) return (await deps.store.get(op.id)).status.toLowerCase();
   await job.moveToDelayed(Date.now() + deps.config.confirmPollMs, token);
   throw new DelayedError();
 }

@@ -13,22 +13,20 @@ export interface StoredSignature {
  * Keys (all under the configured prefix):
  * - `op:{id}`            the operation JSON
  * - `op:{id}:sigs`       hash payload index → verified signature (partial sets accumulate)
+ * - `op:{id}:sigs:{n}`   the same for replacement attempt n (speed-up, cancel)
  * - `opid:{operationID}` custody operation id → internal id
  * - `digest:{hex}`       digest → internal id (callbacks are matched by what we stored)
  * - `vault-ops:{vault}`  sorted set of a vault's operations by creation time
  * - `open-ops`           sorted set of operations not yet broadcast (EXECUTING, SIGNED), for reconciliation
  *
- * Status changes go through `transition`, a compare-and-set on the current status, so two
- * workers (or a worker and the reconciler) cannot both move an operation.
+ * Every write is a compare-and-set on the whole stored record (re-read and re-applied when
+ * another actor wrote first), so two workers, a worker and the reconciler, or a worker and a
+ * speed-up request never overwrite each other's change; `transition` also checks the status.
  */
-const TRANSITION = `
-local raw = redis.call('GET', KEYS[1])
-if not raw then return -1 end
-local op = cjson.decode(raw)
-local allowed = false
-for i = 2, #ARGV do if op.status == ARGV[i] then allowed = true end end
-if not allowed then return 0 end
-redis.call('SET', KEYS[1], ARGV[1])
+/** Writes ARGV[2] only if the record is still exactly ARGV[1]: a compare-and-set on the whole record. */
+const COMPARE_AND_SET = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
 return 1
 `;
 
@@ -58,6 +56,18 @@ export class OperationStore {
     return raw ? (JSON.parse(raw) as Operation) : undefined;
   }
 
+  /** Re-reads and applies `change` until the compare-and-set wins; `change` returning undefined stops. */
+  private async write(id: string, change: (op: Operation) => Operation | undefined): Promise<Operation | undefined> {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const raw = await this.redis.get(this.k('op', id));
+      if (!raw) throw new NotFoundError(`operation ${id} not found`);
+      const next = change(JSON.parse(raw) as Operation);
+      if (!next) return undefined;
+      if ((await this.redis.eval(COMPARE_AND_SET, 1, this.k('op', id), raw, JSON.stringify(next))) === 1) return next;
+    }
+    throw new ConflictError(`operation ${id} changed concurrently`);
+  }
+
   async get(id: string): Promise<Operation> {
     const op = await this.find(id);
     if (!op) throw new NotFoundError(`operation ${id} not found`);
@@ -80,15 +90,9 @@ export class OperationStore {
     return this.update(op.id, (o) => ({ ...o, operationID }));
   }
 
-  /** Read-modify-write of fields that do not change the status (txids, confirmations). */
+  /** Read-modify-write of fields that do not change the status (txids, confirmations, attempts). */
   async update(id: string, change: (op: Operation) => Operation): Promise<Operation> {
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const current = await this.get(id);
-      const next = { ...change(current), updatedAt: new Date().toISOString() };
-      const r = (await this.redis.eval(TRANSITION, 1, this.k('op', id), JSON.stringify(next), current.status)) as number;
-      if (r === 1) return next;
-    }
-    throw new ConflictError(`operation ${id} changed concurrently`);
+    return (await this.write(id, (current) => ({ ...change(current), status: current.status, updatedAt: new Date().toISOString() }))) as Operation;
   }
 
   /**
@@ -102,25 +106,41 @@ export class OperationStore {
     change: (op: Operation) => Partial<Operation> = () => ({}),
     detail?: string,
   ): Promise<Operation | undefined> {
-    const current = await this.get(id);
-    if (!from.includes(current.status)) return undefined;
     const at = new Date().toISOString();
-    const next: Operation = {
-      ...current,
-      ...change(current),
-      status: to,
-      updatedAt: at,
-      history: [...current.history, { status: to, at, ...(detail ? { detail } : {}) }],
-    };
-    const r = (await this.redis.eval(TRANSITION, 1, this.k('op', id), JSON.stringify(next), ...from)) as number;
-    if (r !== 1) return undefined;
+    const next = await this.write(id, (current) =>
+      from.includes(current.status)
+        ? {
+            ...current,
+            ...change(current),
+            status: to,
+            updatedAt: at,
+            history: [...current.history, { status: to, at, ...(detail ? { detail } : {}) }],
+          }
+        : undefined,
+    );
+    if (!next) return undefined;
     if (to !== 'EXECUTING' && to !== 'SIGNED') await this.redis.zrem(this.k('open-ops'), id);
     return next;
   }
 
-  /** Adds verified signatures; returns how many distinct payloads are now signed. */
-  async addSignatures(id: string, sigs: Map<number, StoredSignature>): Promise<number> {
-    const key = this.k('op', id, 'sigs');
+  /**
+   * Indexes a replacement attempt's digests (and its custody id, once known) to the operation,
+   * so its callback finds the operation as the original's does.
+   */
+  async indexAttempt(id: string, digests: string[], custodyId?: string): Promise<void> {
+    const tx = this.redis.multi();
+    for (const d of digests) tx.set(this.k('digest', d), id);
+    if (custodyId) tx.set(this.k('opid', custodyId), id);
+    await tx.exec();
+  }
+
+  private sigsKey(id: string, attempt: number): string {
+    return attempt === 0 ? this.k('op', id, 'sigs') : this.k('op', id, 'sigs', String(attempt));
+  }
+
+  /** Adds verified signatures (of attempt `attempt`, 0 = the original); returns how many distinct payloads are now signed. */
+  async addSignatures(id: string, sigs: Map<number, StoredSignature>, attempt = 0): Promise<number> {
+    const key = this.sigsKey(id, attempt);
     const tx = this.redis.multi();
     for (const [index, sig] of sigs) tx.hsetnx(key, String(index), JSON.stringify(sig));
     tx.hlen(key);
@@ -128,8 +148,8 @@ export class OperationStore {
     return Number(results?.[results.length - 1]?.[1] ?? 0);
   }
 
-  async signatures(id: string): Promise<Map<number, StoredSignature>> {
-    const all = await this.redis.hgetall(this.k('op', id, 'sigs'));
+  async signatures(id: string, attempt = 0): Promise<Map<number, StoredSignature>> {
+    const all = await this.redis.hgetall(this.sigsKey(id, attempt));
     return new Map(Object.entries(all).map(([i, v]) => [Number(i), JSON.parse(v) as StoredSignature]));
   }
 

@@ -3,6 +3,7 @@ import { CustodyClient } from '../custody/custody-client.js';
 import { mountDashboard } from '../http/dashboard.js';
 import type { AnyRouteSpec } from '../http/route.js';
 import { callbackRoute } from '../http/routes/callback-route.js';
+import { replacementRoutes } from '../http/routes/replacement-routes.js';
 import { withdrawalRoutes } from '../http/routes/withdrawal-routes.js';
 import { apiKeyRecords, type Core } from '../service.js';
 import { Idempotency } from './idempotency.js';
@@ -32,7 +33,11 @@ export function createPipeline(core: Core): Pipeline {
   core.metrics.watchQueues(queues.all());
   return {
     deps,
-    routes: [...withdrawalRoutes({ ...deps, vaults: core.vaults, idempotency: new Idempotency(core.redis, core.prefix) }), callbackRoute(deps)],
+    routes: [
+      ...withdrawalRoutes({ ...deps, vaults: core.vaults, idempotency: new Idempotency(core.redis, core.prefix) }),
+      ...replacementRoutes({ ...deps, vaults: core.vaults }),
+      callbackRoute(deps),
+    ],
     mount: (app) => mountDashboard(app, queues.all(), apiKeyRecords(config), config.dashboardReadOnly),
     startWorkers: () => startWorkers(deps, config.redisUrl),
     close: () => queues.close(),

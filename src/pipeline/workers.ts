@@ -5,6 +5,7 @@ import { processConfirm } from './confirm-job.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { QUEUE, type OperationJob } from './queues.js';
 import { processReconcile } from './reconcile-job.js';
+import { processReplacement } from './replacement-job.js';
 
 export interface Workers {
   close(): Promise<void>;
@@ -39,20 +40,23 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
   const confirm = new Worker<OperationJob>(QUEUE.confirm, (job, token) => processConfirm(deps, job, token), common);
   confirm.on('failed', (job, err) => deps.logger.warn({ operationId: job?.data.operationId, err: err.message }, 'confirmation check failed'));
 
+  const replace = new Worker<OperationJob>(QUEUE.replace, (job) => processReplacement(deps, job.data.operationId), common);
+  replace.on('failed', (job, err) => deps.logger.warn({ operationId: job?.data.operationId, err: err.message }, 'replacement attempt failed'));
+
   const reconcile = new Worker(QUEUE.reconcile, () => processReconcile(deps), { ...common, concurrency: 1 });
   await deps.queues.reconcile.upsertJobScheduler('reconcile', { every: deps.config.reconcileIntervalSeconds * 1000 }, { name: 'reconcile' });
 
-  for (const w of [broadcast, confirm, reconcile]) w.on('error', (err) => deps.logger.error({ err: err.message, queue: w.name }, 'worker error'));
+  for (const w of [broadcast, confirm, reconcile, replace] as Worker[]) w.on('error', (err) => deps.logger.error({ err: err.message, queue: w.name }, 'worker error'));
   const observe = (queue: string, outcome: string, job: Job | undefined) => {
     if (job?.processedOn && job.finishedOn) deps.metrics?.jobDuration.observe({ queue, outcome }, (job.finishedOn - job.processedOn) / 1000);
   };
-  for (const w of [broadcast, confirm, reconcile] as Worker[]) {
+  for (const w of [broadcast, confirm, reconcile, replace] as Worker[]) {
     w.on('completed', (job) => observe(w.name, 'completed', job));
     w.on('failed', (job) => observe(w.name, 'failed', job));
   }
   return {
     close: async () => {
-      await Promise.all([broadcast.close(), confirm.close(), reconcile.close()]);
+      await Promise.all([broadcast.close(), confirm.close(), reconcile.close(), replace.close()]);
       connection.disconnect();
     },
   };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { NotFoundError } from '../../errors.js';
 import { createWithdrawal } from '../../pipeline/create-withdrawal.js';
+import { attemptsOf, renderAttempt } from '../../pipeline/attempts.js';
 import { isFinal, type Operation } from '../../pipeline/operation.js';
 import type { Idempotency } from '../../pipeline/idempotency.js';
 import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
@@ -39,12 +40,26 @@ export const withdrawalResponseSchema = z.object({
   appData: z.object({ request: requestRecord, txs: z.array(z.object({ serialized: z.string() })) }),
 });
 
-const withdrawalStatusSchema = withdrawalResponseSchema.extend({
+const attemptSchema = z.object({
+  kind: z.enum(['original', 'speed-up', 'cancel']),
+  status: z.enum(['signing', 'broadcast', 'replaced', 'confirmed', 'failed']),
+  txids: z.array(z.string()),
+  fee: z.string().describe('Fee paid at most, base units of the native asset'),
+  createdAt: z.string(),
+  sentAt: z.string().optional(),
+  operationID: z.string().optional().describe('The custody sign request of this attempt'),
+  rebroadcasts: z.number().optional().describe('Times the signed transaction was sent again after the node dropped it'),
+  failureReason: z.string().optional(),
+});
+
+export const withdrawalStatusSchema = withdrawalResponseSchema.extend({
   vaultId: z.string(),
   ledgerId: z.string(),
   txids: z.array(z.string()),
   confirmations: z.number(),
   failureReason: z.string().optional(),
+  stuck: z.object({ since: z.string(), reason: z.string() }).optional().describe('Set while the sent transaction waits longer than STUCK_AFTER_SECONDS'),
+  attempts: z.array(attemptSchema).describe('The original transaction, then each speed-up or cancel'),
   history: z.array(z.object({ status: z.string(), at: z.string(), detail: z.string().optional() })),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -61,7 +76,7 @@ function render(op: Operation) {
   };
 }
 
-function renderStatus(op: Operation) {
+export function renderStatus(op: Operation) {
   return {
     ...render(op),
     vaultId: op.vaultId,
@@ -69,6 +84,8 @@ function renderStatus(op: Operation) {
     txids: op.txids,
     confirmations: op.confirmations,
     ...(op.failureReason ? { failureReason: op.failureReason } : {}),
+    ...(op.stuck ? { stuck: op.stuck } : {}),
+    attempts: attemptsOf(op).map(renderAttempt),
     history: op.history,
     createdAt: op.createdAt,
     updatedAt: op.updatedAt,
