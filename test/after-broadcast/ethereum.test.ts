@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
-import { RECIPIENT, startEthLoop, withdraw, type EthLoop } from '../pipeline/support.js';
+import { RECIPIENT, startEthLoop, until, withdraw, type EthLoop } from '../pipeline/support.js';
 
 const ETH = 10n ** 18n;
 
@@ -123,7 +123,8 @@ describe('after the broadcast on Ethereum (anvil)', () => {
     const back = await e.loop.waitFor(v.vaultId, id, (o) => o.history.some((h: { detail?: string }) => h.detail?.startsWith('reorganised')), 30_000);
     expect(back.status).toBe('BROADCAST');
     await e.loop.waitFor(v.vaultId, id, (o) => o.confirmations === 0);
-    await e.loop.waitFor(v.vaultId, id, async () => (await e.p.getTransaction(txid)) !== null, 30_000);
+    // Sent again: the node knows it once more (the revert took it out of chain and pool).
+    await until('the resent transaction in the pool', async () => (await e.p.getTransaction(txid)) !== null, 30_000);
     for (let i = 0; i < 3; i++) await rpc('evm_mine');
     const done = await e.loop.waitFor(v.vaultId, id, (o) => o.status === 'CONFIRMED', 30_000);
     expect(done.txids).toEqual([txid]);
