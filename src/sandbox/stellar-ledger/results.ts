@@ -93,3 +93,15 @@ export function txFailureXdr(code: string): string {
   const factory = (xdr.TransactionResultResult as unknown as UnionFactory)[arm];
   return encode(0n, factory?.() as xdr.TransactionResultResult);
 }
+
+/** A fee-bump's result (CAP-15): the outer fee charged, and the inner transaction's hash and operation results. */
+export function feeBumpXdr(feeCharged: bigint, innerHash: Buffer, ops: OpOutcome[], successful: boolean): string {
+  const results = ops.map(opResult);
+  const inner = new xdr.InnerTransactionResult({
+    feeCharged: xdr.Int64.fromString('0'),
+    result: successful ? xdr.InnerTransactionResultResult.txSuccess(results) : xdr.InnerTransactionResultResult.txFailed(results),
+    ext: new xdr.InnerTransactionResultExt(0),
+  });
+  const pair = new xdr.InnerTransactionResultPair({ transactionHash: innerHash, result: inner });
+  return encode(feeCharged, successful ? xdr.TransactionResultResult.txFeeBumpInnerSuccess(pair) : xdr.TransactionResultResult.txFeeBumpInnerFailed(pair));
+}
