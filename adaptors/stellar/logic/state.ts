@@ -13,6 +13,11 @@ export interface StellarState {
   maxTime: string;
 }
 
+/** Whether the state is a speed-up's: its envelope is a fee-bump around the signed original (`feeBump: 'true'`). */
+export function isFeeBump(state: StellarState): boolean {
+  return state.feeBump === 'true';
+}
+
 export function readState(state: Json): StellarState {
   const s = state as Partial<StellarState> | null;
   if (!s || typeof s !== 'object' || typeof s.source !== 'string' || typeof s.sequence !== 'string' || typeof s.scope !== 'string') {

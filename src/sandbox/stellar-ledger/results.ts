@@ -42,7 +42,7 @@ const TX_ARMS: Record<string, string> = {
   tx_bad_seq: 'txBadSeq',
   tx_bad_auth: 'txBadAuth',
   tx_insufficient_balance: 'txInsufficientBalance',
-  tx_no_source_account: 'txNoSourceAccount',
+  tx_no_source_account: 'txNoAccount',
   tx_insufficient_fee: 'txInsufficientFee',
   tx_bad_auth_extra: 'txBadAuthExtra',
   tx_not_supported: 'txNotSupported',
