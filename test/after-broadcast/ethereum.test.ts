@@ -16,7 +16,7 @@ describe('after the broadcast on Ethereum (anvil)', () => {
 
   beforeAll(async () => {
     e = await startEthLoop({
-      env: { STUCK_AFTER_SECONDS: '1', RESEND_AFTER_SECONDS: '1' },
+      env: { STUCK_AFTER_SECONDS: '1', RESEND_AFTER_SECONDS: '1', RECONCILE_AFTER_SECONDS: '1' },
       extraLedgers: (rpcUrl) => ({ slowdev: { family: 'ethereum', chainId: 31337, rpcUrl, confirmations: 3 } }),
     });
     await rpc('evm_setAutomine', [false]);
@@ -130,6 +130,23 @@ describe('after the broadcast on Ethereum (anvil)', () => {
     expect(done.txids).toEqual([txid]);
     expect(done.confirmations).toBeGreaterThanOrEqual(3);
     expect((await e.p.getTransactionReceipt(txid))?.status).toBe(1);
+  });
+
+  it('a speed-up whose callback was lost is fetched from the custody service and sent', async () => {
+    const { v, op, id } = await broadcastWithdrawal('ethdev', '0.1');
+    e.loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    const res = await post(v.vaultId, id, 'speed-up');
+    expect(res.status).toBe(200);
+    const signId = res.body.attempts[1].operationID as string;
+    await until('the replacement signed', () => e.loop.custody.sim.operation(signId)?.status === 'COMPLETED');
+    // The custody service never called back.
+    expect((e.loop.custody.sim.operation(signId)?.deliveries ?? []).every((d) => d.delivered === 0)).toBe(true);
+    const sent = await e.loop.waitFor(v.vaultId, id, (o) => o.attempts[1]?.status === 'broadcast' && o.attempts[1].sentAt, 30_000);
+    e.loop.custody.sim.setFaults({}, v.vaultId);
+    await rpc('evm_mine');
+    const done = await e.loop.waitFor(v.vaultId, id, (o) => o.status === 'CONFIRMED');
+    expect(done.txids).toEqual(sent.attempts[1].txids);
+    expect(done.txids).not.toEqual(op.txids);
   });
 
   it('answers 404 for an unknown withdrawal and 403 without the withdraw scope', async () => {
