@@ -95,6 +95,12 @@ export async function watchBroadcast(deps: PipelineDeps, op: Operation): Promise
   const ours = new Set(attempts.flatMap((a) => a.txids));
   const lost = seen.filter((s): s is Extract<Seen, { kind: 'lost' }> => s.kind === 'lost');
   if (lost.length === live.length && reorged.length === 0) {
+    // Spent by one of our own attempts that is not watched (its send was thought refused): it is out after all.
+    const revive = attempts.flatMap((a, i) => (a.status !== 'broadcast' && a.txids.some((t) => lost.some((l) => l.spentBy === t)) ? [i] : []));
+    if (revive.length && lost.every((l) => l.spentBy && ours.has(l.spentBy))) {
+      await deps.store.update(op.id, (o) => ({ ...o, attempts: attemptsOf(o).map((a, i) => (revive.includes(i) ? { ...a, status: 'broadcast' as const } : a)) }));
+      return false;
+    }
     const foreign = lost.find((l) => !l.spentBy || !ours.has(l.spentBy));
     if (foreign) {
       deps.metrics?.afterBroadcast.inc({ ledger, event: 'conflict' });
