@@ -7,6 +7,7 @@ import { combine } from './logic/combine.js';
 import { craft, release } from './logic/craft.js';
 import { FEE_LEVELS } from './logic/fees.js';
 import { health } from './logic/health.js';
+import { replace, stuckReason } from './logic/replace.js';
 import { txStatus } from './logic/tx-status.js';
 import { isValidAddress, recipientScript } from './logic/validate-address.js';
 import type { BitcoinBackend } from './network/backend.js';
@@ -59,7 +60,9 @@ function createBitcoinAdaptor(ledgerId: string, options: BitcoinOptions, deps: A
     release: (unsigned, reference) => release(ctx, unsigned, reference),
     combine: (unsigned, sigs) => combine(ctx, unsigned, sigs),
     broadcast: (tx) => broadcast(ctx, tx),
-    txStatus: (txid) => txStatus(ctx, txid),
+    txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
+    replace: (input) => replace(ctx, input),
+    stuckReason: (unsigned) => stuckReason(ctx, unsigned),
   };
 }
 

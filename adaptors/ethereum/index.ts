@@ -9,6 +9,7 @@ import { combine } from './logic/combine.js';
 import { craft, release } from './logic/craft.js';
 import { FEE_LEVELS } from './logic/fee-levels.js';
 import { health } from './logic/health.js';
+import { replace, stuckReason } from './logic/replace.js';
 import { txStatus } from './logic/tx-status.js';
 import { JsonRpcClient } from './network/json-rpc.js';
 import { ethereumOptionsSchema, type EthereumOptions } from './options.js';
@@ -48,6 +49,8 @@ function createEthereumAdaptor(ledgerId: string, options: EthereumOptions, deps:
     nextSequence: (account) => nextSequence(ctx, account),
     broadcast: (tx) => broadcast(ctx, tx),
     txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
+    replace: (input) => replace(ctx, input),
+    stuckReason: (unsigned) => stuckReason(ctx, unsigned),
   };
 }
 

@@ -10,6 +10,7 @@ import { combine } from './logic/combine.js';
 import { craft, release } from './logic/craft.js';
 import { FEE_LEVELS } from './logic/fees.js';
 import { health } from './logic/health.js';
+import { replace, stuckReason } from './logic/replace.js';
 import { txStatus } from './logic/tx-status.js';
 import { HorizonClient } from './network/horizon.js';
 import { stellarOptionsSchema, type StellarOptions } from './options.js';
@@ -53,6 +54,8 @@ function createStellarAdaptor(ledgerId: string, options: StellarOptions, deps: A
     nextSequence: (account) => nextSequence(ctx, account),
     broadcast: (tx) => broadcast(ctx, tx),
     txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
+    replace: (input) => replace(ctx, input),
+    stuckReason: (unsigned) => stuckReason(ctx, unsigned),
   };
 }
 

@@ -171,6 +171,24 @@ export const ENV = {
   },
   reconcileIntervalSeconds: { env: 'RECONCILE_INTERVAL_SECONDS', schema: int(1, 3600), default: '30', description: 'How often reconciliation runs.' },
   confirmPollMs: { env: 'CONFIRM_POLL_MS', schema: int(50, 600_000), default: '5000', description: 'Interval between confirmation checks of a broadcast transaction.' },
+  stuckAfterSeconds: {
+    env: 'STUCK_AFTER_SECONDS',
+    schema: int(1, 86_400 * 30),
+    default: '600',
+    description: 'A broadcast transaction not mined this long after it was sent is marked `stuck` on its withdrawal (with the reason the node suggests).',
+  },
+  stuckAfterBlocks: {
+    env: 'STUCK_AFTER_BLOCKS',
+    schema: int(0, 100_000),
+    default: '0',
+    description: 'Also mark it stuck once the chain grew this many blocks (ledgers) since it was sent; 0 = by time only.',
+  },
+  resendAfterSeconds: {
+    env: 'RESEND_AFTER_SECONDS',
+    schema: int(1, 86_400),
+    default: '30',
+    description: 'A transaction the node no longer knows is sent again from its stored signed bytes after this long, doubling for each resend (at most hourly).',
+  },
   broadcastAttempts: {
     env: 'BROADCAST_ATTEMPTS',
     schema: int(1, 100),

@@ -64,7 +64,8 @@ export function mountRoute(router: Router, spec: AnyRouteSpec, auth: (scope: Sco
     await spec.guard?.(req);
     const params = parse(spec.params, req.params, 'path');
     const query = parse(spec.query, req.query, 'query');
-    if (spec.body && req.body === undefined) throw new InvalidArgumentError('a JSON body is required (Content-Type: application/json)');
+    // A route whose body schema takes undefined (an optional body) may be called without one.
+    if (spec.body && req.body === undefined && !spec.body.safeParse(undefined).success) throw new InvalidArgumentError('a JSON body is required (Content-Type: application/json)');
     const body = parse(spec.body, req.body, 'body');
     const result = await spec.handler({ params, query, body, auth: res.locals.auth as AuthContext | undefined, req, res });
     if (!res.headersSent) res.status(spec.status ?? 200).json(result);

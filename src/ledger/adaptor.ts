@@ -139,11 +139,32 @@ export interface BroadcastResult {
 }
 
 export interface TxStatus {
+  /**
+   * `unknown`: the node does not know the transaction while what it spends (nonce, sequence,
+   * inputs) is still unspent: it was dropped (or reorganised out) and can be sent again.
+   */
   state: 'pending' | 'confirmed' | 'failed' | 'unknown';
   confirmations: number;
   blockHeight?: number;
   /** Why it failed (revert, ledger result code), for `failed`. */
   reason?: string;
+  /** `failed` because what it spends was spent by this other transaction (a conflict, or our own replacement). */
+  spentBy?: string;
+}
+
+export type ReplacementKind = 'speed-up' | 'cancel';
+
+/** What `replace` builds from: the latest attempt of a broadcast withdrawal. */
+export interface ReplacementInput {
+  kind: ReplacementKind;
+  /** What the latest attempt crafted (its state holds nonce, inputs or sequence). */
+  unsigned: UnsignedWithdrawal;
+  /** The latest attempt's signed transactions (a Stellar fee-bump wraps them). */
+  signed: SignedTx[];
+  /** The fee as asked (a level or the ledger's custom unit); absent = one level up. */
+  fee?: string;
+  /** Where a cancel sends the funds back to. */
+  source: VaultSource;
 }
 
 export interface AdaptorDeps {
@@ -226,6 +247,18 @@ export interface LedgerAdaptor {
 
   /** Where a broadcast transaction stands. */
   txStatus(txid: string, unsigned: UnsignedWithdrawal): Promise<TxStatus>;
+
+  /**
+   * A replacement of a broadcast transaction that only one of them can land: a speed-up
+   * (same transfer, higher fee) or a cancel (the funds back to the vault), with at least the
+   * ledger's replacement minimum over `input.unsigned`. Reserves nothing new. Throws
+   * ConflictError when the ledger cannot replace this transaction, InvalidArgumentError for a
+   * fee below the minimum (naming it). Absent: the ledger offers no replacement.
+   */
+  replace?(input: ReplacementInput): Promise<UnsignedWithdrawal>;
+
+  /** Why a transaction that is not mined may be stuck (fee under the market, predecessor missing), if the node can tell. */
+  stuckReason?(unsigned: UnsignedWithdrawal): Promise<string | undefined>;
 }
 
 /** A ledger family: how to build an adaptor for one configured ledger id. */

@@ -20,6 +20,8 @@ export interface Metrics {
   broadcasts: Counter<'ledger' | 'outcome'>;
   /** Reservation contention: UTXO claims lost to another withdrawal, sequence numbers refilled from the free list. */
   reservationEvents: Counter<'ledger' | 'kind'>;
+  /** Broadcast withdrawals marked stuck, by ledger; resends of dropped transactions; replacements sent, by kind. */
+  afterBroadcast: Counter<'ledger' | 'event'>;
   /** Reports the job counts of these queues (by state) at every scrape. */
   watchQueues(queues: QueueLike[]): void;
   /** Express middleware observing `httpDuration`. */
@@ -87,6 +89,12 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       name: 'byow_reservation_conflicts_total',
       help: 'Reservation contention by ledger and kind (utxo_claim_conflict, sequence_refill)',
       labelNames: ['ledger', 'kind'] as const,
+      registers,
+    }),
+    afterBroadcast: new Counter({
+      name: 'byow_after_broadcast_total',
+      help: 'Events after the broadcast by ledger: stuck, resent (dropped), reorganised, speed-up, cancel, conflict',
+      labelNames: ['ledger', 'event'] as const,
       registers,
     }),
     watchQueues: (qs) => {

@@ -4,9 +4,10 @@ import { ConflictError, VerificationError } from '../errors.js';
 import type { LedgerRegistry } from '../ledger/registry.js';
 import { parsePublicKey } from '../ledger/public-key.js';
 import { verifySignature } from '../ledger/signatures.js';
+import { attemptsOf, unsignedOf } from './attempts.js';
 import type { Operation } from './operation.js';
 import type { OperationStore, StoredSignature } from './operation-store.js';
-import { addBroadcastJob, type Queues } from './queues.js';
+import { addBroadcastJob, addReplaceJob, type Queues } from './queues.js';
 
 const hex = z.string().regex(/^(?:0x)?[0-9a-fA-F]+$/, 'must be hex');
 
@@ -26,7 +27,7 @@ export type CallbackBody = z.infer<typeof callbackBodySchema>;
 export interface AcceptDeps {
   store: OperationStore;
   registry: LedgerRegistry;
-  queues: Pick<Queues, 'broadcast'>;
+  queues: Pick<Queues, 'broadcast' | 'replace'>;
   logger: Logger;
 }
 
@@ -39,8 +40,7 @@ function fail(reason: string, details: string, status = 400): never {
 }
 
 /** Which stored payload each callback entry is, and the digest the callback claims for it. */
-function entries(body: CallbackBody, op: Operation, scheme: string): { payload: number; digest: string }[] {
-  const n = op.unsigned.payloads.length;
+function entries(body: CallbackBody, n: number, scheme: string): { payload: number; digest: string }[] {
   if (body.signatures.length === 0) fail('malformed', 'the callback carries no signatures');
   const v = body.v ?? [];
   const edWithoutV = scheme === 'ed25519' && v.length === 0;
@@ -77,9 +77,13 @@ export async function operationForDigests(deps: Pick<AcceptDeps, 'store'>, ledge
 export async function acceptSignatures(deps: AcceptDeps, ledgerId: string, body: CallbackBody): Promise<{ outcome: AcceptOutcome; operation: Operation }> {
   const op = await operationForDigests(deps, ledgerId, body.dataToSign);
   const adaptor = deps.registry.get(op.ledgerId);
+  // The original or a replacement (speed-up, cancel): each has its own digests.
+  const first = norm(body.dataToSign[0] as string);
+  const attempt = Math.max(0, attemptsOf(op).findIndex((_, i) => unsignedOf(op, i).payloads.some((p) => p.digest === first)));
+  const payloads = unsignedOf(op, attempt).payloads;
   const verified = new Map<number, StoredSignature>();
-  for (const [j, { payload, digest }] of entries(body, op, adaptor.scheme).entries()) {
-    const stored = op.unsigned.payloads[payload] as (typeof op.unsigned.payloads)[number];
+  for (const [j, { payload, digest }] of entries(body, payloads.length, adaptor.scheme).entries()) {
+    const stored = payloads[payload] as (typeof payloads)[number];
     if (digest !== stored.digest) fail('digest-mismatch', `entry ${j}: digest differs from the stored digest of payload ${payload}`);
     const storedKey = parsePublicKey(stored.publicKey, adaptor.scheme);
     const echoed = body.publicKeys.length === 1 ? body.publicKeys[0] : body.publicKeys[j];
@@ -94,6 +98,13 @@ export async function acceptSignatures(deps: AcceptDeps, ledgerId: string, body:
     }
     const sig = verifySignature(stored.digest, body.signatures[j] as string, body.v?.[j], storedKey);
     verified.set(payload, { signature: Buffer.from(sig.signature).toString('hex'), recoveryId: sig.recoveryId });
+  }
+  if (attempt > 0) {
+    if (attemptsOf(op)[attempt]?.status !== 'signing') return { outcome: 'duplicate', operation: op };
+    const { added, total } = await deps.store.addSignatures(op.id, verified, attempt);
+    if (total < payloads.length) return { outcome: added > 0 ? 'partial' : 'duplicate', operation: op };
+    await addReplaceJob(deps.queues, op, attempt);
+    return { outcome: added > 0 ? 'queued' : 'duplicate', operation: op };
   }
   if (op.status === 'FAILED') throw new ConflictError(`operation ${op.operationID ?? op.id} has FAILED (${op.failureReason}); it will not be broadcast`, 'ERR_OPERATION_FAILED');
   if (op.status !== 'EXECUTING') return { outcome: 'duplicate', operation: op };

@@ -46,12 +46,14 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string, 
   }
   const txids = signed.map((t) => t.txid);
   await journal.log(`assembled ${signed.length} signed transaction(s) from ${payloads.length} signature(s); txid ${txids.join(', ')}`);
+  // The signed bytes are kept: a node that drops the transaction gets them again, unsigned by nobody new.
+  const signedTxs = signed.map((t) => t.serialized);
   if (op.status === 'EXECUTING') {
-    op = (await deps.store.transition(op.id, ['EXECUTING'], 'SIGNED', () => ({ txids, broadcastAttempted: true }))) ?? (await deps.store.get(op.id));
+    op = (await deps.store.transition(op.id, ['EXECUTING'], 'SIGNED', () => ({ txids, signedTxs, broadcastAttempted: true }))) ?? (await deps.store.get(op.id));
   }
   if (op.status !== 'SIGNED') return `moved to ${op.status} meanwhile`;
-  if (!op.broadcastAttempted || op.txids.join() !== txids.join()) {
-    op = await deps.store.update(op.id, (o) => ({ ...o, txids, broadcastAttempted: true }));
+  if (!op.broadcastAttempted || op.txids.join() !== txids.join() || !op.signedTxs) {
+    op = await deps.store.update(op.id, (o) => ({ ...o, txids, signedTxs, broadcastAttempted: true }));
   }
   let order: { account: string; sequence: bigint } | undefined;
   try {

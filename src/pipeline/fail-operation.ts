@@ -11,8 +11,9 @@ export async function failOperation(
   op: Operation,
   reason: string,
   from: OperationStatus[] = ['EXECUTING', 'SIGNED', 'BROADCAST'],
+  change: Partial<Operation> = {},
 ): Promise<boolean> {
-  const moved = await deps.store.transition(op.id, from, 'FAILED', () => ({ failureReason: reason }), reason);
+  const moved = await deps.store.transition(op.id, from, 'FAILED', () => ({ ...change, failureReason: reason }), reason);
   if (!moved) return false;
   deps.logger.warn({ operationId: op.id, operationID: op.operationID, reason }, 'withdrawal failed');
   try {

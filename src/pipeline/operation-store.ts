@@ -24,21 +24,20 @@ export interface StoredSignature {
  * - `op:{id}:seq`        the operation's event counter (events are numbered per withdrawal)
  * - `outbox`             stream of withdrawal events (see outbox.ts)
  *
- * Status changes go through `transition`, a compare-and-set on the current status, so two
- * workers (or a worker and the reconciler) cannot both move an operation. Creation and every
- * status change append their event to the outbox inside the same script. All keys of a
- * script share the prefix, so a `{hash-tagged}` prefix keeps them in one Redis Cluster slot.
+ * - `op:{id}:sigs:{n}`   signatures of replacement attempt n (speed-up, cancel)
+ *
+ * Every write is a compare-and-set on the whole stored record (re-read and re-applied when
+ * another actor wrote first), so two workers, a worker and the reconciler, or a worker and a
+ * speed-up request never overwrite each other's change; `transition` also checks the status.
+ * Creation and every status change append their event to the outbox inside the same script.
+ * All keys of a script share the prefix, so a `{hash-tagged}` prefix keeps them in one Redis
+ * Cluster slot.
  */
-// KEYS: op, seq, outbox · ARGV: new JSON, event (5 values, type '' = none), allowed statuses…
-const TRANSITION = `
-local raw = redis.call('GET', KEYS[1])
-if not raw then return -1 end
-local op = cjson.decode(raw)
-local allowed = false
-for i = 7, #ARGV do if op.status == ARGV[i] then allowed = true end end
-if not allowed then return 0 end
-if ARGV[2] ~= '' then ${appendEventLua(2, 3, 2)} end
-redis.call('SET', KEYS[1], ARGV[1])
+// KEYS: op, seq, outbox · ARGV: the record as read, the new record, event (5 values, type '' = none)
+const COMPARE_AND_SET = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[3] ~= '' then ${appendEventLua(2, 3, 3)} end
+redis.call('SET', KEYS[1], ARGV[2])
 return 1
 `;
 
@@ -120,16 +119,26 @@ export class OperationStore {
     return this.update(op.id, (o) => ({ ...o, operationID }), 'withdrawal.sign_requested');
   }
 
-  /** Read-modify-write of fields that do not change the status (txids, confirmations). */
-  async update(id: string, change: (op: Operation) => Operation, event?: WithdrawalEventType): Promise<Operation> {
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const current = await this.get(id);
-      const next = { ...change(current), updatedAt: new Date().toISOString() };
-      const ev = event ? this.event(next, event) : NO_EVENT;
-      const r = (await this.redis.eval(TRANSITION, 3, ...this.eventKeys(id), JSON.stringify(next), ...ev, current.status)) as number;
-      if (r === 1) return next;
+  /**
+   * Re-reads and applies `change` until the compare-and-set wins; `change` returning undefined
+   * stops. `eventOf` names the event the write appends with it, if any.
+   */
+  private async write(id: string, change: (op: Operation) => Operation | undefined, eventOf: (next: Operation) => WithdrawalEventType | undefined): Promise<Operation | undefined> {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const raw = await this.redis.get(this.k('op', id));
+      if (!raw) throw new NotFoundError(`operation ${id} not found`);
+      const next = change(JSON.parse(raw) as Operation);
+      if (!next) return undefined;
+      const type = eventOf(next);
+      const ev = type ? this.event(next, type) : NO_EVENT;
+      if ((await this.redis.eval(COMPARE_AND_SET, 3, ...this.eventKeys(id), raw, JSON.stringify(next), ...ev)) === 1) return next;
     }
     throw new ConflictError(`operation ${id} changed concurrently`);
+  }
+
+  /** Read-modify-write of fields that do not change the status (txids, confirmations, attempts). */
+  async update(id: string, change: (op: Operation) => Operation, event?: WithdrawalEventType): Promise<Operation> {
+    return (await this.write(id, (current) => ({ ...change(current), status: current.status, updatedAt: new Date().toISOString() }), () => event)) as Operation;
   }
 
   /**
@@ -143,29 +152,48 @@ export class OperationStore {
     change: (op: Operation) => Partial<Operation> = () => ({}),
     detail?: string,
   ): Promise<Operation | undefined> {
-    const current = await this.get(id);
-    if (!from.includes(current.status)) return undefined;
     const at = new Date().toISOString();
-    const next: Operation = {
-      ...current,
-      ...change(current),
-      status: to,
-      updatedAt: at,
-      history: [...current.history, { status: to, at, ...(detail ? { detail } : {}) }],
-    };
-    const ev = this.event(next, statusEventType(to));
-    const r = (await this.redis.eval(TRANSITION, 3, ...this.eventKeys(id), JSON.stringify(next), ...ev, ...from)) as number;
-    if (r !== 1) return undefined;
+    const next = await this.write(
+      id,
+      (current) =>
+        from.includes(current.status)
+          ? {
+              ...current,
+              ...change(current),
+              status: to,
+              updatedAt: at,
+              history: [...current.history, { status: to, at, ...(detail ? { detail } : {}) }],
+            }
+          : undefined,
+      () => statusEventType(to),
+    );
+    if (!next) return undefined;
     if (to !== 'EXECUTING' && to !== 'SIGNED') await this.redis.zrem(this.k('open-ops'), id);
     return next;
   }
 
   /**
-   * Adds verified signatures in one atomic step. `added` counts the payloads this call signed
-   * first, so of many concurrent copies of one callback exactly one sees `added > 0`.
+   * Indexes a replacement attempt's digests (and its custody id, once known) to the operation,
+   * so its callback finds the operation as the original's does.
    */
-  async addSignatures(id: string, sigs: Map<number, StoredSignature>): Promise<{ added: number; total: number }> {
-    const key = this.k('op', id, 'sigs');
+  async indexAttempt(id: string, digests: string[], custodyId?: string): Promise<void> {
+    const tx = this.redis.multi();
+    for (const d of digests) tx.set(this.k('digest', d), id);
+    if (custodyId) tx.set(this.k('opid', custodyId), id);
+    await tx.exec();
+  }
+
+  private sigsKey(id: string, attempt: number): string {
+    return attempt === 0 ? this.k('op', id, 'sigs') : this.k('op', id, 'sigs', String(attempt));
+  }
+
+  /**
+   * Adds verified signatures (of attempt `attempt`, 0 = the original) in one atomic step.
+   * `added` counts the payloads this call signed first, so of many concurrent copies of one
+   * callback exactly one sees `added > 0`.
+   */
+  async addSignatures(id: string, sigs: Map<number, StoredSignature>, attempt = 0): Promise<{ added: number; total: number }> {
+    const key = this.sigsKey(id, attempt);
     const tx = this.redis.multi();
     for (const [index, sig] of sigs) tx.hsetnx(key, String(index), JSON.stringify(sig));
     tx.hlen(key);
@@ -175,8 +203,8 @@ export class OperationStore {
     return { added, total: Number(results[results.length - 1]?.[1] ?? 0) };
   }
 
-  async signatures(id: string): Promise<Map<number, StoredSignature>> {
-    const all = await this.redis.hgetall(this.k('op', id, 'sigs'));
+  async signatures(id: string, attempt = 0): Promise<Map<number, StoredSignature>> {
+    const all = await this.redis.hgetall(this.sigsKey(id, attempt));
     return new Map(Object.entries(all).map(([i, v]) => [Number(i), JSON.parse(v) as StoredSignature]));
   }
 

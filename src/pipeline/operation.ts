@@ -1,4 +1,5 @@
 import type { Json, SigningPayload } from '../ledger/adaptor.js';
+import type { Attempt, StuckMark } from './attempts.js';
 
 /**
  * A withdrawal operation as stored: everything needed to finish it comes from here, never
@@ -50,6 +51,12 @@ export interface Operation {
   txids: string[];
   /** Set once any broadcast was attempted: from then on reservations are never released. */
   broadcastAttempted?: boolean;
+  /** The original attempt's signed transactions (hex), kept to send them again if a node drops them. */
+  signedTxs?: string[];
+  /** Every transaction tried for this withdrawal (see attempts.ts); absent on records made before replacements existed. */
+  attempts?: Attempt[];
+  /** Set while the live transaction waits longer than the stuck threshold; cleared once mined. */
+  stuck?: StuckMark;
   confirmations: number;
   failureReason?: string;
   createdAt: string;

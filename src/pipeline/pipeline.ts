@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { mountDashboard } from '../http/dashboard.js';
 import type { AnyRouteSpec } from '../http/route.js';
 import { callbackRoute } from '../http/routes/callback-route.js';
-import { cancelSigningRoute } from '../http/routes/cancel-signing-route.js';
+import { replacementRoutes } from '../http/routes/replacement-routes.js';
 import { withdrawalRoutes } from '../http/routes/withdrawal-routes.js';
 import { adminWithdrawalRoutes } from '../http/routes/admin-withdrawal-routes.js';
 import { webhookRoutes } from '../http/routes/webhook-routes.js';
@@ -43,7 +43,7 @@ export function createPipeline(core: Core): Pipeline {
     webhooks,
     routes: [
       ...withdrawalRoutes({ ...deps, vaults: core.vaults, idempotency: new Idempotency(core.redis, core.prefix, (id) => store.find(id)) }),
-      cancelSigningRoute(deps),
+      ...replacementRoutes({ ...deps, vaults: core.vaults }),
       callbackRoute(deps),
       ...adminWithdrawalRoutes(deps),
       ...webhookRoutes(webhooks.service),

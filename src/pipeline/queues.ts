@@ -13,12 +13,14 @@ export interface OperationJobData extends OperationJob {
   about?: JobAbout;
 }
 
-export const QUEUE = { broadcast: 'broadcast', confirm: 'confirm', reconcile: 'reconcile' } as const;
+export const QUEUE = { broadcast: 'broadcast', confirm: 'confirm', reconcile: 'reconcile', replace: 'replace' } as const;
 
 export interface Queues {
   broadcast: Queue<OperationJobData>;
   confirm: Queue<OperationJobData>;
   reconcile: Queue;
+  /** Sends signed replacements (speed-up, cancel) of broadcast withdrawals. */
+  replace: Queue<OperationJobData>;
   all(): Queue[];
   close(): Promise<void>;
 }
@@ -33,6 +35,7 @@ export function jobOptions(config: Config): DefaultJobOptions {
 /** BullMQ job ids may not contain ':'; operation ids are UUIDs, so a dash is enough. */
 export const broadcastJobId = (operationId: string): string => `broadcast-${operationId}`;
 export const confirmJobId = (operationId: string): string => `confirm-${operationId}`;
+export const replaceJobId = (operationId: string, attempt: number): string => `replace-${operationId}-${attempt}`;
 
 /**
  * The one place operation jobs are added: a deterministic id (a repeat adds nothing), the
@@ -41,6 +44,12 @@ export const confirmJobId = (operationId: string): string => `confirm-${operatio
 export async function addBroadcastJob(queues: Pick<Queues, 'broadcast'>, op: Operation, opts: JobsOptions = {}): Promise<Job<OperationJobData>> {
   const about = aboutOperation(op);
   return queues.broadcast.add(jobTitle(QUEUE.broadcast, about), { operationId: op.id, about }, { ...opts, jobId: broadcastJobId(op.id) });
+}
+
+/** The replacement (speed-up, cancel) attempt `attempt` of `op`, once its signatures are in. */
+export async function addReplaceJob(queues: Pick<Queues, 'replace'>, op: Operation, attempt: number): Promise<Job<OperationJobData>> {
+  const about = aboutOperation(op);
+  return queues.replace.add(jobTitle(QUEUE.replace, about), { operationId: op.id, about }, { jobId: replaceJobId(op.id, attempt) });
 }
 
 export async function addConfirmJob(queues: Pick<Queues, 'confirm'>, op: Operation, delayMs: number): Promise<Job<OperationJobData>> {
@@ -72,11 +81,16 @@ export function createQueues(connection: ConnectionOptions, config: Config): Que
   });
   const confirm = new Queue<OperationJobData>(QUEUE.confirm, { ...opts, defaultJobOptions: { ...opts.defaultJobOptions, attempts: 50, backoff: { type: 'exponential', delay: 1000, jitter: 0.5 } } });
   const reconcile = new Queue(QUEUE.reconcile, opts);
-  const all = () => [broadcast, confirm, reconcile] as Queue[];
+  const replace = new Queue<OperationJobData>(QUEUE.replace, {
+    ...opts,
+    defaultJobOptions: { ...opts.defaultJobOptions, attempts: config.broadcastAttempts, backoff: { type: 'exponential', delay: 1000, jitter: 0.5 } },
+  });
+  const all = () => [broadcast, confirm, reconcile, replace] as Queue[];
   return {
     broadcast,
     confirm,
     reconcile,
+    replace,
     all,
     close: async () => {
       await Promise.all(all().map((q) => q.close()));

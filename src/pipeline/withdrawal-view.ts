@@ -1,3 +1,4 @@
+import { attemptsOf, renderAttempt } from './attempts.js';
 import { isFinal, type Operation } from './operation.js';
 
 /**
@@ -25,6 +26,8 @@ export function withdrawalView(op: Operation) {
     txids: op.txids,
     confirmations: op.confirmations,
     ...(op.failureReason ? { failureReason: op.failureReason } : {}),
+    ...(op.stuck ? { stuck: op.stuck } : {}),
+    attempts: attemptsOf(op).map(renderAttempt),
     history: op.history,
     createdAt: op.createdAt,
     updatedAt: op.updatedAt,

@@ -7,6 +7,7 @@ import type { PipelineDeps } from './pipeline-deps.js';
 import { QUEUE, type OperationJob } from './queues.js';
 import { processReconcile } from './reconcile-job.js';
 import { redisClient } from '../redis.js';
+import { processReplacement } from './replacement-job.js';
 
 export interface Workers {
   /** True while every queue worker of this process runs (not closed, not closing). */
@@ -57,21 +58,24 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
   const confirm = new Worker<OperationJob>(QUEUE.confirm, (job, token) => runJournaled(deps, job, (journal) => processConfirm(deps, job, token, journal)), common);
   confirm.on('failed', (job, err) => deps.logger.warn({ operationId: job?.data.operationId, err: err.message }, 'confirmation check failed'));
 
+  const replace = new Worker<OperationJob>(QUEUE.replace, (job) => processReplacement(deps, job.data.operationId), common);
+  replace.on('failed', (job, err) => deps.logger.warn({ operationId: job?.data.operationId, err: err.message }, 'replacement attempt failed'));
+
   const reconcile = new Worker(QUEUE.reconcile, () => processReconcile(deps), { ...common, concurrency: 1 });
   await deps.queues.reconcile.upsertJobScheduler('reconcile', { every: deps.config.reconcileIntervalSeconds * 1000 }, { name: 'reconcile' });
 
-  for (const w of [broadcast, confirm, reconcile]) w.on('error', (err) => deps.logger.error({ err: err.message, queue: w.name }, 'worker error'));
+  for (const w of [broadcast, confirm, reconcile, replace] as Worker[]) w.on('error', (err) => deps.logger.error({ err: err.message, queue: w.name }, 'worker error'));
   const observe = (queue: string, outcome: string, job: Job | undefined) => {
     if (job?.processedOn && job.finishedOn) deps.metrics?.jobDuration.observe({ queue, outcome }, (job.finishedOn - job.processedOn) / 1000);
   };
-  for (const w of [broadcast, confirm, reconcile] as Worker[]) {
+  for (const w of [broadcast, confirm, reconcile, replace] as Worker[]) {
     w.on('completed', (job) => observe(w.name, 'completed', job));
     w.on('failed', (job) => observe(w.name, 'failed', job));
   }
   return {
     running: () => [broadcast, confirm, reconcile].every((w) => w.isRunning() && !w.closing),
     close: async () => {
-      await Promise.all([broadcast.close(), confirm.close(), reconcile.close()]);
+      await Promise.all([broadcast.close(), confirm.close(), reconcile.close(), replace.close()]);
       connection.disconnect();
     },
   };

@@ -151,11 +151,15 @@ describe('Stellar adaptor against Horizon response fixtures (fixtures/README.md)
     expect(err.details).toBe('tx_failed [op_underfunded]: the source account lacks the funds for the amount');
   });
 
-  it('makes Horizon timeouts, 5xx and unreachable nodes retryable', async () => {
+  it('takes a submission timeout as sent (queued by stellar-core), and makes 5xx and unreachable nodes retryable', async () => {
     route = (method) => (method === 'POST' ? { status: 504, body: fixture('timeout') } : undefined);
-    const timeout = await adaptor.broadcast(signedAt(4183103229378562n)).catch((e) => e);
-    expect(timeout).toBeInstanceOf(UnavailableError);
-    expect(timeout.retryable).toBe(true);
+    const signed = signedAt(4183103229378562n);
+    // The transaction waits in stellar-core's queue and may still land: the confirmation watch follows it.
+    expect(await adaptor.broadcast(signed)).toEqual({ txid: signed.txid, alreadyKnown: false });
+    route = (method) => (method === 'POST' ? { status: 503, body: '<html>Service Unavailable</html>' } : undefined);
+    const down = await adaptor.broadcast(signed).catch((e) => e);
+    expect(down).toBeInstanceOf(UnavailableError);
+    expect(down.retryable).toBe(true);
     route = () => ({ status: 503, body: '<html>Service Unavailable</html>' });
     await expect(adaptor.getBalances([G], adaptor.assets())).rejects.toBeInstanceOf(UnavailableError);
     const closed = stellarAdaptor(redis, prefix, { horizonUrl: `http://127.0.0.1:${await freePort()}` }, 'stellartest');
@@ -168,9 +172,9 @@ describe('Stellar adaptor against Horizon response fixtures (fixtures/README.md)
     route = (_m, path) => (path === `/transactions/${signed.txid}` ? txFound(signed.txid) : undefined);
     const unsigned = { txs: [], payloads: [], fee: 100n, state: {}, expiresAt: 1737539520_000 };
     expect(await adaptor.txStatus(signed.txid, unsigned)).toEqual({ state: 'confirmed', confirmations: 3, blockHeight: 974510 });
-    // Not found: pending while the ledger's close time is within the bounds, failed after.
+    // Not found: unknown (to be sent again) while the ledger's close time is within the bounds, failed after.
     const other = signedAt(4183103229378563n).txid;
-    expect(await adaptor.txStatus(other, unsigned)).toEqual({ state: 'pending', confirmations: 0 });
+    expect(await adaptor.txStatus(other, unsigned)).toEqual({ state: 'unknown', confirmations: 0 });
     expect(await adaptor.txStatus(other, { ...unsigned, expiresAt: 1737454529_000 })).toEqual({
       state: 'failed',
       confirmations: 0,

@@ -192,7 +192,7 @@ describe('stellar withdrawals end to end on the local ledger simulator', () => {
     await ledger.fund(dest.address, '1');
     const unsigned = await adaptor.craft(vaultOf(vault), intent({ recipientAddress: dest.address }));
     const [signed] = adaptor.combine(unsigned, signPayloads(unsigned, vault));
-    expect(await adaptor.txStatus(signed!.txid, unsigned)).toEqual({ state: 'pending', confirmations: 0 });
+    expect(await adaptor.txStatus(signed!.txid, unsigned)).toEqual({ state: 'unknown', confirmations: 0 });
     ledger.advanceTime(86_400 + 60);
     const err = await adaptor.broadcast(signed!).catch((e) => e);
     expect(err).toBeInstanceOf(NodeRejectionError);

@@ -108,6 +108,11 @@ function build(
     outputs,
     reserved,
   };
+  return unsignedFromState(ctx, state, fee);
+}
+
+/** The unsigned transaction a craft state describes, with one signing payload per input. */
+export function unsignedFromState(ctx: BtcContext, state: CraftState, fee: bigint): UnsignedWithdrawal {
   const tx = unsignedTx(ctx, state);
   const payloads: SigningPayload[] = state.inputs.map((input, i) => {
     const preimage = inputPreimage(tx, i, input);

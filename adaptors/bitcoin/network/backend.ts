@@ -50,4 +50,6 @@ export interface BitcoinBackend {
   broadcast(hex: string): Promise<string>;
   /** Undefined when the back end does not know the transaction. */
   txStatus(txid: string): Promise<BackendTxStatus | undefined>;
+  /** Whether output `vout` of `txid` is spent (mempool or chain), and by which transaction when the back end can tell. */
+  outspend(txid: string, vout: number): Promise<{ spent: boolean; txid?: string }>;
 }

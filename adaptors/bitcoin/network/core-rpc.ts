@@ -160,6 +160,11 @@ export class CoreRpcBackend implements BitcoinBackend {
     return r as string;
   }
 
+  /** `gettxout` with the mempool: null once spent (Core keeps no index of spenders, so no txid). */
+  async outspend(txid: string, vout: number): Promise<{ spent: boolean; txid?: string }> {
+    return { spent: (await this.call<unknown>('gettxout', [txid, vout, true])) === null };
+  }
+
   async txStatus(txid: string): Promise<BackendTxStatus | undefined> {
     const [r, tip] = await this.batch([
       { method: 'getrawtransaction', params: [txid, true] },

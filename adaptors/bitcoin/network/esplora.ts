@@ -138,6 +138,12 @@ export class EsploraBackend implements BitcoinBackend {
     return { confirmed: s.confirmed, blockHeight: s.block_height };
   }
 
+  /** Esplora `GET /tx/:txid/outspend/:vout`: `{spent, txid?, vin?, status?}`. */
+  async outspend(txid: string, vout: number): Promise<{ spent: boolean; txid?: string }> {
+    const r = await this.getJson<{ spent: boolean; txid?: string }>(`/tx/${txid}/outspend/${vout}`);
+    return { spent: r.spent === true, ...(typeof r.txid === 'string' ? { txid: r.txid } : {}) };
+  }
+
   /** Raw hex of a known transaction (tests and diagnostics). */
   async txHex(txid: string): Promise<string | undefined> {
     return (await this.get(`/tx/${txid}/hex`, true))?.trim();

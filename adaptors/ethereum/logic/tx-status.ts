@@ -13,7 +13,8 @@ interface Receipt {
  * ledger's `confirmations` threshold, so this function holds no policy. A reverted
  * transaction is `failed` ("reverted"): it is mined and its fee is spent. Not mined and no
  * longer known while the account's mined nonce has passed ours means another transaction
- * took the nonce: `failed`. Otherwise `pending` (in the mempool, or not yet propagated).
+ * took the nonce: `failed`. Known but not mined: `pending`. Unknown to the node while the
+ * nonce is still open: `unknown` (dropped from the pool, or reorganised out), to be sent again.
  */
 export async function txStatus(ctx: EthContext, txid: string, unsigned: UnsignedWithdrawal): Promise<TxStatus> {
   const [receipt, latestHex] = await ctx.rpc.batch<unknown>([
@@ -40,5 +41,5 @@ export async function txStatus(ctx: EthContext, txid: string, unsigned: Unsigned
     // Mined between the two round trips? Then the node knows it by hash and we are not here.
     return { state: 'failed', confirmations: 0, reason: 'replaced: nonce used by another transaction' };
   }
-  return { state: 'pending', confirmations: 0 };
+  return { state: tx === null ? 'unknown' : 'pending', confirmations: 0 };
 }

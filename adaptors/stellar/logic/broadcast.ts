@@ -1,9 +1,9 @@
-import { extractBaseAddress, Transaction, xdr } from '@stellar/stellar-sdk';
+import { extractBaseAddress, FeeBumpTransaction, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { PermanentLedgerError } from '../../../src/errors.js';
 import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';
 import { horizonRejection } from '../network/errors.js';
-import { HorizonSubmitError } from '../network/horizon.js';
+import { HorizonSubmitError, SubmissionTimeout } from '../network/horizon.js';
 import { codesFromResultXdr } from './result-codes.js';
 import { sequenceScope } from './state.js';
 
@@ -15,8 +15,10 @@ import { sequenceScope } from './state.js';
  */
 export async function broadcast(ctx: StellarContext, signed: SignedTx): Promise<BroadcastResult> {
   const envelope = xdr.TransactionEnvelope.fromXDR(signed.serialized, 'hex');
-  const tx = new Transaction(envelope, ctx.passphrase);
-  const txid = tx.hash().toString('hex');
+  // A fee-bump (speed-up) spends the sequence number of the transaction it wraps.
+  const outer = TransactionBuilder.fromXDR(envelope, ctx.passphrase);
+  const tx = outer instanceof FeeBumpTransaction ? outer.innerTransaction : outer;
+  const txid = outer.hash().toString('hex');
   if (txid !== signed.txid) throw new PermanentLedgerError(`signed transaction hashes to ${txid}, not ${signed.txid}`);
   const source = extractBaseAddress(tx.source);
   const settle = () => ctx.deps.reservations.settleSequence(sequenceScope(ctx.ledgerId, source), BigInt(tx.sequence));
@@ -32,6 +34,9 @@ export async function broadcast(ctx: StellarContext, signed: SignedTx): Promise<
     await settle();
     return { txid, alreadyKnown: false };
   } catch (e) {
+    // Queued by stellar-core under a surge price: out on the network, not yet in a ledger, so
+    // its sequence number stays reserved; the confirmation watch takes it from here.
+    if (e instanceof SubmissionTimeout) return { txid, alreadyKnown: false };
     if (!(e instanceof HorizonSubmitError)) throw e;
     const codes = e.resultCodes;
     if (codes.transaction === 'tx_bad_seq') {

@@ -1,9 +1,10 @@
-import { Keypair, StrKey, Transaction, xdr } from '@stellar/stellar-sdk';
+import type { Transaction} from '@stellar/stellar-sdk';
+import { FeeBumpTransaction, Keypair, StrKey, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { InvalidArgumentError } from '../../../src/errors.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
 import { verifyEd25519 } from '../../../src/ledger/signatures.js';
 import type { StellarContext } from '../context.js';
-import { readState } from './state.js';
+import { isFeeBump, readState } from './state.js';
 
 /**
  * Adds the vault's decorated signature to the crafted envelope. `serialized` is the signed
@@ -19,12 +20,16 @@ export function combine(ctx: StellarContext, unsigned: UnsignedWithdrawal, sigs:
   const sig = sigs.find((s) => s.payloadIndex === 0);
   if (!sig || sigs.length !== 1) throw new InvalidArgumentError(`expected one signature for payload 0, got ${sigs.length}`);
 
-  const tx = new Transaction(xdr.TransactionEnvelope.fromXDR(envelope, 'hex'), ctx.passphrase);
+  const tx = TransactionBuilder.fromXDR(xdr.TransactionEnvelope.fromXDR(envelope, 'hex'), ctx.passphrase);
   const hash = tx.hash();
   if (hash.toString('hex') !== payload.digest) throw new InvalidArgumentError('the stored envelope does not hash to the signed digest on this network');
   const key = Buffer.from(payload.publicKey, 'hex');
   const signer = StrKey.encodeEd25519PublicKey(key);
-  if (tx.source !== state.source || signer !== state.source || tx.sequence !== state.sequence) {
+  // A fee-bump (speed-up) is paid and signed by the vault and wraps the vault's own signed transaction.
+  const inner: Transaction = tx instanceof FeeBumpTransaction ? tx.innerTransaction : tx;
+  const payer = tx instanceof FeeBumpTransaction ? tx.feeSource : tx.source;
+  if ((tx instanceof FeeBumpTransaction) !== isFeeBump(state)) throw new InvalidArgumentError('the stored envelope is not of the kind that was crafted');
+  if (inner.source !== state.source || payer !== state.source || signer !== state.source || inner.sequence !== state.sequence) {
     throw new InvalidArgumentError('the stored envelope does not spend from the vault account it was crafted for');
   }
   verifyEd25519(hash, Buffer.from(sig.signature).toString('hex'), { scheme: 'ed25519', bytes: Uint8Array.from(key) });

@@ -20,6 +20,11 @@ export function creationScope(ledgerId: string): string {
   return `${ledgerId}:creates`;
 }
 
+/** Whether the state is a speed-up's: its envelope is a fee-bump around the signed original (`feeBump: 'true'`). */
+export function isFeeBump(state: StellarState): boolean {
+  return state.feeBump === 'true';
+}
+
 export function readState(state: Json): StellarState {
   const s = state as Partial<StellarState> | null;
   if (!s || typeof s !== 'object' || typeof s.source !== 'string' || typeof s.sequence !== 'string' || typeof s.scope !== 'string') {

@@ -40,6 +40,9 @@ export interface HorizonFeeStats {
 
 export interface HorizonTransaction {
   hash: string;
+  /** Fee-bumps (CAP-15): the outer envelope's hash and the wrapped transaction's. */
+  fee_bump_transaction?: { hash: string };
+  inner_transaction?: { hash: string };
   ledger: number;
   successful: boolean;
   source_account: string;
@@ -72,6 +75,16 @@ export class HorizonSubmitError extends UpstreamError {
       undefined,
       'ERR_LEDGER_REJECTED',
     );
+  }
+}
+
+/**
+ * Horizon's 504 on submission: stellar-core has the transaction but did not include it in
+ * time (its fee bid is under the surge price, or the network is slow). It may still land.
+ */
+export class SubmissionTimeout extends UnavailableError {
+  constructor() {
+    super('Horizon timed out waiting for the transaction to be included; it is queued and may still land', undefined, 'ERR_SUBMISSION_TIMEOUT');
   }
 }
 
@@ -143,7 +156,8 @@ export class HorizonClient {
     } catch (e) {
       throw new UnavailableError(`Horizon unreachable: ${(e as Error).message}`, e, 'ERR_NODE_UNAVAILABLE');
     }
-    // 504 on submission is Horizon's own timeout: the transaction may still land, so retrying is right.
+    // 504 on submission is Horizon's own timeout: the transaction may still land.
+    if (res.status === 504 && opts.method === 'POST') throw new SubmissionTimeout();
     if (res.status >= 500 || res.status === 429) {
       throw new UnavailableError(`Horizon answered HTTP ${res.status} for ${path.split('?')[0]}`, undefined, 'ERR_NODE_UNAVAILABLE');
     }

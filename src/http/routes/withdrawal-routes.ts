@@ -39,12 +39,26 @@ export const withdrawalResponseSchema = z.object({
   appData: z.object({ request: requestRecord, txs: z.array(z.object({ serialized: z.string() })) }),
 });
 
+const attemptSchema = z.object({
+  kind: z.enum(['original', 'speed-up', 'cancel']),
+  status: z.enum(['signing', 'broadcast', 'replaced', 'confirmed', 'failed']),
+  txids: z.array(z.string()),
+  fee: z.string().describe('Fee paid at most, base units of the native asset'),
+  createdAt: z.string(),
+  sentAt: z.string().optional(),
+  operationID: z.string().optional().describe('The custody sign request of this attempt'),
+  rebroadcasts: z.number().optional().describe('Times the signed transaction was sent again after the node dropped it'),
+  failureReason: z.string().optional(),
+});
+
 export const withdrawalStatusSchema = withdrawalResponseSchema.extend({
   vaultId: z.string(),
   ledgerId: z.string(),
   txids: z.array(z.string()),
   confirmations: z.number(),
   failureReason: z.string().optional(),
+  stuck: z.object({ since: z.string(), reason: z.string() }).optional().describe('Set while the sent transaction waits longer than STUCK_AFTER_SECONDS'),
+  attempts: z.array(attemptSchema).describe('The original transaction, then each speed-up or cancel'),
   history: z.array(z.object({ status: z.string(), at: z.string(), detail: z.string().optional() })),
   createdAt: z.string(),
   updatedAt: z.string(),

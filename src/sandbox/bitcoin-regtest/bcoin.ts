@@ -32,6 +32,13 @@ export interface BcoinTx {
   getSize(): number;
   getWeight(): number;
   isCoinbase(): boolean;
+  getVirtualSize(): number;
+  getFee(view: unknown): number;
+}
+export interface BcoinMempoolEntry {
+  tx: BcoinTx;
+  fee: number;
+  size: number;
 }
 export interface BcoinCoin {
   hash: string;
@@ -59,8 +66,15 @@ export interface BcoinVerifyError extends Error {
 export interface BcoinFullNode {
   open(): Promise<void>;
   close(): Promise<void>;
-  chain: { height: number; getHash(height: number): Promise<string | null> };
-  mempool: { addTX(tx: BcoinTx): Promise<string[] | null> };
+  chain: { height: number; tip: { hash: string }; getHash(height: number): Promise<string | null> };
+  mempool: {
+    tip: string;
+    addTX(tx: BcoinTx): Promise<string[] | null>;
+    getSpent(hash: string, index: number): BcoinMempoolEntry | null;
+    getEntry(hash: string): BcoinMempoolEntry | null;
+    getCoinView(tx: BcoinTx): Promise<unknown>;
+    evictEntry(entry: BcoinMempoolEntry): void;
+  };
   fees: { estimateFee(blocks: number, smart: boolean): number };
   rpc: { call(req: { method: string; params: unknown[] }, batch: unknown[]): Promise<{ result: unknown; error: { message: string } | null }> };
   getCoinsByAddress(addrs: BcoinAddress[]): Promise<BcoinCoin[]>;

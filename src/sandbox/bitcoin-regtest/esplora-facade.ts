@@ -73,6 +73,21 @@ async function txJson(node: RegtestNode, m: BcoinMeta): Promise<Record<string, u
   };
 }
 
+/** Esplora's outspend: the transaction (mempool or chain) spending output `vout`, found through the output's address index. */
+async function outspend(node: RegtestNode, txid: string, vout: number): Promise<Record<string, unknown>> {
+  const parent = await meta(node, txid);
+  const output = parent.tx.outputs[vout];
+  if (!output) throw new HttpError(400, 'Invalid output index');
+  const address = output.script.getAddress();
+  if (!address) return { spent: false };
+  const hash = revHex(txid);
+  for (const m of await node.node.getMetaByAddress([address])) {
+    const index = m.tx.inputs.findIndex((i) => i.prevout.hash === hash && i.prevout.index === vout);
+    if (index >= 0) return { spent: true, txid: m.tx.txid(), vin: index, status: status(m) };
+  }
+  return { spent: false };
+}
+
 async function addressStats(node: RegtestNode, address: string): Promise<Record<string, unknown>> {
   const a = node.toBcoinAddress(address);
   if (!a) throw new HttpError(400, 'Invalid Bitcoin address');
@@ -121,6 +136,7 @@ async function route(node: RegtestNode, method: string, path: string, body: stri
   if (method === 'GET' && (m = /^\/address\/([^/]+)$/.exec(path))) return { json: await addressStats(node, decodeURIComponent(m[1] as string)) };
   if (method === 'GET' && (m = /^\/tx\/([^/]+)$/.exec(path))) return { json: await txJson(node, await meta(node, m[1] as string)) };
   if (method === 'GET' && (m = /^\/tx\/([^/]+)\/status$/.exec(path))) return { json: status(await meta(node, m[1] as string)) };
+  if (method === 'GET' && (m = /^\/tx\/([^/]+)\/outspend\/(\d+)$/.exec(path))) return { json: await outspend(node, m[1] as string, Number(m[2])) };
   if (method === 'GET' && (m = /^\/tx\/([^/]+)\/hex$/.exec(path))) return { text: (await meta(node, m[1] as string)).tx.toRaw().toString('hex') };
   if (method === 'GET' && path === '/fee-estimates') {
     const table: Record<string, number> = {};

@@ -1,11 +1,13 @@
 import { freePort } from '../free-port.js';
 import { address as baddress, networks } from 'bitcoinjs-lib';
-import { loadBcoin, revHex, type Bcoin, type BcoinAddress, type BcoinCoin, type BcoinFullNode, type BcoinKeyRing, type BcoinVerifyError } from './bcoin.js';
+import { loadBcoin, revHex, type Bcoin, type BcoinAddress, type BcoinCoin, type BcoinFullNode, type BcoinKeyRing, type BcoinMempoolEntry, type BcoinTx, type BcoinVerifyError } from './bcoin.js';
 
 const network = networks.regtest;
 /** bcoin's regtest activates SegWit by BIP9 signalling: the state turns ACTIVE at height 432. */
 const SEGWIT_ACTIVE_HEIGHT = 432;
 const COINBASE_MATURITY = 100;
+/** Bitcoin Core's default -incrementalrelayfee, sat/vB (BIP125 rule 4). */
+const INCREMENTAL_RELAY_SAT_PER_VB = 1;
 
 /** A refusal in Bitcoin Core's terms (RPC code and message), as Esplora relays it. */
 export class NodeRejection extends Error {
@@ -117,17 +119,78 @@ export class RegtestNode {
       throw new NodeRejection(-22, 'TX decode failed');
     }
     try {
-      const missing = await this.node.mempool.addTX(tx);
-      if (missing && missing.length) throw new NodeRejection(-25, 'bad-txns-inputs-missingorspent');
+      await this.addToMempool(tx);
     } catch (e) {
       if (e instanceof NodeRejection) throw e;
       const v = e as BcoinVerifyError;
       if (v.type !== 'VerifyError') throw e;
+      if (v.reason === 'bad-txns-inputs-spent') {
+        await this.replaceByFee(tx);
+        return tx.txid();
+      }
       // bcoin's reasons are Core's; only "already mined" is worded differently.
       if (v.reason === 'txn-already-known') throw new NodeRejection(-27, 'Transaction already in block chain');
       throw new NodeRejection(-26, v.reason);
     }
     return tx.txid();
+  }
+
+  private async addToMempool(tx: BcoinTx): Promise<void> {
+    const missing = await this.node.mempool.addTX(tx);
+    if (missing && missing.length) throw new NodeRejection(-25, 'bad-txns-inputs-missingorspent');
+  }
+
+  /**
+   * BIP125 replacement as Bitcoin Core applies it, which bcoin 1.0.2 lacks (it refuses every
+   * double spend): every conflicting mempool transaction signals RBF (rule 1), the new fee
+   * pays at least the conflicts' fees (rule 3) plus the incremental relay fee for its own size
+   * (rule 4), and its fee rate beats each conflict's. Refusals carry Core's texts. The
+   * conflicts (and their descendants) leave the mempool only once the replacement is in.
+   */
+  private async replaceByFee(tx: BcoinTx): Promise<void> {
+    const mempool = this.node.mempool;
+    const txid = tx.txid();
+    const conflicts = new Map<string, BcoinMempoolEntry>();
+    for (const input of tx.inputs) {
+      const entry = mempool.getSpent(input.prevout.hash, input.prevout.index);
+      if (entry) conflicts.set(entry.tx.txid(), entry);
+    }
+    if (conflicts.size === 0) throw new NodeRejection(-25, 'bad-txns-inputs-missingorspent');
+    // BIP125 signalling by sequence; bcoin's own isRBF() refuses every version-2 transaction.
+    const signals = (t: BcoinTx) => t.inputs.some((i) => i.sequence < 0xfffffffe);
+    for (const [id, entry] of conflicts) if (!signals(entry.tx)) throw new NodeRejection(-26, `txn-mempool-conflict (${id} does not signal replaceability)`);
+    const fee = tx.getFee(await mempool.getCoinView(tx));
+    const vsize = tx.getVirtualSize();
+    const oldFees = [...conflicts.values()].reduce((s, e) => s + e.fee, 0);
+    for (const [id, e] of conflicts) {
+      if (fee * e.size <= e.fee * vsize) {
+        throw new NodeRejection(-26, `insufficient fee, rejecting replacement ${txid}; new feerate ${(fee / vsize).toFixed(2)} sat/vB <= old feerate ${(e.fee / e.size).toFixed(2)} sat/vB of ${id}`);
+      }
+    }
+    if (fee < oldFees) throw new NodeRejection(-26, `insufficient fee, rejecting replacement ${txid}, less fees than conflicting txs; ${fee} < ${oldFees}`);
+    if (fee - oldFees < INCREMENTAL_RELAY_SAT_PER_VB * vsize) {
+      throw new NodeRejection(-26, `insufficient fee, rejecting replacement ${txid}, not enough additional fees to relay; ${fee - oldFees} < ${INCREMENTAL_RELAY_SAT_PER_VB * vsize}`);
+    }
+    const evicted = [...conflicts.values()];
+    for (const e of evicted) mempool.evictEntry(e);
+    try {
+      await this.addToMempool(tx);
+    } catch (e) {
+      for (const old of evicted) await mempool.addTX(old.tx).catch(() => undefined);
+      const v = e as BcoinVerifyError;
+      throw v.type === 'VerifyError' ? new NodeRejection(-26, v.reason) : e;
+    }
+  }
+
+  /**
+   * `invalidateblock`: bcoin resets its chain to the block's parent and empties its mempool
+   * (its transactions are gone, as after a restart) but leaves the mempool's tip behind, which
+   * would refuse every later block; the tip is put back in line here.
+   */
+  async invalidate(blockHash: string): Promise<void> {
+    const r = await this.node.rpc.call({ method: 'invalidateblock', params: [blockHash] }, []);
+    if (r.error) throw new Error(`invalidateblock: ${r.error.message}`);
+    this.node.mempool.tip = this.node.chain.tip.hash;
   }
 
   /** Pays `sats` to `address` from mined coins, then mines a block so the payment is confirmed. */

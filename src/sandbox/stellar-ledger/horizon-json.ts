@@ -96,7 +96,7 @@ export function transactionJson(base: string, t: TxRecord) {
     created_at: iso(t.createdAt),
     source_account: t.sourceAccount,
     source_account_sequence: t.sequence.toString(),
-    fee_account: t.sourceAccount,
+    fee_account: t.feeBump?.feeAccount ?? t.sourceAccount,
     fee_charged: t.feeCharged.toString(),
     max_fee: t.maxFee.toString(),
     operation_count: t.operationCount,
@@ -105,6 +105,12 @@ export function transactionJson(base: string, t: TxRecord) {
     memo_type: t.memoType,
     ...(t.memo === undefined ? {} : { memo: t.memo }),
     signatures: t.signatures,
+    ...(t.feeBump
+      ? {
+          fee_bump_transaction: { hash: t.hash, signatures: t.signatures },
+          inner_transaction: { hash: t.feeBump.innerHash, signatures: t.feeBump.innerSignatures, max_fee: t.feeBump.innerMaxFee.toString() },
+        }
+      : {}),
     ...(t.timeBounds
       ? {
           valid_after: iso(Number(t.timeBounds.minTime) * 1000),
@@ -115,14 +121,15 @@ export function transactionJson(base: string, t: TxRecord) {
   };
 }
 
-export function feeStatsJson(latest: LedgerHeader) {
-  const fee = latest.baseFee.toString();
+/** Fees per operation of recent ledgers: the base fee, or the surge price while one is set. */
+export function feeStatsJson(latest: LedgerHeader, surgeFee?: bigint) {
+  const fee = (surgeFee !== undefined && surgeFee > latest.baseFee ? surgeFee : latest.baseFee).toString();
   const dist = Object.fromEntries(
     ['max', 'min', 'mode', 'p10', 'p20', 'p30', 'p40', 'p50', 'p60', 'p70', 'p80', 'p90', 'p95', 'p99'].map((k) => [k, fee]),
   );
   return {
     last_ledger: String(latest.sequence),
-    last_ledger_base_fee: fee,
+    last_ledger_base_fee: latest.baseFee.toString(),
     ledger_capacity_usage: '0.00',
     fee_charged: dist,
     max_fee: dist,
@@ -135,6 +142,19 @@ export interface Problem {
 }
 
 const HORIZON_ERRORS = 'https://stellar.org/horizon-errors';
+
+/** Horizon's answer when stellar-core did not include a submitted transaction in time: it is queued and may still land. */
+export function submissionTimeout(): Problem {
+  return {
+    status: 504,
+    body: {
+      type: 'https://stellar.org/horizon-errors/timeout',
+      title: 'Timeout',
+      status: 504,
+      detail: 'Your request timed out before completing. Please try your request again. If you are submitting a transaction make sure you are sending exactly the same transaction (with the same sequence number).',
+    },
+  };
+}
 
 export function notFound(): Problem {
   return {

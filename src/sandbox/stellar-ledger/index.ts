@@ -6,14 +6,17 @@
  * POST and GET, `/friendbot`) with Horizon's response and problem+json shapes, and applies
  * payment, create_account and change_trust with stellar-core's rules: exact sequence numbers,
  * base fee, base reserve, time bounds, trustlines, and envelope signatures verified through
- * the Stellar SDK (independently of the adaptor's combine). Other operations answer
- * op_not_supported. The root response carries `simulator: true`.
+ * the Stellar SDK (independently of the adaptor's combine). Fee-bump envelopes (CAP-15) are
+ * checked as stellar-core checks them (inner signatures and sequence, fee source signature,
+ * outer fee rules). A settable surge price keeps low bids in a queue (Horizon's 504) that a
+ * fee-bump at 10x the rate replaces. Other operations answer op_not_supported. The root
+ * response carries `simulator: true`.
  */
 import { createServer, type Server } from 'node:http';
 import { Asset, Keypair, Networks, Operation, TransactionBuilder, Account, type Transaction } from '@stellar/stellar-sdk';
 import { freePort } from '../free-port.js';
-import { submitEnvelope, type SubmitOutcome } from './apply.js';
-import { badRequest, transactionFailed, transactionJson } from './horizon-json.js';
+import { drainQueue, submitEnvelope, type SubmitOutcome } from './apply.js';
+import { badRequest, submissionTimeout, transactionFailed, transactionJson } from './horizon-json.js';
 import { LedgerState, STROOPS_PER_XLM, type AccountEntry } from './ledger.js';
 import { handler } from './server.js';
 
@@ -53,6 +56,16 @@ export interface LocalStellarLedger {
   /** Moves the ledger clock forward (time bounds) and closes a ledger at the new time. */
   advanceTime(seconds: number): void;
   closeLedger(): void;
+  /**
+   * Sets the surge price (stroops per operation slot; undefined = the base fee): bids under it
+   * wait in the queue and Horizon answers their submission with 504, as under network load.
+   * Lowering it lets the queued ones in.
+   */
+  setSurgeFee(stroops: bigint | undefined): void;
+  /** Hashes waiting in the queue. */
+  queued(): string[];
+  /** Drops a queued transaction, as stellar-core does with one that waited too long. */
+  dropQueued(hash: string): boolean;
   stop(): Promise<void>;
 }
 
@@ -82,7 +95,8 @@ export async function startStellarLedger(opts: StellarLedgerOptions = {}): Promi
     const entry = state.accounts.get(signer.publicKey());
     if (!entry) throw new Error(`account ${signer.publicKey()} does not exist on the simulator`);
     const builder = new TransactionBuilder(new Account(entry.id, entry.sequence.toString()), {
-      fee: state.rules.baseFee.toString(),
+      // The helpers outbid any surge price, so funding never waits in the queue.
+      fee: (state.surgeFee !== undefined && state.surgeFee > state.rules.baseFee ? state.surgeFee : state.rules.baseFee).toString(),
       networkPassphrase: passphrase,
     }).setTimeout(0);
     const tx = build(builder).build();
@@ -92,7 +106,7 @@ export async function startStellarLedger(opts: StellarLedgerOptions = {}): Promi
   const submitOrThrow = (tx: Transaction): SubmitOutcome => {
     const out = submitEnvelope(state, passphrase, tx.toEnvelope().toXDR('base64'));
     if (out.kind === 'applied' && out.record.successful) return out;
-    const why = out.kind === 'malformed' ? out.reason : out.kind === 'rejected' ? out.transaction : out.record.operationCodes.join(',');
+    const why = out.kind === 'malformed' ? out.reason : out.kind === 'rejected' ? out.transaction : out.kind === 'queued' ? 'queued under the surge price' : out.record.operationCodes.join(',');
     throw new Error(`simulator rejected the helper transaction: ${why}`);
   };
   const fundTx = (account: string, xlm: string) =>
@@ -115,6 +129,7 @@ export async function startStellarLedger(opts: StellarLedgerOptions = {}): Promi
         const out = submitEnvelope(state, passphrase, fundTx(addr, FRIENDBOT_XLM).toEnvelope().toXDR('base64'));
         if (out.kind === 'applied') return { status: 200, body: transactionJson(baseUrl, out.record) };
         if (out.kind === 'rejected') return transactionFailed(out.envelopeXdr, out.resultXdr, { transaction: out.transaction });
+        if (out.kind === 'queued') return submissionTimeout();
         return badRequest('addr', out.reason);
       },
     }),
@@ -126,7 +141,13 @@ export async function startStellarLedger(opts: StellarLedgerOptions = {}): Promi
   });
   baseUrl = `http://127.0.0.1:${port}`;
   const interval = opts.closeIntervalMs ?? 5000;
-  const timer = interval > 0 ? setInterval(() => state.close(), interval) : undefined;
+  const timer =
+    interval > 0
+      ? setInterval(() => {
+          state.close();
+          drainQueue(state, passphrase);
+        }, interval)
+      : undefined;
   timer?.unref();
 
   return {
@@ -161,6 +182,16 @@ export async function startStellarLedger(opts: StellarLedgerOptions = {}): Promi
     },
     closeLedger: () => {
       state.close();
+      drainQueue(state, passphrase);
+    },
+    setSurgeFee: (stroops) => {
+      state.surgeFee = stroops;
+      drainQueue(state, passphrase);
+    },
+    queued: () => [...state.pending.values()].map((p) => p.hash),
+    dropQueued: (hash) => {
+      for (const [key, p] of state.pending) if (p.hash === hash) return state.pending.delete(key);
+      return false;
     },
     stop: () =>
       new Promise<void>((resolve) => {

@@ -57,6 +57,17 @@ export interface TxRecord {
   memo?: string;
   signatures: string[];
   timeBounds?: { minTime: string; maxTime: string };
+  /** Fee-bumps (CAP-15): the account that paid, and the wrapped transaction's hash and max fee. */
+  feeBump?: { feeAccount: string; innerHash: string; innerMaxFee: bigint; innerSignatures: string[] };
+}
+
+/** A transaction waiting in the queue because its fee bid is under the surge price. */
+export interface PendingTx {
+  envelopeXdr: string;
+  /** Fee bid per operation slot (a fee-bump counts one more slot). */
+  rate: bigint;
+  /** Hash of the outer envelope (the fee-bump's own, or the transaction's). */
+  hash: string;
 }
 
 export interface LedgerRules {
@@ -78,6 +89,12 @@ export class LedgerState {
   readonly accounts = new Map<string, AccountEntry>();
   readonly transactions = new Map<string, TxRecord>();
   readonly ledgers: LedgerHeader[] = [];
+  /** Fee-bumps by the hash of the transaction they wrap: Horizon serves them under both hashes. */
+  readonly innerIndex = new Map<string, string>();
+  /** The queue of transactions bidding under the surge price, by the hash of the (inner) transaction. */
+  readonly pending = new Map<string, PendingTx>();
+  /** Minimum fee per operation slot a transaction must bid to be included now; undefined = the base fee. */
+  surgeFee?: bigint;
   /** Shifts the ledger clock, so tests can pass time bounds without waiting. */
   private clockOffsetMs = 0;
 

@@ -42,7 +42,7 @@ const TX_ARMS: Record<string, string> = {
   tx_bad_seq: 'txBadSeq',
   tx_bad_auth: 'txBadAuth',
   tx_insufficient_balance: 'txInsufficientBalance',
-  tx_no_source_account: 'txNoSourceAccount',
+  tx_no_source_account: 'txNoAccount',
   tx_insufficient_fee: 'txInsufficientFee',
   tx_bad_auth_extra: 'txBadAuthExtra',
   tx_not_supported: 'txNotSupported',
@@ -92,4 +92,16 @@ export function txFailureXdr(code: string): string {
   if (!arm) throw new Error(`no XDR result for ${code}`);
   const factory = (xdr.TransactionResultResult as unknown as UnionFactory)[arm];
   return encode(0n, factory?.() as xdr.TransactionResultResult);
+}
+
+/** A fee-bump's result (CAP-15): the outer fee charged, and the inner transaction's hash and operation results. */
+export function feeBumpXdr(feeCharged: bigint, innerHash: Buffer, ops: OpOutcome[], successful: boolean): string {
+  const results = ops.map(opResult);
+  const inner = new xdr.InnerTransactionResult({
+    feeCharged: xdr.Int64.fromString('0'),
+    result: successful ? xdr.InnerTransactionResultResult.txSuccess(results) : xdr.InnerTransactionResultResult.txFailed(results),
+    ext: new xdr.InnerTransactionResultExt(0),
+  });
+  const pair = new xdr.InnerTransactionResultPair({ transactionHash: innerHash, result: inner });
+  return encode(feeCharged, successful ? xdr.TransactionResultResult.txFeeBumpInnerSuccess(pair) : xdr.TransactionResultResult.txFeeBumpInnerFailed(pair));
 }

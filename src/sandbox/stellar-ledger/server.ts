@@ -8,6 +8,7 @@ import {
   ledgerJson,
   notFound,
   SIMULATOR_NOTICE,
+  submissionTimeout,
   transactionFailed,
   transactionJson,
   transactionMalformed,
@@ -100,7 +101,7 @@ export function handler(routes: Routes) {
         const entry = state.accounts.get(id);
         return entry ? send(res, 200, accountJson(base, entry)) : answer(notFound());
       }
-      if (req.method === 'GET' && path === '/fee_stats') return send(res, 200, feeStatsJson(state.latest()));
+      if (req.method === 'GET' && path === '/fee_stats') return send(res, 200, feeStatsJson(state.latest(), state.surgeFee));
       if (req.method === 'GET' && path === '/ledgers') {
         const limit = Math.min(200, Math.max(1, Number(url.searchParams.get('limit') ?? 10) || 10));
         const desc = url.searchParams.get('order') === 'desc';
@@ -119,7 +120,8 @@ export function handler(routes: Routes) {
       if (req.method === 'GET' && tx) {
         const hash = (tx[1] as string).toLowerCase();
         if (!/^[0-9a-f]{64}$/.test(hash)) return answer(badRequest('tx_id', 'Transaction hash must be a hex-encoded, lowercase SHA-256 hash'));
-        const record = state.transactions.get(hash);
+        // A fee-bump is found by its own hash and by the hash of the transaction it wraps.
+        const record = state.transactions.get(hash) ?? state.transactions.get(state.innerIndex.get(hash) ?? '');
         return record ? send(res, 200, transactionJson(base, record)) : answer(notFound());
       }
       if (req.method === 'POST' && path === '/transactions') {
@@ -128,6 +130,7 @@ export function handler(routes: Routes) {
         const out = submitEnvelope(state, passphrase, envelope);
         if (out.kind === 'malformed') return answer(transactionMalformed(envelope));
         if (out.kind === 'rejected') return answer(transactionFailed(out.envelopeXdr, out.resultXdr, { transaction: out.transaction }));
+        if (out.kind === 'queued') return answer(submissionTimeout());
         const r = out.record;
         if (!r.successful) {
           return answer(transactionFailed(r.envelopeXdr, r.resultXdr, { transaction: 'tx_failed', operations: r.operationCodes }));

@@ -1,0 +1,91 @@
+import { ConflictError, InvalidArgumentError } from '../../../src/errors.js';
+import type { ReplacementInput, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
+import type { BtcContext } from '../context.js';
+import type { AddressFormat } from './address.js';
+import { unsignedFromState } from './craft.js';
+import { dustThreshold } from './dust.js';
+import { resolveFeeRate } from './fees.js';
+import { readState, type CraftState } from './state.js';
+import { recipientScript } from './validate-address.js';
+
+/** Bitcoin Core's default incremental relay fee (-incrementalrelayfee), sat/vB: BIP125 rule 4's step. */
+const INCREMENTAL_RELAY = 1n;
+
+/** Signed-size upper bounds per input type: non-witness scriptSig bytes and witness bytes (73-byte DER signature). */
+const SCRIPT_SIG: Record<AddressFormat, number> = { p2wpkh: 0, 'p2sh-p2wpkh': 23, p2pkh: 108 };
+const WITNESS: Record<AddressFormat, number> = { p2wpkh: 109, 'p2sh-p2wpkh': 109, p2pkh: 0 };
+
+/** Virtual size of the signed transaction, rounded up: what the fee rate is paid on. */
+export function signedVsize(ctx: BtcContext, state: CraftState): bigint {
+  const outputs = state.outputs.map((o) => 9 + (recipientScript(o.address, ctx.network)?.length ?? 34));
+  const base = 4 + 4 + 1 + 1 + state.inputs.reduce((n, i) => n + 41 + SCRIPT_SIG[i.format], 0) + outputs.reduce((a, b) => a + b, 0);
+  const witness = state.inputs.reduce((n, i) => n + WITNESS[i.format], 0);
+  const weight = base * 4 + (witness > 0 ? witness + 2 : 0);
+  return BigInt(Math.ceil(weight / 4));
+}
+
+/**
+ * A BIP125 replacement from the same inputs (they signal RBF): the same payment with a higher
+ * fee taken from the change (speed-up), or everything back to the vault's change address
+ * (cancel). Rules 3 and 4: the new absolute fee is at least the old one plus the incremental
+ * relay fee for the new size, and the asked rate (default HIGH) applies when higher. No new
+ * inputs are added: a change too small for the higher fee is a 409.
+ */
+export async function replace(ctx: BtcContext, input: ReplacementInput): Promise<UnsignedWithdrawal> {
+  const old = readState(input.unsigned.state, ctx.ledgerId);
+  const oldFee = input.unsigned.fee;
+  const rate = BigInt(await resolveFeeRate(ctx, input.fee ?? 'HIGH'));
+  const total = old.inputs.reduce((s, i) => s + BigInt(i.value), 0n);
+  let outputs: CraftState['outputs'];
+  if (input.kind === 'cancel') {
+    if (!recipientScript(input.source.changeAddress, ctx.network)) throw new InvalidArgumentError(`change address '${input.source.changeAddress}' is not valid here`);
+    outputs = [{ address: input.source.changeAddress, value: '0', change: true }];
+  } else {
+    outputs = old.outputs.map((o) => ({ ...o }));
+  }
+  const size = (outs: CraftState['outputs']) => signedVsize(ctx, { ...old, outputs: outs });
+  const minimum = (outs: CraftState['outputs']) => oldFee + INCREMENTAL_RELAY * size(outs);
+  const feeFor = (outs: CraftState['outputs']) => {
+    const asked = rate * size(outs);
+    if (input.fee && asked < minimum(outs)) {
+      const minRate = (minimum(outs) + size(outs) - 1n) / size(outs);
+      throw new InvalidArgumentError(`fee ${rate} sat/vB is below the replacement minimum of ${minRate} sat/vB (BIP125: old fee ${oldFee} sat + ${INCREMENTAL_RELAY} sat/vB)`, {
+        field: 'fee',
+        minimum: minRate.toString(),
+      });
+    }
+    return asked > minimum(outs) ? asked : minimum(outs);
+  };
+  let fee = feeFor(outputs);
+  const paid = outputs.filter((o) => !o.change).reduce((s, o) => s + BigInt(o.value), 0n);
+  let rest = total - paid - fee;
+  const changeAt = outputs.findIndex((o) => o.change);
+  if (changeAt >= 0) {
+    const script = recipientScript((outputs[changeAt] as CraftState['outputs'][number]).address, ctx.network) as Uint8Array;
+    if (rest < dustThreshold(script)) {
+      if (input.kind === 'cancel') throw new ConflictError(`the inputs (${total} sat) cannot pay a cancel fee of ${fee} sat and leave a spendable output`, 'ERR_NOT_REPLACEABLE');
+      // The change cannot stay: without it the transaction is smaller and pays the rest as fee.
+      outputs = outputs.filter((o) => !o.change);
+      fee = feeFor(outputs);
+      rest = total - paid - fee;
+    } else {
+      (outputs[changeAt] as CraftState['outputs'][number]).value = rest.toString();
+      rest = 0n;
+    }
+  }
+  if (rest < 0n) {
+    throw new ConflictError(`the withdrawal's change cannot pay a replacement fee of ${fee} sat (it pays ${oldFee} sat now); no inputs are added to a replacement`, 'ERR_NOT_REPLACEABLE');
+  }
+  fee += rest;
+  const state: CraftState = { ...old, outputs, feeRate: Number((fee + size(outputs) - 1n) / size(outputs)) };
+  return unsignedFromState(ctx, state, fee);
+}
+
+/** Why a pooled transaction is not mined: its rate under what the next blocks take now. */
+export async function stuckReason(ctx: BtcContext, unsigned: UnsignedWithdrawal): Promise<string | undefined> {
+  const state = readState(unsigned.state, ctx.ledgerId);
+  const rate = Number(unsigned.fee) / Number(signedVsize(ctx, state));
+  const market = await ctx.backend.feeRate(3);
+  if (market !== undefined && rate < market) return `its fee rate of ${rate.toFixed(1)} sat/vB is under the ${market.toFixed(1)} sat/vB the next blocks take`;
+  return undefined;
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { NotFoundError } from '../../errors.js';
+import type { ReplacementKind } from '../../ledger/adaptor.js';
+import { cancelSignRequest } from '../../pipeline/cancel-sign-request.js';
+import type { Operation } from '../../pipeline/operation.js';
+import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
+import { replaceWithdrawal } from '../../pipeline/replace-withdrawal.js';
+import { withdrawalView } from '../../pipeline/withdrawal-view.js';
+import type { VaultStore } from '../../vaults/vault-store.js';
+import { defineRoute } from '../route.js';
+import { withdrawalStatusSchema } from './withdrawal-routes.js';
+
+export const replacementRequestSchema = z
+  .object({
+    fee: z
+      .string()
+      .max(40)
+      .optional()
+      .describe("HIGH, MEDIUM, LOW or a custom constant in the ledger's unit; default one level up and at least the ledger's replacement minimum"),
+  })
+  .meta({ id: 'ReplacementRequest' })
+  .optional();
+
+type Deps = PipelineDeps & { vaults: VaultStore };
+
+/**
+ * What a cancel does, by where the withdrawal stands: before signing, the custody service's
+ * sign operation is canceled (the withdrawal ends FAILED, reservations back); once sent, a
+ * replacement that pays the funds back to the vault is signed and sent, and whichever
+ * transaction the chain takes decides. Other states answer 409.
+ */
+async function cancelWithdrawal(deps: Deps, vaultId: string, operationID: string, fee?: string): Promise<Operation> {
+  const op = await deps.store.resolve(operationID);
+  if (!op || op.vaultId !== vaultId) throw new NotFoundError(`No withdrawal ${operationID} in vault ${vaultId}`);
+  if (op.status === 'EXECUTING') return cancelSignRequest(deps, op);
+  return replaceWithdrawal(deps, vaultId, operationID, 'cancel', fee);
+}
+
+/**
+ * Speed-up and cancel of a withdrawal: each replacement makes a new attempt with its own
+ * custody sign request; whichever transaction the chain takes decides the withdrawal. 409 when
+ * the withdrawal is in no state to be replaced (being sent, already final, a replacement still
+ * being signed) or its ledger cannot replace it.
+ */
+export function replacementRoutes(deps: Deps) {
+  const params = z.object({ vaultId: z.string().min(1).max(128), operationID: z.string().min(1).max(128) });
+  const route = (kind: ReplacementKind, summary: string, act: (p: { vaultId: string; operationID: string }, fee?: string) => Promise<Operation>) =>
+    defineRoute({
+      method: 'post',
+      path: `/vaults/:vaultId/withdrawals/:operationID/${kind}`,
+      summary,
+      tags: ['wallet'],
+      scope: 'withdraw',
+      params,
+      body: replacementRequestSchema,
+      response: withdrawalStatusSchema,
+      errors: [404, 409, 422, 502, 503],
+      handler: async ({ params: p, body }) => withdrawalView(await act(p, body?.fee)),
+    });
+  return [
+    route('speed-up', 'Replace a broadcast withdrawal by the same transfer with a higher fee (a new sign request)', (p, fee) =>
+      replaceWithdrawal(deps, p.vaultId, p.operationID, 'speed-up', fee),
+    ),
+    route(
+      'cancel',
+      'Cancel a withdrawal: still waiting for signatures, its custody sign operation is canceled; broadcast, it is replaced by a transaction that sends the funds back to the vault (a new sign request)',
+      (p, fee) => cancelWithdrawal(deps, p.vaultId, p.operationID, fee),
+    ),
+  ];
+}

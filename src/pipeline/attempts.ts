@@ -1,0 +1,110 @@
+import type { SignedTx } from '../ledger/adaptor.js';
+import type { Operation, StoredUnsigned } from './operation.js';
+
+/**
+ * A withdrawal is one operation with one or more attempts: the original transaction, then each
+ * speed-up or cancel, each its own custody sign request, txids, fee and times. Exactly one
+ * attempt can land (they share a nonce, a sequence number or inputs); the operation follows it.
+ *
+ * Status of an attempt:
+ * - `signing`   its sign request is out; nothing was sent yet;
+ * - `broadcast` sent to the node (it may still be replaced, dropped or reorganised away);
+ * - `replaced`  another attempt of the same withdrawal landed;
+ * - `confirmed` this one landed with the ledger's confirmations;
+ * - `failed`    refused (sign request declined, node rejected it) or lost to a foreign transaction.
+ */
+export type AttemptKind = 'original' | 'speed-up' | 'cancel';
+export type AttemptStatus = 'signing' | 'broadcast' | 'replaced' | 'confirmed' | 'failed';
+
+export interface Attempt {
+  kind: AttemptKind;
+  txids: string[];
+  /** Fee the attempt pays at most, base units of the native asset (decimal string). */
+  fee: string;
+  createdAt: string;
+  /** First time it was handed to the node. */
+  sentAt?: string;
+  /** Last time it was handed to the node (first send or a resend after a drop). */
+  lastSentAt?: string;
+  /** The custody sign request of this attempt. */
+  operationID?: string;
+  status: AttemptStatus;
+  /** How often the stored signed bytes were sent again because the node no longer knew them. */
+  rebroadcasts?: number;
+  /** Chain height when it was first watched after sending (for STUCK_AFTER_BLOCKS). */
+  sentHeight?: number;
+  /** Block / ledger height it was last seen mined at; a later "not mined" means a reorganisation. */
+  minedAt?: number;
+  failureReason?: string;
+  /** Replacements only: what was crafted and signed (the original's lives in `Operation.unsigned`). */
+  unsigned?: StoredUnsigned;
+  /** Replacements only: signed transactions (hex), kept for resending (the original's live in `Operation.signedTxs`). */
+  signed?: string[];
+}
+
+export interface StuckMark {
+  since: string;
+  reason: string;
+}
+
+function originalStatus(op: Operation): AttemptStatus {
+  if (op.status === 'CONFIRMED') return 'confirmed';
+  if (op.status === 'FAILED') return 'failed';
+  if (op.status === 'BROADCAST') return 'broadcast';
+  return 'signing';
+}
+
+/** The attempts of an operation; a record without them (made before they existed) has its original derived. */
+export function attemptsOf(op: Operation): Attempt[] {
+  if (op.attempts?.length) return op.attempts;
+  const sent = op.history.find((h) => h.status === 'BROADCAST')?.at;
+  return [
+    {
+      kind: 'original',
+      txids: op.txids,
+      fee: op.unsigned.fee,
+      createdAt: op.createdAt,
+      ...(sent ? { sentAt: sent, lastSentAt: sent } : {}),
+      ...(op.operationID ? { operationID: op.operationID } : {}),
+      status: originalStatus(op),
+      ...(op.failureReason && op.status === 'FAILED' ? { failureReason: op.failureReason } : {}),
+    },
+  ];
+}
+
+/** What attempt `i` crafted: the original's lives on the operation. */
+export function unsignedOf(op: Operation, i: number): StoredUnsigned {
+  return i === 0 ? op.unsigned : ((attemptsOf(op)[i] as Attempt).unsigned as StoredUnsigned);
+}
+
+/** The signed transactions of attempt `i`, as they were sent. */
+export function signedOf(op: Operation, i: number): SignedTx[] {
+  const a = attemptsOf(op)[i] as Attempt;
+  const hex = i === 0 ? op.signedTxs : a.signed;
+  return (hex ?? []).map((serialized, txIndex) => ({ txIndex, serialized, txid: a.txids[txIndex] as string }));
+}
+
+/** Replaces attempt `i` with `change(it)`, materialising the list on old records. */
+export function withAttempt(op: Operation, i: number, change: (a: Attempt) => Attempt): Attempt[] {
+  return attemptsOf(op).map((a, j) => (j === i ? change(a) : a));
+}
+
+/** Indexes of the attempts that are out on the network. */
+export function liveAttempts(op: Operation): number[] {
+  return attemptsOf(op).flatMap((a, i) => (a.status === 'broadcast' ? [i] : []));
+}
+
+/** What the withdrawal response shows of an attempt: never the crafted state or signed bytes. */
+export function renderAttempt(a: Attempt) {
+  return {
+    kind: a.kind,
+    status: a.status,
+    txids: a.txids,
+    fee: a.fee,
+    createdAt: a.createdAt,
+    ...(a.sentAt ? { sentAt: a.sentAt } : {}),
+    ...(a.operationID ? { operationID: a.operationID } : {}),
+    ...(a.rebroadcasts ? { rebroadcasts: a.rebroadcasts } : {}),
+    ...(a.failureReason ? { failureReason: a.failureReason } : {}),
+  };
+}

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
+import { RECIPIENT, startEthLoop, until, withdraw, type EthLoop } from '../pipeline/support.js';
+
+const ETH = 10n ** 18n;
+
+/**
+ * After the broadcast on a real anvil node with automining off, so transactions wait in its
+ * pool the way they do on a busy chain: stuck, speed-up, cancel, dropped and reorganised.
+ */
+describe('after the broadcast on Ethereum (anvil)', () => {
+  let e: EthLoop;
+  const rpc = (method: string, params: unknown[] = []) => e.p.send(method, params);
+  const post = (vaultId: string, id: string, kind: string, body: object = {}) =>
+    e.loop.svc.call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals/${id}/${kind}`, { key: WITHDRAW_KEY, body });
+
+  beforeAll(async () => {
+    e = await startEthLoop({
+      env: { STUCK_AFTER_SECONDS: '1', RESEND_AFTER_SECONDS: '1', RECONCILE_AFTER_SECONDS: '1' },
+      extraLedgers: (rpcUrl) => ({ slowdev: { family: 'ethereum', chainId: 31337, rpcUrl, confirmations: 3 } }),
+    });
+    await rpc('evm_setAutomine', [false]);
+  }, 60_000);
+  afterAll(async () => {
+    await e?.stop();
+  });
+
+  async function broadcastWithdrawal(ledgerId = 'ethdev', amount = '0.25') {
+    const v = await e.loop.vault(ledgerId);
+    await rpc('anvil_setBalance', [v.address, `0x${(2n * ETH).toString(16)}`]);
+    const res = await withdraw(e.loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount, description: `${ledgerId} out` });
+    expect(res.status).toBe(200);
+    const op = await e.loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'BROADCAST');
+    return { v, op, id: res.body.operationID as string };
+  }
+
+  it('marks a transaction priced under the base fee stuck, and a speed-up lands in its place', async () => {
+    const { v, op, id } = await broadcastWithdrawal();
+    const original = op.txids[0] as string;
+    // The base fee jumps far above the withdrawal's max fee: it cannot be mined any more.
+    await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${(100n * 10n ** 9n).toString(16)}`]);
+    await rpc('evm_mine');
+    const stuck = await e.loop.waitFor(v.vaultId, id, (o) => o.stuck !== undefined);
+    expect(stuck.status).toBe('BROADCAST');
+    expect(stuck.stuck.reason).toMatch(/under the current base fee/);
+    const metrics = (await e.loop.svc.call('GET', '/metrics')).body as string;
+    expect(metrics).toMatch(/byow_after_broadcast_total\{ledger="ethdev",event="stuck"\} [1-9]/);
+
+    const before = await e.p.getBalance(RECIPIENT);
+    const res = await post(v.vaultId, id, 'speed-up');
+    expect(res.status).toBe(200);
+    expect(res.body.attempts.map((a: { kind: string; status: string }) => [a.kind, a.status])).toEqual([
+      ['original', 'broadcast'],
+      ['speed-up', 'signing'],
+    ]);
+    expect(BigInt(res.body.attempts[1].fee)).toBeGreaterThan(BigInt(res.body.attempts[0].fee));
+    const sent = await e.loop.waitFor(v.vaultId, id, (o) => o.attempts[1]?.status === 'broadcast' && o.attempts[1].sentAt);
+    const replacement = sent.attempts[1].txids[0] as string;
+    expect(sent.stuck).toBeUndefined();
+    await rpc('evm_mine');
+    const done = await e.loop.waitFor(v.vaultId, id, (o) => o.status === 'CONFIRMED');
+    expect(done.txids).toEqual([replacement]);
+    expect(done.attempts.map((a: { status: string }) => a.status)).toEqual(['replaced', 'confirmed']);
+    expect(await e.p.getTransactionReceipt(original)).toBeNull();
+    const receipt = await e.p.getTransactionReceipt(replacement);
+    expect(receipt?.status).toBe(1);
+    expect((await e.p.getBalance(RECIPIENT)) - before).toBe(ETH / 4n);
+    expect(await e.p.getTransactionCount(v.address, 'latest')).toBe(1);
+    // A final withdrawal is not replaceable.
+    const again = await post(v.vaultId, id, 'cancel');
+    expect(again.status).toBe(409);
+    expect(again.body.errCode).toBe('ERR_NOT_REPLACEABLE');
+  });
+
+  it('a cancel that lands ends the withdrawal FAILED (cancelled) and nothing reaches the recipient', async () => {
+    const { v, op, id } = await broadcastWithdrawal('ethdev', '0.5');
+    expect((await post(v.vaultId, id, 'speed-up', { fee: '0.5' })).status).toBe(422);
+    const before = await e.p.getBalance(RECIPIENT);
+    const res = await post(v.vaultId, id, 'cancel');
+    expect(res.status).toBe(200);
+    const sent = await e.loop.waitFor(v.vaultId, id, (o) => o.attempts[1]?.status === 'broadcast' && o.attempts[1].sentAt);
+    const cancel = sent.attempts[1].txids[0] as string;
+    const tx = await e.p.getTransaction(cancel);
+    expect(tx?.to).toBe(v.address);
+    expect(tx?.value).toBe(0n);
+    // The same nonce as the original (a fresh vault's first); the pool dropped the original for it.
+    expect(tx?.nonce).toBe(0);
+    expect(await e.p.getTransaction(op.txids[0])).toBeNull();
+    await rpc('evm_mine');
+    const done = await e.loop.waitFor(v.vaultId, id, (o) => o.status === 'FAILED');
+    expect(done.failureReason).toMatch(/^cancelled/);
+    expect(done.txids).toEqual([cancel]);
+    expect(done.attempts.map((a: { kind: string; status: string }) => `${a.kind}:${a.status}`)).toEqual(['original:replaced', 'cancel:confirmed']);
+    expect(await e.p.getBalance(RECIPIENT)).toBe(before);
+    // The nonce was used by the cancel: the next withdrawal takes the one after it.
+    const next = await withdraw(e.loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.1', description: 'after cancel' });
+    await e.loop.waitFor(v.vaultId, next.body.operationID, (o) => o.status === 'BROADCAST');
+    await rpc('evm_mine');
+    const after = await e.loop.waitFor(v.vaultId, next.body.operationID, (o) => o.status === 'CONFIRMED');
+    expect((await e.p.getTransaction(after.txids[0]))?.nonce).toBe(1);
+  });
+
+  it('sends a transaction the node dropped again from its stored signed bytes', async () => {
+    const { v, op, id } = await broadcastWithdrawal('ethdev', '0.1');
+    const txid = op.txids[0] as string;
+    await rpc('anvil_dropTransaction', [txid]);
+    expect(await e.p.getTransaction(txid)).toBeNull();
+    const resent = await e.loop.waitFor(v.vaultId, id, (o) => (o.attempts[0]?.rebroadcasts ?? 0) >= 1, 30_000);
+    expect(resent.history.some((h: { detail?: string }) => h.detail?.startsWith('sent again (1)'))).toBe(true);
+    expect(await e.p.getTransaction(txid)).not.toBeNull();
+    await rpc('evm_mine');
+    const done = await e.loop.waitFor(v.vaultId, id, (o) => o.status === 'CONFIRMED');
+    expect(done.txids).toEqual([txid]);
+  });
+
+  it('a block that leaves the chain before the threshold sends the withdrawal back to waiting, then it confirms', async () => {
+    const { v, op, id } = await broadcastWithdrawal('slowdev', '0.1');
+    const txid = op.txids[0] as string;
+    const snapshot = await rpc('evm_snapshot');
+    await rpc('evm_mine');
+    await e.loop.waitFor(v.vaultId, id, (o) => o.confirmations === 1);
+    await rpc('evm_revert', [snapshot]);
+    const back = await e.loop.waitFor(v.vaultId, id, (o) => o.history.some((h: { detail?: string }) => h.detail?.startsWith('reorganised')), 30_000);
+    expect(back.status).toBe('BROADCAST');
+    await e.loop.waitFor(v.vaultId, id, (o) => o.confirmations === 0);
+    // Sent again: the node knows it once more (the revert took it out of chain and pool).
+    await until('the resent transaction in the pool', async () => (await e.p.getTransaction(txid)) !== null, 30_000);
+    for (let i = 0; i < 3; i++) await rpc('evm_mine');
+    const done = await e.loop.waitFor(v.vaultId, id, (o) => o.status === 'CONFIRMED', 30_000);
+    expect(done.txids).toEqual([txid]);
+    expect(done.confirmations).toBeGreaterThanOrEqual(3);
+    expect((await e.p.getTransactionReceipt(txid))?.status).toBe(1);
+  });
+
+  it('a speed-up whose callback was lost is fetched from the custody service and sent', async () => {
+    const { v, op, id } = await broadcastWithdrawal('ethdev', '0.1');
+    e.loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    const res = await post(v.vaultId, id, 'speed-up');
+    expect(res.status).toBe(200);
+    const signId = res.body.attempts[1].operationID as string;
+    await until('the replacement signed', () => e.loop.custody.sim.operation(signId)?.status === 'COMPLETED');
+    // The custody service never called back.
+    expect((e.loop.custody.sim.operation(signId)?.deliveries ?? []).every((d) => d.delivered === 0)).toBe(true);
+    const sent = await e.loop.waitFor(v.vaultId, id, (o) => o.attempts[1]?.status === 'broadcast' && o.attempts[1].sentAt, 30_000);
+    e.loop.custody.sim.setFaults({}, v.vaultId);
+    await rpc('evm_mine');
+    const done = await e.loop.waitFor(v.vaultId, id, (o) => o.status === 'CONFIRMED');
+    expect(done.txids).toEqual(sent.attempts[1].txids);
+    expect(done.txids).not.toEqual(op.txids);
+  });
+
+  it('answers 404 for an unknown withdrawal and 403 without the withdraw scope', async () => {
+    const v = await e.loop.vault('ethdev');
+    expect((await post(v.vaultId, 'nope', 'speed-up')).status).toBe(404);
+    const res = await e.loop.svc.call('POST', `/api/v1.0/vaults/${v.vaultId}/withdrawals/nope/cancel`, { key: READ_KEY, body: {} });
+    expect(res.status).toBe(403);
+  });
+});
