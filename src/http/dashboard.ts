@@ -5,6 +5,7 @@ import type { Express, RequestHandler } from 'express';
 import type { Queue } from 'bullmq';
 import { UnauthorizedError } from '../errors.js';
 import { findApiKey, type ApiKeyRecord } from '../security/api-keys.js';
+import { APP_ERROR_REF, type DocumentedPath } from './openapi.js';
 
 export const DASHBOARD_PATH = '/admin/queues';
 
@@ -29,10 +30,31 @@ function dashboardAuth(records: readonly ApiKeyRecord[]): RequestHandler {
   };
 }
 
-/** bull-board over every queue, behind admin authentication, read-only unless configured. */
-export function mountDashboard(app: Express, queues: Queue[], records: readonly ApiKeyRecord[], readOnly: boolean): void {
+/** The dashboard as the OpenAPI document lists it (bull-board serves its own pages and JSON below the path). */
+export const DASHBOARD_DOCS: DocumentedPath[] = [
+  {
+    method: 'get',
+    path: DASHBOARD_PATH,
+    operation: {
+      summary: `Job dashboard (bull-board): HTML pages, and bull-board's own JSON API under ${DASHBOARD_PATH}/api/…; read-only unless DASHBOARD_READ_ONLY=false`,
+      tags: ['operations'],
+      security: [{ dashboardBasic: [] }, { bearer: ['admin'] }],
+      responses: {
+        200: { description: 'The dashboard page', content: { 'text/html': { schema: { type: 'string' } } } },
+        401: {
+          description: 'No API key with the admin scope (Basic with the key as password, or Bearer); carries WWW-Authenticate: Basic',
+          content: { 'application/json': { schema: APP_ERROR_REF } },
+        },
+      },
+    },
+  },
+];
+
+/** bull-board over every queue, behind admin authentication, read-only unless configured; returns what it serves, for the document. */
+export function mountDashboard(app: Express, queues: Queue[], records: readonly ApiKeyRecord[], readOnly: boolean): DocumentedPath[] {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(DASHBOARD_PATH);
   createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: readOnly })), serverAdapter });
   app.use(DASHBOARD_PATH, dashboardAuth(records), serverAdapter.getRouter() as RequestHandler);
+  return DASHBOARD_DOCS;
 }

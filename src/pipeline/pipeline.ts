@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { CustodyClient } from '../custody/custody-client.js';
 import { mountDashboard } from '../http/dashboard.js';
+import type { DocumentedPath } from '../http/openapi.js';
 import type { AnyRouteSpec } from '../http/route.js';
 import { callbackRoute } from '../http/routes/callback-route.js';
 import { withdrawalRoutes } from '../http/routes/withdrawal-routes.js';
@@ -14,7 +15,8 @@ import { startWorkers, type Workers } from './workers.js';
 export interface Pipeline {
   deps: PipelineDeps;
   routes: AnyRouteSpec[];
-  mount(app: Express): void;
+  /** Mounts the dashboard; returns its paths for the OpenAPI document. */
+  mount(app: Express): DocumentedPath[];
   startWorkers(): Promise<Workers>;
   close(): Promise<void>;
 }
