@@ -64,13 +64,13 @@ export function createApp(ctx: AppContext, ext: AppExtensions = {}): Express {
       },
     }),
   );
-  let document: Record<string, unknown> | undefined;
   const specs = [
     ...serviceRoutes(ctx),
     ...ledgerRoutes(ctx),
     ...vaultRoutes(ctx),
     coinStatusRoute(ctx),
-    openApiRoute(() => document ?? {}),
+    // Read at request time: the document is built below, once the mounts are known.
+    openApiRoute(() => document),
     ...(ext.routes ?? []),
   ];
   // Each route at its own mount point: the wallet layer under /api/v1.0, others (the coin-type status) at the root.
@@ -79,7 +79,7 @@ export function createApp(ctx: AppContext, ext: AppExtensions = {}): Express {
     app.use(base || '/', routerOf(specs.filter((s) => (s.base ?? API_BASE) === base), auth));
   }
   const mounted = ext.mount?.(app) ?? [];
-  document = openApiDocument([...early, ...specs], ctx.config.version, mounted);
+  const document = openApiDocument([...early, ...specs], ctx.config.version, mounted);
   app.use(notFound);
   app.use(errorHandler);
   return app;
