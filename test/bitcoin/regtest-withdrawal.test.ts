@@ -1,7 +1,7 @@
 import { address as baddress, Transaction } from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InsufficientFundsError, PermanentLedgerError, VerificationError } from '../../src/errors.js';
+import { InsufficientFundsError, InvalidArgumentError, PermanentLedgerError, VerificationError } from '../../src/errors.js';
 import type { LedgerAdaptor, WithdrawalIntent } from '../../src/ledger/adaptor.js';
 import { formatAmount } from '../../src/ledger/amounts.js';
 import type { Reservations } from '../../src/ledger/reservations.js';
@@ -122,6 +122,14 @@ describe('bitcoin withdrawals on a real regtest node (bcoin behind the Esplora f
     expect((await adaptor.broadcast(signed!)).alreadyKnown).toBe(false);
     await regtest.mine(1);
     expect((await adaptor.txStatus(signed!.txid, unsigned)).state).toBe('confirmed');
+  });
+
+  it('refuses an amount under the dust threshold, in BTC with the satoshis beside', async () => {
+    const vault = vaultOf(adaptor, newKey(), 'p2wpkh');
+    const err = (await adaptor.craft(vault, intent(recipient, 100n)).catch((e: unknown) => e)) as InvalidArgumentError;
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect(err.details).toContain('amount 0.000001 BTC is below the dust threshold');
+    expect(err.fields.dustThreshold).toBe(formatAmount(BigInt(err.fields.dustThresholdBaseUnits as string), 8));
   });
 
   it('refuses a withdrawal the vault cannot pay, with the figures (422)', async () => {

@@ -44,7 +44,11 @@ export async function craft(ctx: BtcContext, source: VaultSource, intent: Withdr
   const changeScript = recipientScript(source.changeAddress, ctx.network);
   if (!changeScript) throw new InvalidArgumentError(`change address '${source.changeAddress}' is not a valid ${ctx.networkName} address`);
   if (intent.amount < dustThreshold(toScript)) {
-    throw new InvalidArgumentError(`amount ${intent.amount} sat is below the dust threshold ${dustThreshold(toScript)} sat of this recipient`);
+    const dust = dustThreshold(toScript);
+    throw new InvalidArgumentError(
+      `amount ${formatAmount(intent.amount, ctx.nativeAsset.decimals)} BTC is below the dust threshold ${formatAmount(dust, ctx.nativeAsset.decimals)} BTC of this recipient`,
+      { field: 'amount', dustThreshold: formatAmount(dust, ctx.nativeAsset.decimals), dustThresholdBaseUnits: String(dust) },
+    );
   }
   const keys = vaultKeys(ctx, source);
   if (keys.size === 0) throw new InvalidArgumentError('the vault has no address to spend from');

@@ -32,7 +32,9 @@ export async function craft(ctx: StellarContext, source: VaultSource, intent: Wi
   }
   const memo = resolveMemo(intent.memo, recipient.memo);
   const asset = toSdkAsset(ctx.assets, intent.asset);
-  if (intent.amount <= 0n || intent.amount > MAX_INT64) throw new InvalidArgumentError('amount must be between 1 stroop and 2^63-1 stroops');
+  if (intent.amount <= 0n || intent.amount > MAX_INT64) {
+    throw new InvalidArgumentError(`amount must be between ${xlm(1n)} and ${xlm(MAX_INT64)} (1 to 2^63-1 stroops)`, { field: 'amount' });
+  }
   const destId = extractBaseAddress(dest);
 
   const [account, destAccount, ledger] = await Promise.all([
