@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { unknownValue } from '../../errors.js';
-import type { AppContext } from '../app-context.js';
+import type { LedgerHealth } from '../../ledger/adaptor.js';
+import type { AppContext, DependencyHealth } from '../app-context.js';
 import { defineRoute } from '../route.js';
 import { probe } from './service-routes.js';
 
@@ -47,15 +48,15 @@ export function coinStatusRoute(ctx: AppContext) {
         throw unknownValue('coin type', params.coinType, ctx.registry.knownIds());
       }
       const t = ctx.config.healthTimeoutMs;
-      const configured = ctx.registry.ids();
+      const configured = ctx.registry.ids().join(', ') || '(none)';
       const custodyCheck = ctx.healthChecks.custody;
-      const [ledgerHealth, custody] = await Promise.all([
+      const [ledger, custody]: [LedgerHealth, DependencyHealth] = await Promise.all([
         adaptor
           ? probe(() => adaptor.health(), t)
-          : { healthy: false, errorMessage: `No back end is configured for '${params.coinType}' on this service; configured ledgers: ${configured.join(', ') || '(none)'}` },
+          : { healthy: false, errorMessage: `No back end is configured for '${params.coinType}' on this service; configured ledgers: ${configured}` },
         custodyCheck ? probe(custodyCheck, t) : { healthy: false, errorMessage: 'No custody connector is configured in this process' },
       ]);
-      const { healthy, errorMessage, height, network } = ledgerHealth as { healthy: boolean; errorMessage?: string; height?: number; network?: string };
+      const { healthy, errorMessage, height, network } = ledger;
       const body = {
         version: ctx.config.version,
         ledger: { healthy, ...(errorMessage ? { errorMessage } : {}), ...(query.withDetails ? { height, network } : {}) },
