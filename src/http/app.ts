@@ -20,7 +20,7 @@ export interface RawBodyRequest {
 }
 
 export interface AppExtensions {
-  /** More route specs under /api/v1.0 (withdrawals, the callback receiver, …). */
+  /** More route specs (withdrawals, the callback receiver, …), each at its `base` (/api/v1.0 unless set); all are documented. */
   routes?: AnyRouteSpec[];
   /** Extra mounts outside `route()` (the dashboard); what they return is listed in the OpenAPI document. */
   mount?: (app: Express) => DocumentedPath[] | void;
