@@ -57,6 +57,8 @@ const STATUS_TEXT: Record<number, string> = {
  */
 class Components {
   readonly schemas: Record<string, JsonSchema> = {};
+  /** Whether each id was first placed by a request (input) or a response (output) form. */
+  private readonly origin = new Map<string, 'input' | 'output'>();
 
   /** JSON Schema of `schema` for the document: its `$defs` moved to the components, refs rewritten. */
   add(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
@@ -79,16 +81,22 @@ class Components {
     return rewrite(rest) as JsonSchema;
   }
 
-  /** Request and response forms of one id may differ (defaults, extra keys); the second form gets a suffix. */
+  /** Request and response forms of one id may differ (defaults, extra keys): the second form gets a suffix. */
   private place(name: string, def: JsonSchema, io: 'input' | 'output'): string {
     const text = JSON.stringify(def);
-    for (const candidate of [name, `${name}${io === 'input' ? 'Input' : 'Output'}`]) {
-      const had = this.schemas[candidate];
-      if (had === undefined) {
-        this.schemas[candidate] = def;
-        return candidate;
-      }
-      if (JSON.stringify(had) === text || this.sameAfterRewrite(had, text)) return candidate;
+    const same = (had: JsonSchema): boolean => JSON.stringify(had) === text || this.sameAfterRewrite(had, text);
+    const first = this.schemas[name];
+    if (first === undefined) {
+      this.schemas[name] = def;
+      this.origin.set(name, io);
+      return name;
+    }
+    if (same(first)) return name;
+    const suffixed = `${name}${io === 'input' ? 'Input' : 'Output'}`;
+    const second = this.schemas[suffixed];
+    if (this.origin.get(name) !== io && (second === undefined || same(second))) {
+      this.schemas[suffixed] ??= def;
+      return suffixed;
     }
     throw new Error(`OpenAPI: two different schemas share the id '${name}'`);
   }
