@@ -168,7 +168,7 @@ describe('OpenAPI document against real responses', () => {
     expect(missing, 'operations in the document without a sampled response: add one here').toEqual([]);
   }, 120_000);
 
-  /** Checks a response obtained by a helper (the signed callback) against the document. */
+  /** Checks a response obtained another way (the signed callback) against the document. */
   function record(key: string, res: { status: number; body: unknown }): void {
     const [method, template] = key.split(' ') as [string, string];
     const op = doc.paths[template]![method.toLowerCase()]!;
