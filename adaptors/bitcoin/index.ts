@@ -1,6 +1,6 @@
 import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
+import { bitcoinAddressCodec, builtInBitcoinCodec } from './address-codec.js';
 import type { BtcContext } from './context.js';
-import { addressFromPublicKey, ADDRESS_FORMATS } from './logic/address.js';
 import { addressesUsed, getBalances } from './logic/balances.js';
 import { broadcast } from './logic/broadcast.js';
 import { combine } from './logic/combine.js';
@@ -9,7 +9,7 @@ import { FEE_LEVELS } from './logic/fees.js';
 import { health } from './logic/health.js';
 import { replace, stuckReason } from './logic/replace.js';
 import { txStatus } from './logic/tx-status.js';
-import { isValidAddress, recipientScript } from './logic/validate-address.js';
+import { recipientScript } from './logic/validate-address.js';
 import type { BitcoinBackend } from './network/backend.js';
 import { CoreRpcBackend } from './network/core-rpc.js';
 import { EsploraBackend } from './network/esplora.js';
@@ -40,20 +40,13 @@ function createBitcoinAdaptor(ledgerId: string, options: BitcoinOptions, deps: A
     reservationScope: ledgerId,
     confirmations: options.confirmations ?? (networkName === 'regtest' ? 1 : 3),
   };
-  const defaultFormat = options.defaultAddressFormat;
   return {
-    ledgerId,
-    family: 'bitcoin',
-    network: networkName,
-    scheme: 'secp256k1',
+    ...bitcoinAddressCodec(ledgerId, networkName, options.defaultAddressFormat),
     nativeAsset,
     confirmations: ctx.confirmations,
     assets: () => [nativeAsset],
     feeLevels: () => [...FEE_LEVELS],
-    addressFormats: () => [defaultFormat, ...ADDRESS_FORMATS.filter((f) => f !== defaultFormat)],
     health: () => health(ctx),
-    addressFromPublicKey: (key, format) => addressFromPublicKey(key, format ?? defaultFormat, network),
-    isValidAddress: (address) => isValidAddress(address, network),
     getBalances: (addresses, assets) => getBalances(ctx, addresses, assets),
     addressesUsed: (addresses) => addressesUsed(ctx, addresses),
     craft: (source, intent) => craft(ctx, source, intent),
@@ -73,4 +66,5 @@ export const bitcoinFamily: LedgerFamily<BitcoinOptions> = {
   // Esplora URLs of paid providers carry API keys; Core URLs can carry credentials.
   sensitiveOptions: ['url', 'username', 'password'],
   create: createBitcoinAdaptor,
+  addressCodec: builtInBitcoinCodec,
 };

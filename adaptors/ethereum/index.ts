@@ -1,7 +1,7 @@
 import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
+import { builtInEthereumCodec, ethereumAddressCodec } from './address-codec.js';
 import type { EthContext } from './context.js';
 import { ETHEREUM_LEDGERS } from './ledgers.js';
-import { addressFromPublicKey, ADDRESS_FORMATS, isValidAddress } from './logic/address.js';
 import { getBalances } from './logic/balances.js';
 import { broadcast } from './logic/broadcast.js';
 import { nextSequence, sendOrder } from './logic/send-order.js';
@@ -29,18 +29,12 @@ function createEthereumAdaptor(ledgerId: string, options: EthereumOptions, deps:
     nativeAsset,
   };
   return {
-    ledgerId,
-    family: 'ethereum',
-    network: known?.network ?? `chain-${chainId}`,
-    scheme: 'secp256k1',
+    ...ethereumAddressCodec(ledgerId, known?.network ?? `chain-${chainId}`),
     nativeAsset,
     confirmations: options.confirmations,
     assets: () => [nativeAsset, ...tokens],
     feeLevels: () => [...FEE_LEVELS],
-    addressFormats: () => [...ADDRESS_FORMATS],
     health: () => health(ctx),
-    addressFromPublicKey,
-    isValidAddress,
     getBalances: (addresses, assets) => getBalances(ctx.rpc, addresses, assets),
     craft: (source, intent) => craft(ctx, source, intent),
     release: (unsigned, reference) => release(ctx, unsigned, reference),
@@ -60,4 +54,5 @@ export const ethereumFamily: LedgerFamily<EthereumOptions> = {
   optionsSchema: ethereumOptionsSchema,
   sensitiveOptions: ['rpcUrl'],
   create: createEthereumAdaptor,
+  addressCodec: builtInEthereumCodec,
 };

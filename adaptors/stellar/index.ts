@@ -1,7 +1,7 @@
 import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
+import { builtInStellarCodec, stellarAddressCodec } from './address-codec.js';
 import type { StellarContext } from './context.js';
 import { STELLAR_LEDGERS } from './ledgers.js';
-import { ADDRESS_FORMATS, addressFromPublicKey, isValidAddress, parseNativePublicKey } from './logic/address.js';
 import { creditAssets, NATIVE_ASSET } from './logic/assets.js';
 import { getBalances } from './logic/balances.js';
 import { broadcast } from './logic/broadcast.js';
@@ -33,19 +33,12 @@ function createStellarAdaptor(ledgerId: string, options: StellarOptions, deps: A
     assets,
   };
   return {
-    ledgerId,
-    family: 'stellar',
-    network: known?.network ?? 'custom',
-    scheme: 'ed25519',
+    ...stellarAddressCodec(ledgerId, known?.network ?? 'custom'),
     nativeAsset: NATIVE_ASSET,
     confirmations: options.confirmations,
     assets: () => [...assets],
     feeLevels: () => [...FEE_LEVELS],
-    addressFormats: () => [...ADDRESS_FORMATS],
     health: () => health(ctx),
-    parseNativePublicKey,
-    addressFromPublicKey,
-    isValidAddress,
     getBalances: (addresses, list) => getBalances(ctx, addresses, list),
     craft: (source, intent) => craft(ctx, source, intent),
     release: (unsigned, reference) => release(ctx, unsigned, reference),
@@ -66,4 +59,5 @@ export const stellarFamily: LedgerFamily<StellarOptions> = {
   // Provider URLs often carry an API key.
   sensitiveOptions: ['horizonUrl'],
   create: createStellarAdaptor,
+  addressCodec: builtInStellarCodec,
 };

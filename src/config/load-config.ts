@@ -21,6 +21,8 @@ export interface Config extends EnvValues {
   /** True when the service runs against local dev nodes it starts itself. */
   sandboxProfile: boolean;
   ledgerConfigs: LedgerConfig[];
+  /** Every family this build knows, configured or not: their built-in ids answer pure address operations. */
+  families: readonly LedgerFamily[];
   /** Values that must never reach a log line. */
   secrets: string[];
   version: string;
@@ -148,5 +150,5 @@ export function loadConfig(env: Env, families: readonly LedgerFamily[], version:
   const ledgerConfigs = rawLedgers ? resolveLedgers(rawLedgers, families, problems, secrets) : [];
   if (problems.length) throw new ConfigError(problems);
   const keyPrefix = env.REDIS_PREFIX || !sandboxProfile ? values.keyPrefix : SANDBOX_PREFIX;
-  return { ...values, keyPrefix, sandboxProfile, ledgerConfigs, secrets, version };
+  return { ...values, keyPrefix, sandboxProfile, ledgerConfigs, families, secrets, version };
 }

@@ -5,14 +5,15 @@ import type { AppContext } from './app-context.js';
 import { bearerAuth } from './auth.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { boundedForLog } from '../logger.js';
-import { openApiDocument } from './openapi.js';
-import { metricsHandler } from '../metrics/metrics.js';
-import { mountRoute, type AnyRouteSpec } from './route.js';
+import { openApiDocument, type DocumentedPath } from './openapi.js';
+import { API_BASE, mountRoute, type AnyRouteSpec } from './route.js';
+import { coinStatusRoute } from './routes/coin-status-route.js';
 import { ledgerRoutes } from './routes/ledger-routes.js';
+import { metricsRoute, openApiRoute } from './routes/meta-routes.js';
 import { serviceRoutes } from './routes/service-routes.js';
 import { vaultRoutes } from './routes/vault-routes.js';
 
-export const API_BASE = '/api/v1.0';
+export { API_BASE };
 
 /** Raw body kept for routes that authenticate it (the signing callback's HMAC). */
 export interface RawBodyRequest {
@@ -20,20 +21,29 @@ export interface RawBodyRequest {
 }
 
 export interface AppExtensions {
-  /** More route specs under /api/v1.0 (withdrawals, the callback receiver, …). */
+  /** More route specs (withdrawals, the callback receiver, …), each at its `base` (/api/v1.0 unless set); all are documented. */
   routes?: AnyRouteSpec[];
-  /** Extra mounts outside /api/v1.0 (the dashboard). */
-  mount?: (app: Express) => void;
+  /** Extra mounts outside `route()` (the dashboard); what they return is listed in the OpenAPI document. */
+  mount?: (app: Express) => DocumentedPath[] | void;
+}
+
+function routerOf(specs: AnyRouteSpec[], auth: ReturnType<typeof bearerAuth>): Router {
+  const router: Router = express.Router();
+  for (const spec of specs) mountRoute(router, spec, auth);
+  return router;
 }
 
 export function createApp(ctx: AppContext, ext: AppExtensions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  const auth = bearerAuth(ctx.apiKeys);
+  const early: AnyRouteSpec[] = [];
   if (ctx.metrics) {
     app.use(ctx.metrics.httpMiddleware());
-    // Open like /status: scraped from inside the network; it carries counts, never secrets or ids.
-    app.get('/metrics', metricsHandler(ctx.metrics));
+    // Ahead of the request log: scrapes are frequent and say nothing.
+    early.push(metricsRoute(ctx.metrics));
+    app.use(routerOf(early, auth));
   }
   app.use(
     pinoHttp({
@@ -57,16 +67,22 @@ export function createApp(ctx: AppContext, ext: AppExtensions = {}): Express {
       },
     }),
   );
-  const auth = bearerAuth(ctx.apiKeys);
-  const specs = [...serviceRoutes(ctx), ...ledgerRoutes(ctx), ...vaultRoutes(ctx), ...(ext.routes ?? [])];
-  const router: Router = express.Router();
-  for (const spec of specs) mountRoute(router, spec, auth);
-  const document = openApiDocument(specs, API_BASE, ctx.config.version);
-  router.get('/openapi.json', (_req, res) => {
-    res.json(document);
-  });
-  app.use(API_BASE, router);
-  ext.mount?.(app);
+  const specs = [
+    ...serviceRoutes(ctx),
+    ...ledgerRoutes(ctx),
+    ...vaultRoutes(ctx),
+    coinStatusRoute(ctx),
+    // Read at request time: the document is built below, once the mounts are known.
+    openApiRoute(() => document),
+    ...(ext.routes ?? []),
+  ];
+  // Each route at its own mount point: the wallet layer under /api/v1.0, others (the coin-type status) at the root.
+  const bases = [...new Set(specs.map((s) => s.base ?? API_BASE))];
+  for (const base of bases) {
+    app.use(base || '/', routerOf(specs.filter((s) => (s.base ?? API_BASE) === base), auth));
+  }
+  const mounted = ext.mount?.(app) ?? [];
+  const document = openApiDocument([...early, ...specs], ctx.config.version, mounted);
   app.use(notFound);
   app.use(errorHandler);
   return app;

@@ -10,6 +10,7 @@ import { aboutOf, jobTitle } from '../pipeline/job-about.js';
 import { findApiKey, type ApiKeyRecord } from '../security/api-keys.js';
 import { dashboardLoginRouter } from './dashboard-login.js';
 import { DashboardSessions, isCrossSite, sessionToken } from './dashboard-sessions.js';
+import { APP_ERROR_REF, type DocumentedPath } from './openapi.js';
 
 export const DASHBOARD_PATH = '/admin/queues';
 
@@ -66,8 +67,28 @@ function dashboardAuth(records: readonly ApiKeyRecord[], sessions: DashboardSess
   };
 }
 
-/** bull-board over every queue, behind admin authentication, read-only unless configured. */
-export function mountDashboard(app: Express, opts: DashboardOptions): void {
+/** The dashboard as the OpenAPI document lists it (bull-board serves its own pages and JSON below the path). */
+export const DASHBOARD_DOCS: DocumentedPath[] = [
+  {
+    method: 'get',
+    path: DASHBOARD_PATH,
+    operation: {
+      summary: `Job dashboard (bull-board): HTML pages, and bull-board's own JSON API under ${DASHBOARD_PATH}/api/…; read-only unless DASHBOARD_READ_ONLY=false`,
+      tags: ['operations'],
+      security: [{ dashboardBasic: [] }, { bearer: ['admin'] }],
+      responses: {
+        200: { description: 'The dashboard page', content: { 'text/html': { schema: { type: 'string' } } } },
+        401: {
+          description: 'No API key with the admin scope (Basic with the key as password, or Bearer); carries WWW-Authenticate: Basic',
+          content: { 'application/json': { schema: APP_ERROR_REF } },
+        },
+      },
+    },
+  },
+];
+
+/** bull-board over every queue, behind admin authentication, read-only unless configured; returns what it serves, for the document. */
+export function mountDashboard(app: Express, opts: DashboardOptions): DocumentedPath[] {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(DASHBOARD_PATH);
   const adapters = opts.queues.map((q) => {
@@ -95,4 +116,5 @@ export function mountDashboard(app: Express, opts: DashboardOptions): void {
   const sessions = new DashboardSessions(opts.redis, opts.prefix);
   app.use(DASHBOARD_PATH, dashboardLoginRouter(DASHBOARD_PATH, opts.records, sessions, opts.logger));
   app.use(DASHBOARD_PATH, dashboardAuth(opts.records, sessions), serverAdapter.getRouter() as RequestHandler);
+  return DASHBOARD_DOCS;
 }

@@ -4,6 +4,9 @@ import { InvalidArgumentError } from '../errors.js';
 import type { Scope } from '../security/api-keys.js';
 import type { AuthContext } from './auth.js';
 
+/** The wallet layer's mount point. */
+export const API_BASE = '/api/v1.0';
+
 /**
  * One route, declared once: its schemas validate requests here and produce the OpenAPI
  * document (`openapi.ts`), so the published contract cannot drift from what is enforced.
@@ -12,6 +15,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   method: 'get' | 'post' | 'put' | 'delete';
   /** Express path below the mount point, e.g. `/ledgers/:ledgerId/addresses/:address/valid`. */
   path: string;
+  /** Mount point: the wallet layer's `/api/v1.0` when absent; `''` for the server root. */
+  base?: string;
   summary: string;
   tags: string[];
   /** Scope an API key needs; absent = no authentication. */
@@ -22,12 +27,24 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   /** Schema of the 200 (or `status`) answer. */
   response: z.ZodType;
   status?: number;
+  /** Media type of a non-JSON answer (the handler writes it); JSON when absent. */
+  produces?: string;
+  /**
+   * Security requirements for the document when a `guard` authenticates (scheme names of
+   * `openapi.ts`, e.g. `[{ callbackTimestamp: [], callbackSignature: [] }]`); `scope` implies the API key.
+   */
+  security?: Record<string, string[]>[];
   /** Runs before any validation: authentication that must not reveal the expected shapes. */
   guard?(req: Request): void | Promise<void>;
   /** Optional request headers the route reads, for the document. */
   headers?: string[];
   /** Extra error statuses this route may answer, for the document. */
   errors?: number[];
+  /**
+   * What a status means on this route where it differs from the usual meaning (`openapi.ts`),
+   * and its body schema when that is not `AppError`.
+   */
+  responses?: Partial<Record<number, { description: string; schema?: z.ZodType }>>;
   handler(input: { params: P; query: Q; body: B; auth?: AuthContext; req: Request; res: Response }): Promise<unknown> | unknown;
 }
 
@@ -63,7 +80,7 @@ export function mountRoute(router: Router, spec: AnyRouteSpec, auth: (scope: Sco
   handlers.push(async (req, res) => {
     await spec.guard?.(req);
     const params = parse(spec.params, req.params, 'path');
-    const query = parse(spec.query, req.query, 'query');
+    const query = spec.query ? parse(spec.query, bracketLists(req.query as Record<string, unknown>), 'query') : (undefined as never);
     // A route whose body schema takes undefined (an optional body) may be called without one.
     if (spec.body && req.body === undefined && !spec.body.safeParse(undefined).success) throw new InvalidArgumentError('a JSON body is required (Content-Type: application/json)');
     const body = parse(spec.body, req.body, 'body');
@@ -71,6 +88,27 @@ export function mountRoute(router: Router, spec: AnyRouteSpec, auth: (scope: Sco
     if (!res.headersSent) res.status(spec.status ?? 200).json(result);
   });
   router[spec.method](spec.path, ...handlers);
+}
+
+/**
+ * Express 5's default ("simple") query parser keeps `assets[]=A` as a key named `assets[]`,
+ * which a schema would silently drop. `name[]` is the array form many clients send, so it
+ * joins `name`; any other bracket form (`assets[0]`, `a[b]`) is refused, never ignored.
+ */
+export function bracketLists(query: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const add = (key: string, value: unknown): void => {
+    const values = Array.isArray(value) ? value : [value];
+    const had = out[key];
+    out[key] = had === undefined ? value : [...(Array.isArray(had) ? had : [had]), ...values];
+  };
+  for (const [key, value] of Object.entries(query)) {
+    const list = /^([^[\]]+)\[\]$/.exec(key);
+    if (list) add(list[1] as string, Array.isArray(value) ? value : [value]);
+    else if (/[[\]]/.test(key)) throw new InvalidArgumentError(`query: '${key}' is not supported; repeat the parameter, use name[]=, or separate values with commas`);
+    else add(key, value);
+  }
+  return out;
 }
 
 /** Identity helper that keeps each route's types inferred from its schemas. */

@@ -261,6 +261,15 @@ export interface LedgerAdaptor {
   stuckReason?(unsigned: UnsignedWithdrawal): Promise<string | undefined>;
 }
 
+/**
+ * The pure address operations of a ledger: everything that answers without a back end.
+ * A configured adaptor is one; a family gives one for each built-in id (`addressCodec`).
+ */
+export type AddressCodec = Pick<
+  LedgerAdaptor,
+  'ledgerId' | 'family' | 'network' | 'scheme' | 'addressFormats' | 'parseNativePublicKey' | 'addressFromPublicKey' | 'isValidAddress'
+>;
+
 /** A ledger family: how to build an adaptor for one configured ledger id. */
 export interface LedgerFamily<Options = unknown> {
   readonly family: string;
@@ -271,4 +280,6 @@ export interface LedgerFamily<Options = unknown> {
   /** Names of option fields that hold secrets (RPC URLs with keys), censored in logs. */
   readonly sensitiveOptions?: readonly string[];
   create(ledgerId: string, options: Options, deps: AdaptorDeps): LedgerAdaptor;
+  /** Address operations of a built-in id (one of `knownLedgers`) with its default options; no back end, no network. */
+  addressCodec?(ledgerId: string): AddressCodec | undefined;
 }

@@ -1,42 +1,101 @@
-import { unknownValue } from '../errors.js';
+import { InvalidArgumentError, unknownValue } from '../errors.js';
 import type { Config } from '../config/load-config.js';
-import type { AdaptorDeps, AssetInfo, LedgerAdaptor } from './adaptor.js';
+import type { AddressCodec, AdaptorDeps, AssetInfo, LedgerAdaptor, LedgerFamily } from './adaptor.js';
 
-/** The configured ledgers, one adaptor each, looked up by id (case-insensitive, as custody sends upper case). */
+/**
+ * The configured ledgers, one adaptor each, looked up by id (case-insensitive, as custody sends
+ * upper case), and the built-in ids of every known family, which answer pure address
+ * operations even when no back end is configured for them.
+ */
 export class LedgerRegistry {
   private readonly byId = new Map<string, LedgerAdaptor>();
+  private readonly codecs = new Map<string, AddressCodec>();
 
-  constructor(adaptors: LedgerAdaptor[]) {
+  constructor(adaptors: LedgerAdaptor[], families: readonly LedgerFamily[] = []) {
     for (const a of adaptors) this.byId.set(a.ledgerId.toLowerCase(), a);
+    for (const f of families) {
+      for (const id of f.knownLedgers) {
+        const codec = f.addressCodec?.(id);
+        if (codec) this.codecs.set(id.toLowerCase(), codec);
+      }
+    }
   }
 
-  static fromConfig(config: Pick<Config, 'ledgerConfigs'>, deps: AdaptorDeps): LedgerRegistry {
-    return new LedgerRegistry(config.ledgerConfigs.map((l) => l.family.create(l.ledgerId, l.options, deps)));
+  static fromConfig(config: Pick<Config, 'ledgerConfigs' | 'families'>, deps: AdaptorDeps): LedgerRegistry {
+    return new LedgerRegistry(
+      config.ledgerConfigs.map((l) => l.family.create(l.ledgerId, l.options, deps)),
+      config.families,
+    );
   }
 
+  /** Configured ledger ids. */
   ids(): string[] {
     return [...this.byId.keys()];
+  }
+
+  /** Built-in ids of the known families, configured or not. */
+  builtInIds(): string[] {
+    return [...this.codecs.keys()];
+  }
+
+  /** Every id this service answers for in some way: configured first, then the other built-in ones. */
+  knownIds(): string[] {
+    return [...new Set([...this.ids(), ...this.builtInIds()])];
   }
 
   list(): LedgerAdaptor[] {
     return [...this.byId.values()];
   }
 
-  /** The adaptor for `ledgerId`, or 422 naming the configured ledgers. */
+  /** The configured adaptor, or undefined (no error) for an id without a back end. */
+  find(ledgerId: string): LedgerAdaptor | undefined {
+    return this.byId.get(String(ledgerId).toLowerCase());
+  }
+
+  /**
+   * The adaptor for `ledgerId`, or 422 naming the configured ledgers. A built-in id without a
+   * back end gets its own message: the id is right, this service just cannot reach that ledger.
+   */
   get(ledgerId: string): LedgerAdaptor {
-    const adaptor = this.byId.get(String(ledgerId).toLowerCase());
-    if (!adaptor) throw unknownValue('ledger', ledgerId, this.ids());
-    return adaptor;
+    const adaptor = this.find(ledgerId);
+    if (adaptor) return adaptor;
+    if (this.codecs.has(String(ledgerId).toLowerCase())) {
+      const valid = this.ids();
+      throw new InvalidArgumentError(
+        `Ledger '${ledgerId}' is built in, but no back end is configured for it on this service, and this operation needs one. ` +
+          `Configured ledgers: ${valid.length ? valid.join(', ') : '(none configured)'}`,
+        { valid, notConfigured: true },
+      );
+    }
+    throw unknownValue('ledger', ledgerId, this.ids());
+  }
+
+  /** Pure address operations: the configured adaptor's, else the built-in id's; 422 naming both kinds otherwise. */
+  addressCodec(ledgerId: string): AddressCodec {
+    const id = String(ledgerId).toLowerCase();
+    const codec = this.byId.get(id) ?? this.codecs.get(id);
+    if (!codec) throw unknownValue('ledger', ledgerId, this.knownIds());
+    return codec;
   }
 }
 
-/** Resolves asset symbols for a ledger (all of its assets when none are asked for), or 422 naming the valid ones. */
+/** Every asset of a ledger, for the explicit "all assets" request. */
+export const ALL_ASSETS = '*';
+
+/**
+ * Resolves asset symbols for a ledger, or 422 naming the valid ones. None asked: the native
+ * asset (the spec's "default is the ledger's default asset"); `*`: every asset of the ledger.
+ */
 export function resolveAssets(adaptor: LedgerAdaptor, symbols: string[] | undefined): AssetInfo[] {
   const all = adaptor.assets();
-  if (!symbols || symbols.length === 0) return all;
+  if (!symbols || symbols.length === 0) return [adaptor.nativeAsset];
+  if (symbols.includes(ALL_ASSETS)) {
+    if (symbols.length > 1) throw new InvalidArgumentError(`assets: '${ALL_ASSETS}' (every asset) cannot be combined with symbols`);
+    return all;
+  }
   return symbols.map((s) => {
     const found = all.find((a) => a.symbol === s) ?? all.find((a) => a.symbol.toLowerCase() === s.toLowerCase());
-    if (!found) throw unknownValue(`asset for ledger ${adaptor.ledgerId}`, s, all.map((a) => a.symbol));
+    if (!found) throw unknownValue(`asset for ledger ${adaptor.ledgerId}`, s, [...all.map((a) => a.symbol), ALL_ASSETS]);
     return found;
   });
 }

@@ -1,5 +1,6 @@
 import type { Express } from 'express';
 import { mountDashboard } from '../http/dashboard.js';
+import type { DocumentedPath } from '../http/openapi.js';
 import type { AnyRouteSpec } from '../http/route.js';
 import { callbackRoute } from '../http/routes/callback-route.js';
 import { replacementRoutes } from '../http/routes/replacement-routes.js';
@@ -19,7 +20,8 @@ export interface Pipeline {
   deps: PipelineDeps;
   webhooks: Webhooks;
   routes: AnyRouteSpec[];
-  mount(app: Express): void;
+  /** Mounts the dashboard; returns its paths for the OpenAPI document. */
+  mount(app: Express): DocumentedPath[];
   startWorkers(): Promise<Workers>;
   close(): Promise<void>;
 }

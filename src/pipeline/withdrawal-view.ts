@@ -7,8 +7,11 @@ import { isFinal, type Operation } from './operation.js';
  * from the API.
  */
 export function withdrawalSummary(op: Operation) {
+  const operationID = op.operationID ?? op.id;
   return {
-    operationID: op.operationID ?? op.id,
+    // The spec's sample answer names it `id`; `operationID` is the same value.
+    id: operationID,
+    operationID,
     status: op.status,
     isComplete: isFinal(op),
     description: op.request.description,

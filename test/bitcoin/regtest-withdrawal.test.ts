@@ -1,8 +1,9 @@
 import { address as baddress, Transaction } from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InsufficientFundsError, NodeRejectionError, VerificationError } from '../../src/errors.js';
+import { InsufficientFundsError, InvalidArgumentError, NodeRejectionError, VerificationError } from '../../src/errors.js';
 import type { LedgerAdaptor, WithdrawalIntent } from '../../src/ledger/adaptor.js';
+import { formatAmount } from '../../src/ledger/amounts.js';
 import type { Reservations } from '../../src/ledger/reservations.js';
 import { startBitcoinRegtest, type BitcoinRegtest } from '../../src/sandbox/bitcoin-regtest/index.js';
 import { newKey, regtestAdaptor, signAll, utxoSum, vaultOf, type TestKey } from './helpers.js';
@@ -123,6 +124,14 @@ describe('bitcoin withdrawals on a real regtest node (bcoin behind the Esplora f
     expect((await adaptor.txStatus(signed!.txid, unsigned)).state).toBe('confirmed');
   });
 
+  it('refuses an amount under the dust threshold, in BTC with the satoshis beside', async () => {
+    const vault = vaultOf(adaptor, newKey(), 'p2wpkh');
+    const err = (await adaptor.craft(vault, intent(recipient, 100n)).catch((e: unknown) => e)) as InvalidArgumentError;
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect(err.details).toContain('amount 0.000001 BTC is below the dust threshold');
+    expect(err.fields.dustThreshold).toBe(formatAmount(BigInt(err.fields.dustThresholdBaseUnits as string), 8));
+  });
+
   it('refuses a withdrawal the vault cannot pay, with the figures (422)', async () => {
     const key = newKey();
     const vault = vaultOf(adaptor, key, 'p2wpkh');
@@ -131,9 +140,12 @@ describe('bitcoin withdrawals on a real regtest node (bcoin behind the Esplora f
     expect(err).toBeInstanceOf(InsufficientFundsError);
     const e = err as InsufficientFundsError;
     expect(e.status).toBe(422);
-    expect(e.fields).toMatchObject({ available: '50000' });
-    expect(BigInt(e.fields.needed as string)).toBe(49_990n + BigInt(e.fields.fee as string));
-    expect(BigInt(e.fields.fee as string)).toBeGreaterThan(0n);
+    // Asset units like every amount on the wire; the exact satoshis beside them.
+    expect(e.fields).toMatchObject({ asset: 'BTC', available: '0.0005', availableBaseUnits: '50000', feeAsset: 'BTC' });
+    expect(BigInt(e.fields.requiredBaseUnits as string)).toBe(49_990n + BigInt(e.fields.feeBaseUnits as string));
+    expect(BigInt(e.fields.feeBaseUnits as string)).toBeGreaterThan(0n);
+    expect(e.fields.fee).toBe(formatAmount(BigInt(e.fields.feeBaseUnits as string), 8));
+    expect(e.details).toContain('0.0005 BTC available');
   });
 
   it('never gives one coin to two concurrent withdrawals, and release frees them', async () => {
@@ -147,7 +159,7 @@ describe('bitcoin withdrawals on a real regtest node (bcoin behind the Esplora f
     expect(new Set(spent).size).toBe(5);
     // A sixth asks for more than the one free coin can pay: the others are held.
     await expect(adaptor.craft(vault, intent(recipient, 150_000n))).rejects.toMatchObject({
-      fields: { available: '100000', reservedByOtherWithdrawals: '500000' },
+      fields: { available: '0.001', reservedByOtherWithdrawals: '0.005' },
     });
     await Promise.all(crafted.map((u, i) => adaptor.release(u, intents[i]!.reference)));
     expect(await reservations.claimedBy('btcregtest', spent)).toEqual([null, null, null, null, null]);

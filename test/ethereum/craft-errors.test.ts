@@ -51,15 +51,19 @@ describe('ethereum craft refuses what it cannot build, with figures', () => {
     const e = await rejection(adaptor.craft(key.source, intent(adaptor, { amount: 1_000_000n, fee: '3' })));
     expect(e).toBeInstanceOf(InsufficientFundsError);
     expect(e.status).toBe(422);
+    // Asset units like every amount on the wire; the exact wei beside them.
     expect(e.fields).toEqual({
       address: key.address,
       asset: 'ETH',
-      amount: '1000000',
-      fee: String(21000n * 3_000_000_000n),
+      required: '0.000063000001',
+      available: '0.000000000001',
+      requiredBaseUnits: String(1_000_000n + 21000n * 3_000_000_000n),
+      availableBaseUnits: '1000000',
+      fee: '0.000063',
+      feeAsset: 'ETH',
+      feeBaseUnits: String(21000n * 3_000_000_000n),
       gasLimit: '21000',
-      maxFeePerGas: '3000000000',
-      required: String(1_000_000n + 21000n * 3_000_000_000n),
-      balance: '1000000',
+      maxFeePerGasGwei: '3',
     });
     expect(e.details).toContain('21000 gas × 3 gwei');
   });
@@ -71,7 +75,14 @@ describe('ethereum craft refuses what it cannot build, with figures', () => {
     await h.chain.funder.sendToken(h.chain.token.contract, key.address, 100n);
     const e = await rejection(adaptor.craft(key.source, intent(adaptor, { asset: demo, amount: 101n })));
     expect(e).toBeInstanceOf(InsufficientFundsError);
-    expect(e.fields).toEqual({ address: key.address, asset: 'DEMO', amount: '101', balance: '100' });
+    expect(e.fields).toEqual({
+      address: key.address,
+      asset: 'DEMO',
+      required: '0.000101',
+      available: '0.0001',
+      requiredBaseUnits: '101',
+      availableBaseUnits: '100',
+    });
     expect(e.details).toContain('0.0001 DEMO');
   });
 
@@ -81,8 +92,7 @@ describe('ethereum craft refuses what it cannot build, with figures', () => {
     await h.chain.funder.sendToken(h.chain.token.contract, key.address, 100n);
     const e = await rejection(adaptor.craft(key.source, intent(adaptor, { asset: demo, amount: 100n })));
     expect(e).toBeInstanceOf(InsufficientFundsError);
-    expect(e.fields).toMatchObject({ address: key.address, asset: 'ETH', balance: '0' });
-    expect(e.fields.amount).toBeUndefined();
+    expect(e.fields).toMatchObject({ address: key.address, asset: 'ETH', available: '0', availableBaseUnits: '0', feeAsset: 'ETH' });
     expect(BigInt(e.fields.gasLimit as string)).toBeGreaterThan(21000n);
     expect(e.fields.required).toBe(e.fields.fee);
   });

@@ -102,7 +102,9 @@ describe('vault registry and vault balances', () => {
       },
     });
     expect(created.status).toBe(201);
-    const bal = await svc.call('GET', '/api/v1.0/vaults/v-bip44/balance', { key: READ_KEY });
+    const native = await svc.call('GET', '/api/v1.0/vaults/v-bip44/balance', { key: READ_KEY });
+    expect(native.body.balances).toEqual([{ asset: 'ETH', amount: '3.3' }]);
+    const bal = await svc.call('GET', '/api/v1.0/vaults/v-bip44/balance?assets=*', { key: READ_KEY });
     expect(bal.status).toBe(200);
     expect(bal.body).toEqual({
       vaultId: 'v-bip44',

@@ -122,7 +122,7 @@ describe('wallet layer over HTTP (real Redis, real anvil)', () => {
       const addr = '0x00000000000000000000000000000000000000A1';
       await chain.funder.sendEth(addr, 1_500_000_000_000_000_001n);
       await chain.funder.sendToken(chain.token.contract, addr, 12_340_000n);
-      const { status, body } = await svc.call('GET', `/api/v1.0/ledgers/ethdev/addresses/${addr}/balance`);
+      const { status, body } = await svc.call('GET', `/api/v1.0/ledgers/ethdev/addresses/${addr}/balance?assets=*`);
       expect(status).toBe(200);
       expect(body).toEqual({
         address: addr,
@@ -133,13 +133,33 @@ describe('wallet layer over HTTP (real Redis, real anvil)', () => {
       });
       const one = await svc.call('GET', `/api/v1.0/ledgers/ethdev/addresses/${addr}/balance?assets=DEMO`);
       expect(one.body.balances).toEqual([{ asset: 'DEMO', amount: '12.34' }]);
+      // The spec: without `assets`, the ledger's default asset.
+      const byDefault = await svc.call('GET', `/api/v1.0/ledgers/ethdev/addresses/${addr}/balance`);
+      expect(byDefault.body.balances).toEqual([{ asset: 'ETH', amount: '1.500000000000000001' }]);
+    });
+
+    it('array-style assets[]= works like repeated and comma-separated forms; other bracket forms are refused', async () => {
+      const addr = '0x00000000000000000000000000000000000000A1';
+      const both = [{ asset: 'DEMO', amount: '12.34' }, { asset: 'ETH', amount: '1.500000000000000001' }];
+      for (const query of ['assets[]=DEMO&assets[]=ETH', 'assets=DEMO&assets=ETH', 'assets=DEMO,ETH', 'assets[]=DEMO,ETH']) {
+        const { status, body } = await svc.call('GET', `/api/v1.0/ledgers/ethdev/addresses/${addr}/balance?${query}`);
+        expect({ query, status, balances: body.balances }).toEqual({ query, status: 200, balances: both });
+      }
+      const one = await svc.call('GET', `/api/v1.0/ledgers/ethdev/addresses/${addr}/balance?assets%5B%5D=DEMO`);
+      expect(one.body.balances).toEqual([{ asset: 'DEMO', amount: '12.34' }]);
+      for (const query of ['assets[0]=DEMO', 'assets[x]=DEMO', 'assets[]=USDT']) {
+        const { status, body } = await svc.call('GET', `/api/v1.0/ledgers/ethdev/addresses/${addr}/balance?${query}`);
+        expect({ query, status, errCode: body.errCode }).toEqual({ query, status: 422, errCode: 'ERR_INVALID_ARGUMENTS' });
+      }
+      const mixed = await svc.call('GET', `/api/v1.0/ledgers/ethdev/addresses/${addr}/balance?assets=*,ETH`);
+      expect(mixed.status).toBe(422);
     });
 
     it('unknown asset → 422 listing the ledger assets', async () => {
       const { status, body } = await svc.call('GET', `/api/v1.0/ledgers/ethdev/addresses/${CASP_ADDRESS}/balance?assets=USDT`);
       expect(status).toBe(422);
       expect(body.details).toContain('USDT');
-      expect(body.details).toContain('ETH, DEMO');
+      expect(body.details).toContain('ETH, DEMO, *');
     });
 
     it('invalid address → 422', async () => {

@@ -115,6 +115,12 @@ describe('stellar withdrawals end to end on the local ledger simulator', () => {
     expect(nativeBalance(vault.address)).toBe(xlmBefore - unsigned.fee);
   });
 
+  it('names the amount bounds in XLM', async () => {
+    const err = await adaptor.craft(vaultOf(vault), intent({ recipientAddress: Keypair.random().publicKey(), amount: 0n })).catch((e) => e);
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect(err.details).toContain('between 0.0000001 and 922337203685.4775807');
+  });
+
   it('refuses more than the spendable balance with figures', async () => {
     const err = await adaptor.craft(vaultOf(vault), intent({ recipientAddress: Keypair.random().publicKey(), amount: 100_000n * XLM })).catch((e) => e);
     expect(err).toBeInstanceOf(InsufficientFundsError);

@@ -1,5 +1,7 @@
 import { Transaction } from 'bitcoinjs-lib';
-import { InsufficientFundsError, InvalidArgumentError, UnavailableError } from '../../../src/errors.js';
+import { InvalidArgumentError, UnavailableError } from '../../../src/errors.js';
+import { formatAmount } from '../../../src/ledger/amounts.js';
+import { insufficientFunds } from '../../../src/ledger/insufficient-funds.js';
 import type { SigningPayload, UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { publicKeyHex } from '../../../src/ledger/public-key.js';
 import type { BtcContext } from '../context.js';
@@ -42,7 +44,11 @@ export async function craft(ctx: BtcContext, source: VaultSource, intent: Withdr
   const changeScript = recipientScript(source.changeAddress, ctx.network);
   if (!changeScript) throw new InvalidArgumentError(`change address '${source.changeAddress}' is not a valid ${ctx.networkName} address`);
   if (intent.amount < dustThreshold(toScript)) {
-    throw new InvalidArgumentError(`amount ${intent.amount} sat is below the dust threshold ${dustThreshold(toScript)} sat of this recipient`);
+    const dust = dustThreshold(toScript);
+    throw new InvalidArgumentError(
+      `amount ${formatAmount(intent.amount, ctx.nativeAsset.decimals)} BTC is below the dust threshold ${formatAmount(dust, ctx.nativeAsset.decimals)} BTC of this recipient`,
+      { field: 'amount', dustThreshold: formatAmount(dust, ctx.nativeAsset.decimals), dustThresholdBaseUnits: String(dust) },
+    );
   }
   const keys = vaultKeys(ctx, source);
   if (keys.size === 0) throw new InvalidArgumentError('the vault has no address to spend from');
@@ -58,14 +64,15 @@ export async function craft(ctx: BtcContext, source: VaultSource, intent: Withdr
     const sel = selectCoins(candidates, { script: toScript, amount: intent.amount }, changeScript, feeRate);
     if (!sel.ok) {
       const reserved = utxos.reduce((s, u) => s + u.value, 0n) - sel.available;
-      throw new InsufficientFundsError(
-        `needs ${intent.amount + sel.fee} sat (amount ${intent.amount} + fee ${sel.fee} at ${feeRate} sat/vB), ${sel.available} sat available`,
+      const btc = (sat: bigint): string => `${formatAmount(sat, ctx.nativeAsset.decimals)} BTC`;
+      throw insufficientFunds(
+        `needs ${btc(intent.amount + sel.fee)} (amount ${btc(intent.amount)} + fee ${btc(sel.fee)} at ${feeRate} sat/vB), ${btc(sel.available)} available`,
         {
-          needed: (intent.amount + sel.fee).toString(),
-          available: sel.available.toString(),
-          fee: sel.fee.toString(),
-          reservedByOtherWithdrawals: reserved.toString(),
-          feeRate,
+          asset: ctx.nativeAsset,
+          required: intent.amount + sel.fee,
+          available: sel.available,
+          fee: { amount: sel.fee, asset: ctx.nativeAsset },
+          extra: { reservedByOtherWithdrawals: formatAmount(reserved, ctx.nativeAsset.decimals), feeRate },
         },
       );
     }

@@ -1,7 +1,8 @@
 import { getAddress, Interface, keccak256 } from 'ethers';
-import { InsufficientFundsError, InvalidArgumentError, PermanentLedgerError } from '../../../src/errors.js';
+import { InvalidArgumentError, PermanentLedgerError } from '../../../src/errors.js';
 import type { UnsignedWithdrawal, VaultAddress, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
+import { insufficientFunds } from '../../../src/ledger/insufficient-funds.js';
 import { publicKeyHex } from '../../../src/ledger/public-key.js';
 import type { EthContext } from '../context.js';
 import { JsonRpcError } from '../network/json-rpc.js';
@@ -77,9 +78,9 @@ export async function craft(ctx: EthContext, source: VaultSource, intent: Withdr
   const holders = funds.filter((f) => f.asset >= amount);
   const first = funds[0] as (typeof funds)[number];
   if (holders.length === 0) {
-    throw new InsufficientFundsError(
+    throw insufficientFunds(
       `${first.vault.address} holds ${formatAmount(first.asset, asset.decimals)} ${asset.symbol}; the withdrawal needs ${formatAmount(amount, asset.decimals)} ${asset.symbol}`,
-      { address: first.vault.address, asset: asset.symbol, amount: amount.toString(), balance: first.asset.toString() },
+      { address: first.vault.address, asset, required: amount, available: first.asset },
     );
   }
 
@@ -91,17 +92,15 @@ export async function craft(ctx: EthContext, source: VaultSource, intent: Withdr
   if (!payer) {
     const h = holders[0] as (typeof holders)[number];
     const need = native ? `${eth(amount)} + fee up to ${eth(maxFee)}` : `fee up to ${eth(maxFee)} for gas`;
-    throw new InsufficientFundsError(
+    throw insufficientFunds(
       `${h.vault.address} holds ${eth(h.eth)}; the withdrawal needs ${need} (${gasLimit} gas × ${formatAmount(perGas, 9)} gwei) = ${eth(required)}`,
       {
         address: h.vault.address,
-        asset: ctx.nativeAsset.symbol,
-        ...(native ? { amount: amount.toString() } : {}),
-        fee: maxFee.toString(),
-        gasLimit: gasLimit.toString(),
-        maxFeePerGas: perGas.toString(),
-        required: required.toString(),
-        balance: h.eth.toString(),
+        asset: ctx.nativeAsset,
+        required,
+        available: h.eth,
+        fee: { amount: maxFee, asset: ctx.nativeAsset },
+        extra: { gasLimit: gasLimit.toString(), maxFeePerGasGwei: formatAmount(perGas, 9) },
       },
     );
   }

@@ -1,12 +1,13 @@
 import { Account, Asset, extractBaseAddress, Operation, StrKey, TransactionBuilder, type xdr } from '@stellar/stellar-sdk';
-import { ConflictError, InsufficientFundsError, InvalidArgumentError } from '../../../src/errors.js';
+import { ConflictError, InvalidArgumentError } from '../../../src/errors.js';
 import type { UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
+import { insufficientFunds } from '../../../src/ledger/insufficient-funds.js';
 import { publicKeyHex } from '../../../src/ledger/public-key.js';
 import type { StellarContext } from '../context.js';
 import type { HorizonAccount } from '../network/horizon.js';
 import { addressFromPublicKey, splitRecipient } from './address.js';
-import { assetLabel, findBalance, formatStroops, parseStroops, STELLAR_DECIMALS, toSdkAsset } from './assets.js';
+import { assetLabel, findBalance, formatStroops, NATIVE_ASSET, parseStroops, STELLAR_DECIMALS, toSdkAsset } from './assets.js';
 import { resolveFee } from './fees.js';
 import { resolveMemo } from './memo.js';
 import { creationScope, readState, sequenceScope, type StellarState } from './state.js';
@@ -36,7 +37,9 @@ export async function craft(ctx: StellarContext, source: VaultSource, intent: Wi
   }
   const memo = resolveMemo(intent.memo, recipient.memo);
   const asset = toSdkAsset(ctx.assets, intent.asset);
-  if (intent.amount <= 0n || intent.amount > MAX_INT64) throw new InvalidArgumentError('amount must be between 1 stroop and 2^63-1 stroops');
+  if (intent.amount <= 0n || intent.amount > MAX_INT64) {
+    throw new InvalidArgumentError(`amount must be between ${xlm(1n)} and ${xlm(MAX_INT64)} (1 to 2^63-1 stroops)`, { field: 'amount' });
+  }
   const destId = extractBaseAddress(dest);
 
   const [account, destAccount, ledger] = await Promise.all([
@@ -45,8 +48,11 @@ export async function craft(ctx: StellarContext, source: VaultSource, intent: Wi
     ctx.horizon.latestLedger(),
   ]);
   if (!account) {
-    throw new InsufficientFundsError(`source account ${sourceId} does not exist on the ledger yet; fund it with XLM first`, {
+    throw insufficientFunds(`source account ${sourceId} does not exist on the ledger yet; fund it with XLM first`, {
       address: sourceId,
+      asset: intent.asset,
+      required: intent.amount,
+      available: 0n,
     });
   }
   const destExists = destId === sourceId || destAccount !== undefined;
@@ -147,20 +153,28 @@ function checkFunds(
   const spendableXlm = parseStroops(native?.balance ?? '0') - reserve - parseStroops(native?.selling_liabilities ?? '0');
   const needXlm = asset.isNative() ? amount + fee : fee;
   if (spendableXlm < needXlm) {
-    throw new InsufficientFundsError(
+    throw insufficientFunds(
       `${account.id} can spend ${xlm(spendableXlm > 0n ? spendableXlm : 0n)} XLM above its ${xlm(reserve)} XLM reserve; ` +
         `this withdrawal needs ${xlm(needXlm)} XLM${asset.isNative() ? ' including the fee' : ' for the fee'}`,
-      { asset: 'XLM', available: xlm(spendableXlm > 0n ? spendableXlm : 0n), required: xlm(needXlm), reserve: xlm(reserve) },
+      {
+        address: account.id,
+        asset: NATIVE_ASSET,
+        required: needXlm,
+        available: spendableXlm,
+        fee: { amount: fee, asset: NATIVE_ASSET },
+        extra: { reserve: xlm(reserve) },
+      },
     );
   }
   if (asset.isNative() || account.id === asset.getIssuer()) return;
   const line = findBalance(account, asset);
   const spendable = line ? parseStroops(line.balance) - parseStroops(line.selling_liabilities ?? '0') : 0n;
   if (spendable < amount) {
-    throw new InsufficientFundsError(`${account.id} holds ${xlm(spendable)} ${assetLabel(asset)}; this withdrawal needs ${xlm(amount)}`, {
-      asset: assetLabel(asset),
-      available: xlm(spendable),
-      required: xlm(amount),
+    throw insufficientFunds(`${account.id} holds ${xlm(spendable)} ${assetLabel(asset)}; this withdrawal needs ${xlm(amount)}`, {
+      address: account.id,
+      asset: { symbol: assetLabel(asset), decimals: STELLAR_DECIMALS },
+      required: amount,
+      available: spendable,
     });
   }
 }

@@ -54,6 +54,16 @@ export function callbackRoute(deps: PipelineDeps) {
       operationID: z.string(),
     }),
     errors: [401, 403, 404, 409, 503],
+    security: [{ callbackTimestamp: [], callbackSignature: [] }, {}],
+    responses: {
+      400: { description: 'Malformed body, or the signatures failed verification (ERR_VERIFICATION_FAILED with `reason`)' },
+      401: {
+        description: `${TIMESTAMP_HEADER} / ${SIGNATURE_HEADER} missing, outside the tolerance, or not the HMAC-SHA256 of "<timestamp>.<raw body>" under CALLBACK_SECRET`,
+      },
+      403: { description: 'The caller is not on the callback allow-list (CALLBACK_ALLOWED_IPS)' },
+      404: { description: 'No stored operation has these digests' },
+      409: { description: 'The callback does not match the stored operation (ledger, keys, digests) or the operation is final' },
+    },
     guard: (req) => {
       const failure = authenticate(req);
       if (!failure) return;

@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import { formatAmount } from '../../ledger/amounts.js';
 import type { AssetInfo, Balance, LedgerAdaptor } from '../../ledger/adaptor.js';
 import { parsePublicKey } from '../../ledger/public-key.js';
-import { resolveAssets } from '../../ledger/registry.js';
+import { ALL_ASSETS, resolveAssets } from '../../ledger/registry.js';
 import type { AppContext } from '../app-context.js';
 import { assetBalanceSchema, ledgerIdParam } from '../schemas.js';
 import { defineRoute, listParam } from '../route.js';
@@ -15,6 +15,11 @@ export function renderBalances(assets: AssetInfo[], balances: Balance[]): { asse
     return { asset: asset.symbol, amount: formatAmount(total, asset.decimals) };
   });
 }
+
+/** The `assets` query of balance routes. */
+export const assetsParam = listParam.describe(
+  `Asset symbols, comma-separated, repeated or as assets[]=; the ledger's native asset when absent; '${ALL_ASSETS}' for every asset of the ledger`,
+);
 
 export function requireValidAddress(adaptor: LedgerAdaptor, address: string, field = 'address'): void {
   if (!adaptor.isValidAddress(address)) {
@@ -29,20 +34,20 @@ export function ledgerRoutes(ctx: AppContext) {
     defineRoute({
       method: 'get',
       path: '/ledgers/:ledgerId/addresses/:address/valid',
-      summary: 'Whether an address is a valid recipient on the ledger',
+      summary: 'Whether an address is a valid recipient on the ledger (also for built-in ledger ids without a back end)',
       tags: ['wallet'],
       params: addressParams,
       response: z.object({ address: z.string(), valid: z.boolean() }),
       errors: [422],
       handler: ({ params }) => {
-        const adaptor = ctx.registry.get(params.ledgerId);
-        return { address: params.address, valid: adaptor.isValidAddress(params.address) };
+        const codec = ctx.registry.addressCodec(params.ledgerId);
+        return { address: params.address, valid: codec.isValidAddress(params.address) };
       },
     }),
     defineRoute({
       method: 'post',
       path: '/ledgers/:ledgerId/address-from-publickey',
-      summary: `Addresses for public keys (DER SPKI hex, raw 65/33-byte secp256k1, raw 32-byte ed25519); at most ${maxKeys} keys`,
+      summary: `Addresses for public keys (DER SPKI hex, raw 65/33-byte secp256k1, raw 32-byte ed25519); at most ${maxKeys} keys; also for built-in ledger ids without a back end`,
       tags: ['wallet'],
       params: z.object({ ledgerId: ledgerIdParam }),
       body: z.object({
@@ -52,7 +57,7 @@ export function ledgerRoutes(ctx: AppContext) {
       response: z.object({ items: z.array(z.object({ address: z.string() })) }),
       errors: [413, 422],
       handler: ({ params, body }) => {
-        const adaptor = ctx.registry.get(params.ledgerId);
+        const adaptor = ctx.registry.addressCodec(params.ledgerId);
         const formats = adaptor.addressFormats();
         if (body.format !== undefined && !formats.includes(body.format)) {
           throw new InvalidArgumentError(`Unknown format '${body.format}' for ledger ${adaptor.ledgerId}. Valid values: ${formats.join(', ')}`);
@@ -75,7 +80,7 @@ export function ledgerRoutes(ctx: AppContext) {
       summary: 'Balances of one address, in asset units as decimal strings',
       tags: ['wallet'],
       params: addressParams,
-      query: z.object({ assets: listParam.describe('Asset symbols, comma-separated or repeated; all when absent') }),
+      query: z.object({ assets: assetsParam }),
       response: z.object({ address: z.string(), balances: z.array(assetBalanceSchema) }).meta({ id: 'AddressBalanceResponse' }),
       errors: [422, 503],
       handler: async ({ params, query }) => {

@@ -32,7 +32,7 @@ const statusResponse = z.object({
   dependencies: z.record(z.string(), healthSchema),
 });
 
-/** Bounds a health probe so `/status` answers even when a dependency hangs. */
+/** Bounds a health probe so a status route answers even when a dependency hangs. */
 export async function probe<T extends DependencyHealth>(fn: () => Promise<T>, timeoutMs: number): Promise<T | DependencyHealth> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<DependencyHealth>((resolve) => {

@@ -6,8 +6,8 @@ import { singleAddress, validateVault, vaultAddresses } from '../../vaults/vault
 import { vaultRecordSchema, vaultRegistrationSchema, type VaultRecord } from '../../vaults/vault-schema.js';
 import type { AppContext } from '../app-context.js';
 import { assetBalanceSchema } from '../schemas.js';
-import { defineRoute, listParam } from '../route.js';
-import { renderBalances } from './ledger-routes.js';
+import { defineRoute } from '../route.js';
+import { assetsParam, renderBalances } from './ledger-routes.js';
 
 /** The BIP44 account `coin` and `account` select (each optional); the first registered when neither is given. */
 function selectAccount(record: VaultRecord, coin: string | undefined, account: string | undefined) {
@@ -132,7 +132,7 @@ export function vaultRoutes(ctx: AppContext) {
       tags: ['wallet'],
       scope: 'read',
       params: vaultIdParams,
-      query: z.object({ assets: listParam, coin: z.string().optional(), account: z.string().optional() }),
+      query: z.object({ assets: assetsParam, coin: z.string().optional(), account: z.string().optional() }),
       response: z
         .object({
           vaultId: z.string(),

@@ -31,6 +31,7 @@ const requestRecord = z.object({
 });
 
 export const withdrawalResponseSchema = z.object({
+  id: z.string().describe('The operation id, as in the spec sample; equal to operationID'),
   operationID: z.string(),
   status: z.enum(['EXECUTING', 'SIGNED', 'BROADCAST', 'CONFIRMED', 'FAILED']),
   isComplete: z.boolean(),

@@ -1,0 +1,1606 @@
+/**
+ * Generated from the service's OpenAPI document by `npm run client:generate` (openapi-typescript).
+ * Do not edit: regenerate, and a test fails while this file differs from what the service serves.
+ */
+
+export interface paths {
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics of this process (text exposition format); keep it off the public interface */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Configured ledgers with their assets, fee levels and address formats */
+        get: operations["getConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Version and health of every dependency; answers 200 even when one is down */
+        get: operations["getStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/ledgers/{ledgerId}/addresses/{address}/valid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether an address is a valid recipient on the ledger (also for built-in ledger ids without a back end) */
+        get: operations["getLedgersLedgerIdAddressesAddressValid"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/ledgers/{ledgerId}/address-from-publickey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Addresses for public keys (DER SPKI hex, raw 65/33-byte secp256k1, raw 32-byte ed25519); at most 10000 keys; also for built-in ledger ids without a back end */
+        post: operations["postLedgersLedgerIdAddressFromPublickey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/ledgers/{ledgerId}/addresses/{address}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Balances of one address, in asset units as decimal strings */
+        get: operations["getLedgersLedgerIdAddressesAddressBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/admin/vaults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List registered vaults */
+        get: operations["getAdminVaults"];
+        put?: never;
+        /** Register a vault: its ledger and public key, or the public part of its BIP44 account backup */
+        post: operations["postAdminVaults"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/admin/vaults/{vaultId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a registered vault with the addresses it currently controls */
+        get: operations["getAdminVaultsVaultId"];
+        put?: never;
+        post?: never;
+        /** Remove a vault from the registry */
+        delete: operations["deleteAdminVaultsVaultId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/vaults/{vaultId}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Balance of a vault; a BIP44 vault sums its receive and change addresses */
+        get: operations["getVaultsVaultIdBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{coinType}/api/v1.0/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Coin-type status (revision 1.0.1811): the ledger back end and the custody service; 500 when not operational */
+        get: operations["getCoinTypeStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This OpenAPI 3.1 document */
+        get: operations["getOpenapiJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/vaults/{vaultId}/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A vault's withdrawals, newest first */
+        get: operations["getVaultsVaultIdWithdrawals"];
+        put?: never;
+        /** Build a withdrawal and start quorum signing at the custody service */
+        post: operations["postVaultsVaultIdWithdrawals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/vaults/{vaultId}/withdrawals/{operationID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where a withdrawal stands: EXECUTING → SIGNED → BROADCAST → CONFIRMED, or FAILED with a reason */
+        get: operations["getVaultsVaultIdWithdrawalsOperationID"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/sign_complete_callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Signing completion callback from the custody service */
+        post: operations["postSignCompleteCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/queues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Job dashboard (bull-board): HTML pages, and bull-board's own JSON API under /admin/queues/api/…; read-only unless DASHBOARD_READ_ONLY=false */
+        get: operations["getAdminQueues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description Wallet-layer error body; further fields may carry figures of the error */
+        AppError: {
+            title: string;
+            details: string;
+            errCode: string;
+            type: string;
+            /** @description ERR_INVALID_ARGUMENTS: the valid values */
+            valid?: string[];
+            /** @description A built-in ledger id without a back end on this service */
+            notConfigured?: boolean;
+            /** @description The request field at fault */
+            field?: string;
+            /** @description Index of the item at fault (keys[i]) */
+            index?: number;
+            /** @description ERR_VERIFICATION_FAILED: why the callback failed verification */
+            reason?: string;
+            address?: string;
+            /** @description ERR_INSUFFICIENT_FUNDS: the asset that is short */
+            asset?: string;
+            /** @description ERR_INSUFFICIENT_FUNDS: what the withdrawal needs, asset units */
+            required?: string;
+            /** @description ERR_INSUFFICIENT_FUNDS: what can be spent, asset units */
+            available?: string;
+            /** @description ERR_INSUFFICIENT_FUNDS: the fee part, in units of feeAsset */
+            fee?: string;
+            feeAsset?: string;
+            requiredBaseUnits?: string;
+            availableBaseUnits?: string;
+            feeBaseUnits?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AddressBalanceResponse: {
+            address: string;
+            balances: {
+                asset: string;
+                /** @description Decimal string in asset units */
+                amount: string;
+            }[];
+        };
+        VaultBalanceResponse: {
+            vaultId: string;
+            balances: {
+                asset: string;
+                /** @description Decimal string in asset units */
+                amount: string;
+            }[];
+            address?: string;
+            coin?: string;
+            account?: string;
+        };
+        CoinTypeStatus: {
+            version: string;
+            ledger: {
+                healthy: boolean;
+                errorMessage?: string;
+                /** @description withDetails=true: latest height the back end reports */
+                height?: number;
+                /** @description withDetails=true: the network the back end reports */
+                network?: string;
+            };
+            custody: {
+                healthy: boolean;
+                errorMessage?: string;
+            };
+        };
+        WithdrawalRequest: {
+            recipientAddress?: string;
+            recipientVault?: string;
+            asset?: string;
+            /** @description Asset units; a string keeps every digit */
+            amount: number | string;
+            description: string;
+            /** @description HIGH, MEDIUM, LOW or a custom constant (see GET /config) */
+            fee?: string;
+            /** @description Ledger memo where the ledger has one (Stellar) */
+            memo?: string;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        version: string;
+                        ledgers: {
+                            ledgerId: string;
+                            family: string;
+                            network: string;
+                            scheme: string;
+                            nativeAsset: {
+                                symbol: string;
+                                decimals: number;
+                                native: boolean;
+                                contract?: string;
+                            };
+                            assets: {
+                                symbol: string;
+                                decimals: number;
+                                native: boolean;
+                                contract?: string;
+                            }[];
+                            feeLevels: string[];
+                            addressFormats: string[];
+                            confirmations: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        version: string;
+                        healthy: boolean;
+                        redis: {
+                            healthy: boolean;
+                            errorMessage?: string;
+                        };
+                        ledgers: {
+                            [key: string]: {
+                                healthy: boolean;
+                                errorMessage?: string;
+                                height?: number;
+                                network?: string;
+                                wrongNetwork?: boolean;
+                            };
+                        };
+                        dependencies: {
+                            [key: string]: {
+                                healthy: boolean;
+                                errorMessage?: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getLedgersLedgerIdAddressesAddressValid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Ledger id, e.g. eth, btctest, stellar */
+                ledgerId: string;
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: string;
+                        valid: boolean;
+                    };
+                };
+            };
+            /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    postLedgersLedgerIdAddressFromPublickey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Ledger id, e.g. eth, btctest, stellar */
+                ledgerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    keys: string[];
+                    /** @description Address format; the ledger default when absent (see GET /config) */
+                    format?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            address: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Malformed request (body not JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getLedgersLedgerIdAddressesAddressBalance: {
+        parameters: {
+            query?: {
+                /** @description Asset symbols, comma-separated, repeated or as assets[]=; the ledger's native asset when absent; '*' for every asset of the ledger */
+                assets?: string | string[];
+            };
+            header?: never;
+            path: {
+                /** @description Ledger id, e.g. eth, btctest, stellar */
+                ledgerId: string;
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddressBalanceResponse"];
+                };
+            };
+            /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description A dependency is unavailable; retry (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getAdminVaults: {
+        parameters: {
+            query?: {
+                offset?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        totalItems: number;
+                        items: {
+                            vaultId: string;
+                            ledgerId: string;
+                            /** @enum {string} */
+                            kind: "single" | "bip44";
+                            publicKey?: string;
+                            addressFormat?: string;
+                            address?: string;
+                            bip44?: {
+                                publicKey: string;
+                                cpar: string;
+                                bipLevel: number;
+                                parentFingerprint: string | number;
+                                childNumber: number;
+                                coin: string;
+                                account: string;
+                            };
+                            description?: string;
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    postAdminVaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    vaultId: string;
+                    ledgerId: string;
+                    publicKey?: string;
+                    addressFormat?: string;
+                    bip44?: {
+                        publicKey: string;
+                        cpar: string;
+                        bipLevel: number;
+                        parentFingerprint: string | number;
+                        childNumber: number;
+                        coin: string | number;
+                        account: string | number;
+                    };
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        vaultId: string;
+                        ledgerId: string;
+                        /** @enum {string} */
+                        kind: "single" | "bip44";
+                        publicKey?: string;
+                        addressFormat?: string;
+                        address?: string;
+                        bip44?: {
+                            publicKey: string;
+                            cpar: string;
+                            bipLevel: number;
+                            parentFingerprint: string | number;
+                            childNumber: number;
+                            coin: string;
+                            account: string;
+                        };
+                        description?: string;
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Malformed request (body not JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getAdminVaultsVaultId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                vaultId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        vaultId: string;
+                        ledgerId: string;
+                        /** @enum {string} */
+                        kind: "single" | "bip44";
+                        publicKey?: string;
+                        addressFormat?: string;
+                        address?: string;
+                        bip44?: {
+                            publicKey: string;
+                            cpar: string;
+                            bipLevel: number;
+                            parentFingerprint: string | number;
+                            childNumber: number;
+                            coin: string;
+                            account: string;
+                        };
+                        description?: string;
+                        createdAt: string;
+                        addresses: {
+                            address: string;
+                            path?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    deleteAdminVaultsVaultId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                vaultId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        vaultId: string;
+                        removed: boolean;
+                    };
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getVaultsVaultIdBalance: {
+        parameters: {
+            query?: {
+                /** @description Asset symbols, comma-separated, repeated or as assets[]=; the ledger's native asset when absent; '*' for every asset of the ledger */
+                assets?: string | string[];
+                coin?: string;
+                account?: string;
+            };
+            header?: never;
+            path: {
+                vaultId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VaultBalanceResponse"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description A dependency is unavailable; retry (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getCoinTypeStatus: {
+        parameters: {
+            query?: {
+                /** @description Adds the back end height and network to `ledger` */
+                withDetails?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description A configured ledger id or a built-in id (btc, btctest, eth, ethtest, stellar, stellartest, …) */
+                coinType: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CoinTypeStatus"];
+                };
+            };
+            /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description The ledger back end or the custody service is not operational */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CoinTypeStatus"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getOpenapiJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        openapi: string;
+                        info: {
+                            title: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        paths: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getVaultsVaultIdWithdrawals: {
+        parameters: {
+            query?: {
+                offset?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                vaultId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        totalItems: number;
+                        items: {
+                            /** @description The operation id, as in the spec sample; equal to operationID */
+                            id: string;
+                            operationID: string;
+                            /** @enum {string} */
+                            status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
+                            isComplete: boolean;
+                            description: string;
+                            recipientVault?: string;
+                            appData: {
+                                request: {
+                                    recipientAddress: string;
+                                    recipientVault?: string;
+                                    asset: string;
+                                    amount: string;
+                                    description: string;
+                                    fee: string;
+                                    memo?: string;
+                                };
+                                txs: {
+                                    serialized: string;
+                                }[];
+                            };
+                            vaultId: string;
+                            ledgerId: string;
+                            txids: string[];
+                            confirmations: number;
+                            failureReason?: string;
+                            history: {
+                                status: string;
+                                at: string;
+                                detail?: string;
+                            }[];
+                            createdAt: string;
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    postVaultsVaultIdWithdrawals: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                vaultId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WithdrawalRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The operation id, as in the spec sample; equal to operationID */
+                        id: string;
+                        operationID: string;
+                        /** @enum {string} */
+                        status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
+                        isComplete: boolean;
+                        description: string;
+                        recipientVault?: string;
+                        appData: {
+                            request: {
+                                recipientAddress: string;
+                                recipientVault?: string;
+                                asset: string;
+                                amount: string;
+                                description: string;
+                                fee: string;
+                                memo?: string;
+                            };
+                            txs: {
+                                serialized: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Malformed request (body not JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description A back end answered with something unusable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description A dependency is unavailable; retry (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getVaultsVaultIdWithdrawalsOperationID: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                vaultId: string;
+                operationID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The operation id, as in the spec sample; equal to operationID */
+                        id: string;
+                        operationID: string;
+                        /** @enum {string} */
+                        status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
+                        isComplete: boolean;
+                        description: string;
+                        recipientVault?: string;
+                        appData: {
+                            request: {
+                                recipientAddress: string;
+                                recipientVault?: string;
+                                asset: string;
+                                amount: string;
+                                description: string;
+                                fee: string;
+                                memo?: string;
+                            };
+                            txs: {
+                                serialized: string;
+                            }[];
+                        };
+                        vaultId: string;
+                        ledgerId: string;
+                        txids: string[];
+                        confirmations: number;
+                        failureReason?: string;
+                        history: {
+                            status: string;
+                            at: string;
+                            detail?: string;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    postSignCompleteCallback: {
+        parameters: {
+            query: {
+                ledgerId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    publicKeys: string[];
+                    providerData: string;
+                    dataToSign: string[];
+                    signatures: string[];
+                    v: number[];
+                    originalEntryIds?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accepted: boolean;
+                        /** @enum {string} */
+                        outcome: "queued" | "partial" | "duplicate";
+                        operationID: string;
+                    };
+                };
+            };
+            /** @description Malformed body, or the signatures failed verification (ERR_VERIFICATION_FAILED with `reason`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description x-callback-timestamp / x-callback-signature missing, outside the tolerance, or not the HMAC-SHA256 of "<timestamp>.<raw body>" under CALLBACK_SECRET */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description The caller is not on the callback allow-list (CALLBACK_ALLOWED_IPS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description No stored operation has these digests */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description The callback does not match the stored operation (ledger, keys, digests) or the operation is final */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description A dependency is unavailable; retry (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getAdminQueues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dashboard page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No API key with the admin scope (Basic with the key as password, or Bearer); carries WWW-Authenticate: Basic */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+}

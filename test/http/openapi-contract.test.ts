@@ -1,0 +1,180 @@
+import { compileErrors, validate } from '@readme/openapi-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatAmount } from '../../src/ledger/amounts.js';
+import { startTestChain, type TestChain } from '../helpers/chain.js';
+import { startLoop, type Loop } from '../helpers/loop.js';
+import { operationFor, responseErrors, type OpenApiDoc } from '../helpers/openapi.js';
+import { ADMIN_KEY, READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
+import { postCallback, simCallbackBody } from '../pipeline/support.js';
+
+const RECIPIENT = '0x00000000000000000000000000000000000000C1';
+
+/**
+ * The served document is valid OpenAPI 3.1 (a standard validator), and real responses of every
+ * operation it lists match its response schemas (an OpenAPI response validator from npm).
+ */
+describe('OpenAPI document against real responses', () => {
+  let chain: TestChain;
+  let loop: Loop;
+  let doc: OpenApiDoc;
+  const sampled = new Map<string, Set<number>>();
+  const mismatches: string[] = [];
+
+  /** A real request; its response is checked against the document. */
+  async function sample(method: string, path: string, opts: Parameters<Loop['svc']['call']>[2] = {}) {
+    const res = await loop.svc.call(method, path, opts);
+    const { key, op } = operationFor(doc, method, path);
+    const errors = responseErrors(doc, op, res.status, res.body);
+    if (errors) mismatches.push(`${key} → ${res.status}: ${JSON.stringify(errors)} body ${JSON.stringify(res.body).slice(0, 300)}`);
+    if (!sampled.has(key)) sampled.set(key, new Set());
+    sampled.get(key)!.add(res.status);
+    return res;
+  }
+
+  beforeAll(async () => {
+    chain = await startTestChain();
+    loop = await startLoop({ ethdev: { rpcUrl: chain.anvil.url, tokens: [chain.token], confirmations: 1 } });
+    doc = (await loop.svc.call('GET', '/api/v1.0/openapi.json')).body;
+  }, 60_000);
+  afterAll(async () => {
+    await loop?.stop();
+    await chain?.stop();
+  });
+
+  it('validates as OpenAPI 3.1 with @readme/openapi-parser; the old $defs form would not', async () => {
+    const result = await validate(structuredClone(doc) as never);
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+    const broken = structuredClone(doc);
+    broken.components.schemas.Broken = { $ref: '#/$defs/AppError' };
+    broken.paths['/api/v1.0/config']!.get!.responses['200'] = { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/Broken' } } } };
+    expect((await validate(broken as never)).valid).toBe(false);
+  });
+
+  it('lists the routes served outside route() too, with their security', () => {
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/v1.0/openapi.json', '/metrics', '/admin/queues', '/{coinType}/api/v1.0/status', '/api/v1.0/sign_complete_callback']),
+    );
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearer', 'callbackSignature', 'callbackTimestamp', 'dashboardBasic']);
+    const callback = doc.paths['/api/v1.0/sign_complete_callback']!.post!;
+    expect(callback.security).toEqual([{ callbackTimestamp: [], callbackSignature: [] }, {}]);
+    expect((callback.responses['401'] as { description: string }).description).toMatch(/x-callback-signature/i);
+    expect(doc.paths['/admin/queues']!.get!.security).toEqual([{ dashboardBasic: [] }, { bearer: ['admin'] }]);
+    expect(doc.paths['/api/v1.0/config']!.get!.security).toEqual([]);
+    // Hoisted: no schema refers to a $defs of its own.
+    expect(JSON.stringify(doc)).not.toContain('#/$defs/');
+    expect(doc.components.schemas.AppError.additionalProperties).not.toBe(false);
+  });
+
+  it('the response validator is not vacuous: a body without operationID fails', () => {
+    const op = doc.paths['/api/v1.0/vaults/{vaultId}/withdrawals']!.post!;
+    expect(responseErrors(doc, op, 200, { status: 'EXECUTING' })).toBeDefined();
+    expect(responseErrors(doc, op, 422, { title: 'x', details: 'y', errCode: 'E', type: '/t', valid: ['a'] })).toBeUndefined();
+    // Through the AppError $ref in components.
+    expect(responseErrors(doc, op, 422, { errCode: 'E' })).toBeDefined();
+    expect(responseErrors(doc, op, 503, { title: 'x', details: 'y', errCode: 'E', type: '/t', index: 'one' })).toBeDefined();
+  });
+
+  it('every operation answers as documented (success and error responses)', async () => {
+    const svc = loop.svc;
+    const rawKey = `04${'11'.repeat(64)}`;
+    await sample('GET', '/api/v1.0/config');
+    await sample('GET', '/api/v1.0/status');
+    await sample('GET', '/api/v1.0/openapi.json');
+    await sample('GET', `/api/v1.0/ledgers/ethdev/addresses/${RECIPIENT}/valid`);
+    await sample('GET', `/api/v1.0/ledgers/eth/addresses/${RECIPIENT}/valid`);
+    await sample('GET', `/api/v1.0/ledgers/doge/addresses/${RECIPIENT}/valid`);
+    await sample('POST', '/api/v1.0/ledgers/ethtest/address-from-publickey', { body: { keys: [`04${'79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798'}${'483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8'}`] } });
+    await sample('POST', '/api/v1.0/ledgers/ethdev/address-from-publickey', { body: { keys: [rawKey] } });
+    await sample('POST', '/api/v1.0/ledgers/ethdev/address-from-publickey', { rawBody: '{"keys": [' });
+    await sample('GET', `/api/v1.0/ledgers/ethdev/addresses/${RECIPIENT}/balance`);
+    await sample('GET', `/api/v1.0/ledgers/ethdev/addresses/${RECIPIENT}/balance?assets[]=ETH&assets[]=DEMO`);
+    await sample('GET', `/api/v1.0/ledgers/ethdev/addresses/${RECIPIENT}/balance?assets=USDT`);
+    await sample('GET', `/api/v1.0/ledgers/eth/addresses/${RECIPIENT}/balance`);
+
+    // Vault registry.
+    const simVault = loop.custody.sim.createVault('ECDSA', { ledger: 'ethdev' });
+    const created = await sample('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId: simVault.vaultId, ledgerId: 'ethdev', publicKey: simVault.publicKey } });
+    expect(created.status).toBe(201);
+    await sample('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId: simVault.vaultId, ledgerId: 'ethdev', publicKey: simVault.publicKey } });
+    await sample('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId: 'x', ledgerId: 'ethdev' } });
+    await sample('GET', '/api/v1.0/admin/vaults', { key: ADMIN_KEY });
+    await sample('GET', '/api/v1.0/admin/vaults', { key: READ_KEY });
+    await sample('GET', '/api/v1.0/admin/vaults');
+    await sample('GET', `/api/v1.0/admin/vaults/${simVault.vaultId}`, { key: ADMIN_KEY });
+    await sample('GET', '/api/v1.0/admin/vaults/nope', { key: ADMIN_KEY });
+    const spare = loop.custody.sim.createVault('ECDSA', { ledger: 'ethdev' });
+    await sample('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId: spare.vaultId, ledgerId: 'ethdev', publicKey: spare.publicKey } });
+    await sample('DELETE', `/api/v1.0/admin/vaults/${spare.vaultId}`, { key: ADMIN_KEY });
+    await sample('DELETE', `/api/v1.0/admin/vaults/${spare.vaultId}`, { key: ADMIN_KEY });
+
+    // Balances and a withdrawal through the whole loop.
+    const address = created.body.address as string;
+    await chain.funder.sendEth(address, 2n * 10n ** 18n);
+    await sample('GET', `/api/v1.0/vaults/${simVault.vaultId}/balance?assets=*`, { key: READ_KEY });
+    await sample('GET', `/api/v1.0/vaults/${simVault.vaultId}/balance`, { key: READ_KEY });
+    await sample('GET', '/api/v1.0/vaults/nope/balance', { key: READ_KEY });
+    const w = await sample('POST', `/api/v1.0/vaults/${simVault.vaultId}/withdrawals`, {
+      key: WITHDRAW_KEY,
+      body: { recipientAddress: RECIPIENT, amount: '0.25', description: 'contract' },
+    });
+    expect(w.status).toBe(200);
+    expect(w.body.id).toBe(w.body.operationID);
+    const poor = await sample('POST', `/api/v1.0/vaults/${simVault.vaultId}/withdrawals`, {
+      key: WITHDRAW_KEY,
+      body: { recipientAddress: RECIPIENT, amount: '5', description: 'too much' },
+    });
+    expect(poor.status).toBe(422);
+    expect(poor.body).toMatchObject({ errCode: 'ERR_INSUFFICIENT_FUNDS', asset: 'ETH', required: '5', requiredBaseUnits: String(5n * 10n ** 18n) });
+    // Asset units on the wire, exact base units beside them.
+    // 2 ETH, or less the first withdrawal once it is mined.
+    expect(poor.body.available).toMatch(/^(2|1\.7\d+)$/);
+    expect(formatAmount(BigInt(poor.body.availableBaseUnits), 18)).toBe(poor.body.available);
+    await sample('POST', `/api/v1.0/vaults/${simVault.vaultId}/withdrawals`, { key: READ_KEY, body: { recipientAddress: RECIPIENT, amount: '1', description: 'x' } });
+    await sample('POST', '/api/v1.0/vaults/nope/withdrawals', { key: WITHDRAW_KEY, body: { recipientAddress: RECIPIENT, amount: '1', description: 'x' } });
+    const done = await loop.waitFor(simVault.vaultId, w.body.operationID, (op) => op.status === 'CONFIRMED', 30_000);
+    expect(done.id).toBe(w.body.operationID);
+    await sample('GET', `/api/v1.0/vaults/${simVault.vaultId}/withdrawals/${w.body.operationID}`, { key: READ_KEY });
+    await sample('GET', `/api/v1.0/vaults/${simVault.vaultId}/withdrawals/nope`, { key: READ_KEY });
+    await sample('GET', `/api/v1.0/vaults/${simVault.vaultId}/withdrawals?limit=5`, { key: READ_KEY });
+    await sample('GET', `/api/v1.0/vaults/${simVault.vaultId}/withdrawals?limit=0`, { key: READ_KEY });
+
+    // The callback: unauthenticated, unknown digests, and the real one again.
+    const real = simCallbackBody(loop, w.body.operationID);
+    const callbackPath = '/api/v1.0/sign_complete_callback?ledgerId=ethdev';
+    const unauth = await sample('POST', callbackPath, { body: real });
+    expect(unauth.status).toBe(401);
+    const again = await postCallback(svc, 'ethdev', real);
+    expect(again.status).toBe(200);
+    record('POST /api/v1.0/sign_complete_callback', again);
+    const unknown = await postCallback(svc, 'ethdev', { ...real, dataToSign: ['00'.repeat(32)] });
+    expect(unknown.status).toBeGreaterThanOrEqual(400);
+    record('POST /api/v1.0/sign_complete_callback', unknown);
+
+    // Served outside route(), and the root-level coin-type status.
+    await sample('GET', '/ethdev/api/v1.0/status');
+    await sample('GET', '/ethdev/api/v1.0/status?withDetails=true');
+    await sample('GET', '/eth/api/v1.0/status');
+    await sample('GET', '/doge/api/v1.0/status');
+    const metrics = await sample('GET', '/metrics');
+    expect(metrics.body).toContain('byow_http_request_duration_seconds');
+    await sample('GET', '/admin/queues');
+    const page = await sample('GET', '/admin/queues', { headers: { authorization: `Basic ${Buffer.from(`x:${ADMIN_KEY}`).toString('base64')}` } });
+    expect(page.status).toBe(200);
+
+    expect(mismatches).toEqual([]);
+    const missing = Object.entries(doc.paths)
+      .flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`))
+      .filter((k) => !sampled.has(k));
+    expect(missing, 'operations in the document without a sampled response: add one here').toEqual([]);
+  }, 120_000);
+
+  /** Checks a response obtained another way (the signed callback) against the document. */
+  function record(key: string, res: { status: number; body: unknown }): void {
+    const [method, template] = key.split(' ') as [string, string];
+    const op = doc.paths[template]![method.toLowerCase()]!;
+    const errors = responseErrors(doc, op, res.status, res.body);
+    if (errors) mismatches.push(`${key} → ${res.status}: ${JSON.stringify(errors)}`);
+    if (!sampled.has(key)) sampled.set(key, new Set());
+    sampled.get(key)!.add(res.status);
+  }
+});
