@@ -30,7 +30,8 @@ async function servedDocument(): Promise<Record<string, unknown>> {
       HOST: '127.0.0.1',
       REDIS_URL: redis.url,
       REDIS_PREFIX: `byow-client-generate-${randomBytes(4).toString('hex')}`,
-      LEDGERS: '{}',
+      // One ledger to satisfy the configuration check; the document does not depend on it and nothing dials it.
+      LEDGERS: JSON.stringify({ ethtest: { rpcUrl: 'http://127.0.0.1:9' } }),
       API_KEYS: JSON.stringify([{ name: 'generator', key: randomBytes(24).toString('hex'), scopes: ['read'] }]),
       CUSTODY_URL: 'http://127.0.0.1:9/custody/api/v1.0/mng',
       CALLBACK_SECRET: randomBytes(24).toString('hex'),

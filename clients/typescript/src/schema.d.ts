@@ -116,7 +116,7 @@ export interface paths {
         /** List registered vaults */
         get: operations["getAdminVaults"];
         put?: never;
-        /** Register a vault: its ledger and public key, or the public part of its BIP44 account backup */
+        /** Register a vault: by id alone (its key, or with coin and account its BIP44 account backup, read from the custody service), or with its public key or BIP44 account backup given. A further account of a registered BIP44 vault is added to it. */
         post: operations["postAdminVaults"];
         delete?: never;
         options?: never;
@@ -228,6 +228,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1.0/vaults/{vaultId}/withdrawals/{operationID}/speed-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace a broadcast withdrawal by the same transfer with a higher fee (a new sign request) */
+        post: operations["postVaultsVaultIdWithdrawalsOperationIDSpeedUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/vaults/{vaultId}/withdrawals/{operationID}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a withdrawal: still waiting for signatures, its custody sign operation is canceled; broadcast, it is replaced by a transaction that sends the funds back to the vault (a new sign request) */
+        post: operations["postVaultsVaultIdWithdrawalsOperationIDCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1.0/sign_complete_callback": {
         parameters: {
             query?: never;
@@ -239,6 +273,109 @@ export interface paths {
         put?: never;
         /** Signing completion callback from the custody service */
         post: operations["postSignCompleteCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/admin/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Withdrawals of every vault, newest first, filtered by status, ledger, vault, stuck and creation time */
+        get: operations["getAdminWithdrawals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/admin/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Webhook subscriptions (without their secrets) */
+        get: operations["getAdminWebhooks"];
+        put?: never;
+        /** Subscribe a URL to withdrawal events; the signing secret is shown in this answer only */
+        post: operations["postAdminWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/admin/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a subscription; its undelivered events are cancelled */
+        delete: operations["deleteAdminWebhooksId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/admin/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a signed webhook.test event to the subscription; follow it in its deliveries */
+        post: operations["postAdminWebhooksIdTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/admin/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A subscription's deliveries, newest first, with attempts and the receiver's last answer */
+        get: operations["getAdminWebhooksIdDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/admin/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a failed delivery again (a fresh retry schedule); later events of its withdrawal follow it */
+        post: operations["postAdminWebhooksIdDeliveriesDeliveryIdRetry"];
         delete?: never;
         options?: never;
         head?: never;
@@ -343,6 +480,36 @@ export interface components {
             fee?: string;
             /** @description Ledger memo where the ledger has one (Stellar) */
             memo?: string;
+        };
+        ReplacementRequest: {
+            /** @description HIGH, MEDIUM, LOW or a custom constant in the ledger's unit; default one level up and at least the ledger's replacement minimum */
+            fee?: string;
+        };
+        WebhookSubscription: {
+            id: string;
+            url: string;
+            events: string[];
+            description?: string;
+            createdAt: string;
+        };
+        WebhookDelivery: {
+            id: string;
+            subscriptionId: string;
+            eventId: string;
+            type: string;
+            withdrawalId?: string;
+            sequence?: number;
+            operationID?: string;
+            /** @enum {string} */
+            status: "queued" | "pending" | "delivered" | "failed" | "cancelled";
+            attempts: number;
+            lastAttemptAt?: string;
+            lastResponseStatus?: number;
+            lastError?: string;
+            deliveredAt?: string;
+            createdAt: string;
+            /** @description The event exactly as sent */
+            event: unknown;
         };
     };
     responses: never;
@@ -692,6 +859,15 @@ export interface operations {
                                 coin: string;
                                 account: string;
                             };
+                            accounts?: {
+                                publicKey: string;
+                                cpar: string;
+                                bipLevel: number;
+                                parentFingerprint: string | number;
+                                childNumber: number;
+                                coin: string;
+                                account: string;
+                            }[];
                             description?: string;
                             createdAt: string;
                         }[];
@@ -750,6 +926,8 @@ export interface operations {
                         coin: string | number;
                         account: string | number;
                     };
+                    coin?: string | number;
+                    account?: string | number;
                     description?: string;
                 };
             };
@@ -778,6 +956,15 @@ export interface operations {
                             coin: string;
                             account: string;
                         };
+                        accounts?: {
+                            publicKey: string;
+                            cpar: string;
+                            bipLevel: number;
+                            parentFingerprint: string | number;
+                            childNumber: number;
+                            coin: string;
+                            account: string;
+                        }[];
                         description?: string;
                         createdAt: string;
                     };
@@ -810,6 +997,15 @@ export interface operations {
                     "application/json": components["schemas"]["AppError"];
                 };
             };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
             /** @description Conflict */
             409: {
                 headers: {
@@ -821,6 +1017,24 @@ export interface operations {
             };
             /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description A back end answered with something unusable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description A dependency is unavailable; retry (Retry-After) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -873,6 +1087,15 @@ export interface operations {
                             coin: string;
                             account: string;
                         };
+                        accounts?: {
+                            publicKey: string;
+                            cpar: string;
+                            bipLevel: number;
+                            parentFingerprint: string | number;
+                            childNumber: number;
+                            coin: string;
+                            account: string;
+                        }[];
                         description?: string;
                         createdAt: string;
                         addresses: {
@@ -1207,6 +1430,28 @@ export interface operations {
                             txids: string[];
                             confirmations: number;
                             failureReason?: string;
+                            /** @description Set while the sent transaction waits longer than STUCK_AFTER_SECONDS */
+                            stuck?: {
+                                since: string;
+                                reason: string;
+                            };
+                            /** @description The original transaction, then each speed-up or cancel */
+                            attempts: {
+                                /** @enum {string} */
+                                kind: "original" | "speed-up" | "cancel";
+                                /** @enum {string} */
+                                status: "signing" | "broadcast" | "replaced" | "confirmed" | "failed";
+                                txids: string[];
+                                /** @description Fee paid at most, base units of the native asset */
+                                fee: string;
+                                createdAt: string;
+                                sentAt?: string;
+                                /** @description The custody sign request of this attempt */
+                                operationID?: string;
+                                /** @description Times the signed transaction was sent again after the node dropped it */
+                                rebroadcasts?: number;
+                                failureReason?: string;
+                            }[];
                             history: {
                                 status: string;
                                 at: string;
@@ -1425,6 +1670,28 @@ export interface operations {
                         txids: string[];
                         confirmations: number;
                         failureReason?: string;
+                        /** @description Set while the sent transaction waits longer than STUCK_AFTER_SECONDS */
+                        stuck?: {
+                            since: string;
+                            reason: string;
+                        };
+                        /** @description The original transaction, then each speed-up or cancel */
+                        attempts: {
+                            /** @enum {string} */
+                            kind: "original" | "speed-up" | "cancel";
+                            /** @enum {string} */
+                            status: "signing" | "broadcast" | "replaced" | "confirmed" | "failed";
+                            txids: string[];
+                            /** @description Fee paid at most, base units of the native asset */
+                            fee: string;
+                            createdAt: string;
+                            sentAt?: string;
+                            /** @description The custody sign request of this attempt */
+                            operationID?: string;
+                            /** @description Times the signed transaction was sent again after the node dropped it */
+                            rebroadcasts?: number;
+                            failureReason?: string;
+                        }[];
                         history: {
                             status: string;
                             at: string;
@@ -1473,6 +1740,336 @@ export interface operations {
             };
         };
     };
+    postVaultsVaultIdWithdrawalsOperationIDSpeedUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                vaultId: string;
+                operationID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplacementRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The operation id, as in the spec sample; equal to operationID */
+                        id: string;
+                        operationID: string;
+                        /** @enum {string} */
+                        status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
+                        isComplete: boolean;
+                        description: string;
+                        recipientVault?: string;
+                        appData: {
+                            request: {
+                                recipientAddress: string;
+                                recipientVault?: string;
+                                asset: string;
+                                amount: string;
+                                description: string;
+                                fee: string;
+                                memo?: string;
+                            };
+                            txs: {
+                                serialized: string;
+                            }[];
+                        };
+                        vaultId: string;
+                        ledgerId: string;
+                        txids: string[];
+                        confirmations: number;
+                        failureReason?: string;
+                        /** @description Set while the sent transaction waits longer than STUCK_AFTER_SECONDS */
+                        stuck?: {
+                            since: string;
+                            reason: string;
+                        };
+                        /** @description The original transaction, then each speed-up or cancel */
+                        attempts: {
+                            /** @enum {string} */
+                            kind: "original" | "speed-up" | "cancel";
+                            /** @enum {string} */
+                            status: "signing" | "broadcast" | "replaced" | "confirmed" | "failed";
+                            txids: string[];
+                            /** @description Fee paid at most, base units of the native asset */
+                            fee: string;
+                            createdAt: string;
+                            sentAt?: string;
+                            /** @description The custody sign request of this attempt */
+                            operationID?: string;
+                            /** @description Times the signed transaction was sent again after the node dropped it */
+                            rebroadcasts?: number;
+                            failureReason?: string;
+                        }[];
+                        history: {
+                            status: string;
+                            at: string;
+                            detail?: string;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Malformed request (body not JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description A back end answered with something unusable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description A dependency is unavailable; retry (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    postVaultsVaultIdWithdrawalsOperationIDCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                vaultId: string;
+                operationID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplacementRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The operation id, as in the spec sample; equal to operationID */
+                        id: string;
+                        operationID: string;
+                        /** @enum {string} */
+                        status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
+                        isComplete: boolean;
+                        description: string;
+                        recipientVault?: string;
+                        appData: {
+                            request: {
+                                recipientAddress: string;
+                                recipientVault?: string;
+                                asset: string;
+                                amount: string;
+                                description: string;
+                                fee: string;
+                                memo?: string;
+                            };
+                            txs: {
+                                serialized: string;
+                            }[];
+                        };
+                        vaultId: string;
+                        ledgerId: string;
+                        txids: string[];
+                        confirmations: number;
+                        failureReason?: string;
+                        /** @description Set while the sent transaction waits longer than STUCK_AFTER_SECONDS */
+                        stuck?: {
+                            since: string;
+                            reason: string;
+                        };
+                        /** @description The original transaction, then each speed-up or cancel */
+                        attempts: {
+                            /** @enum {string} */
+                            kind: "original" | "speed-up" | "cancel";
+                            /** @enum {string} */
+                            status: "signing" | "broadcast" | "replaced" | "confirmed" | "failed";
+                            txids: string[];
+                            /** @description Fee paid at most, base units of the native asset */
+                            fee: string;
+                            createdAt: string;
+                            sentAt?: string;
+                            /** @description The custody sign request of this attempt */
+                            operationID?: string;
+                            /** @description Times the signed transaction was sent again after the node dropped it */
+                            rebroadcasts?: number;
+                            failureReason?: string;
+                        }[];
+                        history: {
+                            status: string;
+                            at: string;
+                            detail?: string;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Malformed request (body not JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description A back end answered with something unusable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description A dependency is unavailable; retry (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
     postSignCompleteCallback: {
         parameters: {
             query: {
@@ -1489,7 +2086,7 @@ export interface operations {
                     providerData: string;
                     dataToSign: string[];
                     signatures: string[];
-                    v: number[];
+                    v?: number[];
                     originalEntryIds?: number[];
                 };
             };
@@ -1504,7 +2101,7 @@ export interface operations {
                     "application/json": {
                         accepted: boolean;
                         /** @enum {string} */
-                        outcome: "queued" | "partial" | "duplicate";
+                        outcome: "queued" | "partial" | "duplicate" | "failed" | "resend" | "pending";
                         operationID: string;
                     };
                 };
@@ -1556,6 +2153,530 @@ export interface operations {
             };
             /** @description A dependency is unavailable; retry (Retry-After) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getAdminWithdrawals: {
+        parameters: {
+            query?: {
+                /** @description One or more of EXECUTING, SIGNED, BROADCAST, CONFIRMED, FAILED (comma-separated or repeated) */
+                status?: string | string[];
+                ledgerId?: string;
+                vaultId?: string;
+                /** @description true: only withdrawals flagged stuck; false: only the others */
+                stuck?: "true" | "false";
+                /** @description Created at or after (ISO 8601) */
+                from?: string;
+                /** @description Created at or before (ISO 8601) */
+                to?: string;
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description The operation id, as in the spec sample; equal to operationID */
+                            id: string;
+                            operationID: string;
+                            /** @enum {string} */
+                            status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
+                            isComplete: boolean;
+                            description: string;
+                            recipientVault?: string;
+                            appData: {
+                                request: {
+                                    recipientAddress: string;
+                                    recipientVault?: string;
+                                    asset: string;
+                                    amount: string;
+                                    description: string;
+                                    fee: string;
+                                    memo?: string;
+                                };
+                                txs: {
+                                    serialized: string;
+                                }[];
+                            };
+                            vaultId: string;
+                            ledgerId: string;
+                            txids: string[];
+                            confirmations: number;
+                            failureReason?: string;
+                            /** @description Set while the sent transaction waits longer than STUCK_AFTER_SECONDS */
+                            stuck?: {
+                                since: string;
+                                reason: string;
+                            };
+                            /** @description The original transaction, then each speed-up or cancel */
+                            attempts: {
+                                /** @enum {string} */
+                                kind: "original" | "speed-up" | "cancel";
+                                /** @enum {string} */
+                                status: "signing" | "broadcast" | "replaced" | "confirmed" | "failed";
+                                txids: string[];
+                                /** @description Fee paid at most, base units of the native asset */
+                                fee: string;
+                                createdAt: string;
+                                sentAt?: string;
+                                /** @description The custody sign request of this attempt */
+                                operationID?: string;
+                                /** @description Times the signed transaction was sent again after the node dropped it */
+                                rebroadcasts?: number;
+                                failureReason?: string;
+                            }[];
+                            history: {
+                                status: string;
+                                at: string;
+                                detail?: string;
+                            }[];
+                            createdAt: string;
+                            updatedAt: string;
+                        }[];
+                        /** @description Present while more may follow; a page can be shorter than limit when few withdrawals match */
+                        nextCursor?: string;
+                    };
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getAdminWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["WebhookSubscription"][];
+                    };
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    postAdminWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description http(s) URL; loopback, link-local and private addresses are refused unless WEBHOOK_ALLOW_PRIVATE */
+                    url: string;
+                    /** @description Event types, or * for all: *, withdrawal.created, withdrawal.sign_requested, withdrawal.signed, withdrawal.broadcast, withdrawal.confirmed, withdrawal.failed */
+                    events: string[];
+                    /** @description HMAC secret; generated when absent */
+                    secret?: string;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        url: string;
+                        events: string[];
+                        description?: string;
+                        createdAt: string;
+                        /** @description Shown once: keep it to verify X-Webhook-Signature */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description Malformed request (body not JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    deleteAdminWebhooksId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": null;
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    postAdminWebhooksIdTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getAdminWebhooksIdDeliveries: {
+        parameters: {
+            query?: {
+                status?: "queued" | "pending" | "delivered" | "failed" | "cancelled";
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["WebhookDelivery"][];
+                        nextCursor?: string;
+                    };
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    postAdminWebhooksIdDeliveriesDeliveryIdRetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
