@@ -15,7 +15,7 @@ export async function processConfirm(deps: PipelineDeps, job: Job, token: string
   const threshold = deps.registry.get(op.ledgerId).confirmations;
   if (await watchBroadcast(deps, op)) {
     const done = await deps.store.get(op.id);
-    await journal.log(`${done.status}${done.failureReason ? `: ${done.failureReason}` : ''} (confirmations ${done.confirmations}/${threshold})`);
+    await journal.log(`confirmations ${done.confirmations}/${threshold} (${done.status.toLowerCase()})${done.failureReason ? `: ${done.failureReason}` : ''}`);
     return done.status.toLowerCase();
   }
   await reconcileAttempts(deps, op);

@@ -52,11 +52,11 @@ describe('partial callbacks via originalEntryIds', () => {
     });
     const status = async () => (await loop.waitFor(v.vaultId, operationID, () => true)).status;
 
-    // The second half first, twice: partial, one entry stored, nothing queued.
-    for (let i = 0; i < 2; i++) {
+    // The second half first, twice: partial, then a duplicate of it; one entry stored, nothing queued.
+    for (const outcome of ['partial', 'duplicate']) {
       const r = await postCallback(loop.svc, 'btcregtest', part([1]));
       expect(r.status, JSON.stringify(r.body)).toBe(200);
-      expect(r.body).toEqual({ accepted: true, outcome: 'partial', operationID });
+      expect(r.body).toEqual({ accepted: true, outcome, operationID });
     }
     expect(await stored()).toEqual([1]);
 

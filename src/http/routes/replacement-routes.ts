@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError } from '../../errors.js';
+import { ConflictError, NotFoundError } from '../../errors.js';
 import type { ReplacementKind } from '../../ledger/adaptor.js';
 import { cancelSignRequest } from '../../pipeline/cancel-sign-request.js';
 import type { Operation } from '../../pipeline/operation.js';
@@ -33,7 +33,8 @@ async function cancelWithdrawal(deps: Deps, vaultId: string, operationID: string
   const op = await deps.store.resolve(operationID);
   if (!op || op.vaultId !== vaultId) throw new NotFoundError(`No withdrawal ${operationID} in vault ${vaultId}`);
   if (op.status === 'EXECUTING') return cancelSignRequest(deps, op);
-  return replaceWithdrawal(deps, vaultId, operationID, 'cancel', fee);
+  if (op.status === 'BROADCAST' || op.status === 'SIGNED') return replaceWithdrawal(deps, vaultId, operationID, 'cancel', fee);
+  throw new ConflictError(`Withdrawal ${op.operationID ?? op.id} is ${op.status}; there is nothing left to cancel`, 'ERR_NOT_CANCELABLE');
 }
 
 /**
