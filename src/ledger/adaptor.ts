@@ -215,6 +215,22 @@ export interface LedgerAdaptor {
   txStatus(txid: string, unsigned: UnsignedWithdrawal): Promise<TxStatus>;
 }
 
+/**
+ * A local development node a family can run for the sandbox profile (started by
+ * `LedgerFamily.localNode`), with what the sandbox needs to configure and fund it.
+ */
+export interface LocalLedgerNode {
+  /** The ledger id it serves (`solanadev`). */
+  ledgerId: string;
+  /** That ledger's options, as the family's `optionsSchema` takes them. */
+  options: unknown;
+  /** One line for the sandbox banner: what runs where. */
+  description: string;
+  /** Sends `units` base units of `asset` (a symbol of the ledger) to `address`; returns a reference. */
+  faucet(address: string, asset: string, units: bigint): Promise<string>;
+  stop(): Promise<void>;
+}
+
 /** A ledger family: how to build an adaptor for one configured ledger id. */
 export interface LedgerFamily<Options = unknown> {
   readonly family: string;
@@ -225,4 +241,11 @@ export interface LedgerFamily<Options = unknown> {
   /** Names of option fields that hold secrets (RPC URLs with keys), censored in logs. */
   readonly sensitiveOptions?: readonly string[];
   create(ledgerId: string, options: Options, deps: AdaptorDeps): LedgerAdaptor;
+  /**
+   * Optional: starts a local development node for this family. The sandbox calls it for every
+   * registered family that has one and configures the ledger and its faucet from the result,
+   * so a family brings its own node without the sandbox naming it. Loaded lazily: production
+   * starts never call it.
+   */
+  localNode?: () => Promise<LocalLedgerNode>;
 }
