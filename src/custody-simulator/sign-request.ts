@@ -3,7 +3,10 @@ import { parsePublicKey, type PublicKey } from '../ledger/public-key.js';
 import { HASH_ALGORITHMS, hashPreimage, type HashAlgorithm } from './keys.js';
 import { badRequest } from './problem.js';
 
-const digest = z.string().regex(/^(?:0x)?[0-9a-fA-F]{64}$/, 'must be a 32-byte hex digest');
+/** A 32-byte digest, or (ledgerHashAlgorithm NONE/PLAIN, ed25519) plain data up to a Solana packet. */
+const digest = z.string().regex(/^(?:0x)?(?:[0-9a-fA-F]{2}){1,1232}$/, 'must be hex: a 32-byte digest, or plain data of at most 1232 bytes');
+/** Algorithms under which dataToSign is the data itself, which ed25519 signs as it is. */
+const PLAIN_DATA = ['NONE', 'PLAIN'];
 const hexOrEmpty = z.string().regex(/^(?:0x)?(?:[0-9a-fA-F]{2})*$/, 'must be hex of whole bytes');
 
 /** `POST {mng}/vaults/{id}/sign`, as custody-facts.md describes it; bounded so a bad client cannot exhaust memory. */
@@ -53,9 +56,21 @@ export function validateSignRequest(vaultKey: PublicKey, vaultId: string, input:
       throw badRequest(`publicKeys[${i}] is not the key of vault ${vaultId}`, 'wrong_public_key');
     }
   });
+  const plain = PLAIN_DATA.includes(req.ledgerHashAlgorithm?.toUpperCase() ?? '') && vaultKey.scheme === 'ed25519';
+  req.dataToSign.forEach((d, i) => {
+    if (!plain && d.replace(/^0x/, '').length !== 64) {
+      throw badRequest(`dataToSign[${i}] must be a 32-byte hex digest (plain data needs ledgerHashAlgorithm NONE and an EdDSA vault)`, 'invalid_sign_request');
+    }
+  });
   req.rawTransactions.forEach((raw, i) => {
     if (raw.replace(/^0x/, '') === '') return;
     const algorithm = req.ledgerHashAlgorithm?.toUpperCase();
+    if (plain) {
+      if (raw.replace(/^0x/, '').toLowerCase() !== (req.dataToSign[i] as string).replace(/^0x/, '').toLowerCase()) {
+        throw badRequest(`rawTransactions[${i}] is not dataToSign[${i}]: with ${algorithm} the data signed is the raw data itself`, 'digest_mismatch');
+      }
+      return;
+    }
     if (!HASH_ALGORITHMS.includes(algorithm as HashAlgorithm)) {
       throw badRequest(
         `ledgerHashAlgorithm '${req.ledgerHashAlgorithm ?? ''}' is needed to check rawTransactions; valid: ${HASH_ALGORITHMS.join(', ')}`,
