@@ -1,32 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { Reservations } from '../../src/ledger/reservations.js';
-import { verifySignature } from '../../src/ledger/signatures.js';
-import { describeConformance, type TestSigner } from '../../test/conformance/conformance.js';
+import { describeConformance } from '../../test/conformance/conformance.js';
 import { ed25519Signer } from '../../test/conformance/signers.js';
 import { testRedis } from '../../test/helpers/redis.js';
-import type { AssetInfo, LedgerAdaptor, VaultSource } from '../../src/ledger/adaptor.js';
+import type { AssetInfo } from '../../src/ledger/adaptor.js';
 import { solanaFamily, nonceAccountAddress } from './index.js';
 import { startLocalSolanaNode } from './local-node/index.js';
-import { decodeSolanaTx } from './test-kit.js';
+import { decodeSolanaTx, setUpNonce } from './test-kit.js';
 import { associatedTokenAccount } from './logic/accounts.js';
 import { LAMPORTS_PER_SIGNATURE } from './logic/fees.js';
-
-/**
- * Creates the vault's durable nonce account through the adaptor itself (craft, sign, combine,
- * broadcast), paid by exactly what it costs, so the vault holds nothing afterwards.
- */
-export async function setUpNonce(adaptor: LedgerAdaptor, signer: TestSigner, fundSol: (address: string, lamports: bigint) => Promise<unknown>, rent: bigint): Promise<void> {
-  const address = adaptor.addressFromPublicKey(signer.publicKey);
-  await fundSol(address, rent + LAMPORTS_PER_SIGNATURE);
-  const source: VaultSource = { vaultId: 'setup', addresses: [{ address, publicKey: signer.publicKey, keyId: signer.keyId }], changeAddress: address };
-  const unsigned = await adaptor.craft(source, { reference: `setup-${address}`, recipientAddress: await nonceAccountAddress(address), asset: adaptor.nativeAsset, amount: rent, fee: 'LOW' });
-  if (unsigned.fee !== LAMPORTS_PER_SIGNATURE) throw new Error(`unexpected setup fee ${unsigned.fee}`);
-  const p = unsigned.payloads[0]!;
-  const sig = signer.sign(p.digest);
-  const [signed] = adaptor.combine(unsigned, [{ payloadIndex: 0, ...verifySignature(p.digest, sig.signature, sig.v, signer.publicKey) }]);
-  await adaptor.broadcast(signed!);
-}
 
 describeConformance(
   'solana (solanadev on LiteSVM behind the local JSON-RPC facade)',

@@ -7,7 +7,11 @@ import {
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS, parseSetComputeUnitLimitInstruction, parseSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { parseTransferSolInstruction, SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, parseTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import type { SignedTx } from '../../src/ledger/adaptor.js';
+import type { LedgerAdaptor, SignedTx, VaultSource } from '../../src/ledger/adaptor.js';
+import { verifySignature } from '../../src/ledger/signatures.js';
+import type { TestSigner } from '../../test/conformance/conformance.js';
+import { LAMPORTS_PER_SIGNATURE } from './logic/fees.js';
+import { nonceAccountAddress } from './logic/nonce.js';
 
 /** What a signed Solana withdrawal does, read back from its wire bytes with kit's decoders (tests only). */
 export interface DecodedSolanaTx {
@@ -52,4 +56,20 @@ export function decodeSolanaTx(signed: SignedTx): DecodedSolanaTx {
     }
   }
   return out;
+}
+
+/**
+ * Creates the vault's durable nonce account through the adaptor itself (craft, sign, combine,
+ * broadcast), paid by exactly what it costs, so the vault holds nothing afterwards.
+ */
+export async function setUpNonce(adaptor: LedgerAdaptor, signer: TestSigner, fundSol: (address: string, lamports: bigint) => Promise<unknown>, rent: bigint): Promise<void> {
+  const address = adaptor.addressFromPublicKey(signer.publicKey);
+  await fundSol(address, rent + LAMPORTS_PER_SIGNATURE);
+  const source: VaultSource = { vaultId: 'setup', addresses: [{ address, publicKey: signer.publicKey, keyId: signer.keyId }], changeAddress: address };
+  const unsigned = await adaptor.craft(source, { reference: `setup-${address}`, recipientAddress: await nonceAccountAddress(address), asset: adaptor.nativeAsset, amount: rent, fee: 'LOW' });
+  if (unsigned.fee !== LAMPORTS_PER_SIGNATURE) throw new Error(`unexpected setup fee ${unsigned.fee}`);
+  const p = unsigned.payloads[0]!;
+  const sig = signer.sign(p.digest);
+  const [signed] = adaptor.combine(unsigned, [{ payloadIndex: 0, ...verifySignature(p.digest, sig.signature, sig.v, signer.publicKey) }]);
+  await adaptor.broadcast(signed!);
 }

@@ -113,6 +113,13 @@ export class SvmRpcFacade {
     if (!first) return fail(-32602, 'transaction has no signature');
     const signature = getBase58Decoder().decode(first);
     if (this.landed.has(signature)) return fail(-32002, 'Transaction simulation failed: This transaction has already been processed', { err: 'AlreadyProcessed' });
+    // Preflight, as an RPC node does by default: LiteSVM's sendTransaction charges the fee of
+    // a transaction that fails, so a refused transaction must not reach it.
+    const preflight = this.svm.simulateTransaction(tx);
+    if (preflight instanceof FailedTransactionMetadata) {
+      const err = describeFailure(preflight);
+      return fail(-32002, `Transaction simulation failed: ${err}`, { err, logs: preflight.meta().logs() });
+    }
     const result = this.svm.sendTransaction(tx);
     if (result instanceof FailedTransactionMetadata) {
       const err = describeFailure(result);
