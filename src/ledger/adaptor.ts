@@ -84,11 +84,16 @@ export interface WithdrawalIntent {
   memo?: string;
 }
 
-export type HashAlgorithm = 'DOUBLE_SHA256' | 'SHA3_256' | 'SHA256' | 'NONE';
+/**
+ * How the custody service gets from a payload's preimage to what the key signs. `PLAIN`
+ * (the sign request's name for plain data): the payload is the data itself, which ed25519
+ * keys sign whole (a Solana message).
+ */
+export type HashAlgorithm = 'DOUBLE_SHA256' | 'SHA3_256' | 'SHA256' | 'PLAIN' | 'NONE';
 
 /** One digest to be signed. Index i of the sign request's `dataToSign` is payload i. */
 export interface SigningPayload {
-  /** Hex digest the custody service signs (32 bytes). */
+  /** Hex digest the custody service signs (32 bytes), or with `PLAIN` the data itself. */
   digest: string;
   /** Custody key identifier to sign with (what the vault registry stored). */
   keyId: string;

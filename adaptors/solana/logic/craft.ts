@@ -106,7 +106,7 @@ export async function craft(ctx: SolanaContext, source: VaultSource, intent: Wit
     return {
       txs: [{ serialized: Buffer.from(unsignedTx).toString('hex') }],
       // ed25519 signs the message itself: the payload is the whole message, not a hash of it.
-      payloads: [{ digest: messageHex, preimage: messageHex, keyId: from.keyId, publicKey: publicKeyHex(from.publicKey), hashAlgorithm: 'NONE', txIndex: 0, inputIndex: 0 }],
+      payloads: [{ digest: messageHex, preimage: messageHex, keyId: from.keyId, publicKey: publicKeyHex(from.publicKey), hashAlgorithm: 'PLAIN', txIndex: 0, inputIndex: 0 }],
       fee,
       state,
       ...(kind === 'nonce-setup' ? { expiresAt: Date.now() + BLOCKHASH_LIFETIME_MS } : {}),
