@@ -24,7 +24,9 @@ const MAX_BODY = 2 * 1024 * 1024;
  * free port of 127.0.0.1.
  */
 export async function startLocalSolanaNode(opts: { port?: number } = {}): Promise<LocalSolanaNode> {
-  const svm = new LiteSVM().withTransactionHistory(10_000n);
+  // The facade applies the transaction-age rule itself (see lifetime.ts): LiteSVM alone would
+  // accept only its latest blockhash.
+  const svm = new LiteSVM().withTransactionHistory(10_000n).withBlockhashCheck(false);
   const facade = new SvmRpcFacade(svm);
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -51,6 +51,20 @@ describe('local Solana node: LiteSVM behind a strict JSON-RPC facade', () => {
     expect(BigInt(acc!.lamports)).toBe(1_000_000_000n);
   });
 
+  it('accepts a blockhash of the last 150 slots, as the runtime does, and no other', async () => {
+    const payer = newLocalKey();
+    node.svm.airdrop(payer.address, lamports(1_000_000_000n));
+    const early = transfer(payer, newLocalKey().address, 10_000_000n);
+    const late = transfer(payer, newLocalKey().address, 20_000_000n);
+    // Other transactions move the node on by a slot and a blockhash each.
+    for (let i = 0; i < 3; i++) await node.fund(newLocalKey().address, 'SOL', 10_000_000n);
+    expect(await rpc.sendTransaction(b64(early))).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    for (let i = 0; i < 150; i++) node.facade.nextSlot();
+    await expect(rpc.sendTransaction(b64(late))).rejects.toThrow(/BlockhashNotFound/);
+    const unknown = signedTransaction([payer], '4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM', [getTransferSolInstruction({ source: payer.signer, destination: newLocalKey().address as Address, amount: 1n })]);
+    await expect(rpc.sendTransaction(b64(unknown))).rejects.toThrow(/BlockhashNotFound/);
+  });
+
   it('says plainly what it does not serve, and rejects malformed parameters', async () => {
     await expect(rpc.getGenesisHash()).rejects.toThrow(/Method not found: getGenesisHash is not served by the local LiteSVM node/);
     await expect(rpc.call('getMultipleAccounts', [['not-an-address']])).rejects.toThrow(/not a base58 public key/);

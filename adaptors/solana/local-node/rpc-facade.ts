@@ -8,6 +8,7 @@ import {
   type Signature,
 } from '@solana/kit';
 import { FailedTransactionMetadata, type LiteSVM } from 'litesvm';
+import { RecentBlockhashes } from './lifetime.js';
 
 /**
  * A Solana JSON-RPC facade over an in-process LiteSVM: exactly the methods the Solana adaptor
@@ -37,7 +38,12 @@ export class SvmRpcFacade {
   /** Signatures of the transactions that executed, with their slot: what getSignatureStatuses reports. */
   private readonly landed = new Map<string, Landed>();
 
-  constructor(private readonly svm: LiteSVM) {}
+  private readonly recent: RecentBlockhashes;
+
+  constructor(private readonly svm: LiteSVM) {
+    this.recent = new RecentBlockhashes(svm);
+    this.recent.record(this.slot());
+  }
 
   private slot(): bigint {
     return this.svm.getClock().slot;
@@ -47,6 +53,7 @@ export class SvmRpcFacade {
   nextSlot(): void {
     this.svm.warpToSlot(this.slot() + 1n);
     this.svm.expireBlockhash();
+    this.recent.record(this.slot());
   }
 
   /** Answers one JSON-RPC request body; errors in JSON-RPC's shape. */
@@ -113,6 +120,8 @@ export class SvmRpcFacade {
     if (!first) return fail(-32602, 'transaction has no signature');
     const signature = getBase58Decoder().decode(first);
     if (this.landed.has(signature)) return fail(-32002, 'Transaction simulation failed: This transaction has already been processed', { err: 'AlreadyProcessed' });
+    const stale = this.recent.refusal(Uint8Array.from(tx.messageBytes), this.slot());
+    if (stale) return fail(-32002, `Transaction simulation failed: ${stale}`, { err: stale });
     // Preflight, as an RPC node does by default: LiteSVM's sendTransaction charges the fee of
     // a transaction that fails, so a refused transaction must not reach it.
     const preflight = this.svm.simulateTransaction(tx);
