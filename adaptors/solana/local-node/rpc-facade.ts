@@ -75,6 +75,9 @@ export class SvmRpcFacade {
     switch (method) {
       case 'getSlot':
         return Number(this.slot());
+      case 'getBlockHeight':
+        // Block heights here are slots: every slot has a block, and lastValidBlockHeight below counts in them.
+        return Number(this.slot());
       case 'getLatestBlockhash':
         return { context, value: { blockhash: this.svm.latestBlockhash(), lastValidBlockHeight: Number(this.slot()) + 150 } };
       case 'getMinimumBalanceForRentExemption':

@@ -102,7 +102,15 @@ export async function craft(ctx: SolanaContext, source: VaultSource, intent: Wit
   try {
     const { message, unsignedTx } = compileMessage(vault, lifetime, [...computeBudget(plan.units, micro), ...plan.instructions]);
     const messageHex = Buffer.from(message).toString('hex');
-    const state: SolanaState = { kind, vault, nonceAccount, lifetime: lifetime.kind === 'nonce' ? lifetime.nonce : lifetime.blockhash, scope, claim };
+    const state: SolanaState = {
+      kind,
+      vault,
+      nonceAccount,
+      lifetime: lifetime.kind === 'nonce' ? lifetime.nonce : lifetime.blockhash,
+      scope,
+      claim,
+      ...(lifetime.kind === 'blockhash' ? { lastValidBlockHeight: lifetime.lastValidBlockHeight } : {}),
+    };
     return {
       txs: [{ serialized: Buffer.from(unsignedTx).toString('hex') }],
       // ed25519 signs the message itself: the payload is the whole message, not a hash of it.

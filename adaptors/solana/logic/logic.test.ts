@@ -11,6 +11,7 @@ import { startLocalSolanaNode, type LocalSolanaNode } from '../local-node/index.
 import { AlreadyProcessedError, ExpiredTransactionError, mapNodeError } from '../network/node-errors.js';
 import { setUpNonce } from '../test-kit.js';
 import { addressFromPublicKey, isValidAddress } from './address.js';
+import { nonceAccountAddress } from './nonce.js';
 import { readState } from './state.js';
 
 describe('solana options, addresses and node errors', () => {
@@ -122,6 +123,22 @@ describe('solana withdrawals against the local node', () => {
     expect(await adaptor.txStatus(signedA!.txid, a)).toMatchObject({ state: 'failed', reason: /nonce advanced/ });
     await expect(adaptor.broadcast(signedA!)).rejects.toBeInstanceOf(PermanentLedgerError);
     expect(await other.txStatus(signedB!.txid, b)).toMatchObject({ state: 'confirmed', confirmations: 1 });
+  });
+
+  it('a setup that never landed fails once its blockhash is past its last valid height', async () => {
+    const vault = ed25519Signer();
+    const address = adaptor.addressFromPublicKey(vault.publicKey);
+    await node.fund(address, 'SOL', 100_000_000n);
+    const src: VaultSource = { vaultId: 'w', addresses: [{ address, publicKey: vault.publicKey, keyId: vault.keyId }], changeAddress: address };
+    const unsigned = await adaptor.craft(src, { reference: 'h', recipientAddress: await nonceAccountAddress(address), asset: adaptor.nativeAsset, amount: 1_500_000n, fee: 'LOW' });
+    const p = unsigned.payloads[0]!;
+    const s = vault.sign(p.digest);
+    const [signed] = adaptor.combine(unsigned, [{ payloadIndex: 0, ...verifySignature(p.digest, s.signature, s.v, vault.publicKey) }]);
+    expect(await adaptor.txStatus(signed!.txid, unsigned)).toMatchObject({ state: 'pending' });
+    for (let i = 0; i < 151; i++) node.facade.nextSlot();
+    expect(await adaptor.txStatus(signed!.txid, unsigned)).toMatchObject({ state: 'failed', reason: /blockhash expired/ });
+    await expect(adaptor.broadcast(signed!)).rejects.toThrow(/BlockhashNotFound/);
+    await adaptor.release(unsigned, 'h');
   });
 
   it('custom priority fees are micro-lamports per compute unit, paid on the limit', async () => {

@@ -14,6 +14,8 @@ export const solanaStateSchema = z
     /** Reservation scope and item held from craft until release. */
     scope: z.string(),
     claim: z.string(),
+    /** Setup only: the last block height at which its blockhash is accepted. */
+    lastValidBlockHeight: z.number().int().nonnegative().optional(),
   })
   .strict();
 

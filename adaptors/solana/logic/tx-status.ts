@@ -7,7 +7,8 @@ const RANK = { processed: 0, confirmed: 1, finalized: 2 } as const;
 
 /**
  * Confirmed once the signature reaches the configured commitment. A transfer the node does
- * not know whose durable nonce has already moved on can never land: failed.
+ * not know whose durable nonce has already moved on can never land, nor can a setup past its
+ * blockhash's last valid height: failed.
  */
 export async function txStatus(ctx: SolanaContext, txid: string, unsigned: UnsignedWithdrawal): Promise<TxStatus> {
   const status = await ctx.rpc.getSignatureStatus(txid);
@@ -19,6 +20,11 @@ export async function txStatus(ctx: SolanaContext, txid: string, unsigned: Unsig
       : { state: 'pending', confirmations: 0, blockHeight: status.slot };
   }
   const state = readState(unsigned.state);
+  if (state.kind === 'nonce-setup' && state.lastValidBlockHeight !== undefined && (await ctx.rpc.getBlockHeight()) > state.lastValidBlockHeight) {
+    // Past its blockhash's last valid height the setup can never land; look once more in case it just did.
+    if (!(await ctx.rpc.getSignatureStatus(txid))) return { state: 'failed', confirmations: 0, reason: 'its blockhash expired before it landed' };
+    return txStatus(ctx, txid, unsigned);
+  }
   if (state.kind === 'transfer') {
     const [nonce] = await ctx.rpc.getMultipleAccounts([state.nonceAccount]);
     if (nonce && readNonceAccount(nonce, state.nonceAccount).nonce !== state.lifetime) {

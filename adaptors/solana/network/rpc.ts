@@ -57,6 +57,10 @@ export class SolanaRpc {
     return this.call('getSlot', [{ commitment }]);
   }
 
+  getBlockHeight(): Promise<number> {
+    return this.call('getBlockHeight', [{ commitment: 'confirmed' }]);
+  }
+
   getGenesisHash(): Promise<string> {
     return this.call('getGenesisHash');
   }
