@@ -7,11 +7,17 @@ import {
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS, parseSetComputeUnitLimitInstruction, parseSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { parseTransferSolInstruction, SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, parseTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import type { LedgerAdaptor, SignedTx, VaultSource } from '../../src/ledger/adaptor.js';
+import type { LedgerAdaptor, PublicKey, SignedTx, VaultSource } from '../../src/ledger/adaptor.js';
 import { verifySignature } from '../../src/ledger/signatures.js';
-import type { TestSigner } from '../../test/conformance/conformance.js';
 import { LAMPORTS_PER_SIGNATURE } from './logic/fees.js';
 import { nonceAccountAddress } from './logic/nonce.js';
+
+/** A key that signs like the custody service (test/conformance/signers.ts makes them). */
+interface TestKey {
+  publicKey: PublicKey;
+  keyId: string;
+  sign(dataHex: string): { signature: string; v: number };
+}
 
 /** What a signed Solana withdrawal does, read back from its wire bytes with kit's decoders (tests only). */
 export interface DecodedSolanaTx {
@@ -62,7 +68,7 @@ export function decodeSolanaTx(signed: SignedTx): DecodedSolanaTx {
  * Creates the vault's durable nonce account through the adaptor itself (craft, sign, combine,
  * broadcast), paid by exactly what it costs, so the vault holds nothing afterwards.
  */
-export async function setUpNonce(adaptor: LedgerAdaptor, signer: TestSigner, fundSol: (address: string, lamports: bigint) => Promise<unknown>, rent: bigint): Promise<void> {
+export async function setUpNonce(adaptor: LedgerAdaptor, signer: TestKey, fundSol: (address: string, lamports: bigint) => Promise<unknown>, rent: bigint): Promise<void> {
   const address = adaptor.addressFromPublicKey(signer.publicKey);
   await fundSol(address, rent + LAMPORTS_PER_SIGNATURE);
   const source: VaultSource = { vaultId: 'setup', addresses: [{ address, publicKey: signer.publicKey, keyId: signer.keyId }], changeAddress: address };
