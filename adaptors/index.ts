@@ -5,6 +5,7 @@
 import type { LedgerFamily } from '../src/ledger/adaptor.js';
 import { bitcoinFamily } from './bitcoin/index.js';
 import { ethereumFamily } from './ethereum/index.js';
+import { solanaFamily } from './solana/index.js';
 import { stellarFamily } from './stellar/index.js';
 
 // Each family validates its own options with its schema before create() sees them, so the
@@ -13,4 +14,5 @@ export const families: readonly LedgerFamily[] = [
   ethereumFamily as LedgerFamily,
   bitcoinFamily as LedgerFamily,
   stellarFamily as LedgerFamily,
+  solanaFamily as LedgerFamily,
 ];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HASH_ALGORITHMS, hashPreimage, type HashAlgorithm } from '../custody-simulator/keys.js';
-import { hexBytes, signRequestSchema } from '../custody-simulator/sign-request.js';
+import { hexBytes, plainDataMistake, signRequestSchema } from '../custody-simulator/sign-request.js';
 import { parsePublicKey, type PublicKey } from '../ledger/public-key.js';
 import { bip32Root, derivationPathSchema, keyIndex } from './keys.js';
 import type { SignPayload, Vault } from './model.js';
@@ -34,6 +34,8 @@ export function validateSign(vault: Vault, input: unknown): { description: strin
     }
   }
   const scheme = vault.cryptoKind === 'EDDSA' ? 'ed25519' : 'secp256k1';
+  const plain = plainDataMistake(req, scheme);
+  if (typeof plain === 'string') throw invalid(plain);
   req.publicKeys.forEach((text, i) => {
     let key: PublicKey;
     try {

@@ -3,7 +3,10 @@ import { parsePublicKey, type PublicKey } from '../ledger/public-key.js';
 import { HASH_ALGORITHMS, hashPreimage, type HashAlgorithm } from './keys.js';
 import { badRequest } from './problem.js';
 
-const digest = z.string().regex(/^(?:0x)?[0-9a-fA-F]{64}$/, 'must be a 32-byte hex digest');
+/** A 32-byte digest, or (ledgerHashAlgorithm PLAIN, ed25519) plain data up to a Solana packet. */
+const digest = z.string().regex(/^(?:0x)?(?:[0-9a-fA-F]{2}){1,1232}$/, 'must be hex: a 32-byte digest, or plain data of at most 1232 bytes');
+/** Algorithms under which dataToSign is the data itself, which ed25519 signs as it is (NONE as operations report it). */
+const PLAIN_DATA = ['NONE', 'PLAIN'];
 const hexOrEmpty = z.string().regex(/^(?:0x)?(?:[0-9a-fA-F]{2})*$/, 'must be hex of whole bytes');
 
 /** `POST {mng}/vaults/{id}/sign`, as custody-facts.md describes it; bounded so a bad client cannot exhaust memory. */
@@ -19,6 +22,17 @@ export const signRequestSchema = z.object({
   callbackUrl: z.url({ protocol: /^https?$/ }).optional(),
 });
 export type SignRequestBody = z.infer<typeof signRequestSchema>;
+
+/**
+ * Whether `dataToSign` is plain data (ledgerHashAlgorithm PLAIN or NONE, an ed25519 key):
+ * true or false, or the message for an entry that is neither a 32-byte digest nor allowed
+ * plain data.
+ */
+export function plainDataMistake(req: Pick<SignRequestBody, 'dataToSign' | 'ledgerHashAlgorithm'>, scheme: PublicKey['scheme']): boolean | string {
+  const plain = PLAIN_DATA.includes(req.ledgerHashAlgorithm?.toUpperCase() ?? '') && scheme === 'ed25519';
+  const bad = plain ? -1 : req.dataToSign.findIndex((d) => d.replace(/^0x/, '').length !== 64);
+  return bad < 0 ? plain : `dataToSign[${bad}] must be a 32-byte hex digest (plain data needs ledgerHashAlgorithm PLAIN and an EdDSA vault)`;
+}
 
 export function describeIssues(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(body)'}: ${i.message}`).join('; ');
@@ -53,9 +67,17 @@ export function validateSignRequest(vaultKey: PublicKey, vaultId: string, input:
       throw badRequest(`publicKeys[${i}] is not the key of vault ${vaultId}`, 'wrong_public_key');
     }
   });
+  const plain = plainDataMistake(req, vaultKey.scheme);
+  if (typeof plain === 'string') throw badRequest(plain, 'invalid_sign_request');
   req.rawTransactions.forEach((raw, i) => {
     if (raw.replace(/^0x/, '') === '') return;
     const algorithm = req.ledgerHashAlgorithm?.toUpperCase();
+    if (plain) {
+      if (raw.replace(/^0x/, '').toLowerCase() !== (req.dataToSign[i] as string).replace(/^0x/, '').toLowerCase()) {
+        throw badRequest(`rawTransactions[${i}] is not dataToSign[${i}]: with ${algorithm} the data signed is the raw data itself`, 'digest_mismatch');
+      }
+      return;
+    }
     if (!HASH_ALGORITHMS.includes(algorithm as HashAlgorithm)) {
       throw badRequest(
         `ledgerHashAlgorithm '${req.ledgerHashAlgorithm ?? ''}' is needed to check rawTransactions; valid: ${HASH_ALGORITHMS.join(', ')}`,

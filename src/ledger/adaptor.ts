@@ -85,11 +85,16 @@ export interface WithdrawalIntent {
   memo?: string;
 }
 
-export type HashAlgorithm = 'DOUBLE_SHA256' | 'SHA3_256' | 'SHA256' | 'NONE';
+/**
+ * How the custody service gets from a payload's preimage to what the key signs. `PLAIN`
+ * (the sign request's name for plain data): the payload is the data itself, which ed25519
+ * keys sign whole (a Solana message).
+ */
+export type HashAlgorithm = 'DOUBLE_SHA256' | 'SHA3_256' | 'SHA256' | 'PLAIN' | 'NONE';
 
 /** One digest to be signed. Index i of the sign request's `dataToSign` is payload i. */
 export interface SigningPayload {
-  /** Hex digest the custody service signs (32 bytes). */
+  /** Hex digest the custody service signs (32 bytes), or with `PLAIN` the data itself. */
   digest: string;
   /** Custody key identifier to sign with (what the vault registry stored). */
   keyId: string;
@@ -270,6 +275,22 @@ export type AddressCodec = Pick<
   'ledgerId' | 'family' | 'network' | 'scheme' | 'addressFormats' | 'parseNativePublicKey' | 'addressFromPublicKey' | 'isValidAddress'
 >;
 
+/**
+ * A local development node a family can run for the sandbox profile (started by
+ * `LedgerFamily.localNode`), with what the sandbox needs to configure and fund it.
+ */
+export interface LocalLedgerNode {
+  /** The ledger id it serves (`solanadev`). */
+  ledgerId: string;
+  /** That ledger's options, as the family's `optionsSchema` takes them. */
+  options: unknown;
+  /** One line for the sandbox banner: what runs where. */
+  description: string;
+  /** Sends `units` base units of `asset` (a symbol of the ledger) to `address`; returns a reference. */
+  faucet(address: string, asset: string, units: bigint): Promise<string>;
+  stop(): Promise<void>;
+}
+
 /** A ledger family: how to build an adaptor for one configured ledger id. */
 export interface LedgerFamily<Options = unknown> {
   readonly family: string;
@@ -282,4 +303,11 @@ export interface LedgerFamily<Options = unknown> {
   create(ledgerId: string, options: Options, deps: AdaptorDeps): LedgerAdaptor;
   /** Address operations of a built-in id (one of `knownLedgers`) with its default options; no back end, no network. */
   addressCodec?(ledgerId: string): AddressCodec | undefined;
+  /**
+   * Optional: starts a local development node for this family. The sandbox calls it for every
+   * registered family that has one and configures the ledger and its faucet from the result,
+   * so a family brings its own node without the sandbox naming it. Loaded lazily: production
+   * starts never call it.
+   */
+  localNode?: () => Promise<LocalLedgerNode>;
 }

@@ -15,7 +15,8 @@ import { startStellarLedger } from './stellar-ledger/index.js';
  * starts itself, so the whole loop works on a laptop: a real anvil EVM chain with a demo
  * ERC-20, a real bcoin regtest node behind an Esplora facade (mining a block every few
  * seconds), the local Stellar ledger simulator, the custody simulator, and a local Redis if
- * none answers. Nothing here is used outside the sandbox.
+ * none answers, plus the development node of every ledger family that has one
+ * (`LedgerFamily.localNode`, e.g. Solana on LiteSVM). Nothing here is used outside the sandbox.
  */
 export interface Faucet {
   /** Sends `units` base units of `asset` to `address`. */
@@ -28,6 +29,8 @@ export interface Sandbox {
   banner: string[];
   custody: RunningCustodySimulator;
   faucets: Record<string, Faucet>;
+  /** Ledgers whose faucet also sends tokens (a family's local node funds its own demo tokens). */
+  tokenFaucets?: ReadonlySet<string>;
   stop(): Promise<void>;
 }
 
@@ -58,6 +61,15 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     stops.push(stellar.stop);
     const usdc = await stellar.createAsset('USDC');
 
+    // Families that bring their own development node start it here; none is named.
+    const localNodes = [];
+    for (const family of families) {
+      if (!family.localNode) continue;
+      const node = await family.localNode();
+      stops.push(node.stop);
+      localNodes.push(node);
+    }
+
     const publicUrl = config.publicUrl ?? `http://127.0.0.1:${config.port}`;
     const callbackSecret = config.callbackSecret ?? randomBytes(24).toString('hex');
     const custody = await startCustodySimulator({
@@ -74,6 +86,7 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
         ethdev: { rpcUrl: anvil.url, tokens: [token], confirmations: 1 },
         btcregtest: { backend: 'esplora', url: regtest.url, confirmations: 1 },
         stellardev: { horizonUrl: stellar.url, networkPassphrase: stellar.passphrase, assets: [usdc] },
+        ...Object.fromEntries(localNodes.map((n) => [n.ledgerId, n.options])),
       },
       families,
       problems,
@@ -88,6 +101,7 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
         await stellar.fund(address, (Number(units) / 1e7).toFixed(7));
         return 'funded';
       },
+      ...Object.fromEntries(localNodes.map((n) => [n.ledgerId, n.faucet] as const)),
     };
 
     const apiKey = config.apiKeys ? undefined : (process.env.SANDBOX_API_KEY ?? `sbx_${randomBytes(24).toString('hex')}`);
@@ -102,6 +116,7 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
       `  ethdev      anvil JSON-RPC ${anvil.url} (chain 31337), demo ERC-20 ${token.symbol} at ${token.contract}`,
       `  btcregtest  bcoin regtest node, Esplora facade ${regtest.url} (a block every ${BTC_BLOCK_INTERVAL_MS / 1000} s)`,
       `  stellardev  Stellar ledger SIMULATOR, Horizon subset at ${stellar.url}, USDC issuer ${usdc.issuer}`,
+      ...localNodes.map((n) => `  ${n.description}`),
       `  custody     custody SIMULATOR ${custody.url} (2 of 3 approvals)`,
       `  redis       ${redis.url}`,
       apiKey ? `  API key (all scopes): ${apiKey}   (also in ${SANDBOX_DIR}/api-key)` : '  API keys: from API_KEYS',
@@ -124,6 +139,7 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
       banner,
       custody,
       faucets,
+      tokenFaucets: new Set(localNodes.map((n) => n.ledgerId)),
       stop,
     };
   } catch (e) {

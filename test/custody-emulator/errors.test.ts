@@ -77,6 +77,8 @@ describe('custody emulator errors are problem+json with the spec status codes, n
     const good = { description: 'x', dataToSign: ['11'.repeat(32)], publicKeys: [key], ledger: 'ETH', providerData: '' };
     const bad = [
       { ...good, dataToSign: ['abcd'] },
+      // Plain data is signed whole by EdDSA keys only; an ECDSA key signs 32-byte digests.
+      { ...good, dataToSign: ['ab'.repeat(300)], ledgerHashAlgorithm: 'PLAIN' },
       { ...good, publicKeys: [] },
       { ...good, publicKeys: ['zz'] },
       { ...good, publicKeys: ['02' + '11'.repeat(32)] },

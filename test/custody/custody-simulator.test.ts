@@ -129,6 +129,23 @@ describe('custody simulator HTTP surface', () => {
     verifySignature(digest, cb!.body.signatures[0]!, 0, parsePublicKey(vault.publicKey, 'ed25519'));
   });
 
+  it('signs plain data (PLAIN) whole for an ed25519 vault, and only there', async () => {
+    const { sim, call, receiver } = await setup();
+    const vault = sim.sim.createVault('EDDSA');
+    const message = randomBytes(300).toString('hex');
+    const body = { dataToSign: [message], publicKeys: [vault.publicKey], rawTransactions: [message], ledgerHashAlgorithm: 'PLAIN', ledger: 'SOL', providerData: 'x' };
+    expect((await call('POST', `/vaults/${vault.vaultId}/sign`, body)).status).toBe(200);
+    const [cb] = await receiver.waitFor(1);
+    verifySignature(message, cb!.body.signatures[0]!, 0, parsePublicKey(vault.publicKey, 'ed25519'));
+    const asDigest = await call('POST', `/vaults/${vault.vaultId}/sign`, { ...body, ledgerHashAlgorithm: 'SHA256', rawTransactions: [] });
+    expect(asDigest.status).toBe(400);
+    expect(JSON.stringify(asDigest.json)).toMatch(/32-byte hex digest/);
+    const otherRaw = await call('POST', `/vaults/${vault.vaultId}/sign`, { ...body, rawTransactions: [randomBytes(300).toString('hex')] });
+    expect(otherRaw.status).toBe(400);
+    const ecdsa = sim.sim.createVault('ECDSA');
+    expect((await call('POST', `/vaults/${ecdsa.vaultId}/sign`, { ...body, publicKeys: [ecdsa.publicKey] })).status).toBe(400);
+  });
+
   it('retries a callback the receiver refused, like the real service', async () => {
     const { sim, receiver } = await setup({ receiverStatuses: [503, 500] });
     const vault = sim.sim.createVault();

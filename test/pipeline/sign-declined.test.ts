@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
+import { READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
 import { type EthLoop, postCallback, RECIPIENT, startEthLoop, until, withdraw } from './support.js';
 
 type Ending = 'DECLINED' | 'CANCELED' | 'FAILED' | 'ERROR';

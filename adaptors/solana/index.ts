@@ -1,0 +1,55 @@
+import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
+import type { SolanaContext } from './context.js';
+import { SOLANA_LEDGERS } from './ledgers.js';
+import { ADDRESS_FORMATS, addressFromPublicKey, isValidAddress } from './logic/address.js';
+import { SOL, tokenAssets } from './logic/assets.js';
+import { getBalances } from './logic/balances.js';
+import { broadcast } from './logic/broadcast.js';
+import { combine } from './logic/combine.js';
+import { craft, release } from './logic/craft.js';
+import { FEE_LEVELS } from './logic/fees.js';
+import { health } from './logic/health.js';
+import { txStatus } from './logic/tx-status.js';
+import { SolanaRpc } from './network/rpc.js';
+import { solanaOptionsSchema, type SolanaOptions } from './options.js';
+
+export { nonceAccountAddress } from './logic/nonce.js';
+
+function createSolanaAdaptor(ledgerId: string, options: SolanaOptions, deps: AdaptorDeps): LedgerAdaptor {
+  const known = SOLANA_LEDGERS[ledgerId];
+  const assets = [SOL, ...tokenAssets(options.tokens)];
+  const ctx: SolanaContext = { ledgerId, genesisHash: known?.genesisHash, options, rpc: new SolanaRpc(options.rpcUrl, deps.fetch), deps, assets };
+  return {
+    ledgerId,
+    family: 'solana',
+    network: known?.network ?? 'custom',
+    scheme: 'ed25519',
+    nativeAsset: SOL,
+    confirmations: options.confirmations,
+    assets: () => [...assets],
+    feeLevels: () => [...FEE_LEVELS],
+    addressFormats: () => [...ADDRESS_FORMATS],
+    health: () => health(ctx),
+    addressFromPublicKey,
+    isValidAddress,
+    getBalances: (addresses, list) => getBalances(ctx, addresses, list),
+    craft: (source, intent) => craft(ctx, source, intent),
+    release: (unsigned, reference) => release(ctx, unsigned, reference),
+    combine: (unsigned, sigs) => combine(unsigned, sigs),
+    broadcast: (tx) => broadcast(ctx, tx),
+    txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
+  };
+}
+
+export const solanaFamily: LedgerFamily<SolanaOptions> = {
+  family: 'solana',
+  knownLedgers: Object.keys(SOLANA_LEDGERS),
+  optionsSchema: solanaOptionsSchema,
+  // Provider URLs often carry an API key.
+  sensitiveOptions: ['rpcUrl'],
+  create: createSolanaAdaptor,
+  localNode: async () => {
+    const { startSolanaLocalNode } = await import('./local-node/hook.js');
+    return startSolanaLocalNode();
+  },
+};

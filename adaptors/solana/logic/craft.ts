@@ -1,0 +1,168 @@
+import { ConflictError, InsufficientFundsError, InvalidArgumentError } from '../../../src/errors.js';
+import type { AssetInfo, UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
+import { formatAmount } from '../../../src/ledger/amounts.js';
+import { publicKeyHex } from '../../../src/ledger/public-key.js';
+import type { SolanaContext } from '../context.js';
+import { associatedTokenAccount, NONCE_ACCOUNT_SPACE, readNonceAccount, TOKEN_ACCOUNT_SPACE, tokenAmount } from './accounts.js';
+import { addressFromPublicKey, isValidAddress } from './address.js';
+import { knownAsset, SOL } from './assets.js';
+import { LAMPORTS_PER_SIGNATURE, priorityLamports, resolvePriorityFee } from './fees.js';
+import { COMPUTE_UNITS, computeBudget, nonceSetup, solTransfer, tokenTransfer } from './instructions.js';
+import { compileMessage, type Lifetime } from './message.js';
+import { nonceAccountAddress, nonceScope } from './nonce.js';
+import { readState, type SolanaState } from './state.js';
+
+const MAX_U64 = 2n ** 64n - 1n;
+/** A claim outlives any quorum approval; release() frees it sooner when the operation ends. */
+const CLAIM_TTL_MS = 7 * 24 * 3600_000;
+/** How long a recent blockhash is accepted (150 slots of ~400 ms, less a margin). */
+const BLOCKHASH_LIFETIME_MS = 55_000;
+const sol = (lamports: bigint) => `${formatAmount(lamports, SOL.decimals)} SOL`;
+
+/**
+ * Builds one transaction from the vault's address, signed by the vault alone:
+ * - SOL or SPL (TransferChecked, creating the recipient's associated token account when
+ *   missing, rent paid by the vault and counted in the fee), with `advanceNonceAccount` on
+ *   the vault's durable nonce account first, so approval may take as long as it takes;
+ * - or, when the recipient is the vault's own nonce address and that account does not exist,
+ *   the setup: create the nonce account with `amount` lamports and make the vault its
+ *   authority. Only this setup uses a recent blockhash (it must be signed within a minute).
+ * The nonce value is claimed under the operation's reference, so two withdrawals of one vault
+ * never carry the same nonce (only one of them could ever land).
+ */
+export async function craft(ctx: SolanaContext, source: VaultSource, intent: WithdrawalIntent): Promise<UnsignedWithdrawal> {
+  const from = source.addresses[0];
+  if (!from) throw new InvalidArgumentError(`vault ${source.vaultId} has no address`);
+  const vault = addressFromPublicKey(from.publicKey);
+  if (from.address !== vault) throw new InvalidArgumentError(`vault address ${from.address} is not the address of its key (${vault})`);
+  const recipient = intent.recipientAddress;
+  if (!isValidAddress(recipient)) throw new InvalidArgumentError(`'${recipient}' is not a Solana address (base58 of 32 bytes)`);
+  const asset = knownAsset(ctx.assets, intent.asset);
+  if (intent.amount <= 0n || intent.amount > MAX_U64) throw new InvalidArgumentError('amount must be between 1 and 2^64-1 base units');
+  if (recipient === vault) throw new InvalidArgumentError('the recipient is the vault itself');
+
+  const nonceAccount = await nonceAccountAddress(vault);
+  const mint = asset.contract;
+  const [fromAta, toAta] = mint ? await Promise.all([associatedTokenAccount(vault, mint), associatedTokenAccount(recipient, mint)]) : [];
+  const keys = [vault, nonceAccount, recipient, ...(fromAta && toAta ? [fromAta, toAta] : [])];
+  const [accounts, rentFloor, rentSpecial] = await Promise.all([
+    ctx.rpc.getMultipleAccounts(keys),
+    ctx.rpc.rentExemptMinimum(0),
+    ctx.rpc.rentExemptMinimum(mint ? TOKEN_ACCOUNT_SPACE : NONCE_ACCOUNT_SPACE),
+  ]);
+  const [vaultAcc, nonceAcc, recipientAcc, fromAtaAcc, toAtaAcc] = accounts;
+  const lamports = BigInt(vaultAcc?.lamports ?? 0);
+  const scope = nonceScope(ctx.ledgerId, vault);
+
+  let lifetime: Lifetime;
+  let kind: SolanaState['kind'];
+  let plan: { instructions: ReturnType<typeof nonceSetup>; units: number; rent: bigint; spendSol: bigint };
+  if (!nonceAcc) {
+    if (recipient !== nonceAccount) {
+      throw new ConflictError(
+        `vault ${source.vaultId} has no durable nonce account yet. Create it once with a SOL withdrawal of at least ` +
+          `${sol(rentSpecial)} (its rent-exempt minimum) to the vault's nonce address ${nonceAccount}; once that is confirmed, withdrawals work.`,
+        'ERR_NONCE_ACCOUNT_MISSING',
+      );
+    }
+    if (!asset.native) throw new InvalidArgumentError(`the nonce account ${nonceAccount} is created with SOL, not ${asset.symbol}`);
+    if (intent.amount < rentSpecial) throw new InvalidArgumentError(`creating the nonce account needs at least ${sol(rentSpecial)}, got ${sol(intent.amount)}`, { minimum: rentSpecial.toString() });
+    kind = 'nonce-setup';
+    const { blockhash, lastValidBlockHeight } = await ctx.rpc.getLatestBlockhash();
+    lifetime = { kind: 'blockhash', blockhash, lastValidBlockHeight };
+    plan = { instructions: nonceSetup(vault, nonceAccount, intent.amount), units: COMPUTE_UNITS.setup, rent: 0n, spendSol: intent.amount };
+  } else {
+    const state = readNonceAccount(nonceAcc, nonceAccount);
+    if (state.authority !== vault) throw new ConflictError(`nonce account ${nonceAccount} answers to ${state.authority}, not to the vault ${vault}`, 'ERR_NONCE_AUTHORITY');
+    kind = 'transfer';
+    lifetime = { kind: 'nonce', nonce: state.nonce, nonceAccount };
+    plan = mint
+      ? tokenPlan(asset, vault, recipient, mint, fromAta as string, toAta as string, intent.amount, tokenAmount(fromAtaAcc ?? null, mint, `token account of ${vault}`), !toAtaAcc, rentSpecial)
+      : solPlan(vault, recipient, intent.amount, !recipientAcc, rentFloor);
+  }
+
+  const micro = await resolvePriorityFee(ctx, intent.fee, [vault, nonceAccount]);
+  const fee = LAMPORTS_PER_SIGNATURE + priorityLamports(micro, plan.units) + plan.rent;
+  const need = plan.spendSol + fee;
+  // The vault pays the fee and must stay rent-exempt (or be emptied entirely).
+  if (lamports < need || (lamports - need > 0n && lamports - need < rentFloor)) {
+    throw new InsufficientFundsError(
+      `${vault} holds ${sol(lamports)}; this withdrawal needs ${sol(need)}${plan.spendSol ? ' including' : ' for'} the fee ${sol(fee)}, and the vault must keep at least ${sol(rentFloor)} or nothing`,
+      { asset: 'SOL', available: formatAmount(lamports, 9), required: formatAmount(need, 9) },
+    );
+  }
+
+  const claim = kind === 'transfer' ? `nonce:${lifetime.kind === 'nonce' ? lifetime.nonce : ''}` : 'setup';
+  if (!(await ctx.deps.reservations.claim(scope, [claim], intent.reference, CLAIM_TTL_MS))) {
+    throw new ConflictError(
+      `another withdrawal of vault ${source.vaultId} holds its durable nonce until it is broadcast or fails; retry after it is confirmed`,
+      'ERR_NONCE_IN_USE',
+    );
+  }
+  try {
+    const { message, unsignedTx } = compileMessage(vault, lifetime, [...computeBudget(plan.units, micro), ...plan.instructions]);
+    const messageHex = Buffer.from(message).toString('hex');
+    const state: SolanaState = {
+      kind,
+      vault,
+      nonceAccount,
+      lifetime: lifetime.kind === 'nonce' ? lifetime.nonce : lifetime.blockhash,
+      scope,
+      claim,
+      ...(lifetime.kind === 'blockhash' ? { lastValidBlockHeight: lifetime.lastValidBlockHeight } : {}),
+    };
+    return {
+      txs: [{ serialized: Buffer.from(unsignedTx).toString('hex') }],
+      // ed25519 signs the message itself: the payload is the whole message, not a hash of it.
+      payloads: [{ digest: messageHex, preimage: messageHex, keyId: from.keyId, publicKey: publicKeyHex(from.publicKey), hashAlgorithm: 'PLAIN', txIndex: 0, inputIndex: 0 }],
+      fee,
+      state,
+      ...(kind === 'nonce-setup' ? { expiresAt: Date.now() + BLOCKHASH_LIFETIME_MS } : {}),
+    };
+  } catch (e) {
+    await ctx.deps.reservations.release(scope, [claim], intent.reference);
+    throw e;
+  }
+}
+
+function solPlan(vault: string, recipient: string, amount: bigint, newAccount: boolean, rentFloor: bigint) {
+  if (newAccount && amount < rentFloor) {
+    throw new InvalidArgumentError(`${recipient} does not exist yet; creating it needs at least ${sol(rentFloor)} (its rent-exempt minimum), got ${sol(amount)}`, {
+      minimum: rentFloor.toString(),
+    });
+  }
+  return { instructions: [solTransfer(vault, recipient, amount)], units: COMPUTE_UNITS.sol, rent: 0n, spendSol: amount };
+}
+
+function tokenPlan(
+  asset: AssetInfo,
+  vault: string,
+  recipient: string,
+  mint: string,
+  fromAta: string,
+  toAta: string,
+  amount: bigint,
+  held: bigint,
+  createRecipientAccount: boolean,
+  accountRent: bigint,
+) {
+  if (held < amount) {
+    throw new InsufficientFundsError(`${vault} holds ${formatAmount(held, asset.decimals)} ${asset.symbol}; this withdrawal needs ${formatAmount(amount, asset.decimals)}`, {
+      asset: asset.symbol,
+      available: formatAmount(held, asset.decimals),
+      required: formatAmount(amount, asset.decimals),
+    });
+  }
+  return {
+    instructions: tokenTransfer({ vault, recipient, mint, decimals: asset.decimals, from: fromAta, to: toAta, amount, createRecipientAccount }),
+    units: createRecipientAccount ? COMPUTE_UNITS.tokenWithAccount : COMPUTE_UNITS.token,
+    rent: createRecipientAccount ? accountRent : 0n,
+    spendSol: 0n,
+  };
+}
+
+/** Frees the nonce claim when the operation ends before broadcast. */
+export async function release(ctx: SolanaContext, unsigned: UnsignedWithdrawal, reference: string): Promise<void> {
+  const state = readState(unsigned.state);
+  await ctx.deps.reservations.release(state.scope, [state.claim], reference);
+}

@@ -1,0 +1,152 @@
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConflictError, InvalidArgumentError, PermanentLedgerError, UnavailableError, UpstreamError, VerificationError } from '../../../src/errors.js';
+import type { LedgerAdaptor, VaultSource } from '../../../src/ledger/adaptor.js';
+import { Reservations } from '../../../src/ledger/reservations.js';
+import { verifySignature } from '../../../src/ledger/signatures.js';
+import { ed25519Signer } from '../../../test/conformance/signers.js';
+import { testRedis } from '../../../test/helpers/redis.js';
+import { solanaFamily } from '../index.js';
+import { startLocalSolanaNode, type LocalSolanaNode } from '../local-node/index.js';
+import { AlreadyProcessedError, ExpiredTransactionError, mapNodeError } from '../network/node-errors.js';
+import { setUpNonce } from '../test-kit.js';
+import { addressFromPublicKey, isValidAddress } from './address.js';
+import { nonceAccountAddress } from './nonce.js';
+import { readState } from './state.js';
+
+describe('solana options, addresses and node errors', () => {
+  const parse = (o: object) => solanaFamily.optionsSchema.safeParse(o);
+
+  it('options are strict: URL, mint, symbols, commitment', () => {
+    expect(parse({ rpcUrl: 'https://api.mainnet-beta.solana.com' }).success).toBe(true);
+    expect(parse({ rpcUrl: 'ftp://x' }).success).toBe(false);
+    expect(parse({ rpcUrl: 'http://x', extra: 1 }).success).toBe(false);
+    expect(parse({ rpcUrl: 'http://x', commitment: 'processed' }).success).toBe(false);
+    expect(parse({ rpcUrl: 'http://x', tokens: [{ symbol: 'USDC', mint: 'nope', decimals: 6 }] }).success).toBe(false);
+    const usdc = { symbol: 'USDC', mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', decimals: 6 };
+    expect(parse({ rpcUrl: 'http://x', tokens: [usdc, usdc] }).success).toBe(false);
+    expect(parse({ rpcUrl: 'http://x', tokens: [{ ...usdc, symbol: 'SOL' }] }).success).toBe(false);
+  });
+
+  it('addresses are base58 of the 32-byte ed25519 key', () => {
+    expect(addressFromPublicKey({ scheme: 'ed25519', bytes: new Uint8Array(32) })).toBe('11111111111111111111111111111111');
+    expect(() => addressFromPublicKey({ scheme: 'secp256k1', bytes: new Uint8Array(33) })).toThrow(InvalidArgumentError);
+    expect(() => addressFromPublicKey({ scheme: 'ed25519', bytes: new Uint8Array(32) }, 'hex')).toThrow(/Valid values: base58/);
+    expect(isValidAddress('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v')).toBe(true);
+    expect(isValidAddress('EPjFWdd5AufqSSqeM2qN1xzy')).toBe(false);
+    expect(isValidAddress('0PjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v')).toBe(false);
+  });
+
+  it('node errors become typed errors once', () => {
+    expect(mapNodeError('sendTransaction', { code: -32002, message: 'Transaction simulation failed: This transaction has already been processed' })).toBeInstanceOf(AlreadyProcessedError);
+    expect(mapNodeError('sendTransaction', { code: -32002, message: 'Transaction simulation failed: Blockhash not found' })).toBeInstanceOf(ExpiredTransactionError);
+    const rejected = mapNodeError('sendTransaction', { code: -32002, message: 'Transaction simulation failed: InsufficientFundsForRent' });
+    expect(rejected).toBeInstanceOf(PermanentLedgerError);
+    expect(rejected.retryable).toBe(false);
+    expect(mapNodeError('getSlot', { code: -32005, message: 'Node is behind by 42 slots' })).toBeInstanceOf(UnavailableError);
+    expect(mapNodeError('getSlot', { code: 429, message: 'Too many requests for a specific RPC call' }).retryable).toBe(true);
+    expect(mapNodeError('getFoo', { code: -32601, message: 'Method not found' })).toBeInstanceOf(UpstreamError);
+  });
+
+  it('the stored state is checked when read back', () => {
+    expect(() => readState({ kind: 'transfer' })).toThrow(PermanentLedgerError);
+    expect(() => readState(null)).toThrow(/not a Solana withdrawal state/);
+  });
+});
+
+describe('solana withdrawals against the local node', () => {
+  let node: LocalSolanaNode;
+  let adaptor: LedgerAdaptor;
+  let other: LedgerAdaptor;
+  const signer = ed25519Signer();
+  let source: VaultSource;
+  const { redis, prefix } = testRedis();
+
+  beforeAll(async () => {
+    node = await startLocalSolanaNode();
+    const make = (p: string) =>
+      solanaFamily.create('solanadev', solanaFamily.optionsSchema.parse({ rpcUrl: node.url, tokens: [node.usdc] }), {
+        logger: pino({ level: 'silent' }),
+        redis,
+        fetch,
+        reservations: new Reservations(redis, p),
+      });
+    adaptor = make(prefix);
+    // Another set of reservations over the same ledger: a claim this one cannot see.
+    other = make(`${prefix}other:`);
+    const address = adaptor.addressFromPublicKey(signer.publicKey);
+    source = { vaultId: 'v', addresses: [{ address, publicKey: signer.publicKey, keyId: signer.keyId }], changeAddress: address };
+  });
+  afterAll(async () => {
+    redis.disconnect();
+    await node.stop();
+  });
+
+  const intent = (reference: string, amount = 100_000_000n) => ({ reference, recipientAddress: ed25519Address(), asset: adaptor.nativeAsset, amount, fee: 'MEDIUM' });
+  const ed25519Address = () => adaptor.addressFromPublicKey(ed25519Signer().publicKey);
+  const sign = (unsigned: Awaited<ReturnType<LedgerAdaptor['craft']>>) => {
+    const p = unsigned.payloads[0]!;
+    const s = signer.sign(p.digest);
+    return adaptor.combine(unsigned, [{ payloadIndex: 0, ...verifySignature(p.digest, s.signature, s.v, signer.publicKey) }]);
+  };
+
+  it('without a nonce account: 409 naming the setup', async () => {
+    await node.fund(source.changeAddress, 'SOL', 1_000_000_000n);
+    const err = await adaptor.craft(source, intent('a')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConflictError);
+    expect((err as ConflictError).errCode).toBe('ERR_NONCE_ACCOUNT_MISSING');
+  });
+
+  it('combine refuses a signature over anything but the stored message', async () => {
+    await setUpNonce(adaptor, signer, (a, l) => node.fund(a, 'SOL', l), node.svm.minimumBalanceForRentExemption(80n));
+    const unsigned = await adaptor.craft(source, intent('b'));
+    try {
+      const digest = unsigned.payloads[0]!.digest;
+      const wrong = signer.sign(`${digest}00`);
+      expect(() => adaptor.combine(unsigned, [{ payloadIndex: 0, signature: Buffer.from(wrong.signature, 'hex'), recoveryId: 0 }])).toThrow(VerificationError);
+      // One byte of the message changed (the fee payer's key): signed, but not what was stored.
+      const flipped = `${digest.slice(0, 10)}${((parseInt(digest.slice(10, 12), 16) ^ 1) & 0xff).toString(16).padStart(2, '0')}${digest.slice(12)}`;
+      const tampered = { ...unsigned, payloads: [{ ...unsigned.payloads[0]!, digest: flipped }] };
+      expect(() => sign(tampered)).toThrow(/not the message that was signed/);
+    } finally {
+      await adaptor.release(unsigned, 'b');
+    }
+  });
+
+  it('a transfer whose nonce another transaction consumed can never land: FAILED', async () => {
+    const a = await adaptor.craft(source, intent('c'));
+    const b = await other.craft(source, intent('d'));
+    expect(b.state).toMatchObject({ lifetime: (a.state as { lifetime: string }).lifetime });
+    const [signedB] = sign(b);
+    await other.broadcast(signedB!);
+    const [signedA] = sign(a);
+    expect(await adaptor.txStatus(signedA!.txid, a)).toMatchObject({ state: 'failed', reason: /nonce advanced/ });
+    await expect(adaptor.broadcast(signedA!)).rejects.toBeInstanceOf(PermanentLedgerError);
+    expect(await other.txStatus(signedB!.txid, b)).toMatchObject({ state: 'confirmed', confirmations: 1 });
+  });
+
+  it('a setup that never landed fails once its blockhash is past its last valid height', async () => {
+    const vault = ed25519Signer();
+    const address = adaptor.addressFromPublicKey(vault.publicKey);
+    await node.fund(address, 'SOL', 100_000_000n);
+    const src: VaultSource = { vaultId: 'w', addresses: [{ address, publicKey: vault.publicKey, keyId: vault.keyId }], changeAddress: address };
+    const unsigned = await adaptor.craft(src, { reference: 'h', recipientAddress: await nonceAccountAddress(address), asset: adaptor.nativeAsset, amount: 1_500_000n, fee: 'LOW' });
+    const p = unsigned.payloads[0]!;
+    const s = vault.sign(p.digest);
+    const [signed] = adaptor.combine(unsigned, [{ payloadIndex: 0, ...verifySignature(p.digest, s.signature, s.v, vault.publicKey) }]);
+    expect(await adaptor.txStatus(signed!.txid, unsigned)).toMatchObject({ state: 'pending' });
+    for (let i = 0; i < 151; i++) node.facade.nextSlot();
+    expect(await adaptor.txStatus(signed!.txid, unsigned)).toMatchObject({ state: 'failed', reason: /blockhash expired/ });
+    await expect(adaptor.broadcast(signed!)).rejects.toThrow(/BlockhashNotFound/);
+    await adaptor.release(unsigned, 'h');
+  });
+
+  it('custom priority fees are micro-lamports per compute unit, paid on the limit', async () => {
+    const unsigned = await adaptor.craft(source, { ...intent('e'), fee: '1000000' });
+    // 5,000 per signature + 1 lamport per CU on the SOL transfer's 2,000 CU limit.
+    expect(unsigned.fee).toBe(7_000n);
+    await adaptor.release(unsigned, 'e');
+    await expect(adaptor.craft(source, { ...intent('f'), fee: 'FAST' })).rejects.toThrow(/Valid values: MEDIUM, HIGH, LOW/);
+    await expect(adaptor.craft(source, intent('g', 10n ** 12n))).rejects.toThrow(/holds 0\.\d+ SOL/);
+  });
+});

@@ -1,0 +1,98 @@
+import { UnavailableError, UpstreamError } from '../../../src/errors.js';
+import { mapNodeError, type RpcErrorBody } from './node-errors.js';
+
+/** An account as `getMultipleAccounts` returns it with base64 data; null when it does not exist. */
+export interface RpcAccount {
+  lamports: number;
+  owner: string;
+  data: [string, 'base64'];
+}
+
+export interface RpcSignatureStatus {
+  slot: number;
+  confirmations: number | null;
+  err: unknown;
+  confirmationStatus?: 'processed' | 'confirmed' | 'finalized' | null;
+}
+
+const TIMEOUT_MS = 15_000;
+
+/**
+ * Solana JSON-RPC over an injected fetch: only the methods the adaptor uses. Transport
+ * trouble is a retryable UnavailableError; node errors are mapped once, in node-errors.ts.
+ */
+export class SolanaRpc {
+  private id = 0;
+
+  constructor(
+    private readonly url: string,
+    private readonly fetchFn: typeof fetch,
+  ) {}
+
+  async call<T>(method: string, params: unknown[] = []): Promise<T> {
+    let res: Response;
+    try {
+      res = await this.fetchFn(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params }),
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+    } catch (e) {
+      throw new UnavailableError(`Solana RPC ${method}: ${(e as Error).message}`, e);
+    }
+    if (res.status === 429 || res.status >= 500) throw new UnavailableError(`Solana RPC ${method}: HTTP ${res.status}`);
+    let body: { result?: T; error?: RpcErrorBody };
+    try {
+      body = (await res.json()) as typeof body;
+    } catch (e) {
+      throw new UpstreamError(`Solana RPC ${method}: HTTP ${res.status} with a body that is not JSON`, true, e);
+    }
+    if (body.error) throw mapNodeError(method, body.error);
+    if (!('result' in body)) throw new UpstreamError(`Solana RPC ${method}: answer without result`, true);
+    return body.result as T;
+  }
+
+  getSlot(commitment: string): Promise<number> {
+    return this.call('getSlot', [{ commitment }]);
+  }
+
+  getBlockHeight(): Promise<number> {
+    return this.call('getBlockHeight', [{ commitment: 'confirmed' }]);
+  }
+
+  getGenesisHash(): Promise<string> {
+    return this.call('getGenesisHash');
+  }
+
+  async getMultipleAccounts(addresses: string[]): Promise<(RpcAccount | null)[]> {
+    const out: (RpcAccount | null)[] = [];
+    // The RPC takes at most 100 addresses per call.
+    for (let i = 0; i < addresses.length; i += 100) {
+      const r = await this.call<{ value: (RpcAccount | null)[] }>('getMultipleAccounts', [addresses.slice(i, i + 100), { encoding: 'base64', commitment: 'confirmed' }]);
+      out.push(...r.value);
+    }
+    return out;
+  }
+
+  async getLatestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: number }> {
+    return (await this.call<{ value: { blockhash: string; lastValidBlockHeight: number } }>('getLatestBlockhash', [{ commitment: 'confirmed' }])).value;
+  }
+
+  async rentExemptMinimum(space: number): Promise<bigint> {
+    return BigInt(await this.call<number>('getMinimumBalanceForRentExemption', [space]));
+  }
+
+  getRecentPrioritizationFees(accounts: string[]): Promise<{ slot: number; prioritizationFee: number }[]> {
+    return this.call('getRecentPrioritizationFees', [accounts]);
+  }
+
+  sendTransaction(base64: string): Promise<string> {
+    return this.call('sendTransaction', [base64, { encoding: 'base64', preflightCommitment: 'confirmed' }]);
+  }
+
+  async getSignatureStatus(signature: string): Promise<RpcSignatureStatus | null> {
+    const r = await this.call<{ value: (RpcSignatureStatus | null)[] }>('getSignatureStatuses', [[signature], { searchTransactionHistory: true }]);
+    return r.value[0] ?? null;
+  }
+}

@@ -1,0 +1,47 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { templates, type Names } from './new-ledger/templates.js';
+
+/**
+ * `npm run new-ledger -- <family>`: writes `adaptors/<family>/` (a LedgerFamily whose verbs
+ * answer "not implemented", its options, node client, logic files and conformance test) and
+ * adds its one registration line to `adaptors/index.ts`.
+ */
+export function scaffoldLedger(root: string, family: string): string[] {
+  if (!/^[a-z][a-z0-9]{1,23}$/.test(family)) throw new Error(`family '${family}': use 2 to 24 lower-case letters or digits, starting with a letter`);
+  const names: Names = { family, camel: family };
+  const dir = path.join(root, 'adaptors', family);
+  if (existsSync(dir)) throw new Error(`adaptors/${family} already exists`);
+  const registry = path.join(root, 'adaptors', 'index.ts');
+  const source = readFileSync(registry, 'utf8');
+  const importLine = `import { ${names.camel}Family } from './${family}/index.js';`;
+  const entryLine = `  ${names.camel}Family as LedgerFamily,`;
+  const end = source.lastIndexOf('];');
+  const lastImport = source.lastIndexOf('\nimport ');
+  if (end < 0 || lastImport < 0) throw new Error('adaptors/index.ts does not have the expected imports and families list');
+  const afterImport = source.indexOf('\n', lastImport + 1) + 1;
+  const updated = source.slice(0, afterImport) + `${importLine}\n` + source.slice(afterImport, end) + `${entryLine}\n` + source.slice(end);
+
+  const written: string[] = [];
+  for (const [file, text] of Object.entries(templates(names))) {
+    const target = path.join(dir, file);
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, text);
+    written.push(path.relative(root, target));
+  }
+  writeFileSync(registry, updated);
+  return written;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const family = process.argv[2];
+  try {
+    if (!family) throw new Error('usage: npm run new-ledger -- <family>');
+    const files = scaffoldLedger(process.cwd(), family);
+    process.stdout.write(`created:\n${files.map((f) => `  ${f}`).join('\n')}\nregistered in adaptors/index.ts\nnext: npx vitest run adaptors/${family}/conformance.test.ts\n`);
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * The files of a new ledger family, as `npm run new-ledger -- <family>` writes them. Every
+ * verb compiles and answers "not implemented" (501) until it is filled in, so the family's
+ * conformance test fails with messages saying which file to write.
+ */
+
+export interface Names {
+  /** Folder and family name: `cardano`. */
+  family: string;
+  /** Identifier prefix: `cardano` → `cardanoFamily`. */
+  camel: string;
+}
+
+const notImplemented = (n: Names, verb: string, file: string) =>
+  `throw new NotSupportedError('${n.family}: ${verb} is not implemented yet (adaptors/${n.family}/${file})');`;
+
+const verbFile = (n: Names, file: string, doc: string, signature: string, verb: string, extraImports = '') => `import { NotSupportedError } from '../../../src/errors.js';
+${extraImports}
+/** ${doc} */
+export ${signature} {
+  ${notImplemented(n, verb, `logic/${file}.ts`)}
+}
+`;
+
+export function templates(n: Names): Record<string, string> {
+  const ctx = `import type { ${pascal(n)}Context } from '../context.js';\n`;
+  return {
+    'index.ts': `import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
+import type { ${pascal(n)}Context } from './context.js';
+import { ADDRESS_FORMATS, addressFromPublicKey, isValidAddress } from './logic/address.js';
+import { getBalances } from './logic/balances.js';
+import { broadcast } from './logic/broadcast.js';
+import { combine } from './logic/combine.js';
+import { craft, release } from './logic/craft.js';
+import { health } from './logic/health.js';
+import { txStatus } from './logic/tx-status.js';
+import { NodeClient } from './network/client.js';
+import { ${n.camel}OptionsSchema, type ${pascal(n)}Options } from './options.js';
+
+/** Native asset; tokens from options follow it in assets(). */
+const NATIVE = { symbol: '${n.family.toUpperCase().slice(0, 5)}', decimals: 8, native: true };
+const FEE_LEVELS = ['MEDIUM', 'HIGH', 'LOW'];
+
+function create${pascal(n)}Adaptor(ledgerId: string, options: ${pascal(n)}Options, deps: AdaptorDeps): LedgerAdaptor {
+  const ctx: ${pascal(n)}Context = { ledgerId, options, node: new NodeClient(options.rpcUrl, deps.fetch), deps };
+  return {
+    ledgerId,
+    family: '${n.family}',
+    network: ledgerId,
+    // The custody vault kind this ledger signs with: 'secp256k1' (ECDSA) or 'ed25519' (EDDSA).
+    scheme: 'secp256k1',
+    nativeAsset: NATIVE,
+    confirmations: options.confirmations,
+    assets: () => [NATIVE],
+    feeLevels: () => [...FEE_LEVELS],
+    addressFormats: () => [...ADDRESS_FORMATS],
+    health: () => health(ctx),
+    addressFromPublicKey,
+    isValidAddress,
+    getBalances: (addresses, list) => getBalances(ctx, addresses, list),
+    craft: (source, intent) => craft(ctx, source, intent),
+    release: (unsigned, reference) => release(ctx, unsigned, reference),
+    combine: (unsigned, sigs) => combine(ctx, unsigned, sigs),
+    broadcast: (tx) => broadcast(ctx, tx),
+    txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
+  };
+}
+
+export const ${n.camel}Family: LedgerFamily<${pascal(n)}Options> = {
+  family: '${n.family}',
+  knownLedgers: ['${n.family}', '${n.family}dev'],
+  optionsSchema: ${n.camel}OptionsSchema,
+  sensitiveOptions: ['rpcUrl'],
+  create: create${pascal(n)}Adaptor,
+  // A local development node for the sandbox: add \`localNode: async () => …\` (see adaptors/solana/local-node/hook.ts).
+};
+`,
+    'options.ts': `import { z } from 'zod';
+
+export const ${n.camel}OptionsSchema = z
+  .object({
+    /** The node's RPC endpoint. */
+    rpcUrl: z.url({ protocol: /^https?$/ }),
+    /** Confirmations after which a withdrawal counts as final. */
+    confirmations: z.number().int().min(1).default(1),
+  })
+  .strict();
+
+export type ${pascal(n)}Options = z.infer<typeof ${n.camel}OptionsSchema>;
+`,
+    'context.ts': `import type { AdaptorDeps } from '../../src/ledger/adaptor.js';
+import type { NodeClient } from './network/client.js';
+import type { ${pascal(n)}Options } from './options.js';
+
+/** What every ${n.family} logic function gets: one ledger's settings and its node client. */
+export interface ${pascal(n)}Context {
+  ledgerId: string;
+  options: ${pascal(n)}Options;
+  node: NodeClient;
+  deps: AdaptorDeps;
+}
+`,
+    'network/client.ts': `import { UnavailableError } from '../../../src/errors.js';
+import { mapNodeError } from './node-errors.js';
+
+/** The node's client over the injected fetch; node errors become typed errors in node-errors.ts, once. */
+export class NodeClient {
+  constructor(
+    private readonly url: string,
+    private readonly fetchFn: typeof fetch,
+  ) {}
+
+  async call<T>(method: string, params: unknown[] = []): Promise<T> {
+    let res: Response;
+    try {
+      res = await this.fetchFn(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    } catch (e) {
+      throw new UnavailableError(\`${n.family} node \${method}: \${(e as Error).message}\`, e);
+    }
+    const body = (await res.json()) as { result?: T; error?: { code: number; message: string } };
+    if (body.error) throw mapNodeError(method, body.error);
+    return body.result as T;
+  }
+}
+`,
+    'network/node-errors.ts': `import { UpstreamError, type AppError } from '../../../src/errors.js';
+
+/** The node's error answers as typed errors (retryable or not, permanent ledger refusals). */
+export function mapNodeError(method: string, err: { code: number; message: string }): AppError {
+  return new UpstreamError(\`${n.family} node \${method}: \${err.message} (\${err.code})\`, false);
+}
+`,
+    'logic/address.ts': `import { NotSupportedError } from '../../../src/errors.js';
+import type { PublicKey } from '../../../src/ledger/adaptor.js';
+
+/** Address formats the ledger knows; the first is the default. */
+export const ADDRESS_FORMATS: readonly string[] = ['default'];
+
+/** The address of a vault key, in one of ADDRESS_FORMATS (the first is the default). */
+export function addressFromPublicKey(_key: PublicKey, _format?: string): string {
+  ${notImplemented(n, 'addressFromPublicKey', 'logic/address.ts')}
+}
+
+/** Whether a text is a valid recipient on this ledger. */
+export function isValidAddress(_address: string): boolean {
+  return false;
+}
+`,
+    'logic/balances.ts': verbFile(n, 'balances', 'Balances of each address in each asset, base units, in as few round trips as the node allows.', 'async function getBalances(_ctx: ' + pascal(n) + 'Context, _addresses: string[], _assets: AssetInfo[]): Promise<Balance[]>', 'getBalances', `import type { AssetInfo, Balance } from '../../../src/ledger/adaptor.js';\n${ctx}`),
+    'logic/craft.ts': `import { NotSupportedError } from '../../../src/errors.js';
+import type { UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
+${ctx}
+/** Builds the unsigned transaction and its signing payloads; reserves what must not be used twice. */
+export async function craft(_ctx: ${pascal(n)}Context, _source: VaultSource, _intent: WithdrawalIntent): Promise<UnsignedWithdrawal> {
+  ${notImplemented(n, 'craft', 'logic/craft.ts')}
+}
+
+/** Frees what craft reserved. */
+export async function release(_ctx: ${pascal(n)}Context, _unsigned: UnsignedWithdrawal, _reference: string): Promise<void> {
+  ${notImplemented(n, 'release', 'logic/craft.ts')}
+}
+`,
+    'logic/combine.ts': verbFile(n, 'combine', 'Puts verified signatures into the crafted transaction and checks the result.', `function combine(_ctx: ${pascal(n)}Context, _unsigned: UnsignedWithdrawal, _sigs: VerifiedSignature[]): SignedTx[]`, 'combine', `import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';\n${ctx}`),
+    'logic/broadcast.ts': verbFile(n, 'broadcast', 'Sends a signed transaction; "already known" is success.', `async function broadcast(_ctx: ${pascal(n)}Context, _tx: SignedTx): Promise<BroadcastResult>`, 'broadcast', `import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';\n${ctx}`),
+    'logic/tx-status.ts': verbFile(n, 'tx-status', 'Where a broadcast transaction stands.', `async function txStatus(_ctx: ${pascal(n)}Context, _txid: string, _unsigned: UnsignedWithdrawal): Promise<TxStatus>`, 'txStatus', `import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';\n${ctx}`),
+    'logic/health.ts': `import type { LedgerHealth } from '../../../src/ledger/adaptor.js';
+${ctx}
+/** Node reachable, its height, and whether it serves the configured network. Never throws. */
+export async function health(_ctx: ${pascal(n)}Context): Promise<LedgerHealth> {
+  return { healthy: false, errorMessage: '${n.family}: health is not implemented yet (adaptors/${n.family}/logic/health.ts)' };
+}
+`,
+    'conformance.test.ts': `import pino from 'pino';
+import { Reservations } from '../../src/ledger/reservations.js';
+import { describeConformance } from '../../test/conformance/conformance.js';
+import { secp256k1Signer } from '../../test/conformance/signers.js';
+import { testRedis } from '../../test/helpers/redis.js';
+import { ${n.camel}Family } from './index.js';
+
+const todo = (what: string) => (): never => {
+  throw new Error(\`${n.family} conformance: \${what} is not implemented yet (adaptors/${n.family}/conformance.test.ts)\`);
+};
+
+describeConformance(
+  '${n.family}',
+  async () => {
+    // Start the family's local node here and point rpcUrl at it (see adaptors/solana/conformance.test.ts).
+    const { redis, prefix } = testRedis();
+    const adaptor = ${n.camel}Family.create('${n.family}dev', ${n.camel}Family.optionsSchema.parse({ rpcUrl: 'http://127.0.0.1:9' }), {
+      logger: pino({ level: 'silent' }),
+      redis,
+      fetch,
+      reservations: new Reservations(redis, prefix),
+    });
+    return {
+      adaptor,
+      signer: secp256k1Signer(),
+      foreignAddresses: ['0x8240Fd14931292B85C850514c8a4eBd35E56EDA4', 'bc1qlyvkqn8ayzrse2zy0dl0h5nq9ewxdvlw6qz2yj'],
+      fund: todo('fund (send funds on the local node)'),
+      recipient: todo('recipient (a fresh address)'),
+      decode: todo('decode (read a signed transaction back)'),
+      settle: async () => undefined,
+      stop: async () => {
+        redis.disconnect();
+      },
+    };
+  },
+  { tokens: false },
+);
+`,
+  };
+}
+
+export function pascal(n: Names): string {
+  return n.camel.charAt(0).toUpperCase() + n.camel.slice(1);
+}

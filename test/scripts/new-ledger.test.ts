@@ -1,0 +1,63 @@
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NotSupportedError } from '../../src/errors.js';
+import type { LedgerFamily } from '../../src/ledger/adaptor.js';
+import { scaffoldLedger } from '../../scripts/new-ledger.js';
+
+const repo = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * Generates a family into a copy of the project layout in a temp directory (the existing
+ * families, src/ and test/ linked, adaptors/index.ts copied), so the real tree is never touched.
+ */
+describe('npm run new-ledger', () => {
+  let root: string;
+  beforeAll(() => {
+    root = mkdtempSync(path.join(tmpdir(), 'new-ledger-'));
+    for (const dir of ['src', 'test', 'node_modules']) symlinkSync(path.join(repo, dir), path.join(root, dir));
+    mkdirSync(path.join(root, 'adaptors'));
+    cpSync(path.join(repo, 'adaptors', 'index.ts'), path.join(root, 'adaptors', 'index.ts'));
+    for (const family of readdirSync(path.join(repo, 'adaptors'), { withFileTypes: true })) {
+      if (family.isDirectory()) symlinkSync(path.join(repo, 'adaptors', family.name), path.join(root, 'adaptors', family.name));
+    }
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('writes a family that registers with one line, typechecks, and answers "not implemented"', async () => {
+    const before = readFileSync(path.join(root, 'adaptors', 'index.ts'), 'utf8');
+    const files = scaffoldLedger(root, 'zeta');
+    expect(files).toEqual(expect.arrayContaining(['adaptors/zeta/index.ts', 'adaptors/zeta/conformance.test.ts', 'adaptors/zeta/logic/craft.ts', 'adaptors/zeta/network/node-errors.ts']));
+    const after = readFileSync(path.join(root, 'adaptors', 'index.ts'), 'utf8');
+    const added = after.split('\n').filter((l) => !before.split('\n').includes(l));
+    expect(added).toEqual(["import { zetaFamily } from './zeta/index.js';", '  zetaFamily as LedgerFamily,']);
+
+    const tsconfig = JSON.parse(readFileSync(path.join(repo, 'tsconfig.json'), 'utf8')) as { compilerOptions: object };
+    writeFileSync(path.join(root, 'package.json'), JSON.stringify({ type: 'module' }));
+    // global-setup.ts declares what the test helpers inject; families may declare untyped modules in .d.ts files.
+    writeFileSync(path.join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: tsconfig.compilerOptions, include: ['adaptors/zeta', 'adaptors/index.ts', 'adaptors/**/*.d.ts', 'test/global-setup.ts'] }));
+    const tsc = await promisify(execFile)(process.execPath, [path.join(repo, 'node_modules/typescript/bin/tsc'), '-p', root], { cwd: root }).then(
+      () => '',
+      (e: { stdout?: string }) => e.stdout ?? String(e),
+    );
+    expect(tsc).toBe('');
+
+    const { families } = (await import(path.join(root, 'adaptors', 'index.ts'))) as { families: LedgerFamily[] };
+    const zeta = families.find((f) => f.family === 'zeta');
+    expect(zeta?.knownLedgers).toEqual(['zeta', 'zetadev']);
+    const adaptor = zeta!.create('zetadev', zeta!.optionsSchema.parse({ rpcUrl: 'http://127.0.0.1:9' }), {} as never);
+    expect(() => adaptor.addressFromPublicKey({ scheme: 'secp256k1', bytes: new Uint8Array(33) })).toThrow(NotSupportedError);
+    await expect(adaptor.getBalances([], [])).rejects.toThrow(/zeta: getBalances is not implemented yet \(adaptors\/zeta\/logic\/balances.ts\)/);
+    expect((await adaptor.health()).errorMessage).toMatch(/not implemented/);
+  }, 120_000);
+
+  it('refuses a bad name and an existing family, leaving adaptors/index.ts alone', () => {
+    const before = readFileSync(path.join(root, 'adaptors', 'index.ts'), 'utf8');
+    expect(() => scaffoldLedger(root, 'Bad-Name')).toThrow(/lower-case/);
+    expect(() => scaffoldLedger(root, 'solana')).toThrow(/already exists/);
+    expect(readFileSync(path.join(root, 'adaptors', 'index.ts'), 'utf8')).toBe(before);
+  });
+});
