@@ -18,7 +18,8 @@ import { computeAddress } from 'ethers';
  * command, the API and the worker as built `dist/` processes with an explicit LEDGERS, a vault
  * created at the custody side and registered here by id, funded, withdrawn to CONFIRMED.
  * The build goes to a temporary folder laid out as the image's /app (package.json,
- * node_modules, dist/), removed afterwards.
+ * node_modules, dist/), removed afterwards. Beyond the README's commands: free ports, this
+ * file's own Redis prefixes, quieter logs and a shorter confirmation poll (CONFIRM_POLL_MS).
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 const { redis, prefix, url: redisUrl } = testRedis();
@@ -60,7 +61,6 @@ describe('the production walk-through: built processes, the custody emulator, a 
         CUSTODY_EMULATOR_CALLBACK_URL: publicUrl,
         CUSTODY_EMULATOR_CALLBACK_SECRET: CALLBACK_SECRET,
         CUSTODY_EMULATOR_AUTO_APPROVE: 'quorum',
-        CUSTODY_EMULATOR_APPROVAL_DELAY_MS: '50',
         LOG_LEVEL: 'warn',
       },
       { cwd: ROOT, group: true },
