@@ -129,8 +129,10 @@ function parameters(spec: AnyRouteSpec, components: Components): JsonSchema[] {
 function responses(spec: AnyRouteSpec, components: Components): Record<string, JsonSchema> {
   const ok = spec.status ?? 200;
   const media = spec.produces ?? 'application/json';
+  const description = spec.responses?.[ok]?.description ?? 'Success';
+  // 204 carries no body: the document says so instead of describing one.
   const out: Record<string, JsonSchema> = {
-    [String(ok)]: { description: spec.responses?.[ok]?.description ?? 'Success', content: { [media]: { schema: components.add(spec.response, 'output') } } },
+    [String(ok)]: ok === 204 ? { description } : { description, content: { [media]: { schema: components.add(spec.response, 'output') } } },
   };
   const statuses = new Set([...(spec.errors ?? []), ...(spec.scope ? [401, 403] : []), ...(spec.body ? [400] : []), ...Object.keys(spec.responses ?? {}).map(Number)]);
   for (const status of [...statuses].filter((s) => s !== ok).sort()) {

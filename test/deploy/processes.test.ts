@@ -1,123 +1,126 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCustodySimulator, type RunningCustodySimulator } from '../../src/custody-simulator/index.js';
-import { DevChainFunder } from '../../src/sandbox/dev-chain.js';
+import { ANVIL_DEV_KEY } from '../../src/sandbox/dev-chain.js';
 import { freePort } from '../../src/sandbox/free-port.js';
 import { startAnvil, type LocalAnvil } from '../../src/sandbox/local-anvil.js';
 import { testRedis } from '../helpers/redis.js';
 import { loadCompose } from './compose.js';
+import { json, Processes, staticPackageImports } from './processes.js';
+import { computeAddress } from 'ethers';
 
 /**
- * The production shape, process by process: `src/main.ts` (API) and `src/worker-main.ts`
- * (worker) as child processes with an explicit LEDGERS (a plain local anvil, so
- * `confirmations: 1`), the custody side on its own port, one Redis. Nothing in-process but the
- * custody side and the node.
+ * README "Deploying next to the custody service", "Without Docker: a walk-through", step by
+ * step: the build, a local anvil mining on a timer, the custody emulator started with its own
+ * command, the API and the worker as built `dist/` processes with an explicit LEDGERS, a vault
+ * created at the custody side and registered here by id, funded, withdrawn to CONFIRMED.
+ * The build goes to a temporary folder laid out as the image's /app (package.json,
+ * node_modules, dist/), removed afterwards. Beyond the README's commands: free ports, this
+ * file's own Redis prefixes, quieter logs and a shorter confirmation poll (CONFIRM_POLL_MS).
  */
+const ROOT = resolve(import.meta.dirname, '../..');
 const { redis, prefix, url: redisUrl } = testRedis();
 const API_KEY = randomBytes(24).toString('hex');
 const CALLBACK_SECRET = randomBytes(32).toString('hex');
-const CUSTODY_API_KEY = randomBytes(16).toString('hex');
+const CUSTODY = { user: 'so', password: randomBytes(12).toString('hex') };
+const RECIPIENT = '0x00000000000000000000000000000000000000A1';
+const LONG_RUNNING = ['custody-emulator', 'api', 'worker'];
 
+const procs = new Processes();
+const app = mkdtempSync(join(tmpdir(), 'byow-dist-'));
 let anvil: LocalAnvil;
-let custody: RunningCustodySimulator;
 let env: Record<string, string>;
-const children: ChildProcess[] = [];
-const output: string[] = [];
+let custodyBase: string;
+let built: number | null;
 
-function start(entry: string): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.on('data', (d: Buffer) => output.push(`${entry}: ${d.toString()}`));
-  child.stderr?.on('data', (d: Buffer) => output.push(`${entry}: ${d.toString()}`));
-  children.push(child);
-  return child;
-}
-
-async function json(url: string, init?: RequestInit): Promise<{ status: number; body: any }> {
-  const res = await fetch(url, init);
-  return { status: res.status, body: await res.json().catch(() => undefined) };
-}
-
-/** Polls `probe` until it returns a value, failing with what the processes printed. */
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    for (const c of children) if (c.exitCode !== null) throw new Error(`a process exited (${c.exitCode}) while waiting for ${what}:\n${output.join('')}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for ${what}:\n${output.join('')}`);
-}
-
-/** Runs `node -e <script>` as a container healthcheck would; resolves with its exit code. */
-function healthcheck(script: string, extra: Record<string, string>): Promise<number | null> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['-e', script], { env: { PATH: process.env.PATH ?? '', ...extra }, stdio: 'ignore' });
-    child.on('exit', (code) => resolve(code));
-  });
-}
-
-// Child processes compile TypeScript at start: generous time on a loaded machine.
-describe('the API and the worker as their own processes', { timeout: 240_000 }, () => {
+describe('the production walk-through: built processes, the custody emulator, a local node', { timeout: 240_000 }, () => {
   beforeAll(async () => {
-    anvil = await startAnvil();
-    const [port, workerPort] = [await freePort(), await freePort()];
+    copyFileSync(join(ROOT, 'package.json'), join(app, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir');
+    const [port, workerPort, custodyPort] = [await freePort(), await freePort(), await freePort()];
     const publicUrl = `http://127.0.0.1:${port}`;
-    // The custody side; the emulator's own command takes its place once it exists.
-    custody = await startCustodySimulator({ secret: CALLBACK_SECRET, callbackBaseUrl: publicUrl, apiKey: CUSTODY_API_KEY, quorum: { approvers: 2, required: 2, approvalDelayMs: 50 } });
+    custodyBase = `http://127.0.0.1:${custodyPort}`;
+    // 0. The build (`npm run build`, into the temporary /app), while the rest starts.
+    const build = procs.run('build', process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', join(app, 'dist')], {}, ROOT);
+    // 1. A local node that mines a block every second.
+    anvil = await startAnvil({ blockTime: 1 });
+    // 2. The custody side with its own command.
+    procs.start(
+      'custody-emulator',
+      'npm',
+      ['run', '--silent', 'custody-emulator'],
+      {
+        REDIS_URL: redisUrl,
+        CUSTODY_EMULATOR_PORT: String(custodyPort),
+        CUSTODY_EMULATOR_REDIS_PREFIX: `${prefix}custody-emulator:`,
+        CUSTODY_EMULATOR_ADMIN_USER: CUSTODY.user,
+        CUSTODY_EMULATOR_ADMIN_PASSWORD: CUSTODY.password,
+        CUSTODY_EMULATOR_CALLBACK_URL: publicUrl,
+        CUSTODY_EMULATOR_CALLBACK_SECRET: CALLBACK_SECRET,
+        CUSTODY_EMULATOR_AUTO_APPROVE: 'quorum',
+        LOG_LEVEL: 'warn',
+      },
+      { cwd: ROOT, group: true },
+    );
+    // 3. The API and the worker, one environment for both.
     env = {
       SANDBOX: 'false',
       HOST: '127.0.0.1',
       PORT: String(port),
       WORKER_PORT: String(workerPort),
       REDIS_URL: redisUrl,
-      REDIS_PREFIX: `${prefix}deploy`,
+      REDIS_PREFIX: `${prefix}byow`,
       LOG_LEVEL: 'warn',
       LEDGERS: JSON.stringify({ ethdev: { rpcUrl: anvil.url, confirmations: 1 } }),
       API_KEYS: JSON.stringify([{ name: 'ops', key: API_KEY, scopes: ['read', 'withdraw', 'admin'] }]),
-      CUSTODY_URL: custody.url,
-      CUSTODY_API_KEY,
+      CUSTODY_URL: `${custodyBase}/custody/api/v1.0/mng`,
+      CUSTODY_USER: CUSTODY.user,
+      CUSTODY_PASSWORD: CUSTODY.password,
       CALLBACK_SECRET,
       PUBLIC_URL: publicUrl,
       CONFIRM_POLL_MS: '500',
     };
-    start('src/main.ts');
-    start('src/worker-main.ts');
-  });
+    built = await build;
+    if (built !== 0) throw new Error(`the build failed (${built}):\n${procs.output.join('')}`);
+    procs.start('api', process.execPath, ['dist/src/main.js'], env, { cwd: app });
+    procs.start('worker', process.execPath, ['dist/src/worker-main.js'], env, { cwd: app });
+  }, 180_000);
 
   afterAll(async () => {
-    await Promise.all(
-      children.map(
-        (c) =>
-          new Promise<void>((resolve) => {
-            if (c.exitCode !== null) return resolve();
-            c.once('exit', () => resolve());
-            c.kill('SIGTERM');
-          }),
-      ),
-    );
-    await custody?.stop();
+    await procs.stopAll();
     await anvil?.stop();
+    rmSync(app, { recursive: true, force: true });
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length) await redis.del(...keys);
     redis.disconnect();
   });
 
-  it('both report healthy on /status', async () => {
-    const api = await until('the API healthy', async () => {
-      const res = await json(`http://127.0.0.1:${env.PORT}/api/v1.0/status`);
+  it('builds entries that load only production dependencies', () => {
+    for (const entry of ['main.js', 'worker-main.js', 'custody-emulator/main.js']) expect(existsSync(join(app, 'dist/src', entry)), entry).toBe(true);
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const used = staticPackageImports([join(app, 'dist/src/main.js'), join(app, 'dist/src/worker-main.js')]);
+    expect(used.size).toBeGreaterThan(5);
+    expect([...used].filter((p) => !(p in manifest.dependencies))).toEqual([]);
+  });
+
+  it('all three report healthy', async () => {
+    const custody = await procs.until('the custody emulator', LONG_RUNNING, async () => ((await fetch(`${env.CUSTODY_URL}/status`)).ok ? true : undefined));
+    expect(custody).toBe(true);
+    const api = await procs.until('the API healthy', LONG_RUNNING, async () => {
+      const res = await json(`${env.PUBLIC_URL}/api/v1.0/status`);
       return res.body?.healthy ? res.body : undefined;
     });
     expect(api).toMatchObject({ healthy: true, redis: { healthy: true }, ledgers: { ethdev: { healthy: true } }, dependencies: { custody: { healthy: true } } });
-    const worker = await until('the worker healthy', async () => {
+    const worker = await procs.until('the worker healthy', LONG_RUNNING, async () => {
       const res = await json(`http://127.0.0.1:${env.WORKER_PORT}/status`);
       return res.status === 200 ? res.body : undefined;
     });
     expect(worker).toMatchObject({ healthy: true, redis: { healthy: true }, workers: { healthy: true } });
     expect(await (await fetch(`http://127.0.0.1:${env.WORKER_PORT}/metrics`)).text()).toContain('byow_queue_jobs');
-    expect(await redis.get(`${prefix}deploy:profile`)).toBe('production');
+    expect(await redis.get(`${prefix}byow:profile`)).toBe('production');
   });
 
   it("passes docker-compose.yml's and the image's healthchecks", async () => {
@@ -127,37 +130,81 @@ describe('the API and the worker as their own processes', { timeout: 240_000 }, 
     expect(await healthcheck(script('worker'), { WORKER_PORT: env.WORKER_PORT! })).toBe(0);
     // Pointed at each other's port, each check fails: the worker serves no API status.
     expect(await healthcheck(script('api'), { PORT: env.WORKER_PORT! })).toBe(1);
-    const image = /HEALTHCHECK[^\n]*\\\n\s*CMD node -e "(.*)"\n/.exec(readFileSync('Dockerfile', 'utf8'))?.[1];
+    const image = /HEALTHCHECK[^\n]*\\\n\s*CMD node -e "(.*)"\n/.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
     expect(image).toBeDefined();
     expect(await healthcheck(image!, { PORT: env.PORT! })).toBe(0);
     expect(await healthcheck(image!, { HEALTHCHECK_URL: `http://127.0.0.1:${env.WORKER_PORT}/status` })).toBe(0);
     expect(await healthcheck(image!, { PORT: env.WORKER_PORT! })).toBe(1);
   });
 
-  it('takes a withdrawal to CONFIRMED: API, custody signing, callback, worker broadcast, one confirmation', async () => {
-    const api = `http://127.0.0.1:${env.PORT}/api/v1.0`;
-    const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
-    const vault = custody.sim.createVault('ECDSA', { ledger: 'ethdev' });
-    const registered = await json(`${api}/admin/vaults`, { method: 'POST', headers, body: JSON.stringify({ vaultId: vault.vaultId, ledgerId: 'ethdev', publicKey: vault.publicKey }) });
-    expect(registered.status).toBe(201);
-    const address = registered.body.address as string;
-    const funder = new DevChainFunder(anvil.url);
-    await funder.sendEth(address, 10n ** 18n);
-    funder.destroy();
-
-    const created = await json(`${api}/vaults/${vault.vaultId}/withdrawals`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ recipientAddress: '0x00000000000000000000000000000000000000A1', amount: '0.25', description: 'deploy' }),
+  it('takes a withdrawal to CONFIRMED: a vault made at the custody side, registered by id, funded, approved by the policy', async () => {
+    // 4. A 2-of-3 vault at the custody side; the automatic policy activates, joins and approves.
+    const mng = env.CUSTODY_URL!;
+    const basic = `Basic ${Buffer.from(`${CUSTODY.user}:${CUSTODY.password}`).toString('base64')}`;
+    const login = await json(`${mng}/auth/token`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=password&client_id=cli&scope=%2Fmng' });
+    expect(login.body?.access_token, JSON.stringify(login.body)).toEqual(expect.any(String));
+    const custodyHeaders = { authorization: `Bearer ${login.body.access_token}`, 'content-type': 'application/json' };
+    const post = (path: string, body: unknown) => json(`${mng}${path}`, { method: 'POST', headers: custodyHeaders, body: JSON.stringify(body) });
+    const account = await post('/accounts', { name: 'treasury' });
+    expect(account.status).toBe(201);
+    const members: { id: string }[] = [];
+    for (const name of ['alice', 'bob', 'carol']) {
+      const p = await post(`/accounts/${account.body.id}/participants`, { name, email: `${name}@example.com`, role: 'approver' });
+      expect(p.status).toBe(201);
+      members.push({ id: p.body.id });
+    }
+    const vault = await post(`/accounts/${account.body.id}/vaults`, { name: 'hot', cryptoKind: 'ECDSA', groups: [{ name: 'approvers', requiredApprovals: 2, members }] });
+    expect(vault.status, JSON.stringify(vault.body)).toBe(201);
+    const vaultId = vault.body.id as string;
+    await procs.until('the vault INITIALIZED', LONG_RUNNING, async () => {
+      const v = await json(`${mng}/vaults/${vaultId}`, { headers: custodyHeaders });
+      return v.body?.status === 'INITIALIZED' ? true : undefined;
     });
-    expect(created.status).toBe(200);
-    const id = created.body.operationID as string;
-    const done = await until('the withdrawal to finish', async () => {
-      const res = await json(`${api}/vaults/${vault.vaultId}/withdrawals/${id}`, { headers });
+
+    // 5. Registered here by id: the service reads its key from the custody service.
+    const api = `${env.PUBLIC_URL}/api/v1.0`;
+    const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
+    const registered = await json(`${api}/admin/vaults`, { method: 'POST', headers, body: JSON.stringify({ vaultId, ledgerId: 'ethdev' }) });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+    const address = registered.body.address as string;
+    const key = await json(`${mng}/vaults/${vaultId}/publickey`, { headers: custodyHeaders });
+    expect(registered.body.publicKey).toBe(key.body.publicKey);
+
+    // 6. Funded from anvil's first development account (unlocked on the node).
+    const funder = computeAddress(ANVIL_DEV_KEY);
+    const sent = await json(anvil.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendTransaction', params: [{ from: funder, to: address, value: '0xde0b6b3a7640000' }] }),
+    });
+    expect(sent.body.result).toMatch(/^0x[0-9a-f]{64}$/);
+    await procs.until('the funds', LONG_RUNNING, async () => {
+      const b = await json(`${api}/vaults/${vaultId}/balance`, { headers });
+      return b.body?.balances?.[0]?.amount === '1' ? true : undefined;
+    });
+
+    // 7. A withdrawal, to CONFIRMED.
+    const created = await json(`${api}/vaults/${vaultId}/withdrawals`, { method: 'POST', headers, body: JSON.stringify({ recipientAddress: RECIPIENT, amount: '0.25', description: 'walk-through' }) });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const done = await procs.until('the withdrawal to finish', LONG_RUNNING, async () => {
+      const res = await json(`${api}/vaults/${vaultId}/withdrawals/${created.body.id}`, { headers });
       return res.body?.isComplete ? res.body : undefined;
     });
     expect(done).toMatchObject({ status: 'CONFIRMED', isComplete: true });
-    const balance = await json(`${api}/ledgers/ethdev/addresses/0x00000000000000000000000000000000000000A1/balance`);
+    const balance = await json(`${api}/ledgers/ethdev/addresses/${RECIPIENT}/balance`);
     expect(balance.body.balances).toEqual([{ asset: 'ETH', amount: '0.25' }]);
+    // The withdrawal's id is the custody sign operation's: completed there after the policy's approvals.
+    expect(created.body.id).toBe(created.body.operationID);
+    const op = await json(`${custodyBase}/emulator/v1/operations/${created.body.operationID}`, { headers: { authorization: basic } });
+    expect(op.status, JSON.stringify(op.body)).toBe(200);
+    expect(op.body.status).toBe('COMPLETED');
   });
 });
+
+/** Runs `node -e <script>` as a container healthcheck would; resolves with its exit code. */
+function healthcheck(script: string, extra: Record<string, string>): Promise<number | null> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ['-e', script], { env: { PATH: process.env.PATH ?? '', ...extra }, stdio: 'ignore' });
+    child.on('exit', (code) => done(code));
+  });
+}

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatAmount } from '../../src/ledger/amounts.js';
@@ -9,6 +11,36 @@ import { postCallback, simCallbackBody } from '../pipeline/support.js';
 
 const RECIPIENT = '0x00000000000000000000000000000000000000C1';
 
+/** A webhook receiver on a free port: 500 on /fail, 204 elsewhere. */
+async function startWebhookReceiver(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    res.statusCode = req.url === '/fail' ? 500 : 204;
+    res.end();
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Polls until `probe` returns a value. */
+async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('timed out');
+}
+
 /**
  * The served document is valid OpenAPI 3.1 (a standard validator), and real responses of every
  * operation it lists match its response schemas (an OpenAPI response validator from npm).
@@ -17,6 +49,7 @@ describe('OpenAPI document against real responses', () => {
   let chain: TestChain;
   let loop: Loop;
   let doc: OpenApiDoc;
+  let receiver: { url: string; close(): Promise<void> };
   const sampled = new Map<string, Set<number>>();
   const mismatches: string[] = [];
 
@@ -24,7 +57,9 @@ describe('OpenAPI document against real responses', () => {
   async function sample(method: string, path: string, opts: Parameters<Loop['svc']['call']>[2] = {}) {
     const res = await loop.svc.call(method, path, opts);
     const { key, op } = operationFor(doc, method, path);
-    const errors = responseErrors(doc, op, res.status, res.body);
+    // A 204 has no body at all (the helper reads it as ''); the document says it has none.
+    const body = res.status === 204 && res.body === '' ? undefined : res.body;
+    const errors = responseErrors(doc, op, res.status, body);
     if (errors) mismatches.push(`${key} → ${res.status}: ${JSON.stringify(errors)} body ${JSON.stringify(res.body).slice(0, 300)}`);
     if (!sampled.has(key)) sampled.set(key, new Set());
     sampled.get(key)!.add(res.status);
@@ -33,11 +68,15 @@ describe('OpenAPI document against real responses', () => {
 
   beforeAll(async () => {
     chain = await startTestChain();
-    loop = await startLoop({ ethdev: { rpcUrl: chain.anvil.url, tokens: [chain.token], confirmations: 1 } });
+    receiver = await startWebhookReceiver();
+    // Webhooks to loopback allowed; a failing delivery gives up after about a second.
+    const webhooks = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SECONDS: '1', WEBHOOK_BACKOFF_MS: '50', WEBHOOK_BACKOFF_MAX_MS: '200' };
+    loop = await startLoop({ ethdev: { rpcUrl: chain.anvil.url, tokens: [chain.token], confirmations: 1 } }, { env: webhooks });
     doc = (await loop.svc.call('GET', '/api/v1.0/openapi.json')).body;
   }, 60_000);
   afterAll(async () => {
     await loop?.stop();
+    await receiver?.close();
     await chain?.stop();
   });
 
@@ -72,6 +111,10 @@ describe('OpenAPI document against real responses', () => {
     // Through the AppError $ref in components.
     expect(responseErrors(doc, op, 422, { errCode: 'E' })).toBeDefined();
     expect(responseErrors(doc, op, 503, { title: 'x', details: 'y', errCode: 'E', type: '/t', index: 'one' })).toBeDefined();
+    // A 204 is documented without content: any body there fails.
+    const del = doc.paths['/api/v1.0/admin/webhooks/{id}']!.delete!;
+    expect(del.responses['204']).toEqual({ description: expect.any(String) });
+    expect(responseErrors(doc, del, 204, { id: 'x' })).toBeDefined();
   });
 
   it('every operation answers as documented (success and error responses)', async () => {
@@ -143,12 +186,58 @@ describe('OpenAPI document against real responses', () => {
     const callbackPath = '/api/v1.0/sign_complete_callback?ledgerId=ethdev';
     const unauth = await sample('POST', callbackPath, { body: real });
     expect(unauth.status).toBe(401);
-    const again = await postCallback(svc, 'ethdev', real);
-    expect(again.status).toBe(200);
-    record('POST /api/v1.0/sign_complete_callback', again);
+    const repeated = await postCallback(svc, 'ethdev', real);
+    expect(repeated.status).toBe(200);
+    record('POST /api/v1.0/sign_complete_callback', repeated);
     const unknown = await postCallback(svc, 'ethdev', { ...real, dataToSign: ['00'.repeat(32)] });
     expect(unknown.status).toBeGreaterThanOrEqual(400);
     record('POST /api/v1.0/sign_complete_callback', unknown);
+
+    // Speed-up and cancel: final already (409), unknown (404), a cancel while signatures are awaited (200).
+    const wPath = `/api/v1.0/vaults/${simVault.vaultId}/withdrawals`;
+    await sample('POST', `${wPath}/${w.body.operationID}/speed-up`, { key: WITHDRAW_KEY, body: { fee: 'HIGH' } });
+    await sample('POST', `${wPath}/nope/speed-up`, { key: WITHDRAW_KEY });
+    await sample('POST', `${wPath}/${w.body.operationID}/cancel`, { key: WITHDRAW_KEY });
+    loop.custody.sim.setFaults({ holdApprovals: true }, simVault.vaultId);
+    const held = await sample('POST', wPath, { key: WITHDRAW_KEY, body: { recipientAddress: RECIPIENT, amount: '0.01', description: 'held' } });
+    expect(held.status).toBe(200);
+    const canceled = await sample('POST', `${wPath}/${held.body.operationID}/cancel`, { key: WITHDRAW_KEY });
+    expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
+    await sample('POST', `${wPath}/nope/cancel`, { key: WITHDRAW_KEY });
+
+    // The operator's view across vaults.
+    const all = await sample('GET', '/api/v1.0/admin/withdrawals?status=CONFIRMED&ledgerId=ethdev&limit=1', { key: ADMIN_KEY });
+    expect(all.body.items.map((i: { id: string }) => i.id)).toEqual([w.body.operationID]);
+    await sample('GET', `/api/v1.0/admin/withdrawals?vaultId=${simVault.vaultId}&stuck=false&from=2020-01-01T00:00:00Z`, { key: ADMIN_KEY });
+    await sample('GET', '/api/v1.0/admin/withdrawals?ledgerId=doge', { key: ADMIN_KEY });
+    await sample('GET', '/api/v1.0/admin/withdrawals', { key: READ_KEY });
+
+    // Webhooks, against a receiver on loopback (allowed in this service's configuration).
+    const hooks = '/api/v1.0/admin/webhooks';
+    const sub = await sample('POST', hooks, { key: ADMIN_KEY, body: { url: `${receiver.url}/hooks`, events: ['*'], description: 'contract' } });
+    expect(sub.status, JSON.stringify(sub.body)).toBe(201);
+    await sample('POST', hooks, { key: ADMIN_KEY, body: { url: 'ftp://example.com/x', events: ['nope'] } });
+    await sample('GET', hooks, { key: ADMIN_KEY });
+    const test = await sample('POST', `${hooks}/${sub.body.id}/test`, { key: ADMIN_KEY });
+    expect(test.status).toBe(202);
+    await sample('POST', `${hooks}/nope/test`, { key: ADMIN_KEY });
+    await until(async () => (await svc.call('GET', `${hooks}/${sub.body.id}/deliveries?status=delivered`, { key: ADMIN_KEY })).body.items[0]);
+    const deliveries = await sample('GET', `${hooks}/${sub.body.id}/deliveries?limit=1`, { key: ADMIN_KEY });
+    expect(deliveries.body.items.length).toBe(1);
+    await sample('GET', `${hooks}/nope/deliveries`, { key: ADMIN_KEY });
+    // Delivered already: nothing to send again (409); unknown (404).
+    const delivered = (await svc.call('GET', `${hooks}/${sub.body.id}/deliveries?status=delivered`, { key: ADMIN_KEY })).body.items[0];
+    const retried = await sample('POST', `${hooks}/${sub.body.id}/deliveries/${delivered.id}/retry`, { key: ADMIN_KEY });
+    expect(retried.status).toBe(409);
+    await sample('POST', `${hooks}/${sub.body.id}/deliveries/nope/retry`, { key: ADMIN_KEY });
+    // A receiver that answers 500 until its retry window (1 s here) is over: failed, then sent again.
+    const failing = (await svc.call('POST', hooks, { key: ADMIN_KEY, body: { url: `${receiver.url}/fail`, events: ['*'] } })).body;
+    await svc.call('POST', `${hooks}/${failing.id}/test`, { key: ADMIN_KEY });
+    const failed = await until(async () => (await svc.call('GET', `${hooks}/${failing.id}/deliveries?status=failed`, { key: ADMIN_KEY })).body.items[0]);
+    const again = await sample('POST', `${hooks}/${failing.id}/deliveries/${failed.id}/retry`, { key: ADMIN_KEY });
+    expect(again.status, JSON.stringify(again.body)).toBe(202);
+    expect((await sample('DELETE', `${hooks}/${sub.body.id}`, { key: ADMIN_KEY })).status).toBe(204);
+    await sample('DELETE', `${hooks}/${sub.body.id}`, { key: ADMIN_KEY });
 
     // Served outside route(), and the root-level coin-type status.
     await sample('GET', '/ethdev/api/v1.0/status');
