@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ConflictError, VerificationError } from '../errors.js';
 import type { LedgerRegistry } from '../ledger/registry.js';
-import { parsePublicKey } from '../ledger/public-key.js';
+import { parsePublicKey, type SignatureScheme } from '../ledger/public-key.js';
 import { verifySignature } from '../ledger/signatures.js';
 import { attemptsOf, unsignedOf } from './attempts.js';
 import type { Operation } from './operation.js';
@@ -54,16 +54,45 @@ function entries(body: CallbackBody, n: number, scheme: string): { payload: numb
   return ids.map((payload, j) => ({ payload, digest: norm((subset ? body.dataToSign[j] : body.dataToSign[payload]) as string) }));
 }
 
-/** The one stored operation whose digests these are, on the ledger the caller names. */
-export async function operationForDigests(deps: Pick<AcceptDeps, 'store'>, ledgerId: string, dataToSign: string[]): Promise<Operation> {
-  const ids = new Set(await deps.store.idsForDigests(dataToSign.map(norm)));
-  const [id] = [...ids];
-  if (ids.size !== 1 || !id) fail('unknown-operation', 'dataToSign does not match the digests of one known operation', 404);
-  const op = await deps.store.get(id);
-  if (op.ledgerId.toLowerCase() !== ledgerId.toLowerCase()) {
-    fail('ledger-mismatch', `ledgerId '${ledgerId}' does not match the operation's ledger`);
+/** Whether the keys a callback echoes are the stored keys of the payloads its digests name. */
+function echoesKeysOf(op: Operation, scheme: SignatureScheme, dataToSign: string[], publicKeys: string[]): boolean {
+  const digests = dataToSign.map(norm);
+  const payloads = attemptsOf(op).flatMap((_, i) => unsignedOf(op, i).payloads);
+  return digests.every((d, j) => {
+    const stored = payloads.find((p) => p.digest === d);
+    const echoed = publicKeys.length === 1 ? publicKeys[0] : publicKeys[j];
+    if (!stored || echoed === undefined) return false;
+    try {
+      return Buffer.compare(parsePublicKey(echoed, scheme).bytes, parsePublicKey(stored.publicKey, scheme).bytes) === 0;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * The stored operation whose digests these are, on the ledger the caller names. Several
+ * operations can share digests (an Ethereum transaction does not name its sender); the one
+ * whose stored keys the callback echoes is meant, and among equals the one still waiting.
+ * The keys only choose: every signature is still verified against the chosen operation.
+ */
+export async function operationForDigests(
+  deps: Pick<AcceptDeps, 'store' | 'registry'>,
+  ledgerId: string,
+  dataToSign: string[],
+  publicKeys: string[] = [],
+): Promise<Operation> {
+  const ids = await deps.store.idsForDigests(dataToSign.map(norm));
+  const ops = (await deps.store.many(ids)).filter((o) => o.ledgerId.toLowerCase() === ledgerId.toLowerCase());
+  if (ops.length === 0) {
+    if (ids.length > 0) fail('ledger-mismatch', `ledgerId '${ledgerId}' does not match the operation's ledger`);
+    fail('unknown-operation', 'dataToSign does not match the digests of one known operation', 404);
   }
-  return op;
+  if (ops.length === 1) return ops[0] as Operation;
+  const scheme = deps.registry.get(ledgerId).scheme;
+  const keyed = publicKeys.length ? ops.filter((o) => echoesKeysOf(o, scheme, dataToSign, publicKeys)) : ops;
+  const pool = keyed.length ? keyed : ops;
+  return pool.find((o) => o.status === 'EXECUTING') ?? pool.find((o) => o.status !== 'FAILED') ?? (pool[0] as Operation);
 }
 
 /**
@@ -74,8 +103,15 @@ export async function operationForDigests(deps: Pick<AcceptDeps, 'store'>, ledge
  * broadcast once the set is complete. The job id is deterministic, so duplicates and
  * resends enqueue nothing new.
  */
-export async function acceptSignatures(deps: AcceptDeps, ledgerId: string, body: CallbackBody): Promise<{ outcome: AcceptOutcome; operation: Operation }> {
-  const op = await operationForDigests(deps, ledgerId, body.dataToSign);
+export async function acceptSignatures(
+  deps: AcceptDeps,
+  ledgerId: string,
+  body: CallbackBody,
+  /** The operation the caller already knows (reconciliation), instead of finding it by digests. */
+  known?: Operation,
+): Promise<{ outcome: AcceptOutcome; operation: Operation }> {
+  const op = known ?? (await operationForDigests(deps, ledgerId, body.dataToSign, body.publicKeys));
+  if (op.ledgerId.toLowerCase() !== ledgerId.toLowerCase()) fail('ledger-mismatch', `ledgerId '${ledgerId}' does not match the operation's ledger`);
   const adaptor = deps.registry.get(op.ledgerId);
   // The original or a replacement (speed-up, cancel): each has its own digests.
   const first = norm(body.dataToSign[0] as string);

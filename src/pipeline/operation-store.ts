@@ -17,7 +17,10 @@ export interface StoredSignature {
  * - `op:{id}`            the operation JSON
  * - `op:{id}:sigs`       hash payload index → verified signature (partial sets accumulate)
  * - `opid:{operationID}` custody operation id → internal id
- * - `digest:{hex}`       digest → internal id (callbacks are matched by what we stored)
+ * - `digest-ops:{hex}`   set of the operations with this digest (callbacks are matched by what we
+ *                        stored). A set: an Ethereum transaction does not name its sender, so two
+ *                        vaults paying the same amount to the same address at the same nonce and
+ *                        fee sign the very same digest.
  * - `vault-ops:{vault}`  sorted set of a vault's operations by creation time
  * - `open-ops`           sorted set of operations not yet broadcast (EXECUTING, SIGNED), for reconciliation
  * - `ops-by-time`        sorted set of every operation by creation time (the operator's list)
@@ -46,7 +49,7 @@ const CREATE = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 ${appendEventLua(2, 3, 3)}
 redis.call('SET', KEYS[1], ARGV[1])
-for i = 7, #KEYS do redis.call('SET', KEYS[i], ARGV[6]) end
+for i = 7, #KEYS do redis.call('SADD', KEYS[i], ARGV[6]) end
 for i = 4, 6 do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[6]) end
 return 1
 `;
@@ -84,7 +87,7 @@ export class OperationStore {
       this.k('vault-ops', op.vaultId),
       this.k('open-ops'),
       this.k('ops-by-time'),
-      ...op.unsigned.payloads.map((p) => this.k('digest', p.digest)),
+      ...op.unsigned.payloads.map((p) => this.digestKey(p.digest)),
     ];
     const args = [JSON.stringify(op), String(Date.parse(op.createdAt)), ...this.event(op, statusEventType(op.status))];
     const r = (await this.redis.eval(CREATE, keys.length, ...keys, ...args)) as number;
@@ -108,9 +111,14 @@ export class OperationStore {
     return this.find(id);
   }
 
-  /** The operation of each digest, in one round trip (a callback carries one per payload). */
-  async idsForDigests(digests: string[]): Promise<(string | null)[]> {
-    return this.redis.mget(digests.map((d) => this.k('digest', d.toLowerCase())));
+  private digestKey(digest: string): string {
+    return this.k('digest-ops', digest.toLowerCase());
+  }
+
+  /** The operations that stored every one of these digests, in one round trip (a callback carries one per payload). */
+  async idsForDigests(digests: string[]): Promise<string[]> {
+    if (digests.length === 0) return [];
+    return this.redis.sinter(...digests.map((d) => this.digestKey(d)));
   }
 
   /** Records the custody operation id; writes `withdrawal.sign_requested`, the first event that carries it. */
@@ -178,7 +186,7 @@ export class OperationStore {
    */
   async indexAttempt(id: string, digests: string[], custodyId?: string): Promise<void> {
     const tx = this.redis.multi();
-    for (const d of digests) tx.set(this.k('digest', d), id);
+    for (const d of digests) tx.sadd(this.digestKey(d), id);
     if (custodyId) tx.set(this.k('opid', custodyId), id);
     await tx.exec();
   }

@@ -38,6 +38,6 @@ export async function settleFromCustody(deps: PipelineDeps, op: Operation): Prom
     dataToSign: remote.dataToSign,
     signatures: remote.signatures,
     v: remote.v,
-  });
+  }, op);
   return r.outcome;
 }

@@ -66,10 +66,11 @@ describe('after the broadcast on Ethereum (anvil)', () => {
     expect(receipt?.status).toBe(1);
     expect((await e.p.getBalance(RECIPIENT)) - before).toBe(ETH / 4n);
     expect(await e.p.getTransactionCount(v.address, 'latest')).toBe(1);
-    // A final withdrawal is not replaceable.
-    const again = await post(v.vaultId, id, 'cancel');
-    expect(again.status).toBe(409);
-    expect(again.body.errCode).toBe('ERR_NOT_REPLACEABLE');
+    // A final withdrawal can be neither sped up nor cancelled.
+    const again = await post(v.vaultId, id, 'speed-up');
+    expect([again.status, again.body.errCode]).toEqual([409, 'ERR_NOT_REPLACEABLE']);
+    const cancel = await post(v.vaultId, id, 'cancel');
+    expect([cancel.status, cancel.body.errCode]).toEqual([409, 'ERR_NOT_CANCELABLE']);
   });
 
   it('a cancel that lands ends the withdrawal FAILED (cancelled) and nothing reaches the recipient', async () => {

@@ -75,7 +75,7 @@ export function callbackRoute(deps: PipelineDeps) {
       const log = deps.logger.child({ securityEvent: 'callback', ledgerId: query.ledgerId, peer: req.socket.remoteAddress });
       try {
         if (body.signatures.length === 0) {
-          const op = await operationForDigests(deps, query.ledgerId, body.dataToSign);
+          const op = await operationForDigests(deps, query.ledgerId, body.dataToSign, body.publicKeys);
           if (op.status === 'EXECUTING' && !op.operationID) {
             // The sign request's answer is not recorded yet, so there is nothing to look up: resend.
             throw new UnavailableError('the sign operation of this withdrawal is not recorded yet; send the callback again', undefined, 'ERR_NOT_READY');
