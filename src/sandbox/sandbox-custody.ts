@@ -60,6 +60,18 @@ export async function startSandboxCustody(opts: SandboxCustodyOptions): Promise<
     approverPolicy: { autoActivate: true, autoJoin: true, approve: 'quorum', delayMs: SANDBOX_APPROVAL_DELAY_MS },
   });
   const session = new TokenSession({ baseUrl: running.url, user: opts.admin.user, password: opts.admin.password, clientId: 'byow-sandbox', fetch: fetchFn, logger });
+  // The emulator's state (and its administrator) outlives a restart: a password that no longer
+  // matches is reported now, with what to do, rather than at the first vault.
+  await session.header().catch(async (e: unknown) => {
+    await running.stop();
+    if (e instanceof CustodyRequestError && e.problem.upstreamStatus === 401) {
+      throw new Error(
+        `The custody emulator under Redis prefix '${opts.prefix}' has an administrator '${opts.admin.user}' with another password: ` +
+          `set SANDBOX_CUSTODY_PASSWORD to it, or delete the keys '${opts.prefix}*' to start the emulator afresh`,
+      );
+    }
+    throw e;
+  });
   const basic = `Basic ${Buffer.from(`${opts.admin.user}:${opts.admin.password}`).toString('base64')}`;
 
   const call = async <T>(method: string, path: string, body?: unknown, device = false): Promise<{ status: number; json: T }> => {

@@ -103,7 +103,7 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     }
     const host = process.env.HOST ? config.host : '127.0.0.1';
     const banner = [
-      'SANDBOX profile: local development nodes and a custody simulator, not for real funds.',
+      'SANDBOX profile: local development nodes and a custody emulator, not for real funds.',
       `  ethdev      anvil JSON-RPC ${anvil.url} (chain 31337), demo ERC-20 ${token.symbol} at ${token.contract}`,
       `  btcregtest  bcoin regtest node, Esplora facade ${regtest.url} (a block every ${BTC_BLOCK_INTERVAL_MS / 1000} s)`,
       `  stellardev  Stellar ledger SIMULATOR, Horizon subset at ${stellar.url}, USDC issuer ${usdc.issuer}`,
