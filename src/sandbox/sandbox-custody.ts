@@ -41,14 +41,15 @@ export function sandboxCustodyPassword(dir: string, fromEnv: string | undefined)
   return made;
 }
 
-export interface SandboxCustodyOptions extends Pick<StartCustodyEmulatorOptions, 'redisUrl' | 'prefix' | 'port' | 'admin' | 'logger'> {
+export interface SandboxCustodyOptions extends Pick<StartCustodyEmulatorOptions, 'redisUrl' | 'prefix' | 'port' | 'admin'> {
+  logger: Logger;
   callback: { baseUrl: string; secret?: string };
   fetch?: typeof fetch;
 }
 
 export async function startSandboxCustody(opts: SandboxCustodyOptions): Promise<SandboxCustody> {
   const fetchFn = opts.fetch ?? fetch;
-  const logger = opts.logger as Logger;
+  const logger = opts.logger;
   const running = await startCustodyEmulator({
     redisUrl: opts.redisUrl,
     prefix: opts.prefix,
@@ -121,13 +122,20 @@ export async function startSandboxCustody(opts: SandboxCustodyOptions): Promise<
   async function participants(accountId: string): Promise<string[]> {
     type P = { id: string; name: string; status: string };
     const ids: string[] = [];
+    const named = async (name: string) => (await listAll<P>(`/accounts/${accountId}/participants`)).find((x) => x.name === name);
     for (const name of MEMBERS) {
-      let p = (await listAll<P>(`/accounts/${accountId}/participants`)).find((x) => x.name === name);
+      let p = await named(name);
       if (!p) {
-        const created = await call<{ id: string; activationCode: string }>('POST', `/accounts/${accountId}/participants`, { name, email: `${name}@sandbox.invalid`, role: 'approver' });
-        p = (await call<P>('GET', `/participants/${created.json.id}`)).json;
+        let code: string | undefined;
+        // A concurrent request may create the same participant first (409): it is read back then.
+        await conflictTolerant(async () => {
+          const created = await call<{ id: string; activationCode: string }>('POST', `/accounts/${accountId}/participants`, { name, email: `${name}@sandbox.invalid`, role: 'approver' });
+          code = created.json.activationCode;
+        });
+        p = await named(name);
+        if (!p) throw new UnavailableError(`custody emulator: participant '${name}' was neither found nor created`, undefined, 'ERR_CUSTODY_UNAVAILABLE');
         // Its device activates with the code (unless the policy did so already).
-        if (p.status === 'NOT_ACTIVATED') await call('POST', `/participants/${p.id}/activate`, { activationCode: created.json.activationCode }, true);
+        if (code && p.status === 'NOT_ACTIVATED') await call('POST', `/participants/${p.id}/activate`, { activationCode: code }, true);
       }
       ids.push(p.id);
     }
