@@ -63,22 +63,24 @@ describe('POST /sandbox/vaults', () => {
     expect(await emulatorVaults()).toEqual([]);
   });
 
-  it('registers a vault in a valid format', async () => {
+  it('vaults requested at once (the first ones) share one account and its three participants', async () => {
+    const results = await Promise.all([0, 1, 2].map(() => call('POST', '/api/v1.0/sandbox/vaults', { key: ADMIN_KEY, body: { ledgerId: 'btcregtest' } })));
+    for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const vaults = await emulatorVaults();
+    expect(vaults).toHaveLength(3);
+    expect(vaults.every((v) => v.status === 'INITIALIZED')).toBe(true);
+    expect(await custody.running.emulator.ctx.store.list('account')).toHaveLength(1);
+    expect(await custody.running.emulator.ctx.store.list('participant')).toHaveLength(3);
+  });
+
+  it('registers a vault in a valid format: initialized 2-of-3 in the emulator, registered here by id', async () => {
     const r = await call('POST', '/api/v1.0/sandbox/vaults', { key: ADMIN_KEY, body: { ledgerId: 'btcregtest', addressFormat: 'p2pkh' } });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     expect(r.body.address).toMatch(/^[mn]/);
-    const [vault] = await emulatorVaults();
+    const vault = (await emulatorVaults()).find((v) => v.id === r.body.vaultId);
     expect(vault).toMatchObject({ id: r.body.vaultId, status: 'INITIALIZED' });
     expect(vault!.groups).toMatchObject([{ requiredApprovals: 2, members: [{}, {}, {}] }]);
     const registered = await call('GET', `/api/v1.0/admin/vaults/${r.body.vaultId}`, { key: ADMIN_KEY });
     expect(registered.body).toMatchObject({ vaultId: r.body.vaultId, kind: 'single', publicKey: r.body.publicKey, address: r.body.address });
-  });
-
-  it('a second vault reuses the account and its participants', async () => {
-    const r = await call('POST', '/api/v1.0/sandbox/vaults', { key: ADMIN_KEY, body: { ledgerId: 'btcregtest' } });
-    expect(r.status, JSON.stringify(r.body)).toBe(201);
-    expect(await emulatorVaults()).toHaveLength(2);
-    expect(await custody.running.emulator.ctx.store.list('account')).toHaveLength(1);
-    expect(await custody.running.emulator.ctx.store.list('participant')).toHaveLength(3);
   });
 });
