@@ -7,7 +7,11 @@ import type { EmulatorContext } from './context.js';
  * swap key), plus `endStatus`: the operation ends FAILED or ERROR instead of signing once
  * its quorum approved, as a key-service failure would.
  */
-export const emulatorFaultsSchema = faultsSchema.extend({ endStatus: z.enum(['FAILED', 'ERROR']).optional() });
+export const emulatorFaultsSchema = faultsSchema
+  // The simulator's quorum shortcuts have real counterparts here (a declining member in the
+  // approver policy, the manual policy, a cancel); accepting them and doing nothing would mislead.
+  .omit({ end: true, holdApprovals: true, notifyEnd: true })
+  .extend({ endStatus: z.enum(['FAILED', 'ERROR']).optional() });
 export type EmulatorFaults = z.infer<typeof emulatorFaultsSchema>;
 
 export interface FaultTable {

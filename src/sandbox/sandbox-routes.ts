@@ -4,17 +4,18 @@ import { formatAmount, parseAmount } from '../ledger/amounts.js';
 import { resolveAssets } from '../ledger/registry.js';
 import type { Core } from '../service.js';
 import { singleAddress } from '../vaults/vault-addresses.js';
+import { readVaultKey } from '../vaults/custody-vault-keys.js';
 import type { VaultRecord } from '../vaults/vault-schema.js';
 import { defineRoute, type AnyRouteSpec } from '../http/route.js';
 import type { Sandbox } from './sandbox.js';
 
-/** Sandbox-only shortcuts for the walk-through: a custody vault registered in one call, and a faucet. */
+/** Sandbox-only shortcuts for the walk-through: a custody vault created and registered in one call, and a faucet. */
 export function sandboxRoutes(core: Core, sandbox: Sandbox): AnyRouteSpec[] {
   return [
     defineRoute({
       method: 'post',
       path: '/sandbox/vaults',
-      summary: 'SANDBOX: create a vault in the custody simulator and register it here',
+      summary: 'SANDBOX: create an initialized 2-of-3 vault in the custody emulator (account, participants, vault, joins) and register it here by id',
       tags: ['sandbox'],
       scope: 'admin',
       body: z.object({ ledgerId: z.string(), addressFormat: z.string().optional() }),
@@ -27,18 +28,20 @@ export function sandboxRoutes(core: Core, sandbox: Sandbox): AnyRouteSpec[] {
         if (body.addressFormat !== undefined && !formats.includes(body.addressFormat)) {
           throw unknownValue('addressFormat', body.addressFormat, formats);
         }
-        const vault = sandbox.custody.sim.createVault(adaptor.scheme === 'ed25519' ? 'EDDSA' : 'ECDSA', { ledger: adaptor.ledgerId });
+        const { vaultId } = await sandbox.custody.createVault(adaptor.scheme === 'ed25519' ? 'EDDSA' : 'ECDSA', `${adaptor.ledgerId}-${Date.now().toString(36)}`);
+        // Registered by id, as POST /admin/vaults {vaultId, ledgerId} does: the key comes from the custody service.
+        const { publicKey } = (await readVaultKey(core.custody, vaultId)) as { publicKey: string };
         const record: VaultRecord = {
-          vaultId: vault.vaultId,
+          vaultId,
           ledgerId: adaptor.ledgerId,
           kind: 'single',
-          publicKey: vault.publicKey,
+          publicKey,
           ...(body.addressFormat ? { addressFormat: body.addressFormat } : {}),
           createdAt: new Date().toISOString(),
         };
         record.address = singleAddress(adaptor, record).address;
         await core.vaults.create(record);
-        return { vaultId: record.vaultId, ledgerId: record.ledgerId, publicKey: vault.publicKey, address: record.address };
+        return { vaultId, ledgerId: record.ledgerId, publicKey, address: record.address };
       },
     }),
     defineRoute({

@@ -2,19 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, resolveLedgers, type Config } from '../config/load-config.js';
-import { startCustodySimulator, type RunningCustodySimulator } from '../custody-simulator/index.js';
 import type { LedgerFamily } from '../ledger/adaptor.js';
+import { createLogger } from '../logger.js';
 import { startBitcoinRegtest } from './bitcoin-regtest/index.js';
 import { DevChainFunder } from './dev-chain.js';
 import { startAnvil } from './local-anvil.js';
 import { ensureRedis } from './local-redis.js';
+import { SANDBOX_APPROVAL_DELAY_MS, sandboxCustodyPassword, startSandboxCustody, type SandboxCustody } from './sandbox-custody.js';
 import { startStellarLedger } from './stellar-ledger/index.js';
 
 /**
  * The sandbox profile: with no configuration, the service runs against local nodes it
  * starts itself, so the whole loop works on a laptop: a real anvil EVM chain with a demo
  * ERC-20, a real bcoin regtest node behind an Esplora facade (mining a block every few
- * seconds), the local Stellar ledger simulator, the custody simulator, and a local Redis if
+ * seconds), the local Stellar ledger simulator, the custody emulator, and a local Redis if
  * none answers, plus the development node of every ledger family that has one
  * (`LedgerFamily.localNode`, e.g. Solana on LiteSVM). Nothing here is used outside the sandbox.
  */
@@ -27,7 +28,7 @@ export interface Sandbox {
   config: Config;
   /** Lines to show the user: URLs, the API key, where things are. */
   banner: string[];
-  custody: RunningCustodySimulator;
+  custody: SandboxCustody;
   faucets: Record<string, Faucet>;
   /** Ledgers whose faucet also sends tokens (a family's local node funds its own demo tokens). */
   tokenFaucets?: ReadonlySet<string>;
@@ -71,12 +72,16 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     }
 
     const publicUrl = config.publicUrl ?? `http://127.0.0.1:${config.port}`;
-    const callbackSecret = config.callbackSecret ?? randomBytes(24).toString('hex');
-    const custody = await startCustodySimulator({
-      secret: callbackSecret,
-      callbackBaseUrl: publicUrl,
+    // Callbacks without HMAC, as the custody service sends them, unless CALLBACK_SECRET is set.
+    const callbackSecret = config.callbackSecret;
+    const custodyAdmin = { user: 'so', password: sandboxCustodyPassword(SANDBOX_DIR, process.env.SANDBOX_CUSTODY_PASSWORD) };
+    const custody = await startSandboxCustody({
+      redisUrl: redis.url,
+      prefix: `${config.keyPrefix}:custody-emulator:`,
       port: Number(process.env.SANDBOX_CUSTODY_PORT ?? 8090),
-      quorum: { approvers: 3, required: 2, approvalDelayMs: 500 },
+      admin: custodyAdmin,
+      callback: { baseUrl: publicUrl, secret: callbackSecret },
+      logger: createLogger(config.logLevel, [...config.secrets, custodyAdmin.password]),
     });
     stops.push(custody.stop);
 
@@ -112,12 +117,13 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     }
     const host = process.env.HOST ? config.host : '127.0.0.1';
     const banner = [
-      'SANDBOX profile: local development nodes and a custody simulator, not for real funds.',
+      'SANDBOX profile: local development nodes and a custody emulator, not for real funds.',
       `  ethdev      anvil JSON-RPC ${anvil.url} (chain 31337), demo ERC-20 ${token.symbol} at ${token.contract}`,
       `  btcregtest  bcoin regtest node, Esplora facade ${regtest.url} (a block every ${BTC_BLOCK_INTERVAL_MS / 1000} s)`,
       `  stellardev  Stellar ledger SIMULATOR, Horizon subset at ${stellar.url}, USDC issuer ${usdc.issuer}`,
       ...localNodes.map((n) => `  ${n.description}`),
-      `  custody     custody SIMULATOR ${custody.url} (2 of 3 approvals)`,
+      `  custody     custody EMULATOR ${custody.running.url} (2 of 3 automatic approvals, ${SANDBOX_APPROVAL_DELAY_MS / 1000} s apart; admin ${custodyAdmin.user}, password in ${SANDBOX_DIR}/custody-password)`,
+      `              device routes ${custody.running.emulatorUrl} (HTTP Basic, the same admin); callbacks ${callbackSecret ? 'with' : 'without'} HMAC`,
       `  redis       ${redis.url}`,
       apiKey ? `  API key (all scopes): ${apiKey}   (also in ${SANDBOX_DIR}/api-key)` : '  API keys: from API_KEYS',
     ];
@@ -128,13 +134,17 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
         redisUrl: redis.url,
         ledgerConfigs,
         apiKeys,
-        custodyUrl: custody.url,
+        custodyUrl: custody.running.url,
+        // The connector logs in to the emulator by user and password, renewing its tokens.
+        custodyUser: custodyAdmin.user,
+        custodyPassword: custodyAdmin.password,
+        custodyApiKey: undefined,
         callbackSecret,
         publicUrl,
         inProcessWorker: config.inProcessWorker ?? true,
         confirmPollMs: Math.min(config.confirmPollMs, 1000),
         // Every secret the sandbox made up is censored like a configured one.
-        secrets: [...config.secrets, callbackSecret, ...(apiKey ? [apiKey] : [])],
+        secrets: [...config.secrets, custodyAdmin.password, ...(apiKey ? [apiKey] : [])],
       },
       banner,
       custody,

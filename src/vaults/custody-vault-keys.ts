@@ -28,9 +28,13 @@ export async function readVaultKey(
       throw new NotFoundError(`${what} is not known to the custody service (${e.details})`);
     }
     if (e instanceof CustodyRequestError && [400, 406].includes(e.problem.upstreamStatus)) {
-      const hint = bip44
-        ? 'it is not a BIP44 vault there: register it without coin and account'
-        : 'it has no single key there (a BIP44 vault?): give coin and account';
+      // A vault whose members have not all joined has no key yet, whichever its kind.
+      const notInitialized = /not[-_]initialized/i.test(`${e.problem.upstreamType ?? ''} ${e.problem.upstreamDetails ?? ''}`);
+      const hint = notInitialized
+        ? 'it is not initialized there yet: every member of its approval groups must join it first'
+        : bip44
+          ? 'it is not a BIP44 vault there: register it without coin and account'
+          : 'it has no single key there (a BIP44 vault?): give coin and account';
       throw new InvalidArgumentError(`The custody service cannot give the key of vault '${vaultId}': ${hint} (${e.details})`);
     }
     throw e;

@@ -129,6 +129,8 @@ describe('custody emulator errors are problem+json with the spec status codes, n
     }
     expectProblem(await h.device('PUT', '/approver-policy', { approve: 'sometimes' }), 400);
     expectProblem(await h.device('PUT', '/faults', { faults: { duplicate: 0 } }), 400);
+    // The simulator's quorum shortcuts are refused, not silently ignored.
+    for (const faults of [{ end: 'DECLINED' }, { holdApprovals: true }, { notifyEnd: true }]) expectProblem(await h.device('PUT', '/faults', { faults }), 400);
     expectProblem(await h.device('PUT', '/faults', { vaultId: 'nope', faults: {} }), 404);
     expectProblem(await h.device('POST', `/participants/${m.id}/activate`, {}), 400);
     expectProblem(await h.device('POST', `/participants/${m.id}/activate`, { activationCode: '123' }), 403);
