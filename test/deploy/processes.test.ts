@@ -157,7 +157,7 @@ describe('the API and the worker as their own processes', { timeout: 240_000 }, 
       return res.body?.isComplete ? res.body : undefined;
     });
     expect(done).toMatchObject({ status: 'CONFIRMED', isComplete: true });
-    const balance = await json(`${api}/ledgers/ethdev/addresses/0x00000000000000000000000000000000000000A1/balance`);
+    const balance = await json(`${api}/ledgers/ethdev/addresses/0x00000000000000000000000000000000000000A1/balance`, { headers });
     expect(balance.body.balances).toEqual([{ asset: 'ETH', amount: '0.25' }]);
   });
 });
