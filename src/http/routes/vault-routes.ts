@@ -109,7 +109,7 @@ export function vaultRoutes(ctx: AppContext) {
       handler: async ({ params }) => {
         const record = await ctx.vaults.get(params.vaultId);
         const adaptor = ctx.registry.get(record.ledgerId);
-        const addresses = await vaultAddresses(adaptor, record, ctx.config.bip44GapLimit);
+        const addresses = await vaultAddresses(adaptor, record, ctx.config.bip44GapLimit, ctx.vaults.addresses);
         return { ...record, addresses: addresses.map((a) => ({ address: a.address, path: a.path })) };
       },
     }),
@@ -154,7 +154,7 @@ export function vaultRoutes(ctx: AppContext) {
           throw new InvalidArgumentError(`coin and account apply to BIP44 vaults only; vault ${record.vaultId} is a single-key vault`);
         }
         const selected = record.kind === 'bip44' ? { ...record, bip44: selectAccount(record, query.coin, query.account) } : record;
-        const addresses = await vaultAddresses(adaptor, selected, ctx.config.bip44GapLimit);
+        const addresses = await vaultAddresses(adaptor, selected, ctx.config.bip44GapLimit, ctx.vaults.addresses);
         const balances = await adaptor.getBalances(addresses.map((a) => a.address), assets);
         return {
           vaultId: record.vaultId,
