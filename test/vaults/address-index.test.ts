@@ -118,5 +118,9 @@ describe('BIP44 address index: the scan does back-end work past the last used in
     expect(addresses.map((a) => a.path)).toEqual(['0/0']);
     expect(fresh.asked).toHaveLength(2 * GAP);
     expect(fresh.asked).not.toContain(addressAt(0, 0));
+    // Removing the vault removes its indexes with it.
+    await store.create(other);
+    await store.remove('many-used');
+    expect(await redis.exists(keys.addressIndex('many-used', '1', '0'))).toBe(0);
   }, 120_000);
 });
