@@ -27,6 +27,7 @@ import { freePort } from '../src/sandbox/free-port.js';
 import { startAnvil } from '../src/sandbox/local-anvil.js';
 import { ensureRedis } from '../src/sandbox/local-redis.js';
 import { fakeOperation, prepareCallbacks, randomKeys } from './fixtures.js';
+import { statusUnderBatches, type StatusUnderBatches } from './status-under-batches.js';
 import type { LoadResult } from './load.js';
 import { answers, logSays, RESULTS, runLoad, startNode, waitFor, type Child } from './procs.js';
 
@@ -65,6 +66,9 @@ function serviceEnv(redisUrl: string, prefix: string, port: number, ledgers: obj
     CALLBACK_SECRET: SECRET,
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     IN_PROCESS_WORKER: 'false',
+    // The spec's open mode, unlimited: the figures are throughput and latency, not the per-client limit.
+    OPEN_ROUTES_ANONYMOUS: 'true',
+    OPEN_ROUTES_RATE_PER_MINUTE: '0',
   };
 }
 
@@ -86,6 +90,7 @@ async function startWorker(name: string, env: Record<string, string>): Promise<C
 interface Figures {
   callbacks?: { service: LoadResult; echo: LoadResult; ratio: number; enqueued: number };
   address?: Record<string, { httpKeysPerSec: number; rawKeysPerSec: number; ratio: number; batchP50Ms: number }>;
+  statusUnderBatches?: StatusUnderBatches;
   pipeline?: {
     withdrawals: number;
     created: number;
@@ -228,6 +233,14 @@ async function main(): Promise<void> {
         figures.address[ledgerId] = { httpKeysPerSec: Math.round(httpKeys), rawKeysPerSec: Math.round(raw), ratio: httpKeys / raw, batchP50Ms: http.p50 };
         log(`address ${ledgerId}: ${Math.round(httpKeys)} keys/s over HTTP vs ${Math.round(raw)} raw`);
       }
+    }
+
+    // ---------------------------------------------------------------- /status under four 10,000-key batches
+    {
+      const big = randomKeys(quick ? 2_000 : 10_000).secp.map((p) => toCustodyKeyId({ scheme: 'secp256k1', bytes: ecc.pointCompress(p, true) }));
+      figures.statusUnderBatches = await statusUnderBatches(api.url, 'btcregtest', big);
+      const f = figures.statusUnderBatches;
+      log(`/status under ${f.batches} batches of ${f.keysPerBatch} keys: p50 ${f.statusMsP50} / p99 ${f.statusMsP99} / max ${f.statusMsMax} ms over ${f.statusCount} requests (${f.batchesMs} ms)`);
     }
 
     // ---------------------------------------------------------------- pipeline
@@ -419,6 +432,10 @@ function report(f: Figures): void {
   }
   for (const [id, a] of Object.entries(f.address ?? {})) {
     rows.push([`address-from-publickey ${id} (keys/s)`, `${a.httpKeysPerSec}`, `raw ${a.rawKeysPerSec}`, `ratio ${r2(a.ratio)}`, `≥ 0.8: ${yes(a.ratio >= 0.8)}`]);
+  }
+  if (f.statusUnderBatches) {
+    const b = f.statusUnderBatches;
+    rows.push([`GET /status p50 / p99 (ms), ${b.batches} × ${b.keysPerBatch}-key batches running`, `${b.statusMsP50} / ${b.statusMsP99}`, `max ${b.statusMsMax}, n ${b.statusCount}`, `batches ${b.batchesMs} ms`, `p99 < 20: ${yes(b.statusMsP99 < 20)}`]);
   }
   if (f.pipeline) {
     const p = f.pipeline;

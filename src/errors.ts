@@ -104,6 +104,15 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+/** 429: the client sent more requests than its limit allows; `retryAfterSeconds` (and the Retry-After header) says when to retry. */
+export class RateLimitedError extends AppError {
+  constructor(who: string, retryAfterSeconds: number) {
+    super(429, 'ERR_RATE_LIMITED', 'Too many requests', `The request limit for ${who} is reached; retry in ${retryAfterSeconds} s.`, true, {
+      fields: { retryAfterSeconds },
+    });
+  }
+}
+
 /** 503: a dependency (Redis, a ledger node, the custody service) is unavailable; retry later. */
 export class UnavailableError extends AppError {
   constructor(details: string, cause?: unknown, errCode = 'ERR_UNAVAILABLE') {

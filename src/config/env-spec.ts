@@ -107,6 +107,25 @@ export const ENV = {
     default: '10000',
     description: 'Largest `keys` batch of address-from-publickey.',
   },
+  openRoutesAnonymous: {
+    env: 'OPEN_ROUTES_ANONYMOUS',
+    schema: bool,
+    description:
+      'Serve address-from-publickey and the address balance route without an API key, as the custody API spec shows them (`true`), or require a key with the `read` scope (`false`). Default: open in the sandbox, a key required otherwise.',
+  },
+  openRoutesRatePerMinute: {
+    env: 'OPEN_ROUTES_RATE_PER_MINUTE',
+    schema: int(0, 1_000_000),
+    default: '120',
+    description:
+      'Requests per minute each client (its API key, else its peer address) may send to address-from-publickey and the balance routes; beyond it they answer 429 with Retry-After. 0 turns the limit off.',
+  },
+  openRoutesBurst: {
+    env: 'OPEN_ROUTES_BURST',
+    schema: int(1, 1_000_000),
+    default: '30',
+    description: 'Requests a client may send to those routes at once after being idle (the token bucket size).',
+  },
   bip44GapLimit: { env: 'BIP44_GAP_LIMIT', schema: int(1, 1000), default: '20', description: 'Unused addresses in a row that end a BIP44 scan.' },
   healthTimeoutMs: {
     env: 'HEALTH_TIMEOUT_MS',

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { boundedForLog } from '../logger.js';
-import { AppError, BadRequestError, NotFoundError, PayloadTooLargeError, UnavailableError } from '../errors.js';
+import { AppError, BadRequestError, NotFoundError, PayloadTooLargeError, RateLimitedError, UnavailableError } from '../errors.js';
 
 /** Unknown routes answer 404 in the AppError shape. */
 export const notFound: RequestHandler = (req, _res, next) => {
@@ -30,5 +30,6 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (app.status >= 500) log?.error({ err }, app.title);
   else log?.warn({ errCode: app.errCode, details: boundedForLog(app.details) }, 'request rejected');
   if (app.retryable && app.status === 503) res.setHeader('Retry-After', '5');
+  if (app instanceof RateLimitedError) res.setHeader('Retry-After', String(app.fields.retryAfterSeconds));
   res.status(app.status).json(app.toBody());
 };

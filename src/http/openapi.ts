@@ -45,6 +45,7 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'Conflict',
   413: 'Body too large',
   422: 'Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS)',
+  429: 'Too many requests from this client (its API key, else its address); retry after Retry-After seconds',
   500: 'Internal error',
   501: 'Not supported by this ledger',
   502: 'A back end answered with something unusable',

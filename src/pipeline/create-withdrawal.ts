@@ -26,7 +26,7 @@ async function recipientOf(adaptor: LedgerAdaptor, vaults: VaultStore, input: Wi
     if (target.ledgerId !== adaptor.ledgerId) {
       throw new InvalidArgumentError(`recipientVault '${input.recipientVault}' is on ledger ${target.ledgerId}, not ${adaptor.ledgerId}`);
     }
-    const address = target.kind === 'single' ? singleAddress(adaptor, target).address : (await vaultAddresses(adaptor, target, gapLimit))[0]?.address;
+    const address = target.kind === 'single' ? singleAddress(adaptor, target).address : (await vaultAddresses(adaptor, target, gapLimit, vaults.addresses))[0]?.address;
     if (!address) throw new InvalidArgumentError(`recipientVault '${input.recipientVault}' has no address`);
     if (input.recipientAddress && input.recipientAddress !== address) {
       throw new InvalidArgumentError(`recipientAddress ${input.recipientAddress} is not the address of recipientVault '${input.recipientVault}' (${address})`);
@@ -60,7 +60,7 @@ export async function createWithdrawal(
   const fee = input.fee ?? (adaptor.feeLevels()[0] as string);
   const gap = deps.config.bip44GapLimit;
   const recipientAddress = await recipientOf(adaptor, deps.vaults, input, gap);
-  const source = await vaultSource(adaptor, vault, gap);
+  const source = await vaultSource(adaptor, vault, gap, deps.vaults.addresses);
   if (source.addresses.some((a) => a.address === recipientAddress)) {
     throw new InvalidArgumentError('recipientAddress is the vault itself');
   }

@@ -50,7 +50,7 @@ export async function replaceWithdrawal(
     unsigned: fromStored(unsignedOf(op, latest)),
     signed: signedOf(op, latest),
     ...(fee ? { fee } : {}),
-    source: await vaultSource(adaptor, vault, deps.config.bip44GapLimit),
+    source: await vaultSource(adaptor, vault, deps.config.bip44GapLimit, deps.vaults.addresses),
   });
   const at = new Date().toISOString();
   const attempt: Attempt = { kind, txids: [], fee: unsigned.fee.toString(), createdAt: at, status: 'signing', unsigned: toStored(unsigned) };

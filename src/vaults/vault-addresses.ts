@@ -3,6 +3,7 @@ import * as ecc from 'tiny-secp256k1';
 import { InvalidArgumentError } from '../errors.js';
 import type { LedgerAdaptor, VaultAddress, VaultSource } from '../ledger/adaptor.js';
 import { parsePublicKeyArg, toCustodyKeyId, type PublicKey } from '../ledger/public-key.js';
+import type { AddressIndex, Chain } from './address-index.js';
 import type { VaultRecord } from './vault-schema.js';
 
 const bip32 = BIP32Factory(ecc);
@@ -15,16 +16,21 @@ function accountNode(record: VaultRecord): BIP32Interface {
   return node;
 }
 
-function derived(adaptor: LedgerAdaptor, record: VaultRecord, node: BIP32Interface, change: 0 | 1, index: number): VaultAddress {
-  const child = node.derive(change).derive(index);
-  const publicKey: PublicKey = { scheme: 'secp256k1', bytes: Uint8Array.from(child.publicKey) };
-  return {
-    address: adaptor.addressFromPublicKey(publicKey, record.addressFormat),
-    publicKey,
-    keyId: toCustodyKeyId(publicKey),
-    path: `${change}/${index}`,
-    change: change === 1,
-  };
+/** `[address, uncompressed public key hex]` of one derived address, as the address index keeps it. */
+type Derived = [string, string];
+
+function derive(adaptor: LedgerAdaptor, record: VaultRecord, node: BIP32Interface, change: Chain, index: number): Derived {
+  const compressed = node.derive(change).derive(index).publicKey;
+  const publicKey: PublicKey = { scheme: 'secp256k1', bytes: Uint8Array.from(compressed) };
+  return [adaptor.addressFromPublicKey(publicKey, record.addressFormat), Buffer.from(ecc.pointCompress(compressed, false)).toString('hex')];
+}
+
+/** The vault address of a derived entry: string work only, so a long history costs no curve arithmetic per call. */
+function vaultAddress([address, uncompressedHex]: Derived, change: Chain, index: number): VaultAddress {
+  const uncompressed = Buffer.from(uncompressedHex, 'hex');
+  const bytes = Buffer.concat([Buffer.from([(uncompressed[64] as number) % 2 === 0 ? 2 : 3]), uncompressed.subarray(1, 33)]);
+  const publicKey: PublicKey = { scheme: 'secp256k1', bytes: Uint8Array.from(bytes), uncompressed: Uint8Array.from(uncompressed) };
+  return { address, publicKey, keyId: toCustodyKeyId(publicKey), path: `${change}/${index}`, change: change === 1 };
 }
 
 /** Checks a registration against its ledger before it is stored: keys parse, format known, BIP44 fits. */
@@ -51,35 +57,51 @@ export function singleAddress(adaptor: LedgerAdaptor, record: VaultRecord): Vaul
 /**
  * Addresses a vault controls. A BIP44 vault is scanned on the receive (0) and change (1)
  * chains until `gapLimit` unused addresses in a row; "used" is the adaptor's notion
- * (`addressesUsed`), else "has a balance in any asset".
+ * (`addressesUsed`), else "has a balance in any asset". With an address index the scan
+ * starts past each chain's last used index, on addresses derived before: the back end is
+ * asked only about addresses that may have become used since, so the cost of a call does
+ * not grow with the vault's history. An address once seen used stays the vault's.
  */
-export async function vaultAddresses(adaptor: LedgerAdaptor, record: VaultRecord, gapLimit: number): Promise<VaultAddress[]> {
+export async function vaultAddresses(adaptor: LedgerAdaptor, record: VaultRecord, gapLimit: number, index?: AddressIndex): Promise<VaultAddress[]> {
   if (record.kind === 'single') return [singleAddress(adaptor, record)];
+  const account = record.bip44;
+  if (!account) throw new Error('not a BIP44 vault');
   const node = accountNode(record);
   const used = async (addresses: string[]): Promise<boolean[]> => {
     if (adaptor.addressesUsed) return adaptor.addressesUsed(addresses);
     const balances = await adaptor.getBalances(addresses, adaptor.assets());
     return addresses.map((a) => balances.some((b) => b.address === a && b.amount > 0n));
   };
+  const known = index ? await index.read(record.vaultId, record.ledgerId, record.addressFormat, account) : undefined;
   const out: VaultAddress[] = [];
+  const updates = {} as Parameters<AddressIndex['write']>[4];
   for (const change of [0, 1] as const) {
-    let start = 0;
+    const before = known?.chains[change] ?? { derived: [], lastUsed: -1 };
+    const list: Derived[] = [...before.derived];
+    const at = (i: number): Derived => {
+      while (list.length <= i) list.push(derive(adaptor, record, node, change, list.length));
+      return list[i] as Derived;
+    };
+    let lastUsed = before.lastUsed;
     for (;;) {
-      const window = Array.from({ length: gapLimit }, (_, i) => derived(adaptor, record, node, change, start + i));
-      const flags = await used(window.map((w) => w.address));
-      const lastUsed = flags.lastIndexOf(true);
-      // The first receive address always counts, so a fresh vault still has somewhere to receive.
-      const keep = change === 0 && start === 0 ? Math.max(lastUsed, 0) : lastUsed;
-      out.push(...window.slice(0, keep + 1));
-      if (lastUsed < 0) break;
-      start += lastUsed + 1;
+      const start = lastUsed + 1;
+      const window = Array.from({ length: gapLimit }, (_, i) => at(start + i)[0]);
+      const flags = await used(window);
+      const found = flags.lastIndexOf(true);
+      if (found < 0) break;
+      lastUsed = start + found;
     }
+    // The first receive address always counts, so a fresh vault still has somewhere to receive.
+    const keep = change === 0 ? Math.max(lastUsed, 0) : lastUsed;
+    for (let i = 0; i <= keep; i++) out.push(vaultAddress(at(i), change, i));
+    updates[change] = { from: before.derived.length, derived: list.slice(before.derived.length), lastUsed };
   }
+  await index?.write(record.vaultId, record.ledgerId, record.addressFormat, account, updates);
   return out;
 }
 
-export async function vaultSource(adaptor: LedgerAdaptor, record: VaultRecord, gapLimit: number): Promise<VaultSource> {
-  const addresses = await vaultAddresses(adaptor, record, gapLimit);
+export async function vaultSource(adaptor: LedgerAdaptor, record: VaultRecord, gapLimit: number, index?: AddressIndex): Promise<VaultSource> {
+  const addresses = await vaultAddresses(adaptor, record, gapLimit, index);
   const first = addresses[0] as VaultAddress;
   const change = addresses.find((a) => a.change) ?? first;
   return { vaultId: record.vaultId, addresses, changeAddress: record.kind === 'bip44' ? change.address : first.address };

@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
 import { ConflictError, NotFoundError } from '../errors.js';
+import { AddressIndex } from './address-index.js';
 import type { Bip44Account, VaultRecord } from './vault-schema.js';
+import { vaultKeys, type VaultKeys } from './vault-keys.js';
 
 const accountField = (a: Pick<Bip44Account, 'coin' | 'account'>) => `${a.coin}/${a.account}`;
 
@@ -10,17 +12,24 @@ const accountField = (a: Pick<Bip44Account, 'coin' | 'account'>) => `${a.coin}/$
  * `coin/account`), so adding one is a single HSETNX and never rewrites the record.
  */
 export class VaultStore {
+  private readonly keys: VaultKeys;
+  /** Derived addresses and last used indexes of the BIP44 accounts, kept beside the records. */
+  readonly addresses: AddressIndex;
+
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {}
+    prefix: string,
+  ) {
+    this.keys = vaultKeys(prefix);
+    this.addresses = new AddressIndex(redis, this.keys);
+  }
 
   private key(vaultId: string): string {
-    return `${this.prefix}vault:${vaultId}`;
+    return this.keys.vault(vaultId);
   }
 
   private get indexKey(): string {
-    return `${this.prefix}vaults`;
+    return this.keys.index;
   }
 
   /** Stores a new vault; 409 if the id is taken (re-registering must be an explicit delete first). */
@@ -40,7 +49,7 @@ export class VaultStore {
   }
 
   private accountsKey(vaultId: string): string {
-    return `${this.key(vaultId)}:accounts`;
+    return this.keys.accounts(vaultId);
   }
 
   async find(vaultId: string): Promise<VaultRecord | undefined> {
@@ -64,6 +73,8 @@ export class VaultStore {
   }
 
   async remove(vaultId: string): Promise<void> {
+    const record = await this.find(vaultId);
+    await this.addresses.remove(vaultId, record?.accounts ?? []);
     const n = await this.redis.del(this.key(vaultId), this.accountsKey(vaultId));
     await this.redis.zrem(this.indexKey, vaultId);
     if (n === 0) throw new NotFoundError(`Vault '${vaultId}' is not registered`);

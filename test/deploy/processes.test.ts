@@ -191,7 +191,7 @@ describe('the production walk-through: built processes, the custody emulator, a 
       return res.body?.isComplete ? res.body : undefined;
     });
     expect(done).toMatchObject({ status: 'CONFIRMED', isComplete: true });
-    const balance = await json(`${api}/ledgers/ethdev/addresses/${RECIPIENT}/balance`);
+    const balance = await json(`${api}/ledgers/ethdev/addresses/${RECIPIENT}/balance`, { headers });
     expect(balance.body.balances).toEqual([{ asset: 'ETH', amount: '0.25' }]);
     // The withdrawal's id is the custody sign operation's: completed there after the policy's approvals.
     expect(created.body.id).toBe(created.body.operationID);

@@ -32,7 +32,7 @@ describe('built-in ledger ids without a back end', () => {
   let svc: TestService;
 
   beforeAll(async () => {
-    svc = await startTestService({ btcregtest: { backend: 'esplora', url: CLOSED } }, { pipeline: true });
+    svc = await startTestService({ btcregtest: { backend: 'esplora', url: CLOSED } }, { pipeline: true, env: { OPEN_ROUTES_ANONYMOUS: 'true' } });
   });
   afterAll(async () => {
     await svc.stop();

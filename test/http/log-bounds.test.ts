@@ -49,7 +49,7 @@ describe('log lines stay bounded whatever the caller sends', () => {
 
   it('a 15 KB invalid field, a 12 KB path and 500 bogus keys each leave log lines of bounded size', async () => {
     const huge = 'x'.repeat(15_000);
-    const a = await call('POST', `/api/v1.0/ledgers/ethdev/address-from-publickey`, { body: { publicKeys: [huge] } });
+    const a = await call('POST', `/api/v1.0/ledgers/ethdev/address-from-publickey`, { key: ADMIN_KEY, body: { publicKeys: [huge] } });
     expect(a.status).toBe(422);
     const b = await call('GET', `/api/v1.0/ledgers/ethdev/addresses/${'y'.repeat(12_000)}/valid`);
     expect(b.status).toBeLessThan(500);

@@ -126,13 +126,14 @@ describe('OpenAPI document against real responses', () => {
     await sample('GET', `/api/v1.0/ledgers/ethdev/addresses/${RECIPIENT}/valid`);
     await sample('GET', `/api/v1.0/ledgers/eth/addresses/${RECIPIENT}/valid`);
     await sample('GET', `/api/v1.0/ledgers/doge/addresses/${RECIPIENT}/valid`);
-    await sample('POST', '/api/v1.0/ledgers/ethtest/address-from-publickey', { body: { keys: [`04${'79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798'}${'483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8'}`] } });
+    await sample('POST', '/api/v1.0/ledgers/ethtest/address-from-publickey', { key: READ_KEY, body: { keys: [`04${'79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798'}${'483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8'}`] } });
+    await sample('POST', '/api/v1.0/ledgers/ethdev/address-from-publickey', { key: READ_KEY, body: { keys: [rawKey] } });
     await sample('POST', '/api/v1.0/ledgers/ethdev/address-from-publickey', { body: { keys: [rawKey] } });
-    await sample('POST', '/api/v1.0/ledgers/ethdev/address-from-publickey', { rawBody: '{"keys": [' });
-    await sample('GET', `/api/v1.0/ledgers/ethdev/addresses/${RECIPIENT}/balance`);
-    await sample('GET', `/api/v1.0/ledgers/ethdev/addresses/${RECIPIENT}/balance?assets[]=ETH&assets[]=DEMO`);
-    await sample('GET', `/api/v1.0/ledgers/ethdev/addresses/${RECIPIENT}/balance?assets=USDT`);
-    await sample('GET', `/api/v1.0/ledgers/eth/addresses/${RECIPIENT}/balance`);
+    await sample('POST', '/api/v1.0/ledgers/ethdev/address-from-publickey', { key: READ_KEY, rawBody: '{"keys": [' });
+    await sample('GET', `/api/v1.0/ledgers/ethdev/addresses/${RECIPIENT}/balance`, { key: READ_KEY });
+    await sample('GET', `/api/v1.0/ledgers/ethdev/addresses/${RECIPIENT}/balance?assets[]=ETH&assets[]=DEMO`, { key: READ_KEY });
+    await sample('GET', `/api/v1.0/ledgers/ethdev/addresses/${RECIPIENT}/balance?assets=USDT`, { key: READ_KEY });
+    await sample('GET', `/api/v1.0/ledgers/eth/addresses/${RECIPIENT}/balance`, { key: READ_KEY });
 
     // Vault registry.
     const simVault = loop.custody.sim.createVault('ECDSA', { ledger: 'ethdev' });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/sandbox/free-port.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { READ_KEY, startTestService, type TestService } from '../helpers/service.js';
 
 describe('GET /status with failing dependencies', () => {
   let svc: TestService;
@@ -32,7 +32,7 @@ describe('GET /status with failing dependencies', () => {
   });
 
   it('a balance read against a node that is down → 503 in the AppError shape, not 500', async () => {
-    const { status, body, headers } = await svc.call('GET', '/api/v1.0/ledgers/eth/addresses/0x8240Fd14931292B85C850514c8a4eBd35E56EDA4/balance');
+    const { status, body, headers } = await svc.call('GET', '/api/v1.0/ledgers/eth/addresses/0x8240Fd14931292B85C850514c8a4eBd35E56EDA4/balance', { key: READ_KEY });
     expect(status).toBe(503);
     expect(body.errCode).toBe('ERR_NODE_UNAVAILABLE');
     expect(headers.get('retry-after')).toBe('5');

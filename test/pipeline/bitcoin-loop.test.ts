@@ -27,7 +27,7 @@ describe('signing loop on Bitcoin regtest (bcoin): withdraw → quorum → callb
 
   const withdraw = (vaultId: string, body: object) => loop.svc.call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, { key: WITHDRAW_KEY, body });
   const sats = async (address: string): Promise<bigint> => {
-    const text = (await loop.svc.call('GET', `/api/v1.0/ledgers/btcregtest/addresses/${address}/balance`)).body.balances[0].amount as string;
+    const text = (await loop.svc.call('GET', `/api/v1.0/ledgers/btcregtest/addresses/${address}/balance`, { key: READ_KEY })).body.balances[0].amount as string;
     return text === '0' ? 0n : parseAmount(text, 8);
   };
   const chainTx = async (txid: string) => Transaction.fromHex(await (await fetch(`${regtest.url}/tx/${txid}/hex`)).text());

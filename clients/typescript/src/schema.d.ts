@@ -739,6 +739,24 @@ export interface operations {
                     "application/json": components["schemas"]["AppError"];
                 };
             };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -750,6 +768,15 @@ export interface operations {
             };
             /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Too many requests from this client (its API key, else its address); retry after Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -793,8 +820,35 @@ export interface operations {
                     "application/json": components["schemas"]["AddressBalanceResponse"];
                 };
             };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
             /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Too many requests from this client (its API key, else its address); retry after Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1258,6 +1312,15 @@ export interface operations {
             };
             /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Too many requests from this client (its API key, else its address); retry after Retry-After seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

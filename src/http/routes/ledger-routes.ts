@@ -5,6 +5,7 @@ import type { AssetInfo, Balance, LedgerAdaptor } from '../../ledger/adaptor.js'
 import { parsePublicKey } from '../../ledger/public-key.js';
 import { ALL_ASSETS, resolveAssets } from '../../ledger/registry.js';
 import type { AppContext } from '../app-context.js';
+import { heavyRouteAccess } from '../open-routes.js';
 import { assetBalanceSchema, ledgerIdParam } from '../schemas.js';
 import { defineRoute, listParam } from '../route.js';
 
@@ -29,6 +30,7 @@ export function requireValidAddress(adaptor: LedgerAdaptor, address: string, fie
 
 export function ledgerRoutes(ctx: AppContext) {
   const maxKeys = ctx.config.maxKeysPerRequest;
+  const heavy = heavyRouteAccess(ctx);
   const addressParams = z.object({ ledgerId: ledgerIdParam, address: z.string().min(1).max(512) });
   return [
     defineRoute({
@@ -49,20 +51,23 @@ export function ledgerRoutes(ctx: AppContext) {
       path: '/ledgers/:ledgerId/address-from-publickey',
       summary: `Addresses for public keys (DER SPKI hex, raw 65/33-byte secp256k1, raw 32-byte ed25519); at most ${maxKeys} keys; also for built-in ledger ids without a back end`,
       tags: ['wallet'],
+      scope: heavy.openScope,
+      guard: heavy.guard,
       params: z.object({ ledgerId: ledgerIdParam }),
       body: z.object({
         keys: z.array(z.string()).min(1).max(maxKeys, `at most ${maxKeys} keys per request (MAX_KEYS_PER_REQUEST)`),
         format: z.string().optional().describe('Address format; the ledger default when absent (see GET /config)'),
       }),
       response: z.object({ items: z.array(z.object({ address: z.string() })) }),
-      errors: [413, 422],
-      handler: ({ params, body }) => {
+      errors: [413, 422, ...heavy.errors],
+      handler: async ({ params, body }) => {
         const adaptor = ctx.registry.addressCodec(params.ledgerId);
         const formats = adaptor.addressFormats();
         if (body.format !== undefined && !formats.includes(body.format)) {
           throw new InvalidArgumentError(`Unknown format '${body.format}' for ledger ${adaptor.ledgerId}. Valid values: ${formats.join(', ')}`);
         }
-        const items = body.keys.map((text, index) => {
+        // Deriving 10,000 addresses takes most of a second: in slices, so other requests are served in between.
+        const items = await heavy.slicer.map(body.keys, (text, index) => {
           let key;
           try {
             key = adaptor.parseNativePublicKey?.(text) ?? parsePublicKey(text, adaptor.scheme);
@@ -79,10 +84,12 @@ export function ledgerRoutes(ctx: AppContext) {
       path: '/ledgers/:ledgerId/addresses/:address/balance',
       summary: 'Balances of one address, in asset units as decimal strings',
       tags: ['wallet'],
+      scope: heavy.openScope,
+      guard: heavy.guard,
       params: addressParams,
       query: z.object({ assets: assetsParam }),
       response: z.object({ address: z.string(), balances: z.array(assetBalanceSchema) }).meta({ id: 'AddressBalanceResponse' }),
-      errors: [422, 503],
+      errors: [422, 503, ...heavy.errors],
       handler: async ({ params, query }) => {
         const adaptor = ctx.registry.get(params.ledgerId);
         const assets = resolveAssets(adaptor, query.assets);

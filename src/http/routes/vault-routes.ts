@@ -5,6 +5,7 @@ import { resolveAssets } from '../../ledger/registry.js';
 import { singleAddress, validateVault, vaultAddresses } from '../../vaults/vault-addresses.js';
 import { vaultRecordSchema, vaultRegistrationSchema, type VaultRecord } from '../../vaults/vault-schema.js';
 import type { AppContext } from '../app-context.js';
+import { heavyRouteAccess } from '../open-routes.js';
 import { assetBalanceSchema } from '../schemas.js';
 import { defineRoute } from '../route.js';
 import { assetsParam, renderBalances } from './ledger-routes.js';
@@ -25,6 +26,7 @@ function selectAccount(record: VaultRecord, coin: string | undefined, account: s
 const vaultIdParams = z.object({ vaultId: z.string().min(1).max(128) });
 
 export function vaultRoutes(ctx: AppContext) {
+  const heavy = heavyRouteAccess(ctx);
   return [
     defineRoute({
       method: 'post',
@@ -107,7 +109,7 @@ export function vaultRoutes(ctx: AppContext) {
       handler: async ({ params }) => {
         const record = await ctx.vaults.get(params.vaultId);
         const adaptor = ctx.registry.get(record.ledgerId);
-        const addresses = await vaultAddresses(adaptor, record, ctx.config.bip44GapLimit);
+        const addresses = await vaultAddresses(adaptor, record, ctx.config.bip44GapLimit, ctx.vaults.addresses);
         return { ...record, addresses: addresses.map((a) => ({ address: a.address, path: a.path })) };
       },
     }),
@@ -131,6 +133,7 @@ export function vaultRoutes(ctx: AppContext) {
       summary: 'Balance of a vault; a BIP44 vault sums its receive and change addresses',
       tags: ['wallet'],
       scope: 'read',
+      guard: heavy.guard,
       params: vaultIdParams,
       query: z.object({ assets: assetsParam, coin: z.string().optional(), account: z.string().optional() }),
       response: z
@@ -142,7 +145,7 @@ export function vaultRoutes(ctx: AppContext) {
           account: z.string().optional(),
         })
         .meta({ id: 'VaultBalanceResponse' }),
-      errors: [401, 403, 404, 422, 503],
+      errors: [401, 403, 404, 422, 429, 503],
       handler: async ({ params, query }) => {
         const record = await ctx.vaults.get(params.vaultId);
         const adaptor = ctx.registry.get(record.ledgerId);
@@ -151,7 +154,7 @@ export function vaultRoutes(ctx: AppContext) {
           throw new InvalidArgumentError(`coin and account apply to BIP44 vaults only; vault ${record.vaultId} is a single-key vault`);
         }
         const selected = record.kind === 'bip44' ? { ...record, bip44: selectAccount(record, query.coin, query.account) } : record;
-        const addresses = await vaultAddresses(adaptor, selected, ctx.config.bip44GapLimit);
+        const addresses = await vaultAddresses(adaptor, selected, ctx.config.bip44GapLimit, ctx.vaults.addresses);
         const balances = await adaptor.getBalances(addresses.map((a) => a.address), assets);
         return {
           vaultId: record.vaultId,
