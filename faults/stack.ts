@@ -125,6 +125,8 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     JOB_LOCK_MS: '3000',
     RECONCILE_AFTER_SECONDS: '5',
     RECONCILE_INTERVAL_SECONDS: '2',
+    // A POST whose API process was killed holds its Idempotency-Key this long; the client retries past it.
+    IDEMPOTENCY_CLAIM_SECONDS: '15',
     ...o.env,
     ...extra,
   });

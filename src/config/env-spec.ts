@@ -188,6 +188,12 @@ export const ENV = {
     default: '86400',
     description: 'A withdrawal not signed by the quorum this long after its creation ends FAILED and frees its nonce, sequence or coins.',
   },
+  idempotencyClaimSeconds: {
+    env: 'IDEMPOTENCY_CLAIM_SECONDS',
+    schema: int(5, 3600),
+    default: '120',
+    description: 'How long an Idempotency-Key whose request has not finished answers 409 ERR_IDEMPOTENCY_IN_PROGRESS; then a retry finds or makes the withdrawal. Keep it above the longest a withdrawal request takes.',
+  },
   reconcileIntervalSeconds: { env: 'RECONCILE_INTERVAL_SECONDS', schema: int(1, 3600), default: '30', description: 'How often reconciliation runs.' },
   confirmPollMs: { env: 'CONFIRM_POLL_MS', schema: int(50, 600_000), default: '5000', description: 'Interval between confirmation checks of a broadcast transaction.' },
   stuckAfterSeconds: {

@@ -6,9 +6,10 @@ import type { Operation } from './operation.js';
 const KEY = /^[\w.:-]{1,128}$/;
 const TTL_SECONDS = 24 * 60 * 60;
 /**
- * How long a claim protects a request still running. A withdrawal request is bounded by the
- * back end's and the custody client's own timeouts and retries (about a minute at worst);
- * past this a claim without a result belongs to a request that died, and a retry may take it.
+ * How long a claim protects a request still running (IDEMPOTENCY_CLAIM_SECONDS). A withdrawal
+ * request is bounded by the back end's and the custody client's own timeouts and retries
+ * (about a minute at worst); past this a claim without a result belongs to a request that
+ * died, and a retry may take it.
  */
 export const DEFAULT_CLAIM_SECONDS = 120;
 

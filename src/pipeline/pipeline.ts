@@ -44,7 +44,7 @@ export function createPipeline(core: Core): Pipeline {
     deps,
     webhooks,
     routes: [
-      ...withdrawalRoutes({ ...deps, vaults: core.vaults, idempotency: new Idempotency(core.redis, core.prefix, (id) => store.find(id)) }),
+      ...withdrawalRoutes({ ...deps, vaults: core.vaults, idempotency: new Idempotency(core.redis, core.prefix, (id) => store.find(id), config.idempotencyClaimSeconds) }),
       ...replacementRoutes({ ...deps, vaults: core.vaults }),
       callbackRoute(deps),
       ...adminWithdrawalRoutes(deps),
