@@ -5,8 +5,6 @@ import { ConfigError, resolveLedgers, type Config } from '../config/load-config.
 import type { LedgerFamily } from '../ledger/adaptor.js';
 import { createLogger } from '../logger.js';
 import { startBitcoinRegtest } from './bitcoin-regtest/index.js';
-import { DevChainFunder } from './dev-chain.js';
-import { startAnvil } from './local-anvil.js';
 import { ensureRedis } from './local-redis.js';
 import { SANDBOX_APPROVAL_DELAY_MS, sandboxCustodyPassword, startSandboxCustody, type SandboxCustody } from './sandbox-custody.js';
 import { startStellarLedger } from './stellar-ledger/index.js';
@@ -47,12 +45,6 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     const redis = await ensureRedis(config.redisUrl, { log });
     stops.push(redis.stop);
 
-    const anvil = await startAnvil({ blockTime: 2, mixedMining: true });
-    stops.push(anvil.stop);
-    const funder = new DevChainFunder(anvil.url);
-    stops.push(async () => funder.destroy());
-    const token = await funder.deployDemoToken();
-
     const regtest = await startBitcoinRegtest();
     stops.push(regtest.stop);
     const miner = setInterval(() => void regtest.mine(1).catch(() => undefined), BTC_BLOCK_INTERVAL_MS);
@@ -88,7 +80,6 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     const problems: string[] = [];
     const ledgerConfigs = resolveLedgers(
       {
-        ethdev: { rpcUrl: anvil.url, tokens: [token], confirmations: 1 },
         btcregtest: { backend: 'esplora', url: regtest.url, confirmations: 1 },
         stellardev: { horizonUrl: stellar.url, networkPassphrase: stellar.passphrase, assets: [usdc] },
         ...Object.fromEntries(localNodes.map((n) => [n.ledgerId, n.options])),
@@ -100,7 +91,6 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     if (problems.length) throw new ConfigError(problems);
 
     const faucets: Record<string, Faucet> = {
-      ethdev: (address, asset, units) => (asset === token.symbol ? funder.sendToken(token.contract, address, units) : funder.sendEth(address, units)),
       btcregtest: (address, _asset, units) => regtest.faucet(address, units),
       stellardev: async (address, _asset, units) => {
         await stellar.fund(address, (Number(units) / 1e7).toFixed(7));
@@ -118,7 +108,6 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     const host = process.env.HOST ? config.host : '127.0.0.1';
     const banner = [
       'SANDBOX profile: local development nodes and a custody emulator, not for real funds.',
-      `  ethdev      anvil JSON-RPC ${anvil.url} (chain 31337), demo ERC-20 ${token.symbol} at ${token.contract}`,
       `  btcregtest  bcoin regtest node, Esplora facade ${regtest.url} (a block every ${BTC_BLOCK_INTERVAL_MS / 1000} s)`,
       `  stellardev  Stellar ledger SIMULATOR, Horizon subset at ${stellar.url}, USDC issuer ${usdc.issuer}`,
       ...localNodes.map((n) => `  ${n.description}`),
