@@ -4,7 +4,6 @@ import path from 'node:path';
 import { ConfigError, resolveLedgers, type Config } from '../config/load-config.js';
 import type { LedgerFamily } from '../ledger/adaptor.js';
 import { createLogger } from '../logger.js';
-import { startBitcoinRegtest } from './bitcoin-regtest/index.js';
 import { ensureRedis } from './local-redis.js';
 import { SANDBOX_APPROVAL_DELAY_MS, sandboxCustodyPassword, startSandboxCustody, type SandboxCustody } from './sandbox-custody.js';
 import { startStellarLedger } from './stellar-ledger/index.js';
@@ -34,7 +33,6 @@ export interface Sandbox {
 }
 
 export const SANDBOX_DIR = '.sandbox';
-const BTC_BLOCK_INTERVAL_MS = 3000;
 
 export async function startSandbox(config: Config, families: readonly LedgerFamily[], log: (m: string) => void): Promise<Sandbox> {
   const stops: (() => Promise<void>)[] = [];
@@ -44,11 +42,6 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
   try {
     const redis = await ensureRedis(config.redisUrl, { log });
     stops.push(redis.stop);
-
-    const regtest = await startBitcoinRegtest();
-    stops.push(regtest.stop);
-    const miner = setInterval(() => void regtest.mine(1).catch(() => undefined), BTC_BLOCK_INTERVAL_MS);
-    stops.push(async () => clearInterval(miner));
 
     const stellar = await startStellarLedger();
     stops.push(stellar.stop);
@@ -80,7 +73,6 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     const problems: string[] = [];
     const ledgerConfigs = resolveLedgers(
       {
-        btcregtest: { backend: 'esplora', url: regtest.url, confirmations: 1 },
         stellardev: { horizonUrl: stellar.url, networkPassphrase: stellar.passphrase, assets: [usdc] },
         ...Object.fromEntries(localNodes.map((n) => [n.ledgerId, n.options])),
       },
@@ -91,7 +83,6 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     if (problems.length) throw new ConfigError(problems);
 
     const faucets: Record<string, Faucet> = {
-      btcregtest: (address, _asset, units) => regtest.faucet(address, units),
       stellardev: async (address, _asset, units) => {
         await stellar.fund(address, (Number(units) / 1e7).toFixed(7));
         return 'funded';
@@ -108,7 +99,6 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     const host = process.env.HOST ? config.host : '127.0.0.1';
     const banner = [
       'SANDBOX profile: local development nodes and a custody emulator, not for real funds.',
-      `  btcregtest  bcoin regtest node, Esplora facade ${regtest.url} (a block every ${BTC_BLOCK_INTERVAL_MS / 1000} s)`,
       `  stellardev  Stellar ledger SIMULATOR, Horizon subset at ${stellar.url}, USDC issuer ${usdc.issuer}`,
       ...localNodes.map((n) => `  ${n.description}`),
       `  custody     custody EMULATOR ${custody.running.url} (2 of 3 automatic approvals, ${SANDBOX_APPROVAL_DELAY_MS / 1000} s apart; admin ${custodyAdmin.user}, password in ${SANDBOX_DIR}/custody-password)`,
