@@ -6,15 +6,13 @@ import type { LedgerFamily } from '../ledger/adaptor.js';
 import { createLogger } from '../logger.js';
 import { ensureRedis } from './local-redis.js';
 import { SANDBOX_APPROVAL_DELAY_MS, sandboxCustodyPassword, startSandboxCustody, type SandboxCustody } from './sandbox-custody.js';
-import { startStellarLedger } from './stellar-ledger/index.js';
 
 /**
  * The sandbox profile: with no configuration, the service runs against local nodes it
- * starts itself, so the whole loop works on a laptop: a real anvil EVM chain with a demo
- * ERC-20, a real bcoin regtest node behind an Esplora facade (mining a block every few
- * seconds), the local Stellar ledger simulator, the custody emulator, and a local Redis if
- * none answers, plus the development node of every ledger family that has one
- * (`LedgerFamily.localNode`, e.g. Solana on LiteSVM). Nothing here is used outside the sandbox.
+ * starts itself, so the whole loop works on a laptop: the development node of every ledger
+ * family that has one (`LedgerFamily.localNode`: anvil with a demo ERC-20, bcoin regtest behind
+ * an Esplora facade, the Stellar ledger simulator, LiteSVM), each with its faucet, the custody
+ * emulator, and a local Redis if none answers. Nothing here is used outside the sandbox.
  */
 export interface Faucet {
   /** Sends `units` base units of `asset` to `address`. */
@@ -27,8 +25,6 @@ export interface Sandbox {
   banner: string[];
   custody: SandboxCustody;
   faucets: Record<string, Faucet>;
-  /** Ledgers whose faucet also sends tokens (a family's local node funds its own demo tokens). */
-  tokenFaucets?: ReadonlySet<string>;
   stop(): Promise<void>;
 }
 
@@ -42,10 +38,6 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
   try {
     const redis = await ensureRedis(config.redisUrl, { log });
     stops.push(redis.stop);
-
-    const stellar = await startStellarLedger();
-    stops.push(stellar.stop);
-    const usdc = await stellar.createAsset('USDC');
 
     // Families that bring their own development node start it here; none is named.
     const localNodes = [];
@@ -71,24 +63,11 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     stops.push(custody.stop);
 
     const problems: string[] = [];
-    const ledgerConfigs = resolveLedgers(
-      {
-        stellardev: { horizonUrl: stellar.url, networkPassphrase: stellar.passphrase, assets: [usdc] },
-        ...Object.fromEntries(localNodes.map((n) => [n.ledgerId, n.options])),
-      },
-      families,
-      problems,
-      [],
-    );
+    const ledgerConfigs = resolveLedgers(Object.fromEntries(localNodes.map((n) => [n.ledgerId, n.options])), families, problems, []);
     if (problems.length) throw new ConfigError(problems);
 
-    const faucets: Record<string, Faucet> = {
-      stellardev: async (address, _asset, units) => {
-        await stellar.fund(address, (Number(units) / 1e7).toFixed(7));
-        return 'funded';
-      },
-      ...Object.fromEntries(localNodes.map((n) => [n.ledgerId, n.faucet] as const)),
-    };
+    // Each node's faucet sends what its ledger's demo setup holds, and says which assets when asked for another.
+    const faucets: Record<string, Faucet> = Object.fromEntries(localNodes.map((n) => [n.ledgerId, n.faucet] as const));
 
     const apiKey = config.apiKeys ? undefined : (process.env.SANDBOX_API_KEY ?? `sbx_${randomBytes(24).toString('hex')}`);
     const apiKeys = config.apiKeys ?? [{ name: 'sandbox', key: apiKey, scopes: ['read', 'withdraw', 'admin'] as ('read' | 'withdraw' | 'admin')[] }];
@@ -99,7 +78,6 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     const host = process.env.HOST ? config.host : '127.0.0.1';
     const banner = [
       'SANDBOX profile: local development nodes and a custody emulator, not for real funds.',
-      `  stellardev  Stellar ledger SIMULATOR, Horizon subset at ${stellar.url}, USDC issuer ${usdc.issuer}`,
       ...localNodes.map((n) => `  ${n.description}`),
       `  custody     custody EMULATOR ${custody.running.url} (2 of 3 automatic approvals, ${SANDBOX_APPROVAL_DELAY_MS / 1000} s apart; admin ${custodyAdmin.user}, password in ${SANDBOX_DIR}/custody-password)`,
       `              device routes ${custody.running.emulatorUrl} (HTTP Basic, the same admin); callbacks ${callbackSecret ? 'with' : 'without'} HMAC`,
@@ -128,7 +106,6 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
       banner,
       custody,
       faucets,
-      tokenFaucets: new Set(localNodes.map((n) => n.ledgerId)),
       stop,
     };
   } catch (e) {
