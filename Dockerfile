@@ -7,7 +7,6 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY adaptors ./adaptors
-COPY contracts ./contracts
 RUN npm run build
 
 # Runtime: production dependencies and the compiled code only, as a non-root user.

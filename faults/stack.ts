@@ -8,9 +8,9 @@ import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCustodySimulator, type RunningCustodySimulator } from '../src/custody-simulator/index.js';
-import { DevChainFunder } from '../src/sandbox/dev-chain.js';
+import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
 import { freePort } from '../src/sandbox/free-port.js';
-import { startAnvil, type LocalAnvil } from '../src/sandbox/local-anvil.js';
+import { startAnvil, type LocalAnvil } from '../adaptors/ethereum/local-node/local-anvil.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const RESULTS = path.join(ROOT, 'faults', 'results');

@@ -67,4 +67,8 @@ export const bitcoinFamily: LedgerFamily<BitcoinOptions> = {
   sensitiveOptions: ['url', 'username', 'password'],
   create: createBitcoinAdaptor,
   addressCodec: builtInBitcoinCodec,
+  localNode: async () => {
+    const { startBitcoinLocalNode } = await import('./local-node/hook.js');
+    return startBitcoinLocalNode();
+  },
 };

@@ -55,4 +55,8 @@ export const ethereumFamily: LedgerFamily<EthereumOptions> = {
   sensitiveOptions: ['rpcUrl'],
   create: createEthereumAdaptor,
   addressCodec: builtInEthereumCodec,
+  localNode: async () => {
+    const { startEthereumLocalNode } = await import('./local-node/hook.js');
+    return startEthereumLocalNode();
+  },
 };

@@ -60,4 +60,8 @@ export const stellarFamily: LedgerFamily<StellarOptions> = {
   sensitiveOptions: ['horizonUrl'],
   create: createStellarAdaptor,
   addressCodec: builtInStellarCodec,
+  localNode: async () => {
+    const { startStellarLocalNode } = await import('./local-node/hook.js');
+    return startStellarLocalNode();
+  },
 };

@@ -4,6 +4,6 @@ import { Networks } from '@stellar/stellar-sdk';
 export const STELLAR_LEDGERS: Record<string, { passphrase: string; network: string }> = {
   stellar: { passphrase: Networks.PUBLIC, network: 'pubnet' },
   stellartest: { passphrase: Networks.TESTNET, network: 'testnet' },
-  // The local simulator (src/sandbox/stellar-ledger) uses stellar-core's standalone passphrase.
+  // The local simulator (local-node/) uses stellar-core's standalone passphrase.
   stellardev: { passphrase: Networks.STANDALONE, network: 'standalone' },
 };

@@ -283,7 +283,7 @@ export interface LocalLedgerNode {
   /** The ledger id it serves (`solanadev`). */
   ledgerId: string;
   /** That ledger's options, as the family's `optionsSchema` takes them. */
-  options: unknown;
+  options: Record<string, unknown>;
   /** One line for the sandbox banner: what runs where. */
   description: string;
   /** Sends `units` base units of `asset` (a symbol of the ledger) to `address`; returns a reference. */

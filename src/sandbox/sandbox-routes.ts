@@ -59,9 +59,6 @@ export function sandboxRoutes(core: Core, sandbox: Sandbox): AnyRouteSpec[] {
         if (!adaptor.isValidAddress(body.address)) throw new InvalidArgumentError(`'${body.address}' is not a valid ${adaptor.ledgerId} address`);
         const [asset] = resolveAssets(adaptor, [body.asset ?? adaptor.nativeAsset.symbol]);
         if (!asset) throw new InvalidArgumentError('asset is required');
-        if (adaptor.family !== 'ethereum' && !asset.native && !sandbox.tokenFaucets?.has(adaptor.ledgerId)) {
-          throw new InvalidArgumentError(`The ${adaptor.ledgerId} faucet sends ${adaptor.nativeAsset.symbol} only`);
-        }
         const units = parseAmount(body.amount, asset.decimals);
         const reference = await faucet(body.address, asset.symbol, units);
         return { ledgerId: adaptor.ledgerId, address: body.address, asset: asset.symbol, amount: formatAmount(units, asset.decimals), reference };

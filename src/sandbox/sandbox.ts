@@ -4,20 +4,15 @@ import path from 'node:path';
 import { ConfigError, resolveLedgers, type Config } from '../config/load-config.js';
 import type { LedgerFamily } from '../ledger/adaptor.js';
 import { createLogger } from '../logger.js';
-import { startBitcoinRegtest } from './bitcoin-regtest/index.js';
-import { DevChainFunder } from './dev-chain.js';
-import { startAnvil } from './local-anvil.js';
 import { ensureRedis } from './local-redis.js';
 import { SANDBOX_APPROVAL_DELAY_MS, sandboxCustodyPassword, startSandboxCustody, type SandboxCustody } from './sandbox-custody.js';
-import { startStellarLedger } from './stellar-ledger/index.js';
 
 /**
  * The sandbox profile: with no configuration, the service runs against local nodes it
- * starts itself, so the whole loop works on a laptop: a real anvil EVM chain with a demo
- * ERC-20, a real bcoin regtest node behind an Esplora facade (mining a block every few
- * seconds), the local Stellar ledger simulator, the custody emulator, and a local Redis if
- * none answers, plus the development node of every ledger family that has one
- * (`LedgerFamily.localNode`, e.g. Solana on LiteSVM). Nothing here is used outside the sandbox.
+ * starts itself, so the whole loop works on a laptop: the development node of every ledger
+ * family that has one (`LedgerFamily.localNode`: anvil with a demo ERC-20, bcoin regtest behind
+ * an Esplora facade, the Stellar ledger simulator, LiteSVM), each with its faucet, the custody
+ * emulator, and a local Redis if none answers. Nothing here is used outside the sandbox.
  */
 export interface Faucet {
   /** Sends `units` base units of `asset` to `address`. */
@@ -30,13 +25,10 @@ export interface Sandbox {
   banner: string[];
   custody: SandboxCustody;
   faucets: Record<string, Faucet>;
-  /** Ledgers whose faucet also sends tokens (a family's local node funds its own demo tokens). */
-  tokenFaucets?: ReadonlySet<string>;
   stop(): Promise<void>;
 }
 
 export const SANDBOX_DIR = '.sandbox';
-const BTC_BLOCK_INTERVAL_MS = 3000;
 
 export async function startSandbox(config: Config, families: readonly LedgerFamily[], log: (m: string) => void): Promise<Sandbox> {
   const stops: (() => Promise<void>)[] = [];
@@ -46,21 +38,6 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
   try {
     const redis = await ensureRedis(config.redisUrl, { log });
     stops.push(redis.stop);
-
-    const anvil = await startAnvil({ blockTime: 2, mixedMining: true });
-    stops.push(anvil.stop);
-    const funder = new DevChainFunder(anvil.url);
-    stops.push(async () => funder.destroy());
-    const token = await funder.deployDemoToken();
-
-    const regtest = await startBitcoinRegtest();
-    stops.push(regtest.stop);
-    const miner = setInterval(() => void regtest.mine(1).catch(() => undefined), BTC_BLOCK_INTERVAL_MS);
-    stops.push(async () => clearInterval(miner));
-
-    const stellar = await startStellarLedger();
-    stops.push(stellar.stop);
-    const usdc = await stellar.createAsset('USDC');
 
     // Families that bring their own development node start it here; none is named.
     const localNodes = [];
@@ -86,28 +63,11 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     stops.push(custody.stop);
 
     const problems: string[] = [];
-    const ledgerConfigs = resolveLedgers(
-      {
-        ethdev: { rpcUrl: anvil.url, tokens: [token], confirmations: 1 },
-        btcregtest: { backend: 'esplora', url: regtest.url, confirmations: 1 },
-        stellardev: { horizonUrl: stellar.url, networkPassphrase: stellar.passphrase, assets: [usdc] },
-        ...Object.fromEntries(localNodes.map((n) => [n.ledgerId, n.options])),
-      },
-      families,
-      problems,
-      [],
-    );
+    const ledgerConfigs = resolveLedgers(Object.fromEntries(localNodes.map((n) => [n.ledgerId, n.options])), families, problems, []);
     if (problems.length) throw new ConfigError(problems);
 
-    const faucets: Record<string, Faucet> = {
-      ethdev: (address, asset, units) => (asset === token.symbol ? funder.sendToken(token.contract, address, units) : funder.sendEth(address, units)),
-      btcregtest: (address, _asset, units) => regtest.faucet(address, units),
-      stellardev: async (address, _asset, units) => {
-        await stellar.fund(address, (Number(units) / 1e7).toFixed(7));
-        return 'funded';
-      },
-      ...Object.fromEntries(localNodes.map((n) => [n.ledgerId, n.faucet] as const)),
-    };
+    // Each node's faucet sends what its ledger's demo setup holds, and says which assets when asked for another.
+    const faucets: Record<string, Faucet> = Object.fromEntries(localNodes.map((n) => [n.ledgerId, n.faucet] as const));
 
     const apiKey = config.apiKeys ? undefined : (process.env.SANDBOX_API_KEY ?? `sbx_${randomBytes(24).toString('hex')}`);
     const apiKeys = config.apiKeys ?? [{ name: 'sandbox', key: apiKey, scopes: ['read', 'withdraw', 'admin'] as ('read' | 'withdraw' | 'admin')[] }];
@@ -118,9 +78,6 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     const host = process.env.HOST ? config.host : '127.0.0.1';
     const banner = [
       'SANDBOX profile: local development nodes and a custody emulator, not for real funds.',
-      `  ethdev      anvil JSON-RPC ${anvil.url} (chain 31337), demo ERC-20 ${token.symbol} at ${token.contract}`,
-      `  btcregtest  bcoin regtest node, Esplora facade ${regtest.url} (a block every ${BTC_BLOCK_INTERVAL_MS / 1000} s)`,
-      `  stellardev  Stellar ledger SIMULATOR, Horizon subset at ${stellar.url}, USDC issuer ${usdc.issuer}`,
       ...localNodes.map((n) => `  ${n.description}`),
       `  custody     custody EMULATOR ${custody.running.url} (2 of 3 automatic approvals, ${SANDBOX_APPROVAL_DELAY_MS / 1000} s apart; admin ${custodyAdmin.user}, password in ${SANDBOX_DIR}/custody-password)`,
       `              device routes ${custody.running.emulatorUrl} (HTTP Basic, the same admin); callbacks ${callbackSecret ? 'with' : 'without'} HMAC`,
@@ -149,7 +106,6 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
       banner,
       custody,
       faucets,
-      tokenFaucets: new Set(localNodes.map((n) => n.ledgerId)),
       stop,
     };
   } catch (e) {

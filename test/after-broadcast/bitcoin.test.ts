@@ -5,7 +5,7 @@ import { parsePublicKey } from '../../src/ledger/public-key.js';
 import { verifySignature } from '../../src/ledger/signatures.js';
 import { signedOf } from '../../src/pipeline/attempts.js';
 import { fromStored } from '../../src/pipeline/pipeline-deps.js';
-import { startBitcoinRegtest, type BitcoinRegtest } from '../../src/sandbox/bitcoin-regtest/index.js';
+import { startBitcoinRegtest, type BitcoinRegtest } from '../../adaptors/bitcoin/local-node/index.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
 import { until } from '../pipeline/support.js';

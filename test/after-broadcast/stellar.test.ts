@@ -1,6 +1,6 @@
 import { Keypair } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStellarLedger, type LocalStellarLedger } from '../../src/sandbox/stellar-ledger/index.js';
+import { startStellarLedger, type LocalStellarLedger } from '../../adaptors/stellar/local-node/index.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
 

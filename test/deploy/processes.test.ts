@@ -4,9 +4,9 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSyn
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANVIL_DEV_KEY } from '../../src/sandbox/dev-chain.js';
+import { ANVIL_DEV_KEY } from '../../adaptors/ethereum/local-node/dev-chain.js';
 import { freePort } from '../../src/sandbox/free-port.js';
-import { startAnvil, type LocalAnvil } from '../../src/sandbox/local-anvil.js';
+import { startAnvil, type LocalAnvil } from '../../adaptors/ethereum/local-node/local-anvil.js';
 import { testRedis } from '../helpers/redis.js';
 import { loadCompose } from './compose.js';
 import { json, Processes, staticPackageImports } from './processes.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBitcoinRegtest, type BitcoinRegtest } from '../../src/sandbox/bitcoin-regtest/index.js';
-import { startStellarLedger, type LocalStellarLedger } from '../../src/sandbox/stellar-ledger/index.js';
+import { startBitcoinRegtest, type BitcoinRegtest } from '../../adaptors/bitcoin/local-node/index.js';
+import { startStellarLedger, type LocalStellarLedger } from '../../adaptors/stellar/local-node/index.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { countBroadcasts, postCallback, simCallbackBody, until, withdraw } from '../pipeline/support.js';

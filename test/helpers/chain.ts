@@ -1,6 +1,6 @@
-import { DevChainFunder, type DemoToken } from '../../src/sandbox/dev-chain.js';
-import { startAnvil } from '../../src/sandbox/local-anvil.js';
-import { startHardhat, type LocalEvmNode } from '../../src/sandbox/local-hardhat.js';
+import { DevChainFunder, type DemoToken } from '../../adaptors/ethereum/local-node/dev-chain.js';
+import { startAnvil } from '../../adaptors/ethereum/local-node/local-anvil.js';
+import { startHardhat, type LocalEvmNode } from '../../adaptors/ethereum/local-node/local-hardhat.js';
 
 /** The EVM implementations the Ethereum suites run on: anvil queues nonce gaps, Hardhat (automining) refuses them. */
 export const EVM_NODES = ['anvil', 'hardhat'] as const;

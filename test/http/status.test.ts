@@ -41,7 +41,7 @@ describe('GET /status with failing dependencies', () => {
 
 describe('network check at start', () => {
   it('refuses a ledger whose node serves another chain, and only warns for an unreachable one', async () => {
-    const { startAnvil } = await import('../../src/sandbox/local-anvil.js');
+    const { startAnvil } = await import('../../adaptors/ethereum/local-node/local-anvil.js');
     const { checkLedgerNetworks, WrongNetworkError } = await import('../../src/ledger/boot-check.js');
     const anvil = await startAnvil();
     const closed = await freePort();

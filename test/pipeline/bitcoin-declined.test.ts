@@ -1,6 +1,6 @@
 import { Transaction } from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBitcoinRegtest, type BitcoinRegtest } from '../../src/sandbox/bitcoin-regtest/index.js';
+import { startBitcoinRegtest, type BitcoinRegtest } from '../../adaptors/bitcoin/local-node/index.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { WITHDRAW_KEY } from '../helpers/service.js';
 

@@ -3,12 +3,12 @@ import { BIP32Factory, type BIP32Interface } from 'bip32';
 import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerAdaptor } from '../../src/ledger/adaptor.js';
-import { startBitcoinRegtest, type BitcoinRegtest } from '../../src/sandbox/bitcoin-regtest/index.js';
+import { startBitcoinRegtest, type BitcoinRegtest } from '../../adaptors/bitcoin/local-node/index.js';
 import { vaultAddresses } from '../../src/vaults/vault-addresses.js';
 import { vaultKeys } from '../../src/vaults/vault-keys.js';
 import type { Bip44Account, VaultRecord } from '../../src/vaults/vault-schema.js';
 import { VaultStore } from '../../src/vaults/vault-store.js';
-import { regtestAdaptor } from '../bitcoin/helpers.js';
+import { regtestAdaptor } from '../../adaptors/bitcoin/test-kit.js';
 import { testRedis } from '../helpers/redis.js';
 
 const bip32 = BIP32Factory(ecc);

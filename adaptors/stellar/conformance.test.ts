@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { FeeBumpTransaction, Keypair, TransactionBuilder, type Asset } from '@stellar/stellar-sdk';
 import pino from 'pino';
-import { stellarFamily } from '../../adaptors/stellar/index.js';
+import { stellarFamily } from './index.js';
 import { Reservations } from '../../src/ledger/reservations.js';
-import { startStellarLedger } from '../../src/sandbox/stellar-ledger/index.js';
-import { testRedis } from '../helpers/redis.js';
-import { describeConformance, type DecodedTransfer } from './conformance.js';
-import { ed25519Signer } from './signers.js';
+import { startStellarLedger } from './local-node/index.js';
+import { testRedis } from '../../test/helpers/redis.js';
+import { describeConformance, type DecodedTransfer } from '../../test/conformance/conformance.js';
+import { ed25519Signer } from '../../test/conformance/signers.js';
 
 /** Stroops as the decimal XLM / asset amount the SDK and the simulator's helpers take. */
 const decimal = (stroops: bigint): string => {

@@ -1,11 +1,11 @@
 import { Interface, Transaction } from 'ethers';
 import pino from 'pino';
-import { ethereumFamily } from '../../adaptors/ethereum/index.js';
+import { ethereumFamily } from './index.js';
 import { Reservations } from '../../src/ledger/reservations.js';
-import { EVM_NODES, startTestChain } from '../helpers/chain.js';
-import { testRedis } from '../helpers/redis.js';
-import { describeConformance } from './conformance.js';
-import { secp256k1Signer } from './signers.js';
+import { EVM_NODES, startTestChain } from '../../test/helpers/chain.js';
+import { testRedis } from '../../test/helpers/redis.js';
+import { describeConformance } from '../../test/conformance/conformance.js';
+import { secp256k1Signer } from '../../test/conformance/signers.js';
 
 const ERC20 = new Interface(['function transfer(address,uint256)']);
 

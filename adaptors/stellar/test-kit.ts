@@ -2,7 +2,7 @@ import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { Keypair, StrKey } from '@stellar/stellar-sdk';
 import pino from 'pino';
 import type { Redis } from 'ioredis';
-import { stellarFamily } from '../../adaptors/stellar/index.js';
+import { stellarFamily } from './index.js';
 import type { LedgerAdaptor, UnsignedWithdrawal, VaultSource, VerifiedSignature } from '../../src/ledger/adaptor.js';
 import { toCustodyKeyId, type PublicKey } from '../../src/ledger/public-key.js';
 import { Reservations } from '../../src/ledger/reservations.js';

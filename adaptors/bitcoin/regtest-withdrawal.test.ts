@@ -5,8 +5,8 @@ import { InsufficientFundsError, InvalidArgumentError, NodeRejectionError, Verif
 import type { LedgerAdaptor, WithdrawalIntent } from '../../src/ledger/adaptor.js';
 import { formatAmount } from '../../src/ledger/amounts.js';
 import type { Reservations } from '../../src/ledger/reservations.js';
-import { startBitcoinRegtest, type BitcoinRegtest } from '../../src/sandbox/bitcoin-regtest/index.js';
-import { newKey, regtestAdaptor, signAll, utxoSum, vaultOf, type TestKey } from './helpers.js';
+import { startBitcoinRegtest, type BitcoinRegtest } from './local-node/index.js';
+import { newKey, regtestAdaptor, signAll, utxoSum, vaultOf, type TestKey } from './test-kit.js';
 
 const BTC = { symbol: 'BTC', decimals: 8, native: true };
 let seq = 0;

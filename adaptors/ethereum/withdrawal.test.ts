@@ -2,7 +2,7 @@ import { keccak256, Transaction } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VerificationError } from '../../src/errors.js';
 import type { LedgerAdaptor } from '../../src/ledger/adaptor.js';
-import { ethBalance, intent, newKey, sign, signUnchecked, startHarness, waitReceipt, type Harness, type TestKey } from './harness.js';
+import { ethBalance, intent, newKey, sign, signUnchecked, startHarness, waitReceipt, type Harness, type TestKey } from './test-kit.js';
 
 const ETH = 10n ** 18n;
 

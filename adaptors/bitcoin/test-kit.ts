@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import * as ecc from 'tiny-secp256k1';
-import { bitcoinFamily } from '../../adaptors/bitcoin/index.js';
+import { bitcoinFamily } from './index.js';
 import type { LedgerAdaptor, UnsignedWithdrawal, VaultSource, VerifiedSignature } from '../../src/ledger/adaptor.js';
 import { toCustodyKeyId, type PublicKey } from '../../src/ledger/public-key.js';
 import { Reservations } from '../../src/ledger/reservations.js';
 import { verifySignature } from '../../src/ledger/signatures.js';
-import { testRedis } from '../helpers/redis.js';
+import { testRedis } from '../../test/helpers/redis.js';
 
 export interface TestKey {
   priv: Uint8Array;

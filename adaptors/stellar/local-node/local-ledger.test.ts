@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account, Asset, Keypair, Networks, Operation, TransactionBuilder, type xdr } from '@stellar/stellar-sdk';
-import { codesFromResultXdr } from '../../adaptors/stellar/logic/result-codes.js';
-import { startStellarLedger, type CreditAsset, type LocalStellarLedger } from '../../src/sandbox/stellar-ledger/index.js';
+import { codesFromResultXdr } from '../logic/result-codes.js';
+import { startStellarLedger, type CreditAsset, type LocalStellarLedger } from './index.js';
 
 const XLM = 10_000_000n;
 

@@ -1,11 +1,11 @@
 import { address as baddress, networks, Transaction } from 'bitcoinjs-lib';
 import pino from 'pino';
-import { bitcoinFamily } from '../../adaptors/bitcoin/index.js';
+import { bitcoinFamily } from './index.js';
 import { Reservations } from '../../src/ledger/reservations.js';
-import { startBitcoinRegtest } from '../../src/sandbox/bitcoin-regtest/index.js';
-import { testRedis } from '../helpers/redis.js';
-import { describeConformance } from './conformance.js';
-import { secp256k1Signer } from './signers.js';
+import { startBitcoinRegtest } from './local-node/index.js';
+import { testRedis } from '../../test/helpers/redis.js';
+import { describeConformance } from '../../test/conformance/conformance.js';
+import { secp256k1Signer } from '../../test/conformance/signers.js';
 
 const network = networks.regtest;
 

@@ -9,7 +9,7 @@ export interface DemoTokenArtifact {
 /** solc-js is a dev dependency: only the compile script and its test load it. */
 export function compileDemoToken(): DemoTokenArtifact {
   const solc = createRequire(import.meta.url)('solc') as { compile(input: string): string };
-  const source = readFileSync(new URL('../../contracts/DemoToken.sol', import.meta.url), 'utf8');
+  const source = readFileSync(new URL('./contracts/DemoToken.sol', import.meta.url), 'utf8');
   const input = {
     language: 'Solidity',
     sources: { 'DemoToken.sol': { content: source } },

@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pino from 'pino';
 import * as ecc from 'tiny-secp256k1';
-import { ethereumFamily } from '../../adaptors/ethereum/index.js';
+import { ethereumFamily } from './index.js';
 import type { LedgerAdaptor, UnsignedWithdrawal, VaultSource, VerifiedSignature, WithdrawalIntent } from '../../src/ledger/adaptor.js';
 import { parsePublicKey, toCustodyKeyId, type PublicKey } from '../../src/ledger/public-key.js';
 import { Reservations } from '../../src/ledger/reservations.js';
 import { verifySignature } from '../../src/ledger/signatures.js';
-import { startTestChain, type TestChain } from '../helpers/chain.js';
-import { testRedis } from '../helpers/redis.js';
+import { startTestChain, type TestChain } from '../../test/helpers/chain.js';
+import { testRedis } from '../../test/helpers/redis.js';
 
 /** Shared set-up of the Ethereum write-side tests: a fresh anvil, real Redis, test keys. */
 

@@ -2,12 +2,12 @@ import { createServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Account, Keypair, Networks, Operation, Asset, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
-import { NodeRejectionError, UnavailableError } from '../../src/errors.js';
-import type { LedgerAdaptor, SignedTx, VaultSource } from '../../src/ledger/adaptor.js';
-import { parsePublicKey, toCustodyKeyId } from '../../src/ledger/public-key.js';
-import { freePort } from '../../src/sandbox/free-port.js';
-import { testRedis } from '../helpers/redis.js';
-import { stellarAdaptor } from './helpers.js';
+import { NodeRejectionError, UnavailableError } from '../../../src/errors.js';
+import type { LedgerAdaptor, SignedTx, VaultSource } from '../../../src/ledger/adaptor.js';
+import { parsePublicKey, toCustodyKeyId } from '../../../src/ledger/public-key.js';
+import { freePort } from '../../../src/sandbox/free-port.js';
+import { testRedis } from '../../../test/helpers/redis.js';
+import { stellarAdaptor } from '../test-kit.js';
 
 const G = 'GA7QYNF7SOWQ3GLR2BGMZEHXAVIRZA4KVWLTJJFC7MGXUA74P7UJVSGZ';
 const USDC_ISSUER = 'GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { Memo } from '@stellar/stellar-sdk';
-import { parseMemo, splitRecipient } from '../../adaptors/stellar/index.js';
-import { addressFromPublicKey, isValidAddress, parseNativePublicKey } from '../../adaptors/stellar/logic/address.js';
-import { creditAssets } from '../../adaptors/stellar/logic/assets.js';
-import { AppError } from '../../src/errors.js';
-import { parsePublicKey } from '../../src/ledger/public-key.js';
+import { parseMemo, splitRecipient } from '../index.js';
+import { addressFromPublicKey, isValidAddress, parseNativePublicKey } from './address.js';
+import { creditAssets } from './assets.js';
+import { AppError } from '../../../src/errors.js';
+import { parsePublicKey } from '../../../src/ledger/public-key.js';
 
 // SEP-23 (ecosystem/sep-0023.md, version 1.3.0): its own valid and invalid test vectors.
 const SEP23_KEY_HEX = '3f0c34bf93ad0d9971d04ccc90f705511c838aad9734a4a2fb0d7a03fc7fe89a';

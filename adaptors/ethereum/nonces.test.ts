@@ -2,7 +2,7 @@ import { Transaction, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeRejectionError } from '../../src/errors.js';
 import type { LedgerAdaptor, UnsignedWithdrawal } from '../../src/ledger/adaptor.js';
-import { intent, newKey, sign, startHarness, waitReceipt, type Harness, type TestKey } from './harness.js';
+import { intent, newKey, sign, startHarness, waitReceipt, type Harness, type TestKey } from './test-kit.js';
 
 const ETH = 10n ** 18n;
 const nonceOf = (u: UnsignedWithdrawal): number => Number((u.state as { nonce: string }).nonce);

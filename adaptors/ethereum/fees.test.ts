@@ -1,9 +1,9 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { EthContext } from '../../adaptors/ethereum/context.js';
-import { parseFee, quoteFee } from '../../adaptors/ethereum/logic/fees.js';
-import { JsonRpcClient } from '../../adaptors/ethereum/network/json-rpc.js';
-import { ethereumOptionsSchema } from '../../adaptors/ethereum/options.js';
+import type { EthContext } from './context.js';
+import { parseFee, quoteFee } from './logic/fees.js';
+import { JsonRpcClient } from './network/json-rpc.js';
+import { ethereumOptionsSchema } from './options.js';
 import type { AdaptorDeps } from '../../src/ledger/adaptor.js';
 
 const GWEI = 1_000_000_000n;
