@@ -28,7 +28,7 @@ export async function multiProcess(ctx: ScenarioContext, opts: { name?: string; 
     const chaos = (async () => {
       let kills = 0;
       while (submitting) {
-        await sleep(1500 + Math.random() * 2500);
+        await sleep(1000 + Math.random() * 1500);
         const pool = Math.random() < 0.5 ? 'api' : 'worker';
         const i = Math.floor(Math.random() * 2);
         const victim = pool === 'api' ? stack.apis[i] : stack.workers[i];
@@ -50,6 +50,8 @@ export async function multiProcess(ctx: ScenarioContext, opts: { name?: string; 
         }),
       );
       accepted.push(...wave.filter((a): a is Accepted => a !== undefined));
+      // Waves a second apart, so the kills fall among them on a fast machine too.
+      await sleep(1000);
     }
     // Kills go on a little after the last POST, while callbacks and broadcasts are in flight.
     await sleep(3000);
