@@ -8,6 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../src/sandbox/free-port.js';
+import { redisAnswers } from '../../src/sandbox/local-redis.js';
 import { startStack, waitUntil } from '../stack.js';
 import { fundedVaults, newTally, settle, submit, type Accepted, type Tally } from '../withdrawals.js';
 import type { ScenarioContext } from './multi-process.js';
@@ -18,20 +19,6 @@ function startRedis(port: number, dir: string): ChildProcess {
   return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
 }
 
-async function pong(url: string): Promise<boolean> {
-  const { Redis } = await import('ioredis');
-  const c = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  c.on('error', () => undefined);
-  try {
-    await c.connect();
-    return (await c.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    c.disconnect();
-  }
-}
-
 export async function redisLoss(ctx: ScenarioContext): Promise<Tally> {
   const tally = newTally('redis-loss');
   const t0 = Date.now();
@@ -39,7 +26,7 @@ export async function redisLoss(ctx: ScenarioContext): Promise<Tally> {
   const dir = mkdtempSync(path.join(tmpdir(), 'faults-aof-'));
   const url = `redis://127.0.0.1:${port}`;
   let redis = startRedis(port, dir);
-  await waitUntil('redis start', () => pong(url));
+  await waitUntil('redis start', () => redisAnswers(url));
   // The quorum takes 4 s, so every withdrawal is written (and fsynced) well before its callback.
   const stack = await startStack({ name: 'redis-loss', redisUrl: url, prefix: `faults-${ctx.run}-loss`, apis: 1, workers: 1, approvalDelayMs: 4000 });
   try {
@@ -60,7 +47,7 @@ export async function redisLoss(ctx: ScenarioContext): Promise<Tally> {
     tally.notes.push(`Redis SIGKILLed with ${acks[acks.length - 1]} of ${accepted.length} sign operations completed`);
     await sleep(2000);
     redis = startRedis(port, dir);
-    await waitUntil('redis restart', () => pong(url));
+    await waitUntil('redis restart', () => redisAnswers(url));
     await settle(stack, tally, accepted, 240_000);
   } finally {
     await stack.stop();

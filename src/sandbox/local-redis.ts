@@ -8,7 +8,8 @@ export interface LocalRedis {
   stop(): Promise<void>;
 }
 
-async function answers(url: string): Promise<boolean> {
+/** Whether a Redis answers PING at `url` (one short try, no retries). */
+export async function redisAnswers(url: string): Promise<boolean> {
   const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1500 });
   client.on('error', () => undefined);
   try {
@@ -28,7 +29,7 @@ export const REDIS_INSTALL_HINT = 'Install it with: apt-get install -y redis-ser
  * free port (no persistence, BullMQ-safe eviction policy) and stops it on `stop()`.
  */
 export async function ensureRedis(url: string, opts: { log?: (m: string) => void } = {}): Promise<LocalRedis> {
-  if (await answers(url)) return { url, stop: async () => undefined };
+  if (await redisAnswers(url)) return { url, stop: async () => undefined };
   const port = await freePort();
   opts.log?.(`Redis at ${url} does not answer; starting redis-server on 127.0.0.1:${port}`);
   const child = spawn(
@@ -42,8 +43,8 @@ export async function ensureRedis(url: string, opts: { log?: (m: string) => void
   });
   if (spawned) throw new Error(`Redis is not reachable at ${url} and redis-server could not be started (${spawned.message}). ${REDIS_INSTALL_HINT}`);
   const local = `redis://127.0.0.1:${port}`;
-  for (let i = 0; i < 100 && !(await answers(local)); i++) await new Promise((r) => setTimeout(r, 50));
-  if (!(await answers(local))) throw new Error(`redis-server started but does not answer on ${local}`);
+  for (let i = 0; i < 100 && !(await redisAnswers(local)); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!(await redisAnswers(local))) throw new Error(`redis-server started but does not answer on ${local}`);
   return {
     url: local,
     stop: async () => {
