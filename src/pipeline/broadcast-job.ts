@@ -20,13 +20,7 @@ export function isRetryable(e: unknown): boolean {
  * account has not gone out throws PredecessorPending, which the worker turns into a delay
  * (send-order.ts); a refusal for good ends the operation FAILED with the node's words.
  */
-export async function processBroadcast(
-  deps: PipelineDeps,
-  operationId: string,
-  journal: JobJournal = noJournal,
-  /** How many predecessors this call follows in one chain (see handOver). */
-  chained = 0,
-): Promise<string> {
+export async function processBroadcast(deps: PipelineDeps, operationId: string, journal: JobJournal = noJournal): Promise<string> {
   let op: Operation = await deps.store.get(operationId);
   if (op.status === 'CONFIRMED' || op.status === 'FAILED') return `already ${op.status}`;
   if (op.status === 'BROADCAST') {
@@ -98,7 +92,7 @@ export async function processBroadcast(
       throw new UnrecoverableError((e as Error).message);
     }
   }
-  if (order) await handOver(deps, op.ledgerId, order, chained);
+  if (order) await wakeSuccessor(deps, op.ledgerId, order);
   op = (await deps.store.transition(op.id, ['SIGNED'], 'BROADCAST')) ?? op;
   await scheduleConfirm(deps, op);
   return 'broadcast';
@@ -113,33 +107,15 @@ export function failureReason(e: unknown): string {
   return `rejected by the ledger: ${e instanceof AppError ? e.details : (e as Error).message}`;
 }
 
-/** Successors one job sends itself before leaving the rest to their own jobs. */
-const MAX_CHAIN = 64;
-
-/**
- * The transaction at the next number of the account may have waited for this one: send it
- * now, from this job. Waking its own job is not enough under a burst: a woken job queues
- * behind every other waiting one, so one account's transactions would go out one queue pass
- * apart. Sending it here is safe because a broadcast is idempotent (stored bytes, status
- * compare-and-set, "already known" is success); its own job still runs and finds it sent.
- */
-async function handOver(deps: PipelineDeps, ledgerId: string, order: { account: string; sequence: bigint }, chained: number): Promise<void> {
-  let successor: string | undefined;
+/** The transaction at the next number of the account may have waited for this one: send it now. */
+async function wakeSuccessor(deps: PipelineDeps, ledgerId: string, order: { account: string; sequence: bigint }): Promise<void> {
   try {
-    successor = await deps.sendOrder?.sent(ledgerId, order.account, order.sequence);
+    const successor = await deps.sendOrder?.sent(ledgerId, order.account, order.sequence);
     if (!successor) return;
     const job = await deps.queues.broadcast.getJob(broadcastJobId(successor));
     if (job && (await job.isDelayed())) await job.promote();
   } catch (e) {
     // Only latency is lost: the successor looks again on its own.
     deps.logger.debug({ err: (e as Error).message, ledgerId }, 'could not wake the next transaction of the account');
-    return;
-  }
-  if (chained >= MAX_CHAIN) return;
-  try {
-    await processBroadcast(deps, successor, noJournal, chained + 1);
-  } catch (e) {
-    // Its own job retries it with its own backoff and failure handling.
-    deps.logger.debug({ err: (e as Error).message, operationId: successor }, 'the next transaction of the account did not go out with its predecessor');
   }
 }
