@@ -1,17 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import type { JsonRpcProvider } from 'ethers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BroadcastResult } from '../../src/ledger/adaptor.js';
-import { freePort } from '../../src/sandbox/free-port.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
-import { TEST_CALLBACK_SECRET } from '../helpers/service.js';
+import { spawnHangingWorker } from './spawn-worker.js';
 import { countBroadcasts, provider, RECIPIENT, txsFrom, withdraw } from './support.js';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const PRELOAD = path.join(ROOT, 'test/pipeline/fixtures/hang-at-broadcast.ts');
 
 /**
  * A real worker process (`src/worker-main.ts`) takes the broadcast job and is SIGKILLed at the
@@ -41,60 +35,10 @@ describe('a worker killed mid-broadcast: another worker completes the job, one t
     await chain?.stop();
   });
 
-  /** Starts `src/worker-main.ts` on the loop's Redis prefix; resolves once it says it started. */
-  async function spawnWorker(plan: string[]): Promise<{ proc: ChildProcess; hangs: (n: number) => Promise<string[]> }> {
-    const config = loop.svc.core.config;
-    const proc = spawn(process.execPath, ['--import', 'tsx', '--import', PRELOAD, path.join(ROOT, 'src/worker-main.ts')], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        PATH: process.env.PATH,
-        NODE_BACKEND: 'js',
-        SANDBOX: 'false',
-        LOG_LEVEL: 'info',
-        REDIS_URL: config.redisUrl,
-        REDIS_PREFIX: config.keyPrefix,
-        WORKER_PORT: String(await freePort()),
-        LEDGERS: JSON.stringify(ledgers),
-        API_KEYS: JSON.stringify([{ name: 'unused', key: 'unused-key-0123456789', scopes: ['read'] }]),
-        CUSTODY_URL: loop.custody.url,
-        CALLBACK_SECRET: TEST_CALLBACK_SECRET,
-        JOB_LOCK_MS: '2000',
-        CONFIRM_POLL_MS: '100',
-        HANG_AT_BROADCAST: plan.join(','),
-      },
-    });
-    child = proc;
-    let out = '';
-    let err = '';
-    const waiters: (() => void)[] = [];
-    proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      for (const w of waiters) w();
-    });
-    const when = <T>(test: () => T | undefined) =>
-      new Promise<T>((resolve, reject) => {
-        const check = () => {
-          const v = test();
-          if (v !== undefined) resolve(v);
-        };
-        waiters.push(check);
-        proc.once('exit', (code, signal) => reject(new Error(`worker exited (${code ?? signal}): ${err}${out}`)));
-        check();
-      });
-    const timeout = setTimeout(() => proc.kill('SIGKILL'), 20_000);
-    try {
-      await when(() => (out.includes('worker started') ? true : undefined));
-    } finally {
-      clearTimeout(timeout);
-    }
-    const hangs = (n: number) =>
-      when(() => {
-        const seen = [...out.matchAll(/HANG-AT-BROADCAST (\w+)/g)].map((m) => m[1] as string);
-        return seen.length >= n ? seen : undefined;
-      });
-    return { proc, hangs };
+  async function spawnWorker(plan: string[]) {
+    const w = await spawnHangingWorker(loop, ledgers, plan);
+    child = w.proc;
+    return w;
   }
 
   it('one job killed after its transaction reached the node, one before: both complete, one transaction each', async () => {
