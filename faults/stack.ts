@@ -3,6 +3,7 @@
  * this process, and the service's real entry points (`src/main.ts`, `src/worker-main.ts`) as child
  * processes that a scenario may SIGKILL and start again.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,7 +20,6 @@ export const API_KEY = 'faults-api-key-0123456789abcdef';
 
 /** A process start compiles the service with tsx: slow on a loaded machine, so generous. */
 const START_TIMEOUT_MS = 180_000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface Proc {
   name: string;

@@ -3,11 +3,11 @@
  * (an Idempotency-Key, retried on another API process when one fails), then counted against
  * the chain: what was accepted, what ended how, what got lost, what was sent twice.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { JsonRpcProvider } from 'ethers';
 import { API_KEY, type Stack } from './stack.js';
 
 export const RECIPIENT = '0x00000000000000000000000000000000000000B0';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface Tally {
   scenario: string;

@@ -2,6 +2,7 @@
  * Two API and two worker processes on one Redis; withdrawals and their callbacks spread over
  * both APIs; one API and one worker SIGKILLed at random moments and started again.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { newTally, fundedVaults, settle, submit, type Accepted, type Tally } from '../withdrawals.js';
 import { startStack } from '../stack.js';
 
@@ -13,7 +14,6 @@ export interface ScenarioContext {
   log(m: string): void;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function multiProcess(ctx: ScenarioContext, opts: { name?: string; prefix?: string } = {}): Promise<Tally> {
   const name = opts.name ?? 'multi-process';

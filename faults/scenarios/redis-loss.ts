@@ -3,6 +3,7 @@
  * started again from its files: the withdrawals whose acknowledged callbacks fell into the lost
  * second are recovered from the custody service by reconciliation, and none is sent twice.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,6 @@ import { startStack, waitUntil } from '../stack.js';
 import { fundedVaults, newTally, settle, submit, type Accepted, type Tally } from '../withdrawals.js';
 import type { ScenarioContext } from './multi-process.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function startRedis(port: number, dir: string): ChildProcess {
   return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { callbackUrl } from '../custody-simulator/callback-sender.js';
+import { callbackUrl, postWithRetry } from '../custody-simulator/callback-sender.js';
 import { callbackBodies, type CallbackBody, type SentCallbackBody } from '../custody-simulator/faults.js';
-import { signCallback } from '../security/callback-hmac.js';
 import type { EmulatorContext } from './context.js';
 import { faultsFor } from './faults.js';
 import type { Operation, Vault } from './model.js';
@@ -13,33 +12,10 @@ export function destination(ctx: EmulatorContext, op: Operation): string | undef
   return callbackUrl(s.callbackUrl, ctx.callback.baseUrl, s.ledger ?? '');
 }
 
-async function post(ctx: EmulatorContext, url: string, body: SentCallbackBody, operationID: string): Promise<boolean> {
-  const raw = JSON.stringify(body);
-  const { attempts, baseDelayMs, timeoutMs, secret } = ctx.callback;
-  const signal = ctx.background.signal;
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    if (signal.aborted) return false;
-    let outcome: string;
-    try {
-      // The real service sends no HMAC headers; they are added only when a secret is configured,
-      // recomputed per try so the timestamp inside the MAC stays fresh.
-      const res = await ctx.callback.fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(secret ? signCallback(secret, raw) : {}) },
-        body: raw,
-        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-      });
-      await res.arrayBuffer().catch(() => undefined);
-      if (res.ok) return true;
-      outcome = `HTTP ${res.status}`;
-    } catch (e) {
-      const err = e as Error & { cause?: { code?: string } };
-      outcome = err.cause?.code ?? err.message;
-    }
-    ctx.logger.warn({ operationID, attempt, attempts, outcome }, 'callback not accepted');
-    if (attempt < attempts && !(await sleep(baseDelayMs * 2 ** (attempt - 1), true, { signal }).catch(() => false))) return false;
-  }
-  return false;
+/** The simulator's delivery loop, with the emulator's settings: no HMAC unless a secret is configured. */
+function post(ctx: EmulatorContext, url: string, body: SentCallbackBody, operationID: string): Promise<boolean> {
+  const { attempts, baseDelayMs, timeoutMs, secret, fetch } = ctx.callback;
+  return postWithRetry(url, body, { attempts, baseDelayMs, timeoutMs, fetch, ...(secret ? { secret } : {}), signal: ctx.background.signal, logger: ctx.logger.child({ operationID }) });
 }
 
 /**

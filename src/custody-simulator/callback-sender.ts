@@ -36,7 +36,8 @@ export function callbackUrl(requested: string | undefined, base: string | undefi
   return url.toString();
 }
 
-async function postWithRetry(url: string, body: SentCallbackBody, opts: DeliveryOptions): Promise<boolean> {
+/** POSTs one callback body, retrying with doubling waits; true once the receiver answered 2xx. */
+export async function postWithRetry(url: string, body: SentCallbackBody, opts: DeliveryOptions): Promise<boolean> {
   const raw = JSON.stringify(body);
   for (let attempt = 1; attempt <= opts.attempts; attempt++) {
     if (opts.signal.aborted) return false;
