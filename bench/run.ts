@@ -32,6 +32,9 @@ import type { LoadResult } from './load.js';
 import { answers, logSays, RESULTS, runLoad, startNode, waitFor, type Child } from './procs.js';
 
 const quick = process.argv.includes('--quick');
+// `-- --only=ingest,pipeline` runs only the named phases (ingest, address, status, pipeline, memory).
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const want = (phase: string): boolean => !only || only.includes(phase);
 const SIZES = quick
   ? { callbacks: 1_500, warmup: 300, connections: 50, addressSeconds: 1, withdrawals: 100, jobs: 5_000 }
   : { callbacks: 20_000, warmup: 2_000, connections: 50, addressSeconds: 4, withdrawals: 1_000, jobs: 100_000 };
@@ -161,7 +164,7 @@ async function main(): Promise<void> {
     log(`redis ${redisUrl}, anvil ${anvil.url}, api ${api.url}, echo :${echoPort}`);
 
     // ---------------------------------------------------------------- callback ingest
-    {
+    if (want('ingest')) {
       const warmFile = path.join(RESULTS, 'callbacks-warmup.jsonl');
       const mainFile = path.join(RESULTS, 'callbacks.jsonl');
       log(`pre-creating ${SIZES.warmup + SIZES.callbacks} operations with signed callbacks`);
@@ -191,7 +194,7 @@ async function main(): Promise<void> {
     }
 
     // ---------------------------------------------------------------- address-from-publickey
-    {
+    if (want('address')) {
       // 1,000 keys per request over one connection, vs the ledger's library looping over the same keys here.
       const keys = randomKeys(BATCH);
       const spki = keys.secp.map((p) => toCustodyKeyId({ scheme: 'secp256k1', bytes: ecc.pointCompress(p, true) }));
@@ -236,7 +239,7 @@ async function main(): Promise<void> {
     }
 
     // ---------------------------------------------------------------- /status under four 10,000-key batches
-    {
+    if (want('status')) {
       const big = randomKeys(quick ? 2_000 : 10_000).secp.map((p) => toCustodyKeyId({ scheme: 'secp256k1', bytes: ecc.pointCompress(p, true) }));
       figures.statusUnderBatches = await statusUnderBatches(api.url, 'btcregtest', big);
       const f = figures.statusUnderBatches;
@@ -246,7 +249,7 @@ async function main(): Promise<void> {
     // ---------------------------------------------------------------- pipeline
     const worker = await startWorker('worker', env);
     stops.push(worker.stop);
-    {
+    if (want('pipeline')) {
       const n = SIZES.withdrawals;
       const vault = custody.sim.createVault('ECDSA', { ledger: 'ethdev' });
       const call = async (method: string, p: string, body?: unknown) => {
@@ -358,7 +361,7 @@ async function main(): Promise<void> {
     }
 
     // ---------------------------------------------------------------- worker memory
-    {
+    if (want('memory')) {
       // The same worker process goes on with many more jobs: the real broadcast processor
       // against one pre-made operation that is already CONFIRMED (it loads it from the store
       // and finishes), so the figure is BullMQ with the configured retention + the worker stack.
