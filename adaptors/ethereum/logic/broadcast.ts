@@ -4,7 +4,7 @@ import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
 import { ethRejection } from '../network/errors.js';
 import { JsonRpcError } from '../network/json-rpc.js';
-import { nonceScope } from './tx-state.js';
+import { nonceScope } from './nonce.js';
 
 async function knownToNode(ctx: EthContext, txid: string): Promise<boolean> {
   return (await ctx.rpc.call<unknown>('eth_getTransactionByHash', [txid])) !== null;

@@ -2,7 +2,7 @@ import { keccak256, Signature } from 'ethers';
 import { VerificationError } from '../../../src/errors.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
-import { bare, readState, toTransaction } from './tx-state.js';
+import { bare, ethereumState, toTransaction } from './state.js';
 
 const hex = (bytes: Uint8Array): string => `0x${Buffer.from(bytes).toString('hex')}`;
 
@@ -15,7 +15,7 @@ const hex = (bytes: Uint8Array): string => `0x${Buffer.from(bytes).toString('hex
  * tool take, unlike the 0x-less unsigned hex in `txs`/`payloads`.
  */
 export function combine(_ctx: EthContext, unsigned: UnsignedWithdrawal, sigs: VerifiedSignature[]): SignedTx[] {
-  const state = readState(unsigned);
+  const state = ethereumState.decode(unsigned.state);
   const payload = unsigned.payloads[0];
   const sig = sigs.find((s) => s.payloadIndex === 0);
   if (!payload || !sig || sigs.length !== 1 || unsigned.payloads.length !== 1) {

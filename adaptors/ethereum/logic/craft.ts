@@ -3,13 +3,15 @@ import { InvalidArgumentError, PermanentLedgerError } from '../../../src/errors.
 import type { UnsignedWithdrawal, VaultAddress, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
 import { insufficientFunds } from '../../../src/ledger/insufficient-funds.js';
-import { publicKeyHex } from '../../../src/ledger/public-key.js';
+import { reserveAndBuild, sequenceReservation } from '../../../src/ledger/reserve-and-build.js';
+import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';
 import type { EthContext } from '../context.js';
 import { JsonRpcError } from '../network/json-rpc.js';
 import { isValidAddress } from './address.js';
 import { getBalances } from './balances.js';
 import { maxFeePerGas, parseFee, quoteFee, type FeeQuote } from './fees.js';
-import { bare, buildState, nonceScope, pendingNonce, readState, toTransaction } from './tx-state.js';
+import { nonceScope, pendingNonce } from './nonce.js';
+import { bare, ethereumState, toTransaction, withFee } from './state.js';
 
 const ERC20 = new Interface(['function transfer(address to, uint256 amount) returns (bool)']);
 const PLAIN_TRANSFER_GAS = 21_000n;
@@ -104,10 +106,11 @@ export async function craft(ctx: EthContext, source: VaultSource, intent: Withdr
       },
     );
   }
-  return reserveAndBuild(ctx, payer.vault, intent, call, gasLimit, fee, maxFee);
+  return reserveNonceAndBuild(ctx, payer.vault, intent, call, gasLimit, fee, maxFee);
 }
 
-async function reserveAndBuild(
+/** Reserves the vault address's next nonce, then builds with it; the nonce goes back if the build fails. */
+async function reserveNonceAndBuild(
   ctx: EthContext,
   vault: VaultAddress,
   intent: WithdrawalIntent,
@@ -117,13 +120,12 @@ async function reserveAndBuild(
   maxFee: bigint,
 ): Promise<UnsignedWithdrawal> {
   const from = getAddress(vault.address);
-  const scope = nonceScope(ctx, from);
-  const nonce = await ctx.deps.reservations.reserveSequence(scope, await pendingNonce(ctx, from), intent.reference);
-  try {
-    const state = buildState(
+  const nonce = sequenceReservation(ctx.deps.reservations, nonceScope(ctx, from), () => pendingNonce(ctx, from), intent.reference);
+  return reserveAndBuild(ctx.deps.logger, [nonce], ([n]) => {
+    const state = withFee(
       {
         chainId: String(ctx.chainId),
-        nonce: nonce.toString(),
+        nonce: n.toString(),
         from,
         to: call.to,
         value: call.value.toString(),
@@ -136,34 +138,16 @@ async function reserveAndBuild(
       fee,
     );
     const preimage = toTransaction(state).unsignedSerialized;
-    return {
-      txs: [{ serialized: bare(preimage) }],
-      payloads: [
-        {
-          digest: bare(keccak256(preimage)),
-          keyId: vault.keyId,
-          publicKey: publicKeyHex(vault.publicKey),
-          preimage: bare(preimage),
-          hashAlgorithm: 'SHA3_256',
-          txIndex: 0,
-          inputIndex: 0,
-        },
-      ],
+    return singlePayloadWithdrawal({
+      serialized: bare(preimage),
+      signer: vault,
+      hashAlgorithm: 'SHA3_256',
+      digest: bare(keccak256(preimage)),
+      preimage: bare(preimage),
       fee: maxFee,
-      state,
-    };
-  } catch (e) {
-    await releaseQuietly(ctx, scope, nonce, intent.reference);
-    throw e;
-  }
-}
-
-async function releaseQuietly(ctx: EthContext, scope: string, nonce: bigint, owner: string): Promise<void> {
-  try {
-    await ctx.deps.reservations.releaseSequence(scope, nonce, owner);
-  } catch (e) {
-    ctx.deps.logger.warn({ err: e, scope, nonce: nonce.toString() }, 'could not release a nonce after a failed craft');
-  }
+      state: ethereumState.encode(state),
+    });
+  });
 }
 
 /**
@@ -171,6 +155,6 @@ async function releaseQuietly(ctx: EthContext, scope: string, nonce: bigint, own
  * reservation is freed; after broadcast the nonce is settled and this is a no-op.
  */
 export async function release(ctx: EthContext, unsigned: UnsignedWithdrawal, reference: string): Promise<void> {
-  const state = readState(unsigned);
+  const state = ethereumState.decode(unsigned.state);
   await ctx.deps.reservations.releaseSequence(nonceScope(ctx, state.from), BigInt(state.nonce), reference);
 }

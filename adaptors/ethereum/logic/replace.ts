@@ -2,9 +2,10 @@ import { keccak256 } from 'ethers';
 import { InvalidArgumentError } from '../../../src/errors.js';
 import type { ReplacementInput, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
+import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';
 import type { EthContext } from '../context.js';
 import { parseFee, quoteFee, type FeeQuote } from './fees.js';
-import { bare, readState, toTransaction, type EthTxState } from './tx-state.js';
+import { bare, ethereumState, toTransaction, withFee, type EthereumState } from './state.js';
 
 const PLAIN_TRANSFER_GAS = 21_000n;
 /** geth's default price bump (txpool.pricebump 10%); other clients ask the same or less. */
@@ -13,7 +14,7 @@ const max = (a: bigint, b: bigint): bigint => (a > b ? a : b);
 const gwei = (wei: bigint): string => `${formatAmount(wei, 9)} gwei`;
 
 /** The fee of the replacement: the asked level or figure (default HIGH), raised to the +10% minimum on every fee field. */
-async function replacementFee(ctx: EthContext, old: EthTxState, fee: string | undefined): Promise<FeeQuote> {
+async function replacementFee(ctx: EthContext, old: EthereumState, fee: string | undefined): Promise<FeeQuote> {
   const asked = await quoteFee(ctx, parseFee(fee ?? 'HIGH'));
   if (old.type === 0 || asked.type === 0) {
     const minimum = bump(BigInt(old.gasPrice ?? old.maxFeePerGas ?? '0'));
@@ -39,32 +40,33 @@ async function replacementFee(ctx: EthContext, old: EthTxState, fee: string | un
  * raise the max fee and the tip by at least 10 %, what nodes ask to replace a pooled transaction.
  */
 export async function replace(ctx: EthContext, input: ReplacementInput): Promise<UnsignedWithdrawal> {
-  const old = readState(input.unsigned);
+  const old = ethereumState.decode(input.unsigned.state);
   const payload = input.unsigned.payloads[0];
   if (!payload) throw new InvalidArgumentError('the withdrawal has no signing payload to replace');
   const fee = await replacementFee(ctx, old, input.fee);
-  const base: EthTxState =
+  // The old fee fields go; withFee sets those of the new fee type only.
+  const { type: _type, maxFeePerGas: _maxFee, maxPriorityFeePerGas: _tip, gasPrice: _price, ...kept } = old;
+  const base =
     input.kind === 'cancel'
-      ? { ...old, to: old.from, value: '0', data: '0x', gasLimit: PLAIN_TRANSFER_GAS.toString(), recipient: old.from, asset: ctx.nativeAsset.symbol, amount: '0' }
-      : { ...old };
-  const state: EthTxState =
-    fee.type === 2
-      ? { ...base, type: 2, maxFeePerGas: fee.maxFeePerGas.toString(), maxPriorityFeePerGas: fee.maxPriorityFeePerGas.toString(), gasPrice: undefined }
-      : { ...base, type: 0, gasPrice: fee.gasPrice.toString(), maxFeePerGas: undefined, maxPriorityFeePerGas: undefined };
-  const clean = JSON.parse(JSON.stringify(state)) as EthTxState;
-  const preimage = toTransaction(clean).unsignedSerialized;
+      ? { ...kept, to: old.from, value: '0', data: '0x', gasLimit: PLAIN_TRANSFER_GAS.toString(), recipient: old.from, asset: ctx.nativeAsset.symbol, amount: '0' }
+      : kept;
+  const state = withFee(base, fee);
+  const preimage = toTransaction(state).unsignedSerialized;
   const perGas = fee.type === 2 ? fee.maxFeePerGas : fee.gasPrice;
-  return {
-    txs: [{ serialized: bare(preimage) }],
-    payloads: [{ ...payload, digest: bare(keccak256(preimage)), preimage: bare(preimage) }],
-    fee: BigInt(clean.gasLimit) * perGas,
-    state: clean,
-  };
+  return singlePayloadWithdrawal({
+    serialized: bare(preimage),
+    signer: payload,
+    hashAlgorithm: 'SHA3_256',
+    digest: bare(keccak256(preimage)),
+    preimage: bare(preimage),
+    fee: BigInt(state.gasLimit) * perGas,
+    state: ethereumState.encode(state),
+  });
 }
 
 /** What keeps a pooled transaction out of blocks, as far as the node shows it. */
 export async function stuckReason(ctx: EthContext, unsigned: UnsignedWithdrawal): Promise<string | undefined> {
-  const s = readState(unsigned);
+  const s = ethereumState.decode(unsigned.state);
   const [block, minedNonceHex] = await ctx.rpc.batch<unknown>([
     { method: 'eth_getBlockByNumber', params: ['latest', false] },
     { method: 'eth_getTransactionCount', params: [s.from, 'latest'] },

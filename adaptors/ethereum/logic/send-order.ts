@@ -1,10 +1,11 @@
 import type { UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
-import { pendingNonce, readState } from './tx-state.js';
+import { pendingNonce } from './nonce.js';
+import { ethereumState } from './state.js';
 
 /** The vault's address and the withdrawal's nonce: its place in the account's order. */
 export function sendOrder(unsigned: UnsignedWithdrawal): { account: string; sequence: bigint } {
-  const s = readState(unsigned);
+  const s = ethereumState.decode(unsigned.state);
   return { account: s.from, sequence: BigInt(s.nonce) };
 }
 

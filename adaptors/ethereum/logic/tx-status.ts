@@ -1,6 +1,6 @@
 import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
-import { readState } from './tx-state.js';
+import { ethereumState } from './state.js';
 
 interface Receipt {
   status?: string;
@@ -32,7 +32,7 @@ export async function txStatus(ctx: EthContext, txid: string, unsigned: Unsigned
     }
     return { state: 'confirmed', confirmations, blockHeight };
   }
-  const state = readState(unsigned);
+  const state = ethereumState.decode(unsigned.state);
   const [tx, minedNonceHex] = await ctx.rpc.batch<unknown>([
     { method: 'eth_getTransactionByHash', params: [txid] },
     { method: 'eth_getTransactionCount', params: [state.from, 'latest'] },
