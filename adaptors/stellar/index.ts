@@ -1,3 +1,4 @@
+import { ConfigError } from '../../src/config/load-config.js';
 import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
 import { builtInStellarCodec, stellarAddressCodec } from './address-codec.js';
 import type { StellarContext } from './context.js';
@@ -21,7 +22,7 @@ export { parseMemo } from './logic/memo.js';
 function createStellarAdaptor(ledgerId: string, options: StellarOptions, deps: AdaptorDeps): LedgerAdaptor {
   const known = STELLAR_LEDGERS[ledgerId];
   const passphrase = options.networkPassphrase ?? known?.passphrase;
-  if (!passphrase) throw new Error(`ledger ${ledgerId}: networkPassphrase is required for a ledger that is not built in`);
+  if (!passphrase) throw new ConfigError([`LEDGERS.${ledgerId}.networkPassphrase is required for a ledger that is not built in`]);
   const assets = [NATIVE_ASSET, ...creditAssets(options.assets)];
   const ctx: StellarContext = {
     ledgerId,

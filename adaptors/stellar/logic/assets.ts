@@ -1,5 +1,5 @@
 import { Asset } from '@stellar/stellar-sdk';
-import { unknownValue } from '../../../src/errors.js';
+import { unknownValue, UpstreamError } from '../../../src/errors.js';
 import type { AssetInfo } from '../../../src/ledger/adaptor.js';
 import type { HorizonAccount, HorizonBalance } from '../network/horizon.js';
 
@@ -49,7 +49,8 @@ export function assetLabel(asset: Asset): string {
 /** Horizon's 7-decimal amount string as stroops, exactly. */
 export function parseStroops(amount: string): bigint {
   const m = /^(-?)(\d+)(?:\.(\d{1,7}))?$/.exec(amount);
-  if (!m) throw new Error(`not a Stellar amount: ${amount}`);
+  // Horizon's own figures: a text that is not one is the back end's fault, not the request's.
+  if (!m) throw new UpstreamError(`Horizon sent '${amount}' where a Stellar amount (up to 7 decimals) belongs`, true);
   const units = BigInt((m[2] as string) + (m[3] ?? '').padEnd(STELLAR_DECIMALS, '0'));
   return m[1] ? -units : units;
 }

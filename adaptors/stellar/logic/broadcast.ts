@@ -5,7 +5,7 @@ import type { StellarContext } from '../context.js';
 import { horizonRejection } from '../network/errors.js';
 import { HorizonSubmitError, SubmissionTimeout } from '../network/horizon.js';
 import { codesFromResultXdr } from './result-codes.js';
-import { sequenceScope } from './state.js';
+import { sequenceScope } from './sequence.js';
 
 /**
  * Submits through Horizon (synchronous: it answers once the transaction is in a ledger).

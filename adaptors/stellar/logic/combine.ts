@@ -4,7 +4,7 @@ import { InvalidArgumentError } from '../../../src/errors.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
 import { verifyEd25519 } from '../../../src/ledger/signatures.js';
 import type { StellarContext } from '../context.js';
-import { isFeeBump, readState } from './state.js';
+import { isFeeBump, stellarState } from './state.js';
 
 /**
  * Adds the vault's decorated signature to the crafted envelope. `serialized` is the signed
@@ -13,7 +13,7 @@ import { isFeeBump, readState } from './state.js';
  * transaction hash, so a signature for another envelope or network never leaves combine.
  */
 export function combine(ctx: StellarContext, unsigned: UnsignedWithdrawal, sigs: VerifiedSignature[]): SignedTx[] {
-  const state = readState(unsigned.state);
+  const state = stellarState.decode(unsigned.state);
   const payload = unsigned.payloads[0];
   const envelope = unsigned.txs[0]?.serialized;
   if (!payload || !envelope || unsigned.payloads.length !== 1) throw new InvalidArgumentError('a Stellar withdrawal has exactly one payload');

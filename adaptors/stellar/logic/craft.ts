@@ -3,14 +3,16 @@ import { ConflictError, InvalidArgumentError } from '../../../src/errors.js';
 import type { UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
 import { insufficientFunds } from '../../../src/ledger/insufficient-funds.js';
-import { publicKeyHex } from '../../../src/ledger/public-key.js';
+import { reserveAndBuild, sequenceReservation, type Reservation } from '../../../src/ledger/reserve-and-build.js';
+import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';
 import type { StellarContext } from '../context.js';
 import type { HorizonAccount } from '../network/horizon.js';
 import { addressFromPublicKey, splitRecipient } from './address.js';
 import { assetLabel, findBalance, formatStroops, NATIVE_ASSET, parseStroops, STELLAR_DECIMALS, toSdkAsset } from './assets.js';
 import { resolveFee } from './fees.js';
 import { resolveMemo } from './memo.js';
-import { creationScope, readState, sequenceScope, type StellarState } from './state.js';
+import { creationScope, sequenceScope } from './sequence.js';
+import { stellarState } from './state.js';
 
 const MAX_INT64 = 2n ** 63n - 1n;
 const xlm = (stroops: bigint) => formatAmount(stroops, STELLAR_DECIMALS);
@@ -82,16 +84,12 @@ export async function craft(ctx: StellarContext, source: VaultSource, intent: Wi
   checkFunds(account, asset, intent.amount, fee, baseReserve);
 
   const maxTime = Math.floor(Date.now() / 1000) + ctx.options.timeoutSeconds;
-  if (creates) await holdCreation(ctx, creates, intent.reference, maxTime);
   const scope = sequenceScope(ctx.ledgerId, sourceId);
-  let sequence: bigint;
-  try {
-    sequence = await ctx.deps.reservations.reserveSequence(scope, BigInt(account.sequence) + 1n, intent.reference);
-  } catch (e) {
-    if (creates) await ctx.deps.reservations.release(creationScope(ctx.ledgerId), [creates], intent.reference);
-    throw e;
-  }
-  try {
+  const reservations = [
+    creationHold(ctx, creates, intent.reference, maxTime),
+    sequenceReservation(ctx.deps.reservations, scope, async () => BigInt(account.sequence) + 1n, intent.reference),
+  ] as const;
+  return reserveAndBuild(ctx.deps.logger, reservations, ([, sequence]) => {
     // The builder adds one to the account's sequence, so it starts from the one before ours.
     const tx = new TransactionBuilder(new Account(sourceId, (sequence - 1n).toString()), {
       fee: fee.toString(),
@@ -101,42 +99,43 @@ export async function craft(ctx: StellarContext, source: VaultSource, intent: Wi
     })
       .addOperation(op)
       .build();
-    const state: StellarState = { source: sourceId, sequence: sequence.toString(), scope, maxTime: String(maxTime), creates };
-    return {
-      txs: [{ serialized: tx.toEnvelope().toXDR('hex') }],
-      payloads: [
-        {
-          digest: tx.hash().toString('hex'),
-          keyId: from.keyId,
-          publicKey: publicKeyHex(from.publicKey),
-          preimage: tx.signatureBase().toString('hex'),
-          hashAlgorithm: 'SHA256',
-          txIndex: 0,
-          inputIndex: 0,
-        },
-      ],
+    return singlePayloadWithdrawal({
+      serialized: tx.toEnvelope().toXDR('hex'),
+      signer: from,
+      hashAlgorithm: 'SHA256',
+      digest: tx.hash().toString('hex'),
+      preimage: tx.signatureBase().toString('hex'),
       fee,
-      state,
+      state: stellarState.encode({ source: sourceId, sequence: sequence.toString(), scope, maxTime: String(maxTime), creates }),
       expiresAt: maxTime * 1000,
-    };
-  } catch (e) {
-    await ctx.deps.reservations.releaseSequence(scope, sequence, intent.reference);
-    if (creates) await ctx.deps.reservations.release(creationScope(ctx.ledgerId), [creates], intent.reference);
-    throw e;
-  }
+    });
+  });
 }
 
-/** Holds `account` for the withdrawal creating it until its time bounds pass (plus a margin), or 409. */
-async function holdCreation(ctx: StellarContext, account: string, reference: string, maxTime: number): Promise<void> {
+/**
+ * Holds `account` (when the withdrawal creates one) for the withdrawal creating it until its
+ * time bounds pass (plus a margin), or 409. Nothing to hold for a payment to an existing account.
+ */
+function creationHold(ctx: StellarContext, account: string | null, reference: string, maxTime: number): Reservation<string | null> {
   const scope = creationScope(ctx.ledgerId);
-  const ttlMs = Math.max(maxTime * 1000 - Date.now(), 0) + 60_000;
-  const [holder] = await ctx.deps.reservations.claimedBy(scope, [account]);
-  if ((holder && holder !== reference) || !(await ctx.deps.reservations.claim(scope, [account], reference, ttlMs))) {
-    throw new ConflictError(
-      `${account} does not exist yet and a pending withdrawal is creating it; send this one once that withdrawal is CONFIRMED (or has FAILED)`,
-      'ERR_DESTINATION_PENDING',
-    );
-  }
+  const { reservations } = ctx.deps;
+  return {
+    label: `creation of ${account} in ${scope}`,
+    take: async () => {
+      if (!account) return null;
+      const ttlMs = Math.max(maxTime * 1000 - Date.now(), 0) + 60_000;
+      // Asked first so that a pending creation is not counted as a coin-claim conflict.
+      const [holder] = await reservations.claimedBy(scope, [account]);
+      if ((holder && holder !== reference) || !(await reservations.claim(scope, [account], reference, ttlMs))) {
+        throw new ConflictError(
+          `${account} does not exist yet and a pending withdrawal is creating it; send this one once that withdrawal is CONFIRMED (or has FAILED)`,
+          'ERR_DESTINATION_PENDING',
+        );
+      }
+      return account;
+    },
+    release: async (held) => (held ? reservations.release(scope, [held], reference) : undefined),
+  };
 }
 
 /** Spendable = balance above the reserve and selling liabilities; the fee is always paid in XLM. */
@@ -181,7 +180,7 @@ function checkFunds(
 
 /** Gives the reserved sequence number back when the operation ends before broadcast. */
 export async function release(ctx: StellarContext, unsigned: UnsignedWithdrawal, reference: string): Promise<void> {
-  const state = readState(unsigned.state);
+  const state = stellarState.decode(unsigned.state);
   await ctx.deps.reservations.releaseSequence(state.scope, BigInt(state.sequence), reference);
   if (state.creates) await ctx.deps.reservations.release(creationScope(ctx.ledgerId), [state.creates], reference);
 }

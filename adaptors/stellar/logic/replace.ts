@@ -1,9 +1,10 @@
 import { FeeBumpTransaction, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
 import { ConflictError, InvalidArgumentError } from '../../../src/errors.js';
 import type { ReplacementInput, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
+import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';
 import type { StellarContext } from '../context.js';
 import { resolveFee } from './fees.js';
-import { readState } from './state.js';
+import { stellarState } from './state.js';
 
 /** stellar-core's TransactionQueue FEE_MULTIPLIER: a queued transaction is replaced only by a fee-bump bidding 10x its fee rate. */
 const REPLACE_MULTIPLIER = 10n;
@@ -37,7 +38,7 @@ export async function replace(ctx: StellarContext, input: ReplacementInput): Pro
   const signed = input.signed[0];
   const payload = input.unsigned.payloads[0];
   if (!signed || !payload) throw new ConflictError('the withdrawal has no signed transaction to wrap in a fee-bump', 'ERR_NOT_REPLACEABLE');
-  const state = readState(input.unsigned.state);
+  const state = stellarState.decode(input.unsigned.state);
   const { inner, rate: current } = bidOf(ctx, signed.serialized);
   const baseFee = BigInt((await ctx.horizon.latestLedger()).base_fee_in_stroops);
   const minimum = REPLACE_MULTIPLIER * current > baseFee ? REPLACE_MULTIPLIER * current : baseFee;
@@ -50,13 +51,16 @@ export async function replace(ctx: StellarContext, input: ReplacementInput): Pro
   }
   const rate = asked > minimum ? asked : minimum;
   const bump = TransactionBuilder.buildFeeBumpTransaction(state.source, rate.toString(), inner, ctx.passphrase);
-  return {
-    txs: [{ serialized: bump.toEnvelope().toXDR('hex') }],
-    payloads: [{ ...payload, digest: bump.hash().toString('hex'), preimage: bump.signatureBase().toString('hex') }],
+  return singlePayloadWithdrawal({
+    serialized: bump.toEnvelope().toXDR('hex'),
+    signer: payload,
+    hashAlgorithm: 'SHA256',
+    digest: bump.hash().toString('hex'),
+    preimage: bump.signatureBase().toString('hex'),
     fee: BigInt(bump.fee),
-    state: { ...state, feeBump: 'true' },
+    state: stellarState.encode({ ...state, feeBump: 'true' }),
     ...(input.unsigned.expiresAt ? { expiresAt: input.unsigned.expiresAt } : {}),
-  };
+  });
 }
 
 /** Why a submitted transaction is not in a ledger: a bid under what recent ledgers charged (surge pricing). */

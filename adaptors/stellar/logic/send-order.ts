@@ -1,11 +1,11 @@
 import { UpstreamError } from '../../../src/errors.js';
 import type { UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';
-import { readState } from './state.js';
+import { stellarState } from './state.js';
 
 /** The source account and the withdrawal's sequence number: its place in the account's order. */
 export function sendOrder(unsigned: UnsignedWithdrawal): { account: string; sequence: bigint } {
-  const s = readState(unsigned.state);
+  const s = stellarState.decode(unsigned.state);
   return { account: s.source, sequence: BigInt(s.sequence) };
 }
 

@@ -1,38 +1,30 @@
-import type { Json } from '../../../src/ledger/adaptor.js';
+import { z } from 'zod';
+import { defineStateCodec, type StateOf } from '../../../src/ledger/state-codec.js';
 
-/** What craft leaves for release, combine and broadcast; JSON-safe (int64 as decimal strings). */
-export interface StellarState {
-  [key: string]: Json;
-  /** `G…` account that pays and signs. */
-  source: string;
-  /** Reserved sequence number. */
-  sequence: string;
-  /** Reservation scope `${ledgerId}:${source}`. */
-  scope: string;
-  /** Upper time bound, unix seconds. */
-  maxTime: string;
-  /** Account this withdrawal creates (`create_account`), held so no other withdrawal creates it too; null (or absent in older states) otherwise. */
-  creates: string | null;
-}
+const int64 = z.string().regex(/^\d+$/);
 
-/** Claim scope of accounts being created by pending withdrawals of a ledger. */
-export function creationScope(ledgerId: string): string {
-  return `${ledgerId}:creates`;
-}
+/** What craft leaves for release, combine, broadcast and replace; JSON-safe (int64 as decimal strings). */
+export const stellarState = defineStateCodec(
+  'Stellar',
+  z.object({
+    /** `G…` account that pays and signs. */
+    source: z.string(),
+    /** Reserved sequence number. */
+    sequence: int64,
+    /** Reservation scope `${ledgerId}:${source}`. */
+    scope: z.string(),
+    /** Upper time bound, unix seconds. */
+    maxTime: int64,
+    /** Account this withdrawal creates (`create_account`), held so no other withdrawal creates it too; null (or absent in older states) otherwise. */
+    creates: z.string().nullable().default(null),
+    /** A speed-up's state: its envelope is a fee-bump around the signed original. */
+    feeBump: z.literal('true').optional(),
+  }),
+);
 
-/** Whether the state is a speed-up's: its envelope is a fee-bump around the signed original (`feeBump: 'true'`). */
+export type StellarState = StateOf<typeof stellarState>;
+
+/** Whether the state is a speed-up's: its envelope is a fee-bump around the signed original. */
 export function isFeeBump(state: StellarState): boolean {
   return state.feeBump === 'true';
-}
-
-export function readState(state: Json): StellarState {
-  const s = state as Partial<StellarState> | null;
-  if (!s || typeof s !== 'object' || typeof s.source !== 'string' || typeof s.sequence !== 'string' || typeof s.scope !== 'string') {
-    throw new Error('not a Stellar withdrawal state');
-  }
-  return s as StellarState;
-}
-
-export function sequenceScope(ledgerId: string, account: string): string {
-  return `${ledgerId}:${account}`;
 }
