@@ -1,3 +1,4 @@
+import { ConfigError } from '../../src/config/load-config.js';
 import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
 import { builtInEthereumCodec, ethereumAddressCodec } from './address-codec.js';
 import type { EthContext } from './context.js';
@@ -17,7 +18,7 @@ import { ethereumOptionsSchema, type EthereumOptions } from './options.js';
 function createEthereumAdaptor(ledgerId: string, options: EthereumOptions, deps: AdaptorDeps): LedgerAdaptor {
   const known = ETHEREUM_LEDGERS[ledgerId];
   const chainId = options.chainId ?? known?.chainId;
-  if (chainId === undefined) throw new Error(`ledger ${ledgerId}: chainId is required for a ledger that is not built in`);
+  if (chainId === undefined) throw new ConfigError([`LEDGERS.${ledgerId}.chainId is required for a ledger that is not built in`]);
   const nativeAsset = { symbol: 'ETH', decimals: 18, native: true };
   const tokens = options.tokens.map((t) => ({ symbol: t.symbol, decimals: t.decimals, native: false, contract: t.contract }));
   const ctx: EthContext = {
