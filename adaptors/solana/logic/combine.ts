@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '../../../src/errors.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
 import { verifyEd25519 } from '../../../src/ledger/signatures.js';
 import { addressFromPublicKey } from './address.js';
-import { readState } from './state.js';
+import { solanaState } from './state.js';
 
 /**
  * Puts the vault's signature into the crafted transaction. The stored transaction's message
@@ -12,7 +12,7 @@ import { readState } from './state.js';
  * signature in base58, as Solana names transactions.
  */
 export function combine(unsigned: UnsignedWithdrawal, sigs: VerifiedSignature[]): SignedTx[] {
-  const state = readState(unsigned.state);
+  const state = solanaState.decode(unsigned.state);
   const payload = unsigned.payloads[0];
   const stored = unsigned.txs[0]?.serialized;
   if (!payload || !stored || unsigned.payloads.length !== 1 || unsigned.txs.length !== 1) throw new InvalidArgumentError('a Solana withdrawal has exactly one transaction and one payload');

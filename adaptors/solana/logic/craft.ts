@@ -1,7 +1,8 @@
 import { ConflictError, InsufficientFundsError, InvalidArgumentError } from '../../../src/errors.js';
 import type { AssetInfo, UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
-import { publicKeyHex } from '../../../src/ledger/public-key.js';
+import { claimReservation, reserveAndBuild } from '../../../src/ledger/reserve-and-build.js';
+import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';
 import type { SolanaContext } from '../context.js';
 import { associatedTokenAccount, NONCE_ACCOUNT_SPACE, readNonceAccount, TOKEN_ACCOUNT_SPACE, tokenAmount } from './accounts.js';
 import { addressFromPublicKey, isValidAddress } from './address.js';
@@ -10,7 +11,7 @@ import { LAMPORTS_PER_SIGNATURE, priorityLamports, resolvePriorityFee } from './
 import { COMPUTE_UNITS, computeBudget, nonceSetup, solTransfer, tokenTransfer } from './instructions.js';
 import { compileMessage, type Lifetime } from './message.js';
 import { nonceAccountAddress, nonceScope } from './nonce.js';
-import { readState, type SolanaState } from './state.js';
+import { solanaState, type SolanaState } from './state.js';
 
 const MAX_U64 = 2n ** 64n - 1n;
 /** A claim outlives any quorum approval; release() frees it sooner when the operation ends. */
@@ -93,15 +94,14 @@ export async function craft(ctx: SolanaContext, source: VaultSource, intent: Wit
   }
 
   const claim = kind === 'transfer' ? `nonce:${lifetime.kind === 'nonce' ? lifetime.nonce : ''}` : 'setup';
-  if (!(await ctx.deps.reservations.claim(scope, [claim], intent.reference, CLAIM_TTL_MS))) {
-    throw new ConflictError(
+  const nonceHeld = claimReservation(ctx.deps.reservations, scope, [claim], intent.reference, CLAIM_TTL_MS, () =>
+    new ConflictError(
       `another withdrawal of vault ${source.vaultId} holds its durable nonce until it is broadcast or fails; retry after it is confirmed`,
       'ERR_NONCE_IN_USE',
-    );
-  }
-  try {
+    ),
+  );
+  return reserveAndBuild(ctx.deps.logger, [nonceHeld], () => {
     const { message, unsignedTx } = compileMessage(vault, lifetime, [...computeBudget(plan.units, micro), ...plan.instructions]);
-    const messageHex = Buffer.from(message).toString('hex');
     const state: SolanaState = {
       kind,
       vault,
@@ -111,18 +111,17 @@ export async function craft(ctx: SolanaContext, source: VaultSource, intent: Wit
       claim,
       ...(lifetime.kind === 'blockhash' ? { lastValidBlockHeight: lifetime.lastValidBlockHeight } : {}),
     };
-    return {
-      txs: [{ serialized: Buffer.from(unsignedTx).toString('hex') }],
+    return singlePayloadWithdrawal({
+      serialized: Buffer.from(unsignedTx).toString('hex'),
+      signer: from,
       // ed25519 signs the message itself: the payload is the whole message, not a hash of it.
-      payloads: [{ digest: messageHex, preimage: messageHex, keyId: from.keyId, publicKey: publicKeyHex(from.publicKey), hashAlgorithm: 'PLAIN', txIndex: 0, inputIndex: 0 }],
+      hashAlgorithm: 'PLAIN',
+      preimage: Buffer.from(message).toString('hex'),
       fee,
-      state,
+      state: solanaState.encode(state),
       ...(kind === 'nonce-setup' ? { expiresAt: Date.now() + BLOCKHASH_LIFETIME_MS } : {}),
-    };
-  } catch (e) {
-    await ctx.deps.reservations.release(scope, [claim], intent.reference);
-    throw e;
-  }
+    });
+  });
 }
 
 function solPlan(vault: string, recipient: string, amount: bigint, newAccount: boolean, rentFloor: bigint) {
@@ -163,6 +162,6 @@ function tokenPlan(
 
 /** Frees the nonce claim when the operation ends before broadcast. */
 export async function release(ctx: SolanaContext, unsigned: UnsignedWithdrawal, reference: string): Promise<void> {
-  const state = readState(unsigned.state);
+  const state = solanaState.decode(unsigned.state);
   await ctx.deps.reservations.release(state.scope, [state.claim], reference);
 }

@@ -4,6 +4,7 @@ import { ConflictError, InvalidArgumentError, PermanentLedgerError, UnavailableE
 import type { LedgerAdaptor, VaultSource } from '../../../src/ledger/adaptor.js';
 import { Reservations } from '../../../src/ledger/reservations.js';
 import { verifySignature } from '../../../src/ledger/signatures.js';
+import { StoredStateError } from '../../../src/ledger/state-codec.js';
 import { ed25519Signer } from '../../../test/conformance/signers.js';
 import { testRedis } from '../../../test/helpers/redis.js';
 import { solanaFamily } from '../index.js';
@@ -12,7 +13,7 @@ import { AlreadyProcessedError, ExpiredTransactionError, mapNodeError } from '..
 import { setUpNonce } from '../test-kit.js';
 import { addressFromPublicKey, isValidAddress } from './address.js';
 import { nonceAccountAddress } from './nonce.js';
-import { readState } from './state.js';
+import { solanaState } from './state.js';
 
 describe('solana options, addresses and node errors', () => {
   const parse = (o: object) => solanaFamily.optionsSchema.safeParse(o);
@@ -49,8 +50,9 @@ describe('solana options, addresses and node errors', () => {
   });
 
   it('the stored state is checked when read back', () => {
-    expect(() => readState({ kind: 'transfer' })).toThrow(PermanentLedgerError);
-    expect(() => readState(null)).toThrow(/not a Solana withdrawal state/);
+    expect(() => solanaState.decode({ kind: 'transfer' })).toThrow(StoredStateError);
+    expect(() => solanaState.decode({ kind: 'transfer' })).toThrow(/vault: /);
+    expect(() => solanaState.decode(null)).toThrow(/not a Solana withdrawal state/);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { SolanaContext } from '../context.js';
 import { readNonceAccount } from './accounts.js';
-import { readState } from './state.js';
+import { solanaState } from './state.js';
 
 const RANK = { processed: 0, confirmed: 1, finalized: 2 } as const;
 
@@ -19,7 +19,7 @@ export async function txStatus(ctx: SolanaContext, txid: string, unsigned: Unsig
       ? { state: 'confirmed', confirmations: ctx.options.confirmations, blockHeight: status.slot }
       : { state: 'pending', confirmations: 0, blockHeight: status.slot };
   }
-  const state = readState(unsigned.state);
+  const state = solanaState.decode(unsigned.state);
   if (state.kind === 'nonce-setup' && state.lastValidBlockHeight !== undefined && (await ctx.rpc.getBlockHeight()) > state.lastValidBlockHeight) {
     // Past its blockhash's last valid height the setup can never land; look once more in case it just did.
     if (!(await ctx.rpc.getSignatureStatus(txid))) return { state: 'failed', confirmations: 0, reason: 'its blockhash expired before it landed' };
