@@ -2,7 +2,7 @@ import { getTransactionEncoder, lamports, type Address } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { solanaFamily } from '../index.js';
-import { AlreadyProcessedError } from '../network/node-errors.js';
+import { AlreadyProcessedError } from '../network/errors.js';
 import { SolanaRpc } from '../network/rpc.js';
 import { startSolanaLocalNode } from './hook.js';
 import { startLocalSolanaNode, type LocalSolanaNode } from './index.js';

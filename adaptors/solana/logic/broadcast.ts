@@ -2,7 +2,7 @@ import { getBase58Decoder, getTransactionDecoder } from '@solana/kit';
 import { PermanentLedgerError } from '../../../src/errors.js';
 import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { SolanaContext } from '../context.js';
-import { AlreadyProcessedError } from '../network/node-errors.js';
+import { AlreadyProcessedError } from '../network/errors.js';
 
 /**
  * Sends the wire transaction (base64). A signature the node already knows, before or during

@@ -9,7 +9,7 @@ import { ed25519Signer } from '../../../test/conformance/signers.js';
 import { testRedis } from '../../../test/helpers/redis.js';
 import { solanaFamily } from '../index.js';
 import { startLocalSolanaNode, type LocalSolanaNode } from '../local-node/index.js';
-import { AlreadyProcessedError, ExpiredTransactionError, mapNodeError } from '../network/node-errors.js';
+import { AlreadyProcessedError, ExpiredTransactionError, mapNodeError } from '../network/errors.js';
 import { setUpNonce } from '../test-kit.js';
 import { addressFromPublicKey, isValidAddress } from './address.js';
 import { nonceAccountAddress } from './nonce.js';

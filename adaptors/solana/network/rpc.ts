@@ -1,5 +1,5 @@
 import { UnavailableError, UpstreamError } from '../../../src/errors.js';
-import { mapNodeError, type RpcErrorBody } from './node-errors.js';
+import { mapNodeError, type RpcErrorBody } from './errors.js';
 
 /** An account as `getMultipleAccounts` returns it with base64 data; null when it does not exist. */
 export interface RpcAccount {
@@ -19,7 +19,7 @@ const TIMEOUT_MS = 15_000;
 
 /**
  * Solana JSON-RPC over an injected fetch: only the methods the adaptor uses. Transport
- * trouble is a retryable UnavailableError; node errors are mapped once, in node-errors.ts.
+ * trouble is a retryable UnavailableError; node errors are mapped once, in errors.ts.
  */
 export class SolanaRpc {
   private id = 0;
