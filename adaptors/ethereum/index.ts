@@ -8,7 +8,7 @@ import { broadcast } from './logic/broadcast.js';
 import { nextSequence, sendOrder } from './logic/send-order.js';
 import { combine } from './logic/combine.js';
 import { craft, release } from './logic/craft.js';
-import { FEE_LEVELS } from './logic/fee-levels.js';
+import { FEE_LEVELS } from './logic/fees.js';
 import { health } from './logic/health.js';
 import { replace, stuckReason } from './logic/replace.js';
 import { txStatus } from './logic/tx-status.js';

@@ -1,7 +1,11 @@
 import { InvalidArgumentError } from '../../../src/errors.js';
 import { formatAmount, parseAmount } from '../../../src/ledger/amounts.js';
 import type { EthContext } from '../context.js';
-import { FEE_LEVELS, type FeeLevel } from './fee-levels.js';
+
+/** Named fee levels; the first is the default. A custom constant is a gwei figure (max fee per gas). */
+export const FEE_LEVELS = ['MEDIUM', 'HIGH', 'LOW'] as const;
+
+export type FeeLevel = (typeof FEE_LEVELS)[number];
 
 /** How a withdrawal's `fee` was asked for: a named level, or a custom max fee per gas in wei. */
 export type FeeChoice = { level: FeeLevel } | { customWei: bigint };
