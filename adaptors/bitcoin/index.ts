@@ -1,3 +1,4 @@
+import { ConfigError } from '../../src/config/load-config.js';
 import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
 import { bitcoinAddressCodec, builtInBitcoinCodec } from './address-codec.js';
 import type { BtcContext } from './context.js';
@@ -26,7 +27,7 @@ function createBackend(options: BitcoinOptions, network: BtcContext['network'], 
 
 function createBitcoinAdaptor(ledgerId: string, options: BitcoinOptions, deps: AdaptorDeps): LedgerAdaptor {
   const networkName = options.network ?? BITCOIN_LEDGERS[ledgerId];
-  if (!networkName) throw new Error(`ledger ${ledgerId}: network is required for a ledger that is not built in`);
+  if (!networkName) throw new ConfigError([`LEDGERS.${ledgerId}.network is required for a ledger that is not built in`]);
   const network = BITCOINJS_NETWORKS[networkName];
   const nativeAsset = { symbol: 'BTC', decimals: 8, native: true };
   const ctx: BtcContext = {

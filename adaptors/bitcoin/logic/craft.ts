@@ -4,6 +4,7 @@ import { formatAmount } from '../../../src/ledger/amounts.js';
 import { insufficientFunds } from '../../../src/ledger/insufficient-funds.js';
 import type { SigningPayload, UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { publicKeyHex } from '../../../src/ledger/public-key.js';
+import { buildOrRelease } from '../../../src/ledger/reserve-and-build.js';
 import type { BtcContext } from '../context.js';
 import { detectFormat } from './address.js';
 import { dustThreshold } from './dust.js';
@@ -78,12 +79,8 @@ export async function craft(ctx: BtcContext, source: VaultSource, intent: Withdr
     }
     const items = sel.inputs.map((c) => outpoint(c.utxo));
     if (await reservations.claim(scope, items, intent.reference, ctx.options.reservationTtlMs)) {
-      try {
-        return build(ctx, sel.inputs, keys, intent, source.changeAddress, sel.change, sel.fee, feeRate, items);
-      } catch (e) {
-        await reservations.release(scope, items, intent.reference);
-        throw e;
-      }
+      const held = { label: `coins ${items.join(', ')} of ${scope}`, release: () => reservations.release(scope, items, intent.reference) };
+      return buildOrRelease(ctx.deps.logger, [held], () => build(ctx, sel.inputs, keys, intent, source.changeAddress, sel.change, sel.fee, feeRate, items));
     }
     ctx.deps.logger.debug({ ledgerId: ctx.ledgerId, attempt }, 'coins taken by a concurrent withdrawal; selecting again');
     await new Promise((r) => setTimeout(r, 5 + Math.random() * 40));

@@ -1,6 +1,7 @@
-import { PermanentLedgerError } from '../../../src/errors.js';
+import { z } from 'zod';
 import type { Json } from '../../../src/ledger/adaptor.js';
-import type { AddressFormat } from './address.js';
+import { defineStateCodec, StoredStateError } from '../../../src/ledger/state-codec.js';
+import { ADDRESS_FORMATS, type AddressFormat } from './address.js';
 
 /** What `combine` and `release` need from `craft`, JSON-safe (satoshis as decimal strings). */
 export interface CraftState {
@@ -22,15 +23,37 @@ export interface CraftState {
   reserved: string[];
 }
 
+const sats = z.string().regex(/^\d+$/);
+
+// Loose: fields this schema does not name yet are kept as they were stored, not dropped.
+const schema: z.ZodType<CraftState> = z.looseObject({
+  v: z.literal(1),
+  ledgerId: z.string(),
+  feeRate: z.number().nonnegative(),
+  inputs: z.array(
+    z.looseObject({
+      txid: z.string().regex(/^[0-9a-f]{64}$/),
+      vout: z.number().int().nonnegative(),
+      value: sats,
+      address: z.string(),
+      format: z.enum(ADDRESS_FORMATS),
+      publicKey: z.string().regex(/^[0-9a-f]{66}$/),
+      keyId: z.string(),
+    }),
+  ),
+  outputs: z.array(z.looseObject({ address: z.string(), value: sats, change: z.boolean() })),
+  reserved: z.array(z.string()),
+});
+
+export const bitcoinState = defineStateCodec('Bitcoin', schema);
+
 export function toJson(state: CraftState): Json {
-  return state as unknown as Json;
+  return bitcoinState.encode(state);
 }
 
+/** The stored state, checked by the schema and against the ledger that reads it. */
 export function readState(state: Json, ledgerId: string): CraftState {
-  const s = state as unknown as CraftState;
-  if (!s || typeof s !== 'object' || s.v !== 1 || !Array.isArray(s.inputs) || !Array.isArray(s.reserved)) {
-    throw new PermanentLedgerError('stored withdrawal state is not a Bitcoin craft state');
-  }
-  if (s.ledgerId !== ledgerId) throw new PermanentLedgerError(`stored withdrawal was crafted for ${s.ledgerId}, not ${ledgerId}`);
+  const s = bitcoinState.decode(state);
+  if (s.ledgerId !== ledgerId) throw new StoredStateError('Bitcoin', `the stored withdrawal was crafted for ${s.ledgerId}, not ${ledgerId}`);
   return s;
 }
