@@ -1,7 +1,7 @@
 import type { AddressCodec } from '../../src/ledger/adaptor.js';
 import { addressFromPublicKey, ADDRESS_FORMATS } from './logic/address.js';
 import { isValidAddress } from './logic/validate-address.js';
-import { BITCOIN_LEDGERS, BITCOINJS_NETWORKS, type BitcoinNetworkName } from './networks.js';
+import { BITCOIN_LEDGERS, BITCOINJS_NETWORKS, type BitcoinNetworkName } from './ledgers.js';
 
 /** Address operations of one Bitcoin network; the adaptor is built on the same object. */
 export function bitcoinAddressCodec(ledgerId: string, networkName: BitcoinNetworkName, defaultFormat: string): AddressCodec {

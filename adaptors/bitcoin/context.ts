@@ -1,6 +1,6 @@
 import type { Network } from 'bitcoinjs-lib';
 import type { AdaptorDeps, AssetInfo } from '../../src/ledger/adaptor.js';
-import type { BitcoinNetworkName } from './networks.js';
+import type { BitcoinNetworkName } from './ledgers.js';
 import type { BitcoinBackend } from './network/backend.js';
 import type { BitcoinOptions } from './options.js';
 

@@ -14,7 +14,7 @@ import { recipientScript } from './logic/validate-address.js';
 import type { BitcoinBackend } from './network/backend.js';
 import { CoreRpcBackend } from './network/core-rpc.js';
 import { EsploraBackend } from './network/esplora.js';
-import { BITCOIN_LEDGERS, BITCOINJS_NETWORKS } from './networks.js';
+import { BITCOIN_LEDGERS, BITCOINJS_NETWORKS } from './ledgers.js';
 import { bitcoinOptionsSchema, type BitcoinOptions } from './options.js';
 
 export type { BitcoinOptions };

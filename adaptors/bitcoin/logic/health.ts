@@ -1,6 +1,6 @@
 import type { LedgerHealth } from '../../../src/ledger/adaptor.js';
 import type { BtcContext } from '../context.js';
-import { GENESIS_HASHES } from '../networks.js';
+import { GENESIS_HASHES } from '../ledgers.js';
 
 /** Back end reachable, its height, and whether its genesis block is the configured network's. */
 export async function health(ctx: BtcContext): Promise<LedgerHealth> {
