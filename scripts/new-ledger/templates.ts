@@ -34,6 +34,7 @@ import { combine } from './logic/combine.js';
 import { craft, release } from './logic/craft.js';
 import { health } from './logic/health.js';
 import { txStatus } from './logic/tx-status.js';
+import { ${upper(n)}_LEDGERS } from './ledgers.js';
 import { NodeClient } from './network/client.js';
 import { ${n.camel}OptionsSchema, type ${pascal(n)}Options } from './options.js';
 
@@ -46,7 +47,7 @@ function create${pascal(n)}Adaptor(ledgerId: string, options: ${pascal(n)}Option
   return {
     ledgerId,
     family: '${n.family}',
-    network: ledgerId,
+    network: ${upper(n)}_LEDGERS[ledgerId]?.network ?? 'custom',
     // The custody vault kind this ledger signs with: 'secp256k1' (ECDSA) or 'ed25519' (EDDSA).
     scheme: 'secp256k1',
     nativeAsset: NATIVE,
@@ -68,11 +69,18 @@ function create${pascal(n)}Adaptor(ledgerId: string, options: ${pascal(n)}Option
 
 export const ${n.camel}Family: LedgerFamily<${pascal(n)}Options> = {
   family: '${n.family}',
-  knownLedgers: ['${n.family}', '${n.family}dev'],
+  knownLedgers: Object.keys(${upper(n)}_LEDGERS),
   optionsSchema: ${n.camel}OptionsSchema,
   sensitiveOptions: ['rpcUrl'],
   create: create${pascal(n)}Adaptor,
   // A local development node for the sandbox: add \`localNode: async () => …\` (see adaptors/solana/local-node/hook.ts).
+};
+`,
+    'ledgers.ts': `/** Ledger ids this family knows without being told its family, with the network each serves. */
+export const ${upper(n)}_LEDGERS: Record<string, { network: string }> = {
+  ${n.family}: { network: 'mainnet' },
+  // The local development node (local-node/, started by the family's localNode hook).
+  ${n.family}dev: { network: 'local' },
 };
 `,
     'options.ts': `import { z } from 'zod';
@@ -101,9 +109,9 @@ export interface ${pascal(n)}Context {
 }
 `,
     'network/client.ts': `import { UnavailableError } from '../../../src/errors.js';
-import { mapNodeError } from './node-errors.js';
+import { mapNodeError } from './errors.js';
 
-/** The node's client over the injected fetch; node errors become typed errors in node-errors.ts, once. */
+/** The node's client over the injected fetch; node errors become typed errors in errors.ts, once. */
 export class NodeClient {
   constructor(
     private readonly url: string,
@@ -123,9 +131,13 @@ export class NodeClient {
   }
 }
 `,
-    'network/node-errors.ts': `import { UpstreamError, type AppError } from '../../../src/errors.js';
+    'network/errors.ts': `import { UpstreamError, type AppError } from '../../../src/errors.js';
 
-/** The node's error answers as typed errors (retryable or not, permanent ledger refusals). */
+/**
+ * The node's error answers as typed errors, matched once here from a table of the node's real
+ * texts and codes: NodeRejectionError (kind, retryable) for a refused transaction, UnavailableError
+ * for trouble that passes, PermanentLedgerError for a final no (see adaptors/ethereum/network/errors.ts).
+ */
 export function mapNodeError(method: string, err: { code: number; message: string }): AppError {
   return new UpstreamError(\`${n.family} node \${method}: \${err.message} (\${err.code})\`, false);
 }
@@ -150,15 +162,40 @@ export function isValidAddress(_address: string): boolean {
     'logic/craft.ts': `import { NotSupportedError } from '../../../src/errors.js';
 import type { UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 ${ctx}
-/** Builds the unsigned transaction and its signing payloads; reserves what must not be used twice. */
+/**
+ * Builds the unsigned transaction and its signing payloads. What must not be used twice (a
+ * nonce, a sequence number, coins) is held under \`intent.reference\` with \`reserveAndBuild\`
+ * (src/ledger/reserve-and-build.ts), which gives it back when the build fails. One transaction
+ * signed once is \`singlePayloadWithdrawal\` (src/ledger/single-payload.ts), its state
+ * \`${n.camel}State.encode(…)\` (./state.ts).
+ */
 export async function craft(_ctx: ${pascal(n)}Context, _source: VaultSource, _intent: WithdrawalIntent): Promise<UnsignedWithdrawal> {
   ${notImplemented(n, 'craft', 'logic/craft.ts')}
 }
 
-/** Frees what craft reserved. */
+/** Frees what craft reserved: \`${n.camel}State.decode(unsigned.state)\` says what. */
 export async function release(_ctx: ${pascal(n)}Context, _unsigned: UnsignedWithdrawal, _reference: string): Promise<void> {
   ${notImplemented(n, 'release', 'logic/craft.ts')}
 }
+`,
+    'logic/state.ts': `import { z } from 'zod';
+import { defineStateCodec, type StateOf } from '../../../src/ledger/state-codec.js';
+
+/**
+ * What craft stores in the unsigned withdrawal for combine, release, broadcast and txStatus:
+ * JSON only (bigints as decimal strings). Read back through the schema, so a stored state that
+ * does not match fails for good with ERR_BAD_STATE instead of building another transaction.
+ */
+export const ${n.camel}State = defineStateCodec(
+  '${n.family}',
+  z
+    .object({
+      // The fields combine needs to rebuild and check the crafted transaction.
+    })
+    .strict(),
+);
+
+export type ${pascal(n)}State = StateOf<typeof ${n.camel}State>;
 `,
     'logic/combine.ts': verbFile(n, 'combine', 'Puts verified signatures into the crafted transaction and checks the result.', `function combine(_ctx: ${pascal(n)}Context, _unsigned: UnsignedWithdrawal, _sigs: VerifiedSignature[]): SignedTx[]`, 'combine', `import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';\n${ctx}`),
     'logic/broadcast.ts': verbFile(n, 'broadcast', 'Sends a signed transaction; "already known" is success.', `async function broadcast(_ctx: ${pascal(n)}Context, _tx: SignedTx): Promise<BroadcastResult>`, 'broadcast', `import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';\n${ctx}`),
@@ -209,6 +246,11 @@ describeConformance(
 );
 `,
   };
+}
+
+/** Constant prefix: \`cardano\` → \`CARDANO_LEDGERS\`. */
+export function upper(n: Names): string {
+  return n.camel.toUpperCase();
 }
 
 export function pascal(n: Names): string {

@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotSupportedError } from '../../src/errors.js';
 import type { LedgerFamily } from '../../src/ledger/adaptor.js';
+import { StoredStateError, type StateCodec } from '../../src/ledger/state-codec.js';
 import { scaffoldLedger } from '../../scripts/new-ledger.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
@@ -30,7 +31,26 @@ describe('npm run new-ledger', () => {
   it('writes a family that registers with one line, typechecks, and answers "not implemented"', async () => {
     const before = readFileSync(path.join(root, 'adaptors', 'index.ts'), 'utf8');
     const files = scaffoldLedger(root, 'zeta');
-    expect(files).toEqual(expect.arrayContaining(['adaptors/zeta/index.ts', 'adaptors/zeta/conformance.test.ts', 'adaptors/zeta/logic/craft.ts', 'adaptors/zeta/network/node-errors.ts']));
+    // The shape every built-in family has: the same file for the same role.
+    expect([...files].sort()).toEqual(
+      [
+        'index.ts',
+        'ledgers.ts',
+        'options.ts',
+        'context.ts',
+        'conformance.test.ts',
+        'network/client.ts',
+        'network/errors.ts',
+        ...['address', 'balances', 'broadcast', 'combine', 'craft', 'health', 'state', 'tx-status'].map((v) => `logic/${v}.ts`),
+      ]
+        .map((f) => `adaptors/zeta/${f}`)
+        .sort(),
+    );
+    for (const family of ['ethereum', 'bitcoin', 'stellar', 'solana']) {
+      for (const shared of ['index.ts', 'ledgers.ts', 'options.ts', 'context.ts', 'conformance.test.ts', 'network/errors.ts', 'logic/craft.ts', 'logic/state.ts']) {
+        expect(existsSync(path.join(repo, 'adaptors', family, shared)), `adaptors/${family}/${shared}`).toBe(true);
+      }
+    }
     const after = readFileSync(path.join(root, 'adaptors', 'index.ts'), 'utf8');
     const added = after.split('\n').filter((l) => !before.split('\n').includes(l));
     expect(added).toEqual(["import { zetaFamily } from './zeta/index.js';", '  zetaFamily as LedgerFamily,']);
@@ -48,6 +68,9 @@ describe('npm run new-ledger', () => {
     const { families } = (await import(path.join(root, 'adaptors', 'index.ts'))) as { families: LedgerFamily[] };
     const zeta = families.find((f) => f.family === 'zeta');
     expect(zeta?.knownLedgers).toEqual(['zeta', 'zetadev']);
+    const { zetaState } = (await import(path.join(root, 'adaptors', 'zeta', 'logic', 'state.ts'))) as { zetaState: StateCodec<object> };
+    expect(zetaState.decode({})).toEqual({});
+    expect(() => zetaState.decode({ left: 'over' })).toThrow(StoredStateError);
     const adaptor = zeta!.create('zetadev', zeta!.optionsSchema.parse({ rpcUrl: 'http://127.0.0.1:9' }), {} as never);
     expect(() => adaptor.addressFromPublicKey({ scheme: 'secp256k1', bytes: new Uint8Array(33) })).toThrow(NotSupportedError);
     await expect(adaptor.getBalances([], [])).rejects.toThrow(/zeta: getBalances is not implemented yet \(adaptors\/zeta\/logic\/balances.ts\)/);
