@@ -123,6 +123,22 @@ describe('address-derivation threads: start, fallback, shutdown', () => {
     await expect(pool.derive(codec, secpKeys(1), undefined)).rejects.toMatchObject({ status: 503, retryable: true });
   }, 120_000);
 
+  it('stops idle threads, and starts new ones for the next request', async () => {
+    const seen: number[] = [];
+    const pool = new DerivePool({ threads: 1, ledgers: [], logger: pino({ level: 'silent' }), idleStopMs: 50, onChunk: (c) => seen.push(c.threadId) });
+    const keys = secpKeys(5);
+    const expected = await inThread.derive(codec, keys, undefined);
+    expect(await pool.derive(codec, keys, undefined)).toEqual(expected);
+    const [first] = pool.threadIds();
+    while (pool.threadIds().length > 0) await new Promise((r) => setTimeout(r, 25));
+    expect(await pool.derive(codec, keys, undefined)).toEqual(expected);
+    const [second] = pool.threadIds();
+    expect(second).not.toBe(first);
+    expect(seen).toEqual([first, second]);
+    expect(seen).not.toContain(mainThreadId);
+    await pool.close();
+  }, 120_000);
+
   it('falls back to the main thread, saying so in the log, when the threads cannot start', async () => {
     const { logger, lines } = capturingLogger();
     const seen = new Set<number>();
