@@ -101,8 +101,8 @@ function spawnWorker(entry: URL, workerData: DeriveWorkerData): Worker {
  * The threads start with the first request and are unreferenced, so they never keep the process
  * alive, and stop again after `IDLE_STOP_MS` without work. If they cannot start, the pool says so
  * once in the log and derives on the main thread in time slices instead; a ledger a thread does
- * not describe as the main thread does is derived
- * there too. Either way the answers are those of `deriveAddress`.
+ * not describe as the main thread does is derived there too. Either way the answers are those of
+ * `deriveAddress`.
  */
 export class DerivePool implements AddressDeriver {
   private state: PoolState = 'idle';
@@ -182,13 +182,20 @@ export class DerivePool implements AddressDeriver {
     const spawned = await Promise.allSettled(Array.from({ length: this.opts.threads }, () => this.spawn(data)));
     const ready = spawned.flatMap((s) => (s.status === 'fulfilled' && !s.value.exited ? [s.value] : []));
     const failure = spawned.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    const retire = () =>
+      Promise.all(
+        ready.map((t) => {
+          t.retired = true;
+          return t.worker.terminate();
+        }),
+      );
     // Closed while the threads loaded.
     if ((this.state as PoolState) === 'closed') {
-      await Promise.all(ready.map((t) => t.worker.terminate()));
+      await retire();
       return;
     }
     if (failure || ready.length === 0) {
-      await Promise.all(ready.map((t) => t.worker.terminate()));
+      await retire();
       this.fallBack(failure?.reason, 'address-derivation threads could not start: deriving on the main thread in time slices');
       return;
     }
