@@ -24,6 +24,8 @@ const LEDGERS = {
   solanadev: { rpcUrl: CLOSED },
 };
 const SPKI_PREFIX = '3056301006072a8648ce3d020106052b8104000a034200';
+/** The key on which fixtures/dying-derive-worker.ts exits: the generator point, compressed. */
+const POISON = '0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798';
 
 function secpKeys(n: number): string[] {
   return Array.from({ length: n }, (_, i) => {
@@ -136,6 +138,24 @@ describe('address-derivation threads: start, fallback, shutdown', () => {
     expect(second).not.toBe(first);
     expect(seen).toEqual([first, second]);
     expect(seen).not.toContain(mainThreadId);
+    await pool.close();
+  }, 120_000);
+
+  it('replaces a thread that dies, sends its chunk again, and derives a chunk lost twice on the main thread', async () => {
+    const { logger, lines } = capturingLogger();
+    const chunks: { threadId: number; keys: number }[] = [];
+    const entry = new URL('./fixtures/dying-derive-worker.ts', import.meta.url);
+    const pool = new DerivePool({ threads: 1, ledgers: [], logger, entry, chunkKeys: 10, onChunk: (c) => chunks.push(c) });
+    const keys = secpKeys(30);
+    keys[15] = POISON;
+    expect(await pool.derive(codec, keys, undefined)).toEqual(await inThread.derive(codec, keys, undefined));
+    // Keys 10-19 killed a thread twice: the main thread derived them; the other chunks, threads.
+    expect(chunks.filter((c) => c.threadId === mainThreadId)).toEqual([{ threadId: mainThreadId, keys: 10 }]);
+    expect(chunks.filter((c) => c.threadId !== mainThreadId).map((c) => c.keys)).toEqual([10, 10]);
+    expect(lines.filter((l) => l.msg === 'address-derivation thread exited; starting another')).toHaveLength(2);
+    // A replacement serves the next request.
+    expect(await pool.derive(codec, keys.slice(0, 10), undefined)).toEqual(await inThread.derive(codec, keys.slice(0, 10), undefined));
+    expect(pool.threadIds()).toHaveLength(1);
     await pool.close();
   }, 120_000);
 
