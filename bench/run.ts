@@ -93,7 +93,7 @@ async function startWorker(name: string, env: Record<string, string>): Promise<C
 interface Figures {
   callbacks?: { service: LoadResult; echo: LoadResult; ratio: number; enqueued: number };
   address?: Record<string, { httpKeysPerSec: number; rawKeysPerSec: number; ratio: number; batchP50Ms: number }>;
-  statusUnderBatches?: StatusUnderBatches;
+  statusUnderBatches?: { threads: StatusUnderBatches; slices: StatusUnderBatches };
   pipeline?: {
     withdrawals: number;
     created: number;
@@ -241,9 +241,16 @@ async function main(): Promise<void> {
     // ---------------------------------------------------------------- /status under four 10,000-key batches
     if (want('status')) {
       const big = randomKeys(quick ? 2_000 : 10_000).secp.map((p) => toCustodyKeyId({ scheme: 'secp256k1', bytes: ecc.pointCompress(p, true) }));
-      figures.statusUnderBatches = await statusUnderBatches(api.url, 'btcregtest', big);
-      const f = figures.statusUnderBatches;
-      log(`/status under ${f.batches} batches of ${f.keysPerBatch} keys: p50 ${f.statusMsP50} / p99 ${f.statusMsP99} / max ${f.statusMsMax} ms over ${f.statusCount} requests (${f.batchesMs} ms)`);
+      // The API as configured (derivation threads), then a second API process deriving on its main thread in time slices.
+      const withThreads = await statusUnderBatches(api.url, 'btcregtest', big);
+      const sliced = await startApi('api-slices', { ...env, PORT: String(await freePort()), DERIVE_THREADS: '0' });
+      const inSlices = await statusUnderBatches(sliced.url, 'btcregtest', big).finally(() => sliced.child.stop());
+      figures.statusUnderBatches = { threads: withThreads, slices: inSlices };
+      for (const [name, f] of Object.entries(figures.statusUnderBatches)) {
+        log(
+          `/status under ${f.batches} batches of ${f.keysPerBatch} keys (${name}): p50 ${f.loaded.msP50} / p99 ${f.loaded.msP99} / max ${f.loaded.msMax} ms over ${f.loaded.count} requests (${f.batchesMs} ms); idle p50 ${f.idle.msP50} / p99 ${f.idle.msP99}`,
+        );
+      }
     }
 
     // ---------------------------------------------------------------- pipeline
@@ -437,8 +444,16 @@ function report(f: Figures): void {
     rows.push([`address-from-publickey ${id} (keys/s)`, `${a.httpKeysPerSec}`, `raw ${a.rawKeysPerSec}`, `ratio ${r2(a.ratio)}`, `≥ 0.8: ${yes(a.ratio >= 0.8)}`]);
   }
   if (f.statusUnderBatches) {
-    const b = f.statusUnderBatches;
-    rows.push([`GET /status p50 / p99 (ms), ${b.batches} × ${b.keysPerBatch}-key batches running`, `${b.statusMsP50} / ${b.statusMsP99}`, `max ${b.statusMsMax}, n ${b.statusCount}`, `batches ${b.batchesMs} ms`, `p99 < 20: ${yes(b.statusMsP99 < 20)}`]);
+    const { threads: t, slices: s } = f.statusUnderBatches;
+    const row = (what: string, b: StatusUnderBatches, target: string): [string, string, string, string, string] => [
+      `GET /status p50 / p99 (ms), ${b.batches} × ${b.keysPerBatch}-key batches, ${what}`,
+      `${b.loaded.msP50} / ${b.loaded.msP99}`,
+      `idle ${b.idle.msP50} / ${b.idle.msP99}; max ${b.loaded.msMax}, n ${b.loaded.count}`,
+      `batches ${b.batchesMs} ms`,
+      target,
+    ];
+    rows.push(row('derivation threads', t, `p99 < 20: ${yes(t.loaded.msP99 < 20)}`));
+    rows.push(row('main thread (DERIVE_THREADS=0)', s, 'reference'));
   }
   if (f.pipeline) {
     const p = f.pipeline;

@@ -7,6 +7,7 @@ import type { CustodyClient } from './custody/custody-client.js';
 import type { AppContext } from './http/app-context.js';
 import { createApp, type AppExtensions } from './http/app.js';
 import { answerClientErrorsAsJson } from './http/client-error.js';
+import { derivePoolFor } from './http/derive-pool.js';
 import { LedgerRegistry } from './ledger/registry.js';
 import { Reservations } from './ledger/reservations.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
@@ -44,10 +45,13 @@ export function appContext(core: Core, healthChecks: AppContext['healthChecks'] 
   return { ...core, apiKeys: apiKeyRecords(core.config), healthChecks };
 }
 
+/** The API on `port`. Its address-derivation threads live as long as the server: closing the server stops them. */
 export async function listen(core: Core, ext: AppExtensions = {}, healthChecks: AppContext['healthChecks'] = {}, port = core.config.port): Promise<Server> {
-  const app = createApp(appContext(core, healthChecks), ext);
+  const addressDeriver = derivePoolFor(core.config, core.logger);
+  const app = createApp({ ...appContext(core, healthChecks), addressDeriver }, ext);
   return new Promise((resolve, reject) => {
     const server = app.listen(port, core.config.host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    server.once('close', () => void addressDeriver.close());
     answerClientErrorsAsJson(server);
   });
 }

@@ -126,6 +126,12 @@ export const ENV = {
     default: '30',
     description: 'Requests a client may send to those routes at once after being idle (the token bucket size).',
   },
+  deriveThreads: {
+    env: 'DERIVE_THREADS',
+    schema: int(0, 64),
+    description:
+      'Worker threads of the API process that derive address-from-publickey batches, so the event loop stays free for other requests (default: the number of cores minus one, at least 1). 0 derives on the main thread in 8 ms time slices.',
+  },
   bip44GapLimit: { env: 'BIP44_GAP_LIMIT', schema: int(1, 1000), default: '20', description: 'Unused addresses in a row that end a BIP44 scan.' },
   healthTimeoutMs: {
     env: 'HEALTH_TIMEOUT_MS',

@@ -6,6 +6,7 @@ import type { LedgerRegistry } from '../ledger/registry.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ApiKeyRecord } from '../security/api-keys.js';
 import type { VaultStore } from '../vaults/vault-store.js';
+import type { AddressDeriver } from './derive-addresses.js';
 
 export interface DependencyHealth {
   healthy: boolean;
@@ -26,4 +27,6 @@ export interface AppContext {
   custody?: CustodyClient;
   /** Prometheus metrics of this process; with them the app serves GET /metrics. */
   metrics?: Metrics;
+  /** Derives address-from-publickey batches (the thread pool); without it, on the main thread in time slices. */
+  addressDeriver?: AddressDeriver;
 }

@@ -4,6 +4,24 @@
  */
 export const SLICE_MS = 8;
 
+/**
+ * For a loop whose steps cannot be listed up front (a BIP44 scan deriving until its gap ends):
+ * `await` the returned function between steps; once `sliceMs` of wall time passed since the
+ * last yield it yields to the event loop (setImmediate, so timers and pending I/O run first).
+ */
+export function sliceYielder(sliceMs = SLICE_MS): () => Promise<void> | undefined {
+  let since = performance.now();
+  return () => {
+    if (performance.now() - since < sliceMs) return undefined;
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        since = performance.now();
+        resolve();
+      }),
+    );
+  };
+}
+
 interface Job {
   next: () => boolean;
 }

@@ -1,6 +1,7 @@
 import { BIP32Factory, type BIP32Interface } from 'bip32';
 import * as ecc from 'tiny-secp256k1';
 import { InvalidArgumentError } from '../errors.js';
+import { sliceYielder } from '../http/time-sliced.js';
 import type { LedgerAdaptor, VaultAddress, VaultSource } from '../ledger/adaptor.js';
 import { parsePublicKeyArg, toCustodyKeyId, type PublicKey } from '../ledger/public-key.js';
 import type { AddressIndex, Chain } from './address-index.js';
@@ -75,16 +76,23 @@ export async function vaultAddresses(adaptor: LedgerAdaptor, record: VaultRecord
   const known = index ? await index.read(record.vaultId, record.ledgerId, record.addressFormat, account) : undefined;
   const out: VaultAddress[] = [];
   const updates = {} as Parameters<AddressIndex['write']>[4];
+  // Curve arithmetic for a whole gap window (BIP44_GAP_LIMIT addresses) and string work for a long
+  // history would hold the event loop: both yield to other requests every few milliseconds.
+  const pause = sliceYielder();
   for (const change of [0, 1] as const) {
     const before = known?.chains[change] ?? { derived: [], lastUsed: -1 };
     const list: Derived[] = [...before.derived];
-    const at = (i: number): Derived => {
-      while (list.length <= i) list.push(derive(adaptor, record, node, change, list.length));
-      return list[i] as Derived;
+    const through = async (i: number): Promise<void> => {
+      while (list.length <= i) {
+        list.push(derive(adaptor, record, node, change, list.length));
+        await pause();
+      }
     };
+    const at = (i: number): Derived => list[i] as Derived;
     let lastUsed = before.lastUsed;
     for (;;) {
       const start = lastUsed + 1;
+      await through(start + gapLimit - 1);
       const window = Array.from({ length: gapLimit }, (_, i) => at(start + i)[0]);
       const flags = await used(window);
       const found = flags.lastIndexOf(true);
@@ -93,7 +101,11 @@ export async function vaultAddresses(adaptor: LedgerAdaptor, record: VaultRecord
     }
     // The first receive address always counts, so a fresh vault still has somewhere to receive.
     const keep = change === 0 ? Math.max(lastUsed, 0) : lastUsed;
-    for (let i = 0; i <= keep; i++) out.push(vaultAddress(at(i), change, i));
+    await through(keep);
+    for (let i = 0; i <= keep; i++) {
+      out.push(vaultAddress(at(i), change, i));
+      await pause();
+    }
     updates[change] = { from: before.derived.length, derived: list.slice(before.derived.length), lastUsed };
   }
   await index?.write(record.vaultId, record.ledgerId, record.addressFormat, account, updates);

@@ -123,6 +123,21 @@ describe('the production walk-through: built processes, the custody emulator, a 
     expect(await redis.get(`${prefix}byow:profile`)).toBe('production');
   });
 
+  it('derives address-from-publickey batches in the built derivation threads', async () => {
+    // The CASP vector of custody-facts.md: a DER SPKI key and its Ethereum address.
+    const key =
+      '3056301006072A8648CE3D020106052B8104000A0342000471A50AA19C7907F113A39409C9BB39F612E8A23223CDE454F17F91FCFFA2E56981411D2A6535754E7E0CAC511A3E4B5D7CE8150F316A37F5E2C7EF51183D805C';
+    const res = await json(`${env.PUBLIC_URL}/api/v1.0/ledgers/ethdev/address-from-publickey`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ keys: Array.from({ length: 600 }, () => key) }),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(new Set(res.body.items.map((i: { address: string }) => i.address))).toEqual(new Set(['0x8240Fd14931292B85C850514c8a4eBd35E56EDA4']));
+    // dist/src/http/derive-worker.js loaded: no fallback to the main thread was logged.
+    expect(procs.output.join('')).not.toContain('address-derivation thread');
+  });
+
   it("passes docker-compose.yml's and the image's healthchecks", async () => {
     const { services } = loadCompose();
     const script = (svc: string) => services[svc]!.healthcheck!.test.at(-1)!;

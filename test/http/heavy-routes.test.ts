@@ -1,14 +1,14 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { families } from '../../adaptors/index.js';
+import { deriveAddress } from '../../src/http/derive-addresses.js';
+import { LedgerRegistry } from '../../src/ledger/registry.js';
 import { ADMIN_KEY, READ_KEY, startTestService, type TestService } from '../helpers/service.js';
 
 // A back end nothing listens on: address derivation needs none, and balances are not asked for here.
 const LEDGERS = { btcregtest: { backend: 'esplora', url: 'http://127.0.0.1:9' } };
 const ADDRESS = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
-/** Longest event-loop block tolerated while the batches run. */
-const BLOCK_BOUND_MS = 250;
 const DERIVE = '/api/v1.0/ledgers/btc/address-from-publickey';
 const BALANCE = `/api/v1.0/ledgers/btcregtest/addresses/${ADDRESS}/balance`;
 
@@ -18,7 +18,7 @@ function keys(n: number): string[] {
   return Array.from({ length: n }, (_, i) => distinct[i % distinct.length] as string);
 }
 
-describe('heavy open routes: event loop', () => {
+describe('heavy open routes: derivation off the event loop', () => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await startTestService(LEDGERS, { env: { OPEN_ROUTES_ANONYMOUS: 'true', OPEN_ROUTES_RATE_PER_MINUTE: '0' } });
@@ -27,35 +27,27 @@ describe('heavy open routes: event loop', () => {
     await svc.stop();
   });
 
-  it('four concurrent 10,000-key batches leave /status answering, with no long event-loop block', async () => {
+  it('four concurrent 10,000-key batches each answer every address while /status keeps answering', async () => {
     const body = { keys: keys(10_000) };
-    const histogram = monitorEventLoopDelay({ resolution: 5 });
-    histogram.enable();
     let running = true;
-    const started = performance.now();
     const batches = Promise.all(Array.from({ length: 4 }, () => svc.call('POST', DERIVE, { body }))).finally(() => {
       running = false;
     });
-    const statusTimes: number[] = [];
+    let statusAnswers = 0;
     while (running) {
-      const asked = performance.now();
       const status = await svc.call('GET', '/api/v1.0/status');
-      if (running) statusTimes.push(performance.now() - asked);
       expect(typeof status.body.healthy).toBe('boolean');
+      if (running) statusAnswers++;
     }
     const results = await batches;
-    histogram.disable();
+    const codec = new LedgerRegistry([], families).addressCodec('btc');
+    const expected = body.keys.map((k, i) => deriveAddress(codec, k, i, undefined));
     for (const r of results) {
       expect(r.status).toBe(200);
-      expect(r.body.items).toHaveLength(10_000);
+      expect(r.body.items.map((item: { address: string }) => item.address)).toEqual(expected);
     }
-    // /status was served between the slices of key derivation, more than once.
-    expect(statusTimes.length).toBeGreaterThan(3);
-    // Unsliced, each batch held the loop for its whole derivation (0.9 s on an idle 2-core machine). Sliced, what
-    // remains are garbage-collection pauses, which a loaded shared machine stretches: the bound leaves room for that.
-    const batchMs = performance.now() - started;
-    expect(batchMs).toBeGreaterThan(4 * BLOCK_BOUND_MS);
-    expect(histogram.max / 1e6).toBeLessThan(BLOCK_BOUND_MS);
+    // /status was served while the batches were being derived (test/http/derive-pool.test.ts: in the pool's threads).
+    expect(statusAnswers).toBeGreaterThan(0);
   }, 120_000);
 });
 

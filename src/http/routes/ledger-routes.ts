@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { InvalidArgumentError } from '../../errors.js';
 import { formatAmount } from '../../ledger/amounts.js';
 import type { AssetInfo, Balance, LedgerAdaptor } from '../../ledger/adaptor.js';
-import { parsePublicKey } from '../../ledger/public-key.js';
 import { ALL_ASSETS, resolveAssets } from '../../ledger/registry.js';
 import type { AppContext } from '../app-context.js';
+import { inThreadDeriver } from '../derive-addresses.js';
 import { heavyRouteAccess } from '../open-routes.js';
 import { assetBalanceSchema, ledgerIdParam } from '../schemas.js';
 import { defineRoute, listParam } from '../route.js';
@@ -31,6 +31,7 @@ export function requireValidAddress(adaptor: LedgerAdaptor, address: string, fie
 export function ledgerRoutes(ctx: AppContext) {
   const maxKeys = ctx.config.maxKeysPerRequest;
   const heavy = heavyRouteAccess(ctx);
+  const deriver = ctx.addressDeriver ?? inThreadDeriver(heavy.slicer);
   const addressParams = z.object({ ledgerId: ledgerIdParam, address: z.string().min(1).max(512) });
   return [
     defineRoute({
@@ -66,16 +67,9 @@ export function ledgerRoutes(ctx: AppContext) {
         if (body.format !== undefined && !formats.includes(body.format)) {
           throw new InvalidArgumentError(`Unknown format '${body.format}' for ledger ${adaptor.ledgerId}. Valid values: ${formats.join(', ')}`);
         }
-        // Deriving 10,000 addresses takes most of a second: in slices, so other requests are served in between.
-        const items = await heavy.slicer.map(body.keys, (text, index) => {
-          let key;
-          try {
-            key = adaptor.parseNativePublicKey?.(text) ?? parsePublicKey(text, adaptor.scheme);
-          } catch (e) {
-            throw new InvalidArgumentError(`keys[${index}]: ${(e as Error).message}`, { index });
-          }
-          return { address: adaptor.addressFromPublicKey(key, body.format) };
-        });
+        // Deriving 10,000 addresses takes most of a second of CPU: off the event loop, so other requests are served meanwhile.
+        const addresses = await deriver.derive(adaptor, body.keys, body.format);
+        const items = addresses.map((address) => ({ address }));
         return { items };
       },
     }),
