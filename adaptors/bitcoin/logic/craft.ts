@@ -8,7 +8,7 @@ import type { BtcContext } from '../context.js';
 import { detectFormat } from './address.js';
 import { dustThreshold } from './dust.js';
 import { resolveFeeRate } from './fees.js';
-import { inputPreimage } from './preimage.js';
+import { inputPreimages } from './preimage.js';
 import { selectCoins, type Candidate } from './select-coins.js';
 import { sha256d } from './sighash.js';
 import { spendableUtxos } from './spendable.js';
@@ -121,8 +121,9 @@ function build(
 /** The unsigned transaction a craft state describes, with one signing payload per input. */
 export function unsignedFromState(ctx: BtcContext, state: CraftState, fee: bigint): UnsignedWithdrawal {
   const tx = unsignedTx(ctx, state);
+  const preimages = inputPreimages(tx, state.inputs);
   const payloads: SigningPayload[] = state.inputs.map((input, i) => {
-    const preimage = inputPreimage(tx, i, input);
+    const preimage = preimages[i] as Buffer;
     return {
       digest: sha256d(preimage).toString('hex'),
       keyId: input.keyId,
