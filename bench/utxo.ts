@@ -2,7 +2,8 @@
  * Bench phase `utxo`: a Bitcoin vault holding thousands of coins on a real bcoin regtest node
  * (in-process, behind the Esplora facade). Times `craft` (listing the coins, Redis claims,
  * coin selection, one sighash payload per input) for a small withdrawal, for one that needs
- * about half the coins, and for a consolidation (a withdrawal to the vault's own address),
+ * ~750 coins, and for a consolidation (a withdrawal to the vault's own address: 1,000 coins,
+ * the default `maxInputs`),
  * plus `combine` of the large one. Each craft is released, so every round sees every coin.
  */
 import { performance } from 'node:perf_hooks';
@@ -73,7 +74,7 @@ export async function utxoBench(redisUrl: string, prefix: string, sizes: { utxos
     const total = COIN_SATS * BigInt(sizes.utxos);
     const cases = {
       small: () => intent(RECIPIENT, 100_000n),
-      large: () => intent(RECIPIENT, total / 2n),
+      large: () => intent(RECIPIENT, (total * 3n) / 8n),
       // A withdrawal to the vault's own address: as many coins as fit, one output.
       consolidate: () => intent(address, COIN_SATS),
     };

@@ -65,7 +65,7 @@ export async function craft(ctx: BtcContext, source: VaultSource, intent: Withdr
     const holders = await reservations.claimedBy(scope, utxos.map(outpoint));
     const free = utxos.filter((_, i) => holders[i] === null || holders[i] === intent.reference);
     const candidates = free.map((utxo) => ({ utxo, format: (keys.get(utxo.address) as { format: Candidate['format'] }).format }));
-    const sel = chooseCoins(candidates, { script: toScript, amount: intent.amount }, changeScript, feeRate, toSelf);
+    const sel = chooseCoins(candidates, { script: toScript, amount: intent.amount }, changeScript, feeRate, toSelf, ctx.options.maxInputs);
     if (!sel.ok) {
       const reserved = utxos.reduce((s, u) => s + u.value, 0n) - sel.available;
       const btc = (sat: bigint): string => `${formatAmount(sat, ctx.nativeAsset.decimals)} BTC`;
