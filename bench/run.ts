@@ -459,7 +459,7 @@ function report(f: Figures): void {
   if (f.utxo) {
     const u = f.utxo;
     for (const [name, c] of [['withdrawal, few inputs', u.small], ['withdrawal, ~750 coins', u.large], ['consolidation (to itself)', u.consolidate]] as const) {
-      rows.push([`btc craft, ${u.utxos}-coin vault: ${name} p50 / max (ms)`, `${c.msP50} / ${c.msMax}`, `${c.inputs} inputs, ${c.vbytes} vB`, '', `< 200: ${yes(c.msP50 < 200)}`]);
+      rows.push([`btc craft, ${u.utxos}-coin vault: ${name} p50 / max (ms)`, `${c.msP50} / ${c.msMax}`, `${c.inputs} inputs, ${c.vbytes} vB`, `node listing p50 ${u.listingMsP50}`, `< 200: ${yes(c.msP50 < 200)}`]);
     }
     rows.push([`btc combine, ${u.large.inputs} inputs p50 (ms)`, `${u.combineLargeMsP50}`, '', '', '']);
   }

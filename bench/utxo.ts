@@ -5,6 +5,8 @@
  * ~750 coins, and for a consolidation (a withdrawal to the vault's own address: 1,000 coins,
  * the default `maxInputs`),
  * plus `combine` of the large one. Each craft is released, so every round sees every coin.
+ * The reference is the node's own listing of the coins (bcoin in this process, in JS), timed
+ * in the same rounds: every craft lists them once.
  */
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
@@ -31,6 +33,8 @@ export interface UtxoFigures {
   large: UtxoCase;
   consolidate: UtxoCase;
   combineLargeMsP50: number;
+  /** The node's own share: a bare GET /address/:a/utxo of the same 2,000 coins, timed in the same rounds. */
+  listingMsP50: number;
 }
 
 const BTC = { symbol: 'BTC', decimals: 8, native: true };
@@ -81,8 +85,13 @@ export async function utxoBench(redisUrl: string, prefix: string, sizes: { utxos
     const times: Record<keyof typeof cases, number[]> = { small: [], large: [], consolidate: [] };
     const last: Partial<Record<keyof typeof cases, UnsignedWithdrawal>> = {};
     const combineMs: number[] = [];
+    const listingMs: number[] = [];
     // Round 0 warms the JIT and the connections; it is not counted.
     for (let round = 0; round <= sizes.rounds; round++) {
+      const l0 = performance.now();
+      const listed = (await (await fetch(`${regtest.url}/address/${address}/utxo`)).json()) as unknown[];
+      if (round > 0) listingMs.push(performance.now() - l0);
+      if (listed.length !== sizes.utxos) throw new Error(`the node lists ${listed.length} coins, not ${sizes.utxos}`);
       for (const name of Object.keys(cases) as (keyof typeof cases)[]) {
         const it = cases[name]();
         const started = performance.now();
@@ -103,7 +112,7 @@ export async function utxoBench(redisUrl: string, prefix: string, sizes: { utxos
       const u = last[name] as UnsignedWithdrawal;
       return { inputs: u.payloads.length, vbytes: signedVbytes(u), msP50: r1(median(times[name])), msMax: r1(Math.max(...times[name])) };
     };
-    const figures = { utxos: sizes.utxos, rounds: sizes.rounds, small: summary('small'), large: summary('large'), consolidate: summary('consolidate'), combineLargeMsP50: r1(median(combineMs)) };
+    const figures = { utxos: sizes.utxos, rounds: sizes.rounds, small: summary('small'), large: summary('large'), consolidate: summary('consolidate'), combineLargeMsP50: r1(median(combineMs)), listingMsP50: r1(median(listingMs)) };
     log(`utxo: ${JSON.stringify(figures)}`);
     return figures;
   } finally {
