@@ -99,4 +99,22 @@ describe('bitcoin vaults holding thousands of coins (bcoin regtest)', () => {
     await sendAndMine(second, key);
     expect(await coinCount(address)).toBe(1);
   }, 300_000);
+
+  it('speeds a consolidation up from its one output (BIP125), the replacement confirmed', async () => {
+    const key = newKey();
+    const vault = vaultOf(adaptor, key, 'p2wpkh');
+    const address = vault.changeAddress;
+    await regtest.fanOut(address, 60, COIN);
+    const unsigned = await adaptor.craft(vault, intent(address, COIN, '1'));
+    expect(unsigned.payloads).toHaveLength(60);
+    const [first] = adaptor.combine(unsigned, signAll(unsigned, [key]));
+    await adaptor.broadcast(first!);
+    const faster = await adaptor.replace!({ kind: 'speed-up', unsigned, signed: [first!], fee: '4', source: vault });
+    expect(faster.fee).toBeGreaterThan(unsigned.fee);
+    const tx = await sendAndMine(faster, key);
+    expect(tx.outs).toHaveLength(1);
+    expect(tx.outs[0]!.value).toBe(COIN * 60n - faster.fee);
+    expect(await adaptor.txStatus(first!.txid, unsigned)).not.toMatchObject({ state: 'confirmed' });
+    expect(await coinCount(address)).toBe(1);
+  }, 120_000);
 });
