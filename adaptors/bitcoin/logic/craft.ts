@@ -34,10 +34,11 @@ function vaultKeys(ctx: BtcContext, source: VaultSource): Map<string, { va: Vaul
 }
 
 /**
- * Builds a one-recipient withdrawal within the standard transaction size (a consolidation
- * when the recipient is the vault's own address): selects coins from every vault address, claims them in
- * Redis all-or-nothing under `intent.reference` (retrying selection when another withdrawal
- * got there first), and returns the unsigned transaction with one payload per input.
+ * Builds a one-recipient withdrawal within `maxInputs` and the standard transaction size (a
+ * consolidation when the recipient is the vault's own address): selects coins from every
+ * vault address, claims them in Redis all-or-nothing under `intent.reference` (retrying
+ * selection when another withdrawal got there first), and returns the unsigned transaction
+ * with one payload per input.
  */
 export async function craft(ctx: BtcContext, source: VaultSource, intent: WithdrawalIntent): Promise<UnsignedWithdrawal> {
   if (intent.asset.symbol !== ctx.nativeAsset.symbol) throw new InvalidArgumentError(`Bitcoin ledgers send only BTC, not ${intent.asset.symbol}`);
