@@ -28,11 +28,12 @@ import { startAnvil } from '../adaptors/ethereum/local-node/local-anvil.js';
 import { ensureRedis } from '../src/sandbox/local-redis.js';
 import { fakeOperation, prepareCallbacks, randomKeys } from './fixtures.js';
 import { statusUnderBatches, type StatusUnderBatches } from './status-under-batches.js';
+import { utxoBench, type UtxoFigures } from './utxo.js';
 import type { LoadResult } from './load.js';
 import { answers, logSays, RESULTS, runLoad, startNode, waitFor, type Child } from './procs.js';
 
 const quick = process.argv.includes('--quick');
-// `-- --only=ingest,pipeline` runs only the named phases (ingest, address, status, pipeline, memory).
+// `-- --only=ingest,pipeline` runs only the named phases (ingest, address, status, pipeline, memory, utxo).
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
 const want = (phase: string): boolean => !only || only.includes(phase);
 const SIZES = quick
@@ -110,6 +111,7 @@ interface Figures {
     failed: number;
     workerRssMB: number;
   };
+  utxo?: UtxoFigures;
   memory?: { jobs: number; retainCompleted: number; rssMB: number; peakRssMB: number; heapUsedMB: number; rssAtStartMB: number; seconds: number; keptCompleted: number };
 }
 
@@ -124,6 +126,10 @@ async function main(): Promise<void> {
     redisUrl = redisServer.url;
     const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
     stops.push(async () => redis.disconnect());
+
+    // ---------------------------------------------------------------- a Bitcoin vault of 2,000 coins (own bcoin node)
+    if (want('utxo')) figures.utxo = await utxoBench(redisUrl, prefix, { utxos: 2_000, rounds: quick ? 3 : 10 }, log);
+
     const anvil = await startAnvil();
     stops.push(anvil.stop);
 
@@ -464,6 +470,13 @@ function report(f: Figures): void {
     rows.push(['callback accepted → BROADCAST p50 (ms)', `${p.callbackToBroadcastMsP50}`, '(includes queue wait)', '', '']);
     rows.push(['nonces of the vault', `${p.nonces.first}..${p.nonces.last} (${p.nonces.count})`, `chain count ${p.nonces.chainCount}`, '', `no gap: ${yes(p.nonces.contiguous && p.nonces.chainCount === p.withdrawals)}`]);
     rows.push(['failed withdrawals / worker RSS (MB)', `${p.failed} / ${p.workerRssMB}`, '', '', '']);
+  }
+  if (f.utxo) {
+    const u = f.utxo;
+    for (const [name, c] of [['withdrawal, few inputs', u.small], ['withdrawal, ~750 coins', u.large], ['consolidation (to itself)', u.consolidate]] as const) {
+      rows.push([`btc craft, ${u.utxos}-coin vault: ${name} p50 / max (ms)`, `${c.msP50} / ${c.msMax}`, `${c.inputs} inputs, ${c.vbytes} vB`, `node listing p50 ${u.listingMsP50}`, `< 200: ${yes(c.msP50 < 200)}`]);
+    }
+    rows.push([`btc combine, ${u.large.inputs} inputs p50 (ms)`, `${u.combineLargeMsP50}`, '', '', '']);
   }
   if (f.memory) {
     const m = f.memory;

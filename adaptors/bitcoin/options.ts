@@ -22,6 +22,12 @@ export const bitcoinOptionsSchema = z.strictObject({
   defaultAddressFormat: z.enum(['p2wpkh', 'p2sh-p2wpkh', 'p2pkh']).default('p2wpkh'),
   /** sat/vB used when the back end has no estimate; defaults to 1 on regtest, none elsewhere (craft fails). */
   fallbackFeeRate: z.number().int().min(1).optional(),
+  /**
+   * Most inputs one withdrawal may spend: each input is one payload of the custody sign
+   * request (the custody simulator takes at most 1,000). The standard transaction weight
+   * (100,000 vbytes: ~1,460 P2WPKH inputs) bounds it too.
+   */
+  maxInputs: z.number().int().min(1).max(5_000).default(1_000),
   /** Ceiling on any fee rate, sat/vB: a guard against absurd estimates or typos in custom fees. */
   maxFeeRate: z.number().int().min(1).default(1_000),
 });

@@ -39,10 +39,10 @@ export function signAll(unsigned: UnsignedWithdrawal, keys: TestKey[]): Verified
   });
 }
 
-export function regtestAdaptor(url: string): { adaptor: LedgerAdaptor; reservations: Reservations; close(): void } {
+export function regtestAdaptor(url: string, extraOptions: Record<string, unknown> = {}): { adaptor: LedgerAdaptor; reservations: Reservations; close(): void } {
   const { redis, prefix } = testRedis();
   const reservations = new Reservations(redis, prefix);
-  const options = bitcoinFamily.optionsSchema.parse({ backend: 'esplora', url });
+  const options = bitcoinFamily.optionsSchema.parse({ backend: 'esplora', url, ...extraOptions });
   const adaptor = bitcoinFamily.create('btcregtest', options, { logger: pino({ level: 'silent' }), redis, fetch, reservations });
   return { adaptor, reservations, close: () => redis.disconnect() };
 }

@@ -66,7 +66,12 @@ export interface BcoinVerifyError extends Error {
 export interface BcoinFullNode {
   open(): Promise<void>;
   close(): Promise<void>;
-  chain: { height: number; tip: { hash: string }; getHash(height: number): Promise<string | null> };
+  chain: {
+    height: number;
+    tip: { hash: string };
+    getHash(height: number): Promise<string | null>;
+    getEntryByHeight(height: number): Promise<{ hash: string; height: number; time: number } | null>;
+  };
   mempool: {
     tip: string;
     addTX(tx: BcoinTx): Promise<string[] | null>;

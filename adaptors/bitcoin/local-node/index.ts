@@ -20,6 +20,8 @@ export interface BitcoinRegtest {
   mine(n: number, address?: string): Promise<string[]>;
   /** Sends `sats` to `address` from mined coins and mines one block to confirm it; returns the txid. */
   faucet(address: string, sats: bigint | number): Promise<string>;
+  /** Pays `count` outputs of `sats` each to `address` in one transaction and mines it; returns the txid. */
+  fanOut(address: string, count: number, sats: bigint | number): Promise<string>;
   /** `invalidateblock`: the block (and its descendants) leave the best chain. */
   invalidate(blockHash: string): Promise<void>;
   stop(): Promise<void>;
@@ -38,6 +40,7 @@ export async function startBitcoinRegtest(opts: { port?: number } = {}): Promise
     node,
     mine: (n, address) => node.mine(n, address),
     faucet: (address, sats) => node.faucet(address, BigInt(sats)),
+    fanOut: (address, count, sats) => node.fanOut(address, count, BigInt(sats)),
     invalidate: (hash) => node.invalidate(hash),
     stop: async () => {
       server.closeAllConnections();

@@ -4,7 +4,7 @@ import { PermanentLedgerError, VerificationError } from '../../../src/errors.js'
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
 import type { BtcContext } from '../context.js';
 import { unsignedTx } from './craft.js';
-import { inputPreimage } from './preimage.js';
+import { inputPreimages } from './preimage.js';
 import { sha256d, SIGHASH_ALL } from './sighash.js';
 import { readState } from './state.js';
 
@@ -23,9 +23,14 @@ export function combine(ctx: BtcContext, unsigned: UnsignedWithdrawal, signature
   if (byPayload.size !== signatures.length || signatures.length !== unsigned.payloads.length) {
     throw new VerificationError(`expected one signature for each of ${unsigned.payloads.length} payloads, got ${signatures.length}`, 'signature-count');
   }
-  const preimages = state.inputs.map((input, i) => inputPreimage(tx, i, input));
+  const preimages = inputPreimages(tx, state.inputs);
+  // The first payload of each input, looked up once (a search per input is O(n²) at 1,000 inputs).
+  const payloadOfInput = new Map<number, number>();
+  unsigned.payloads.forEach((p, k) => {
+    if (p.txIndex === 0 && !payloadOfInput.has(p.inputIndex)) payloadOfInput.set(p.inputIndex, k);
+  });
   state.inputs.forEach((input, i) => {
-    const payloadIndex = unsigned.payloads.findIndex((p) => p.inputIndex === i && p.txIndex === 0);
+    const payloadIndex = payloadOfInput.get(i) ?? -1;
     const payload = unsigned.payloads[payloadIndex];
     const digest = sha256d(preimages[i] as Buffer);
     if (!payload || payload.digest !== digest.toString('hex') || payload.publicKey !== input.publicKey) {

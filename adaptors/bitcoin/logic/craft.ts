@@ -9,8 +9,9 @@ import type { BtcContext } from '../context.js';
 import { detectFormat } from './address.js';
 import { dustThreshold } from './dust.js';
 import { resolveFeeRate } from './fees.js';
-import { inputPreimage } from './preimage.js';
-import { selectCoins, type Candidate } from './select-coins.js';
+import { inputPreimages } from './preimage.js';
+import { chooseCoins, type Choice } from './choose-coins.js';
+import type { Candidate } from './select-coins.js';
 import { sha256d } from './sighash.js';
 import { spendableUtxos } from './spendable.js';
 import { readState, toJson, type CraftState } from './state.js';
@@ -34,9 +35,11 @@ function vaultKeys(ctx: BtcContext, source: VaultSource): Map<string, { va: Vaul
 }
 
 /**
- * Builds a one-recipient withdrawal: selects coins from every vault address, claims them in
- * Redis all-or-nothing under `intent.reference` (retrying selection when another withdrawal
- * got there first), and returns the unsigned transaction with one payload per input.
+ * Builds a one-recipient withdrawal within `maxInputs` and the standard transaction size (a
+ * consolidation when the recipient is the vault's own address): selects coins from every
+ * vault address, claims them in Redis all-or-nothing under `intent.reference` (retrying
+ * selection when another withdrawal got there first), and returns the unsigned transaction
+ * with one payload per input.
  */
 export async function craft(ctx: BtcContext, source: VaultSource, intent: WithdrawalIntent): Promise<UnsignedWithdrawal> {
   if (intent.asset.symbol !== ctx.nativeAsset.symbol) throw new InvalidArgumentError(`Bitcoin ledgers send only BTC, not ${intent.asset.symbol}`);
@@ -56,13 +59,15 @@ export async function craft(ctx: BtcContext, source: VaultSource, intent: Withdr
   const feeRate = await resolveFeeRate(ctx, intent.fee);
   const { reservations } = ctx.deps;
   const scope = ctx.reservationScope;
+  // A withdrawal to one of the vault's own addresses consolidates its coins (choose-coins.ts).
+  const toSelf = keys.has(intent.recipientAddress) || intent.recipientAddress === source.changeAddress;
 
   for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
     const utxos = await spendableUtxos(ctx.backend, [...keys.keys()], [...keys.keys(), source.changeAddress]);
     const holders = await reservations.claimedBy(scope, utxos.map(outpoint));
     const free = utxos.filter((_, i) => holders[i] === null || holders[i] === intent.reference);
     const candidates = free.map((utxo) => ({ utxo, format: (keys.get(utxo.address) as { format: Candidate['format'] }).format }));
-    const sel = selectCoins(candidates, { script: toScript, amount: intent.amount }, changeScript, feeRate);
+    const sel = chooseCoins(candidates, { script: toScript, amount: intent.amount }, changeScript, feeRate, toSelf, ctx.options.maxInputs);
     if (!sel.ok) {
       const reserved = utxos.reduce((s, u) => s + u.value, 0n) - sel.available;
       const btc = (sat: bigint): string => `${formatAmount(sat, ctx.nativeAsset.decimals)} BTC`;
@@ -79,8 +84,8 @@ export async function craft(ctx: BtcContext, source: VaultSource, intent: Withdr
     }
     const items = sel.inputs.map((c) => outpoint(c.utxo));
     if (await reservations.claim(scope, items, intent.reference, ctx.options.reservationTtlMs)) {
-      const held = { label: `coins ${items.join(', ')} of ${scope}`, release: () => reservations.release(scope, items, intent.reference) };
-      return buildOrRelease(ctx.deps.logger, [held], () => build(ctx, sel.inputs, keys, intent, source.changeAddress, sel.change, sel.fee, feeRate, items));
+      const held = { label: `${items.length} coin(s) of ${scope}`, release: () => reservations.release(scope, items, intent.reference) };
+      return buildOrRelease(ctx.deps.logger, [held], () => build(ctx, sel, keys, intent, source.changeAddress, feeRate, items));
     }
     ctx.deps.logger.debug({ ledgerId: ctx.ledgerId, attempt }, 'coins taken by a concurrent withdrawal; selecting again');
     await new Promise((r) => setTimeout(r, 5 + Math.random() * 40));
@@ -90,16 +95,15 @@ export async function craft(ctx: BtcContext, source: VaultSource, intent: Withdr
 
 function build(
   ctx: BtcContext,
-  inputs: Candidate[],
+  { inputs, send, toSelf, change, fee }: Extract<Choice, { ok: true }>,
   keys: ReturnType<typeof vaultKeys>,
   intent: WithdrawalIntent,
   changeAddress: string,
-  change: bigint,
-  fee: bigint,
   feeRate: number,
   reserved: string[],
 ): UnsignedWithdrawal {
-  const outputs: CraftState['outputs'] = [{ address: intent.recipientAddress, value: intent.amount.toString(), change: false }];
+  // A consolidation's one output is the vault's own: a speed-up may take its fee from it.
+  const outputs: CraftState['outputs'] = [{ address: intent.recipientAddress, value: send.toString(), change: toSelf }];
   if (change > 0n) outputs.push({ address: changeAddress, value: change.toString(), change: true });
   const state: CraftState = {
     v: 1,
@@ -118,8 +122,9 @@ function build(
 /** The unsigned transaction a craft state describes, with one signing payload per input. */
 export function unsignedFromState(ctx: BtcContext, state: CraftState, fee: bigint): UnsignedWithdrawal {
   const tx = unsignedTx(ctx, state);
+  const preimages = inputPreimages(tx, state.inputs);
   const payloads: SigningPayload[] = state.inputs.map((input, i) => {
-    const preimage = inputPreimage(tx, i, input);
+    const preimage = preimages[i] as Buffer;
     return {
       digest: sha256d(preimage).toString('hex'),
       keyId: input.keyId,

@@ -1,27 +1,20 @@
 import { ConflictError, InvalidArgumentError } from '../../../src/errors.js';
 import type { ReplacementInput, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { BtcContext } from '../context.js';
-import type { AddressFormat } from './address.js';
 import { unsignedFromState } from './craft.js';
 import { dustThreshold } from './dust.js';
 import { resolveFeeRate } from './fees.js';
 import { readState, type CraftState } from './state.js';
+import { signedWeight, vbytes } from './tx-size.js';
 import { recipientScript } from './validate-address.js';
 
 /** Bitcoin Core's default incremental relay fee (-incrementalrelayfee), sat/vB: BIP125 rule 4's step. */
 const INCREMENTAL_RELAY = 1n;
 
-/** Signed-size upper bounds per input type: non-witness scriptSig bytes and witness bytes (73-byte DER signature). */
-const SCRIPT_SIG: Record<AddressFormat, number> = { p2wpkh: 0, 'p2sh-p2wpkh': 23, p2pkh: 108 };
-const WITNESS: Record<AddressFormat, number> = { p2wpkh: 109, 'p2sh-p2wpkh': 109, p2pkh: 0 };
-
 /** Virtual size of the signed transaction, rounded up: what the fee rate is paid on. */
 export function signedVsize(ctx: BtcContext, state: CraftState): bigint {
-  const outputs = state.outputs.map((o) => 9 + (recipientScript(o.address, ctx.network)?.length ?? 34));
-  const base = 4 + 4 + 1 + 1 + state.inputs.reduce((n, i) => n + 41 + SCRIPT_SIG[i.format], 0) + outputs.reduce((a, b) => a + b, 0);
-  const witness = state.inputs.reduce((n, i) => n + WITNESS[i.format], 0);
-  const weight = base * 4 + (witness > 0 ? witness + 2 : 0);
-  return BigInt(Math.ceil(weight / 4));
+  const outputs = state.outputs.map((o) => recipientScript(o.address, ctx.network)?.length ?? 34);
+  return BigInt(vbytes(signedWeight(state.inputs.map((i) => i.format), outputs)));
 }
 
 /**
@@ -63,7 +56,10 @@ export async function replace(ctx: BtcContext, input: ReplacementInput): Promise
   if (changeAt >= 0) {
     const script = recipientScript((outputs[changeAt] as CraftState['outputs'][number]).address, ctx.network) as Uint8Array;
     if (rest < dustThreshold(script)) {
-      if (input.kind === 'cancel') throw new ConflictError(`the inputs (${total} sat) cannot pay a cancel fee of ${fee} sat and leave a spendable output`, 'ERR_NOT_REPLACEABLE');
+      // A cancel, or a consolidation (its one output is the vault's own): nothing would be left to send.
+      if (input.kind === 'cancel' || outputs.length === 1) {
+        throw new ConflictError(`the inputs (${total} sat) cannot pay a ${input.kind} fee of ${fee} sat and leave a spendable output`, 'ERR_NOT_REPLACEABLE');
+      }
       // The change cannot stay: without it the transaction is smaller and pays the rest as fee.
       outputs = outputs.filter((o) => !o.change);
       fee = feeFor(outputs);

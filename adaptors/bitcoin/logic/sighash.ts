@@ -25,6 +25,12 @@ function u64le(n: bigint): Buffer {
   return b;
 }
 
+function varInt(n: number): Buffer {
+  if (n < 0xfd) return Buffer.from([n]);
+  if (n <= 0xffff) return Buffer.from([0xfd, n & 0xff, n >> 8]);
+  return Buffer.concat([Buffer.from([0xfe]), u32le(n)]);
+}
+
 function varSlice(data: Uint8Array): Buffer {
   if (data.length >= 0xfd) throw new Error('script too long for this sighash builder');
   return Buffer.concat([Buffer.from([data.length]), data]);
@@ -35,26 +41,63 @@ export function p2pkhScript(pubkeyHash: Uint8Array): Buffer {
   return Buffer.concat([Buffer.from([0x76, 0xa9, 0x14]), pubkeyHash, Buffer.from([0x88, 0xac])]);
 }
 
-/** BIP143 preimage of input `index` (P2WPKH and P2SH-P2WPKH), SIGHASH_ALL. */
-export function bip143Preimage(tx: Transaction, index: number, scriptCode: Uint8Array, value: bigint): Buffer {
-  const input = tx.ins[index];
-  if (!input) throw new Error(`no input ${index}`);
+/** The BIP143 parts every input of a transaction shares (hashPrevouts, hashSequence, hashOutputs). */
+export interface Bip143Shared {
+  hashPrevouts: Buffer;
+  hashSequence: Buffer;
+  hashOutputs: Buffer;
+}
+
+/**
+ * Computed once per transaction: recomputing them for each input (as bitcoinjs'
+ * hashForWitnessV0 does) makes n inputs cost O(n²), ~0.5 s at 1,000 inputs.
+ */
+export function bip143Shared(tx: Transaction): Bip143Shared {
   const prevouts = Buffer.concat(tx.ins.map((i) => Buffer.concat([i.hash, u32le(i.index)])));
   const sequences = Buffer.concat(tx.ins.map((i) => u32le(i.sequence)));
   const outputs = Buffer.concat(tx.outs.map((o) => Buffer.concat([u64le(o.value), varSlice(o.script)])));
+  return { hashPrevouts: sha256d(prevouts), hashSequence: sha256d(sequences), hashOutputs: sha256d(outputs) };
+}
+
+/** BIP143 preimage of input `index` (P2WPKH and P2SH-P2WPKH), SIGHASH_ALL. Pass `shared` when hashing several inputs of one transaction. */
+export function bip143Preimage(tx: Transaction, index: number, scriptCode: Uint8Array, value: bigint, shared: Bip143Shared = bip143Shared(tx)): Buffer {
+  const input = tx.ins[index];
+  if (!input) throw new Error(`no input ${index}`);
   return Buffer.concat([
     u32le(tx.version),
-    sha256d(prevouts),
-    sha256d(sequences),
+    shared.hashPrevouts,
+    shared.hashSequence,
     input.hash,
     u32le(input.index),
     varSlice(scriptCode),
     u64le(value),
     u32le(input.sequence),
-    sha256d(outputs),
+    shared.hashOutputs,
     u32le(tx.locktime),
     u32le(SIGHASH_ALL),
   ]);
+}
+
+/**
+ * Legacy preimages of a transaction's inputs, SIGHASH_ALL, from its serialization cut once
+ * into parts: each preimage is the transaction with only its own input's script, so it is
+ * O(n) bytes by nature, but no copy of the transaction is made per input.
+ */
+export function legacyPreimages(tx: Transaction): (index: number, prevoutScript: Uint8Array) => Buffer {
+  const head = Buffer.concat([u32le(tx.version), varInt(tx.ins.length)]);
+  const emptyInputs = tx.ins.map((i) => Buffer.concat([i.hash, u32le(i.index), Buffer.from([0]), u32le(i.sequence)]));
+  const tail = Buffer.concat([
+    varInt(tx.outs.length),
+    ...tx.outs.map((o) => Buffer.concat([u64le(o.value), varSlice(o.script)])),
+    u32le(tx.locktime),
+    u32le(SIGHASH_ALL),
+  ]);
+  return (index, prevoutScript) => {
+    const input = tx.ins[index];
+    if (!input) throw new Error(`no input ${index}`);
+    const own = Buffer.concat([input.hash, u32le(input.index), varSlice(prevoutScript), u32le(input.sequence)]);
+    return Buffer.concat([head, ...emptyInputs.slice(0, index), own, ...emptyInputs.slice(index + 1), tail]);
+  };
 }
 
 /** Legacy (pre-SegWit) preimage of input `index`, SIGHASH_ALL: the tx with only this input's script, plus the type. */

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UnavailableError } from '../../../src/errors.js';
+import { UnavailableError, UpstreamError } from '../../../src/errors.js';
 import { spendableUtxos } from '../logic/spendable.js';
 import { BroadcastRejected } from './backend.js';
 import { classifyBitcoinReason } from './errors.js';
@@ -90,5 +90,15 @@ describe('Esplora client against recorded responses', () => {
     const dead = new EsploraBackend('http://127.0.0.1:1', fetch);
     await expect(dead.tipHeight()).rejects.toBeInstanceOf(UnavailableError);
     await expect(dead.tipHeight()).rejects.toMatchObject({ retryable: true });
+  });
+
+  it("names electrs' per-address coin limit instead of a bare HTTP 400", async () => {
+    // electrs' own text (src/errors.rs, TooManyUtxos) for an address past --utxos-limit.
+    const capped = (async () =>
+      new Response('Too many unspent transaction outputs (>500). Contact support to raise limits.', { status: 400 })) as unknown as typeof fetch;
+    const err = await new EsploraBackend('http://esplora.invalid', capped).utxos([ADDR]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UpstreamError);
+    expect(err).toMatchObject({ retryable: false });
+    expect((err as Error).message).toMatch(/--utxos-limit.*backend: core/);
   });
 });

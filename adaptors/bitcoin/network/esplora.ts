@@ -81,7 +81,18 @@ export class EsploraBackend implements BitcoinBackend {
   async utxos(addresses: string[]): Promise<Utxo[]> {
     const lists = await Promise.all(
       addresses.map(async (address) => {
-        const list = await this.getJson<EsploraUtxo[]>(`/address/${encodeURIComponent(address)}/utxo`);
+        const path = `/address/${encodeURIComponent(address)}/utxo`;
+        const { status, text } = await httpRequest(this.fetchFn, 'Esplora', `${this.base}${path}`);
+        // electrs answers 400 "Too many unspent transaction outputs (>N)" past its --utxos-limit; it has no paging.
+        if (status === 400 && /too many unspent transaction outputs/i.test(text)) {
+          throw new UpstreamError(
+            `Esplora will not list the coins of ${address}: ${text.trim().slice(0, 200)} ` +
+              'Esplora (electrs) caps the coins it lists per address (--utxos-limit); use an Esplora with a higher limit or Bitcoin Core (backend: core) for this ledger.',
+            false,
+          );
+        }
+        if (status !== 200) throw new UpstreamError(`Esplora GET ${path}: HTTP ${status} ${text.slice(0, 200)}`, false);
+        const list = parseJson<EsploraUtxo[]>('Esplora', text);
         return list.map((u) => ({
           txid: u.txid,
           vout: u.vout,

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../../../src/errors.js';
+import { chooseCoins, maxSendable } from './choose-coins.js';
+import type { Candidate } from './select-coins.js';
+import { inputWeight, MAX_STANDARD_TX_WEIGHT, signedWeight, vbytes } from './tx-size.js';
+
+const p2wpkh = Uint8Array.from([0x00, 0x14, ...new Array<number>(20).fill(1)]);
+let vout = 0;
+const coin = (value: bigint, format: Candidate['format'] = 'p2wpkh'): Candidate => ({
+  utxo: { txid: 'aa'.repeat(32), vout: vout++, value, address: 'x', confirmed: true },
+  format,
+});
+/** An input cap above what the standard weight allows: the weight is the limit. */
+const BY_WEIGHT = 5_000;
+const weightOf = (inputs: Candidate[], outputs: number) => signedWeight(inputs.map((c) => c.format), new Array<number>(outputs).fill(p2wpkh.length));
+
+describe('transaction size', () => {
+  it('counts a signed P2WPKH input as 68.25 vB and the input count varint past 252 inputs', () => {
+    expect(inputWeight('p2wpkh')).toBe(273);
+    const small = signedWeight(new Array(252).fill('p2wpkh'), [22]);
+    const big = signedWeight(new Array(253).fill('p2wpkh'), [22]);
+    expect(big - small).toBe(273 + 2 * 4);
+  });
+});
+
+describe('coins within the standard transaction size', () => {
+  const many = (n: number, from = 20_000n) => Array.from({ length: n }, (_, i) => coin(from + BigInt(i)));
+
+  it('consolidates as many of the smallest coins as fit into one output carrying all but the fee', () => {
+    const coins = many(2_000);
+    const c = chooseCoins(coins, { script: p2wpkh, amount: 1_000n }, p2wpkh, 2, true, BY_WEIGHT);
+    if (!c.ok) throw new Error('expected a consolidation');
+    expect(c.toSelf).toBe(true);
+    expect(c.change).toBe(0n);
+    const weight = weightOf(c.inputs, 1);
+    expect(weight).toBeLessThanOrEqual(MAX_STANDARD_TX_WEIGHT);
+    // One more input would be over the limit: as many as fit.
+    expect(weight + inputWeight('p2wpkh')).toBeGreaterThan(MAX_STANDARD_TX_WEIGHT);
+    expect(c.inputs.length).toBeGreaterThan(1_400);
+    // The smallest ones.
+    const largestTaken = c.inputs.reduce((m, x) => (x.utxo.value > m ? x.utxo.value : m), 0n);
+    expect(largestTaken).toBe(20_000n + BigInt(c.inputs.length - 1));
+    const sum = c.inputs.reduce((s, x) => s + x.utxo.value, 0n);
+    expect(c.fee).toBe(BigInt(vbytes(weight) * 2));
+    expect(c.send).toBe(sum - c.fee);
+  });
+
+  it('takes the largest coins a consolidation needs to reach its amount, and the smallest for the rest of the room', () => {
+    // The 1,460 smallest hold ~30.3M sat: short of the amount without the two big coins.
+    const coins = [...many(1_600), coin(5_000_000n), coin(6_000_000n)];
+    const c = chooseCoins(coins, { script: p2wpkh, amount: 40_000_000n }, p2wpkh, 1, true, BY_WEIGHT);
+    if (!c.ok) throw new Error('expected a consolidation');
+    const values = new Set(c.inputs.map((x) => x.utxo.value));
+    expect(values.has(5_000_000n) && values.has(6_000_000n)).toBe(true);
+    expect(c.send).toBeGreaterThanOrEqual(40_000_000n);
+    expect(weightOf(c.inputs, 1) + inputWeight('p2wpkh')).toBeGreaterThan(MAX_STANDARD_TX_WEIGHT);
+  });
+
+  it('leaves coins that cost more to spend than they hold out of a consolidation', () => {
+    const coins = [coin(300n), coin(50_000n), coin(60_000n)];
+    const c = chooseCoins(coins, { script: p2wpkh, amount: 1_000n }, p2wpkh, 10, true, BY_WEIGHT);
+    if (!c.ok) throw new Error('expected a consolidation');
+    expect(c.inputs.map((x) => x.utxo.value).sort()).toEqual([50_000n, 60_000n]);
+  });
+
+  it('refuses a payment that needs more coins than fit with a 422 naming the most one transaction sends, which itself goes through', () => {
+    const coins = many(2_000);
+    const err = (() => {
+      try {
+        chooseCoins(coins, { script: p2wpkh, amount: 35_000_000n }, p2wpkh, 1, false, BY_WEIGHT);
+      } catch (e) {
+        return e;
+      }
+    })() as InvalidArgumentError;
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect(err.status).toBe(422);
+    const max = maxSendable(coins, p2wpkh.length, 1, BY_WEIGHT);
+    expect(err.fields).toMatchObject({ field: 'amount', maxAmountBaseUnits: max.amount.toString(), maxInputs: max.inputs });
+    expect(err.details).toContain('consolidate');
+    const c = chooseCoins(coins, { script: p2wpkh, amount: max.amount }, p2wpkh, 1, false, BY_WEIGHT);
+    if (!c.ok) throw new Error('the named maximum must be sendable');
+    expect(weightOf(c.inputs, c.change > 0n ? 2 : 1)).toBeLessThanOrEqual(MAX_STANDARD_TX_WEIGHT);
+    expect(c.send + c.change + c.fee).toBe(c.inputs.reduce((s, x) => s + x.utxo.value, 0n));
+  });
+
+  it("replaces the general selector's pick when it is over the standard size by the largest coins first", () => {
+    // Blackjack (exact match, no change) skips the big coin, which overshoots, and lands on
+    // 1,600 small ones: coinselect counts 41 + 69 bytes per input at 1 sat/B, 50 sat to spare.
+    const coins = [...Array.from({ length: 2_000 }, () => coin(20_000n)), coin(1_000_000_000n)];
+    const amount = 20_000n * 1_600n - 41n - 69n * 1_600n - 50n;
+    const c = chooseCoins(coins, { script: p2wpkh, amount }, p2wpkh, 1, false, BY_WEIGHT);
+    if (!c.ok) throw new Error('expected a selection');
+    expect(c.inputs.map((x) => x.utxo.value)).toEqual([1_000_000_000n]);
+    expect(c.change).toBe(1_000_000_000n - amount - c.fee);
+    expect(c.fee).toBe(BigInt(vbytes(weightOf(c.inputs, 2))));
+  });
+
+  it('spends at most maxInputs coins (one sign request), in a consolidation and in a payment', () => {
+    const coins = many(2_000);
+    const c = chooseCoins(coins, { script: p2wpkh, amount: 1_000n }, p2wpkh, 1, true, 1_000);
+    if (!c.ok) throw new Error('expected a consolidation');
+    expect(c.inputs).toHaveLength(1_000);
+    const err = (() => {
+      try {
+        chooseCoins(coins, { script: p2wpkh, amount: 25_000_000n }, p2wpkh, 1, false, 1_000);
+      } catch (e) {
+        return e;
+      }
+    })() as InvalidArgumentError;
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect(err.fields.maxInputs).toBe(1_000);
+    expect(err.details).toContain('at most 1000 inputs');
+  });
+});

@@ -1,0 +1,161 @@
+import { InvalidArgumentError } from '../../../src/errors.js';
+import { formatAmount } from '../../../src/ledger/amounts.js';
+import { dustThreshold } from './dust.js';
+import { selectCoins, type Candidate } from './select-coins.js';
+import { emptyTally, inputWeight, MAX_STANDARD_TX_WEIGHT, tallyWeight, vbytes, type InputTally } from './tx-size.js';
+
+export interface Recipient {
+  script: Uint8Array;
+  amount: bigint;
+}
+
+/** `send` goes to the recipient; `toSelf` marks a consolidation, whose one output is the vault's own. */
+export type Choice =
+  | { ok: true; inputs: Candidate[]; send: bigint; change: bigint; fee: bigint; toSelf: boolean }
+  | { ok: false; fee: bigint; available: bigint };
+
+/** Fee at `rate` sat/vB for a transaction of `weight`. */
+const feeOf = (weight: number, rate: number): bigint => BigInt(vbytes(weight) * rate);
+
+/** A coin worth spending at `rate`: it brings more than its input costs (plus a count byte's growth). */
+const pays = (c: Candidate, rate: number): boolean => c.utxo.value * 4n > BigInt((inputWeight(c.format) + 8) * rate);
+
+const byValueDown = (a: Candidate, b: Candidate): number => (a.utxo.value < b.utxo.value ? 1 : a.utxo.value > b.utxo.value ? -1 : 0);
+
+/** A selection that grows one coin at a time, its weight kept by tally, within `maxInputs` and the standard weight. */
+class Growing {
+  readonly inputs: Candidate[] = [];
+  readonly tally: InputTally = emptyTally();
+  sum = 0n;
+  constructor(private readonly maxInputs: number) {}
+  /** Whether one more coin `c` still fits. */
+  fitsWith(c: Candidate, outputs: number[]): boolean {
+    return this.inputs.length < this.maxInputs && this.weightWith(c, outputs) <= MAX_STANDARD_TX_WEIGHT;
+  }
+  add(c: Candidate): void {
+    this.inputs.push(c);
+    this.tally[c.format]++;
+    this.sum += c.utxo.value;
+  }
+  weightWith(c: Candidate | undefined, outputs: number[]): number {
+    if (!c) return tallyWeight(this.tally, outputs);
+    this.tally[c.format]++;
+    const w = tallyWeight(this.tally, outputs);
+    this.tally[c.format]--;
+    return w;
+  }
+}
+
+/**
+ * The most one transaction can carry to one output of `scriptLength` bytes: the coins that
+ * pay for themselves, largest first, as many as fit in `maxInputs` and MAX_STANDARD_TX_WEIGHT.
+ */
+export function maxSendable(candidates: Candidate[], scriptLength: number, rate: number, maxInputs: number): { amount: bigint; inputs: number } {
+  const g = new Growing(maxInputs);
+  for (const c of candidates.filter((x) => pays(x, rate)).sort(byValueDown)) {
+    if (!g.fitsWith(c, [scriptLength])) break;
+    g.add(c);
+  }
+  const amount = g.sum - feeOf(g.weightWith(undefined, [scriptLength]), rate);
+  return { amount: amount > 0n ? amount : 0n, inputs: g.inputs.length };
+}
+
+/**
+ * Largest coins first until the amount and fee are covered: the fewest inputs, used when the
+ * general selector's pick is over the standard size. Undefined when no pick fits.
+ */
+function largestFirst(candidates: Candidate[], recipient: Recipient, changeScript: Uint8Array, rate: number, maxInputs: number): Choice | undefined {
+  const g = new Growing(maxInputs);
+  const alone = [recipient.script.length];
+  const withChange = [recipient.script.length, changeScript.length];
+  for (const c of candidates.filter((x) => pays(x, rate)).sort(byValueDown)) {
+    if (!g.fitsWith(c, alone)) return undefined;
+    g.add(c);
+    if (g.sum < recipient.amount + feeOf(g.weightWith(undefined, alone), rate)) continue;
+    const changeWeight = g.weightWith(undefined, withChange);
+    const change = g.sum - recipient.amount - feeOf(changeWeight, rate);
+    if (changeWeight <= MAX_STANDARD_TX_WEIGHT && change >= dustThreshold(changeScript)) {
+      return { ok: true, inputs: g.inputs, send: recipient.amount, change, fee: g.sum - recipient.amount - change, toSelf: false };
+    }
+    return { ok: true, inputs: g.inputs, send: recipient.amount, change: 0n, fee: g.sum - recipient.amount, toSelf: false };
+  }
+  return undefined;
+}
+
+/**
+ * A consolidation (a withdrawal to the vault's own address): as many coins as fit in one
+ * standard transaction, smallest first, into one output carrying all but the fee and at least
+ * `amount` (or the dust threshold). When the smallest coins fall short of `amount`, the
+ * largest needed are taken first and the smallest fill the room left. Coins that cost more
+ * to spend than they hold at this rate stay where they are.
+ */
+function consolidation(candidates: Candidate[], recipient: Recipient, rate: number, maxInputs: number, sendable: () => { amount: bigint; inputs: number }): Choice {
+  const out = [recipient.script.length];
+  const eligible = candidates.filter((c) => pays(c, rate));
+  const available = candidates.reduce((s, c) => s + c.utxo.value, 0n);
+  const target = recipient.amount > dustThreshold(recipient.script) ? recipient.amount : dustThreshold(recipient.script);
+  const fill = (g: Growing, from: Candidate[], skip: Set<Candidate>): Growing => {
+    for (const c of from) {
+      if (skip.has(c)) continue;
+      if (!g.fitsWith(c, out)) break;
+      g.add(c);
+    }
+    return g;
+  };
+  const result = (g: Growing): Choice | undefined => {
+    const fee = feeOf(g.weightWith(undefined, out), rate);
+    return g.inputs.length > 0 && g.sum - fee >= target ? { ok: true, inputs: g.inputs, send: g.sum - fee, change: 0n, fee, toSelf: true } : undefined;
+  };
+  const smallest = [...eligible].sort((a, b) => byValueDown(b, a));
+  const plain = result(fill(new Growing(maxInputs), smallest, new Set()));
+  if (plain) return plain;
+  // The largest coins that reach the target, then the smallest into the room left.
+  const large = new Growing(maxInputs);
+  for (const c of [...eligible].sort(byValueDown)) {
+    if (!large.fitsWith(c, out)) break;
+    large.add(c);
+    if (result(large)) break;
+  }
+  const base = result(large);
+  if (!base) {
+    // The fee of what was gathered, or of one input when no coin pays for itself.
+    const fee = feeOf(large.weightWith(large.inputs.length ? undefined : (eligible[0] ?? candidates[0]), out), rate);
+    const worth = eligible.reduce((s, c) => s + c.utxo.value, 0n);
+    if (worth >= target + fee) throw tooLarge(recipient.amount, sendable(), rate, maxInputs);
+    return { ok: false, fee, available };
+  }
+  const grown = new Growing(maxInputs);
+  for (const c of large.inputs) grown.add(c);
+  return result(fill(grown, smallest, new Set(large.inputs))) ?? base;
+}
+
+function tooLarge(amount: bigint, max: { amount: bigint; inputs: number }, rate: number, maxInputs: number): InvalidArgumentError {
+  const btc = (sat: bigint) => `${formatAmount(sat, 8)} BTC`;
+  return new InvalidArgumentError(
+    `amount ${btc(amount)} needs more coins than one transaction can spend (at most ${maxInputs} inputs and ${MAX_STANDARD_TX_WEIGHT / 4} vbytes): ` +
+      `at most ${btc(max.amount)} can be sent in one transaction at ${rate} sat/vB, from this vault's ${max.inputs} largest free coins. ` +
+      'Send at most that, or first consolidate the vault (a withdrawal to its own address spends its small coins into one).',
+    { field: 'amount', maxAmount: formatAmount(max.amount, 8), maxAmountBaseUnits: max.amount.toString(), maxInputs: max.inputs, feeRate: rate },
+  );
+}
+
+/**
+ * Coins for a withdrawal, within `maxInputs` (each input is one payload of the sign request)
+ * and the standard transaction size. A payment uses the general selector (`selectCoins`);
+ * when its pick is over either limit, the largest coins first; when no pick fits, a 422
+ * names the most one transaction can send. A payment to the vault itself (`toSelf`) is a
+ * consolidation.
+ */
+export function chooseCoins(candidates: Candidate[], recipient: Recipient, changeScript: Uint8Array, rate: number, toSelf: boolean, maxInputs: number): Choice {
+  const sendable = () => maxSendable(candidates, recipient.script.length, rate, maxInputs);
+  if (toSelf) return consolidation(candidates, recipient, rate, maxInputs, sendable);
+  const sel = selectCoins(candidates, recipient, changeScript, rate);
+  if (!sel.ok) return sel;
+  const outputs = sel.change > 0n ? [recipient.script.length, changeScript.length] : [recipient.script.length];
+  const tally = emptyTally();
+  for (const c of sel.inputs) tally[c.format]++;
+  if (sel.inputs.length <= maxInputs && tallyWeight(tally, outputs) <= MAX_STANDARD_TX_WEIGHT) return { ...sel, send: recipient.amount, toSelf: false };
+  const alt = largestFirst(candidates, recipient, changeScript, rate, maxInputs);
+  if (alt) return alt;
+  throw tooLarge(recipient.amount, sendable(), rate, maxInputs);
+}
