@@ -7,9 +7,10 @@ import { publicKeyHex } from '../../../src/ledger/public-key.js';
 import type { EthContext } from '../context.js';
 import { JsonRpcError } from '../network/json-rpc.js';
 import { isValidAddress } from './address.js';
-import { getBalances } from './balances.js';
+import type { AccountAtBlock } from '../network/chain-reads.js';
 import { maxFeePerGas, parseFee, quoteFee, type FeeQuote } from './fees.js';
-import { bare, buildState, nonceScope, pendingNonce, readState, toTransaction } from './tx-state.js';
+import { reserveNonce, type NonceSpend } from './reserve-nonce.js';
+import { bare, buildState, nonceScope, readState, toTransaction } from './tx-state.js';
 
 const ERC20 = new Interface(['function transfer(address to, uint256 amount) returns (bool)']);
 const PLAIN_TRANSFER_GAS = 21_000n;
@@ -37,8 +38,7 @@ function transferCall(intent: WithdrawalIntent): Call {
 async function estimateGas(ctx: EthContext, from: string, call: Call): Promise<bigint> {
   let estimate: bigint;
   try {
-    const params = { from, to: call.to, value: `0x${call.value.toString(16)}`, data: call.data };
-    estimate = BigInt(await ctx.rpc.call<string>('eth_estimateGas', [params]));
+    estimate = await ctx.reads.estimateGas({ from, to: call.to, value: `0x${call.value.toString(16)}`, data: call.data });
   } catch (e) {
     // A revert here (paused token, blocked recipient) would revert on chain too.
     if (e instanceof JsonRpcError) throw new PermanentLedgerError(`the node rejects this transfer: ${e.rpcMessage}`);
@@ -54,7 +54,7 @@ const eth = (wei: bigint): string => `${formatAmount(wei, 18)} ETH`;
  * Builds one transaction from one vault address. With several addresses, the first that
  * holds the amount and the gas is used (account ledgers do not combine inputs).
  */
-export async function craft(ctx: EthContext, source: VaultSource, intent: WithdrawalIntent): Promise<UnsignedWithdrawal> {
+export async function craft(ctx: EthContext, source: VaultSource, intent: WithdrawalIntent, fresh = false): Promise<UnsignedWithdrawal> {
   const choice = parseFee(intent.fee);
   if (!isValidAddress(intent.recipientAddress)) {
     throw new InvalidArgumentError(`recipient ${intent.recipientAddress} is not a valid Ethereum address`, { field: 'recipientAddress' });
@@ -66,17 +66,15 @@ export async function craft(ctx: EthContext, source: VaultSource, intent: Withdr
   const native = asset.native;
 
   const assets = native ? [ctx.nativeAsset] : [ctx.nativeAsset, asset];
-  const [balances, fee] = await Promise.all([
-    getBalances(ctx.rpc, source.addresses.map((a) => a.address), assets),
-    quoteFee(ctx, choice),
-  ]);
-  const funds = source.addresses.map((a, i) => ({
-    vault: a,
-    eth: balances[i * assets.length]?.amount ?? 0n,
-    asset: balances[i * assets.length + assets.length - 1]?.amount ?? 0n,
-  }));
+  // Read once per block (shared with concurrent withdrawals); a refusal is decided on a fresh read.
+  const [snapshot, fee] = await Promise.all([ctx.reads.accounts(source.addresses.map((a) => a.address), assets, fresh), quoteFee(ctx, choice)]);
+  const funds = source.addresses.map((a, i) => {
+    const account = snapshot.accounts[i] as AccountAtBlock;
+    return { vault: a, account, eth: account.balances[0] ?? 0n, asset: account.balances[assets.length - 1] ?? 0n };
+  });
   const holders = funds.filter((f) => f.asset >= amount);
   const first = funds[0] as (typeof funds)[number];
+  if (holders.length === 0 && !fresh) return craft(ctx, source, intent, true);
   if (holders.length === 0) {
     throw insufficientFunds(
       `${first.vault.address} holds ${formatAmount(first.asset, asset.decimals)} ${asset.symbol}; the withdrawal needs ${formatAmount(amount, asset.decimals)} ${asset.symbol}`,
@@ -89,6 +87,7 @@ export async function craft(ctx: EthContext, source: VaultSource, intent: Withdr
   const maxFee = gasLimit * perGas;
   const required = maxFee + (native ? amount : 0n);
   const payer = holders.find((f) => f.eth >= required);
+  if (!payer && !fresh) return craft(ctx, source, intent, true);
   if (!payer) {
     const h = holders[0] as (typeof holders)[number];
     const need = native ? `${eth(amount)} + fee up to ${eth(maxFee)}` : `fee up to ${eth(maxFee)} for gas`;
@@ -104,7 +103,8 @@ export async function craft(ctx: EthContext, source: VaultSource, intent: Withdr
       },
     );
   }
-  return reserveAndBuild(ctx, payer.vault, intent, call, gasLimit, fee, maxFee);
+  const spend = native ? { [asset.symbol]: amount + maxFee } : { [ctx.nativeAsset.symbol]: maxFee, [asset.symbol]: amount };
+  return reserveAndBuild(ctx, payer.vault, intent, call, gasLimit, fee, maxFee, { account: payer.account, assets, spend, owner: intent.reference });
 }
 
 async function reserveAndBuild(
@@ -115,10 +115,11 @@ async function reserveAndBuild(
   gasLimit: bigint,
   fee: FeeQuote,
   maxFee: bigint,
+  funds: NonceSpend,
 ): Promise<UnsignedWithdrawal> {
   const from = getAddress(vault.address);
   const scope = nonceScope(ctx, from);
-  const nonce = await ctx.deps.reservations.reserveSequence(scope, await pendingNonce(ctx, from), intent.reference);
+  const nonce = await reserveNonce(ctx, scope, funds);
   try {
     const state = buildState(
       {
