@@ -131,6 +131,23 @@ end
 return {'ok', n, refilled}
 `;
 
+// KEYS: spent, spent-idx, spent-total, mined · ARGV: n, then (asset, spend) pairs
+const RAISE_SPEND = `
+${AMOUNT_LUA}
+local mined = redis.call('GET', KEYS[4])
+if mined and ARGV[1] < mined then return 0 end
+for i = 2, #ARGV, 2 do
+  local m = ARGV[1] .. '|' .. ARGV[i]
+  local old = redis.call('HGET', KEYS[1], m) or ZERO
+  if ARGV[i + 1] > old then
+    redis.call('HSET', KEYS[1], m, ARGV[i + 1])
+    redis.call('ZADD', KEYS[2], 0, m)
+    redis.call('HSET', KEYS[3], ARGV[i], add(sub(redis.call('HGET', KEYS[3], ARGV[i]) or ZERO, old), ARGV[i + 1]))
+  end
+end
+return 1
+`;
+
 // KEYS: free, owners, spent, spent-idx, spent-total · ARGV: n, owner
 const RELEASE_SEQUENCE = `
 local free = KEYS[1]
@@ -235,6 +252,17 @@ export class Reservations {
     if (r[0] === 'short') return { ok: false, reason: 'short', asset: r[1] as string, pending: BigInt(r[2] as string) };
     if (r[2] === 1) this.onEvent('sequence_refill', scope);
     return { ok: true, n: BigInt(r[1] as string) };
+  }
+
+  /**
+   * Raises what number `n` may spend to at least `spend` per asset (a replacement of its
+   * transaction with a higher fee: either may land). No balance check: the replacement
+   * spends the number's own reservation. Nothing changes once a read showed `n` mined.
+   */
+  async raiseSpend(scope: string, n: bigint, spend: Record<string, bigint>): Promise<void> {
+    const keys = this.spendKeys(scope);
+    const args = Object.entries(spend).flatMap(([asset, amount]) => [asset, padAmount(amount)]);
+    await this.redis.eval(RAISE_SPEND, keys.length, ...keys, pad(n), ...args);
   }
 
   /** Gives a number back (operation failed before broadcast), with the spend recorded for it. Only its owner can. */

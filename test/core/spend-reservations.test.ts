@@ -56,6 +56,19 @@ describe('sequence reservations that carry a spend', () => {
     expect(await r.reserveSequenceWithin('eth:d', 0n, 'c', { balances: { ETH: ETH, TKN: big }, minedBelow: 0n, spend: { ETH: ETH - 2n } })).toEqual({ ok: true, n: 2n });
   });
 
+  it('a replacement raises its number\'s spend (either transaction may land), never lowers it, and not once mined', async () => {
+    expect(await r.reserveSequenceWithin('eth:f', 0n, 'a', check(10n * ETH, 0n, 4n * ETH))).toEqual({ ok: true, n: 0n });
+    await r.raiseSpend('eth:f', 0n, { ETH: 5n * ETH });
+    expect(await r.reserveSequenceWithin('eth:f', 0n, 'b', check(10n * ETH, 0n, 5n * ETH + 1n))).toMatchObject({ ok: false, pending: 5n * ETH });
+    await r.raiseSpend('eth:f', 0n, { ETH: ETH });
+    expect(await r.reserveSequenceWithin('eth:f', 0n, 'b', check(10n * ETH, 0n, 5n * ETH))).toEqual({ ok: true, n: 1n });
+    // Nonce 0 mined (the balance shows it): raising it again adds nothing.
+    await r.reserveSequenceWithin('eth:f', 1n, 'c', check(5n * ETH, 1n, 0n));
+    await r.raiseSpend('eth:f', 0n, { ETH: 9n * ETH });
+    expect(await r.reserveSequenceWithin('eth:f', 1n, 'd', check(5n * ETH, 1n, 0n))).toEqual({ ok: true, n: 3n });
+    expect(await r.reserveSequenceWithin('eth:f', 1n, 'e', check(5n * ETH, 1n, 1n))).toMatchObject({ ok: false, pending: 5n * ETH });
+  });
+
   it('plain reservations (no spend) go on sharing the same numbers', async () => {
     expect(await r.reserveSequenceWithin('eth:e', 0n, 'a', check(10n * ETH, 0n, ETH))).toEqual({ ok: true, n: 0n });
     expect(await r.reserveSequence('eth:e', 0n, 'b')).toBe(1n);

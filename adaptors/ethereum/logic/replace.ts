@@ -4,7 +4,7 @@ import type { ReplacementInput, UnsignedWithdrawal } from '../../../src/ledger/a
 import { formatAmount } from '../../../src/ledger/amounts.js';
 import type { EthContext } from '../context.js';
 import { parseFee, quoteFee, type FeeQuote } from './fees.js';
-import { bare, readState, toTransaction, type EthTxState } from './tx-state.js';
+import { bare, nonceScope, readState, toTransaction, type EthTxState } from './tx-state.js';
 
 const PLAIN_TRANSFER_GAS = 21_000n;
 /** geth's default price bump (txpool.pricebump 10%); other clients ask the same or less. */
@@ -54,6 +54,8 @@ export async function replace(ctx: EthContext, input: ReplacementInput): Promise
   const clean = JSON.parse(JSON.stringify(state)) as EthTxState;
   const preimage = toTransaction(clean).unsignedSerialized;
   const perGas = fee.type === 2 ? fee.maxFeePerGas : fee.gasPrice;
+  // Either transaction may land: the nonce's spend is the larger of the two.
+  await ctx.deps.reservations.raiseSpend(nonceScope(ctx, old.from), BigInt(old.nonce), { [ctx.nativeAsset.symbol]: BigInt(clean.value) + BigInt(clean.gasLimit) * perGas });
   return {
     txs: [{ serialized: bare(preimage) }],
     payloads: [{ ...payload, digest: bare(keccak256(preimage)), preimage: bare(preimage) }],
