@@ -14,7 +14,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export interface Child {
   proc: ChildProcess;
   log: string;
-  /** process.memoryUsage(), peak RSS and eth_sendRawTransaction timings (service children only). */
+  /** process.memoryUsage(), peak RSS, eth_sendRawTransaction timings and node round trips (service children started with the preload). */
   stats(): Promise<ChildStats>;
   stop(): Promise<void>;
 }
@@ -23,6 +23,10 @@ export interface ChildStats {
   memory: NodeJS.MemoryUsage;
   peakRss: number;
   sends: { txid: string; ms: number }[];
+  /** JSON-RPC requests to the node: HTTP round trips, and calls by method. */
+  rpc: { roundTrips: number; calls: Record<string, number> };
+  /** process.cpuUsage(): CPU time the process used, µs. */
+  cpu: NodeJS.CpuUsage;
 }
 
 /**

@@ -26,6 +26,7 @@ import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
 import { freePort } from '../src/sandbox/free-port.js';
 import { startAnvil } from '../adaptors/ethereum/local-node/local-anvil.js';
 import { ensureRedis } from '../src/sandbox/local-redis.js';
+import { createPhase, type CreateFigures } from './create-phase.js';
 import { fakeOperation, prepareCallbacks, randomKeys } from './fixtures.js';
 import { statusUnderBatches, type StatusUnderBatches } from './status-under-batches.js';
 import { utxoBench, type UtxoFigures } from './utxo.js';
@@ -33,7 +34,7 @@ import type { LoadResult } from './load.js';
 import { answers, logSays, RESULTS, runLoad, startNode, waitFor, type Child } from './procs.js';
 
 const quick = process.argv.includes('--quick');
-// `-- --only=ingest,pipeline` runs only the named phases (ingest, address, status, pipeline, memory, utxo).
+// `-- --only=ingest,pipeline` runs only the named phases (ingest, address, status, create, pipeline, memory, utxo).
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
 const want = (phase: string): boolean => !only || only.includes(phase);
 const SIZES = quick
@@ -76,9 +77,9 @@ function serviceEnv(redisUrl: string, prefix: string, port: number, ledgers: obj
   };
 }
 
-async function startApi(name: string, env: Record<string, string>): Promise<{ child: Child; url: string }> {
+async function startApi(name: string, env: Record<string, string>, preload = false): Promise<{ child: Child; url: string }> {
   // BENCH_CPU_PROF=1 writes a V8 CPU profile of the API to bench/results/prof/ when it stops.
-  const child = startNode(name, 'src/main.ts', [], env, { profile: Boolean(process.env.BENCH_CPU_PROF) });
+  const child = startNode(name, 'src/main.ts', [], env, { profile: Boolean(process.env.BENCH_CPU_PROF), preload });
   const url = `http://127.0.0.1:${env.PORT}`;
   await waitFor(`${name} start`, child, () => answers(`${url}/api/v1.0/config`));
   return { child, url };
@@ -95,6 +96,7 @@ interface Figures {
   callbacks?: { service: LoadResult; echo: LoadResult; ratio: number; enqueued: number };
   address?: Record<string, { httpKeysPerSec: number; rawKeysPerSec: number; ratio: number; batchP50Ms: number }>;
   statusUnderBatches?: { threads: StatusUnderBatches; slices: StatusUnderBatches };
+  create?: CreateFigures;
   pipeline?: {
     withdrawals: number;
     created: number;
@@ -257,6 +259,29 @@ async function main(): Promise<void> {
           `/status under ${f.batches} batches of ${f.keysPerBatch} keys (${name}): p50 ${f.loaded.msP50} / p99 ${f.loaded.msP99} / max ${f.loaded.msMax} ms over ${f.loaded.count} requests (${f.batchesMs} ms); idle p50 ${f.idle.msP50} / p99 ${f.idle.msP99}`,
         );
       }
+    }
+
+    // ---------------------------------------------------------------- withdrawal creation
+    if (want('create')) {
+      // An API process of its own, with the preload that counts its requests to the node.
+      const createPort = await freePort();
+      const createApi = await startApi('api-create', { ...env, PORT: String(createPort), PUBLIC_URL: `http://127.0.0.1:${createPort}` }, true);
+      stops.push(createApi.child.stop);
+      figures.create = await createPhase({
+        api: createApi,
+        apiKey: API_KEY,
+        custody,
+        anvilUrl: anvil.url,
+        store,
+        redis,
+        prefix,
+        withdrawals: SIZES.withdrawals,
+        warmup: quick ? 50 : 200,
+        inFlight: 64,
+        log,
+      });
+      await createApi.child.stop();
+      log(`create: ${JSON.stringify(figures.create)}`);
     }
 
     // ---------------------------------------------------------------- pipeline
@@ -460,6 +485,13 @@ function report(f: Figures): void {
     ];
     rows.push(row('derivation threads', t, `p99 < 20: ${yes(t.loaded.msP99 < 20)}`));
     rows.push(row('main thread (DERIVE_THREADS=0)', s, 'reference'));
+  }
+  if (f.create) {
+    const c = f.create;
+    rows.push([`withdrawals created, one ETH vault, ${c.inFlight} in flight, distinct recipients (withdrawals/s)`, `${c.perSecond}`, `${c.created} in ${c.seconds} s, ${c.refused} refused`, '', `≥ 200: ${yes(c.perSecond >= 200 && c.refused === 0)}`]);
+    rows.push(['withdrawal POST p50 / p99 (ms)', `${c.msP50} / ${c.msP99}`, `API CPU ${c.apiCpuMsPerWithdrawal} ms per withdrawal`, '', '']);
+    rows.push(['node round trips per withdrawal', `${c.roundTripsPerWithdrawal}`, `${c.callsPerWithdrawal} calls: ${Object.entries(c.calls).map(([m, n]) => `${m} ${n}`).join(', ') || 'none'}`, '', '']);
+    rows.push(['nonces of the created withdrawals', `${c.nonces.unique} distinct of ${c.nonces.count}`, '', '', `0..n-1: ${yes(c.nonces.contiguous)}`]);
   }
   if (f.pipeline) {
     const p = f.pipeline;

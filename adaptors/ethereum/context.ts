@@ -1,4 +1,5 @@
 import type { AdaptorDeps, AssetInfo } from '../../src/ledger/adaptor.js';
+import type { ChainReads } from './network/chain-reads.js';
 import type { JsonRpcClient } from './network/json-rpc.js';
 import type { EthereumOptions } from './options.js';
 
@@ -8,6 +9,8 @@ export interface EthContext {
   chainId: number;
   options: EthereumOptions;
   rpc: JsonRpcClient;
+  /** The reads of withdrawal crafting, once per block (fees, balances, nonces, gas). */
+  reads: ChainReads;
   deps: AdaptorDeps;
   nativeAsset: AssetInfo;
 }

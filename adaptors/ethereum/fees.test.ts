@@ -2,6 +2,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { EthContext } from './context.js';
 import { parseFee, quoteFee } from './logic/fees.js';
+import { ChainReads } from './network/chain-reads.js';
 import { JsonRpcClient } from './network/json-rpc.js';
 import { ethereumOptionsSchema } from './options.js';
 import type { AdaptorDeps } from '../../src/ledger/adaptor.js';
@@ -19,11 +20,13 @@ function context(feeMode: 'eip1559' | 'legacy', answers: Record<string, unknown>
   }) as typeof fetch;
   const options = ethereumOptionsSchema.parse({ rpcUrl: 'http://node.invalid', feeMode });
   const deps = { logger: pino({ level: 'silent' }) } as AdaptorDeps;
+  const rpc = new JsonRpcClient(options.rpcUrl, fakeFetch);
   const ctx: EthContext = {
     ledgerId: 'ethdev',
     chainId: 31337,
     options,
-    rpc: new JsonRpcClient(options.rpcUrl, fakeFetch),
+    rpc,
+    reads: new ChainReads(rpc, options.headMaxAgeMs),
     deps,
     nativeAsset: { symbol: 'ETH', decimals: 18, native: true },
   };
@@ -45,19 +48,23 @@ const HISTORY = {
 
 describe('ethereum fee quotes', () => {
   it('EIP-1559 levels: median over non-empty blocks of percentiles 10/50/90, max fee 2 × next base fee + tip', async () => {
-    const { ctx, asked } = context('eip1559', { eth_feeHistory: HISTORY });
+    const { ctx, asked } = context('eip1559', { eth_feeHistory: HISTORY, eth_blockNumber: '0x13' });
     expect(asked).toEqual([]);
     const [low, medium, high] = await Promise.all(
       ['LOW', 'MEDIUM', 'high'].map((level) => quoteFee(ctx, parseFee(level))),
     );
-    expect(asked[0]).toEqual({ method: 'eth_feeHistory', params: [20, 'latest', [10, 50, 90]] });
+    // Three quotes in one block: the head and the history are asked once.
+    expect(asked).toEqual([
+      { method: 'eth_blockNumber', params: [] },
+      { method: 'eth_feeHistory', params: [20, 'latest', [10, 50, 90]] },
+    ]);
     expect(low).toEqual({ type: 2, maxPriorityFeePerGas: 2n * GWEI, maxFeePerGas: 26n * GWEI + 2n * GWEI });
     expect(medium).toEqual({ type: 2, maxPriorityFeePerGas: 3n * GWEI, maxFeePerGas: 26n * GWEI + 3n * GWEI });
     expect(high).toEqual({ type: 2, maxPriorityFeePerGas: 6n * GWEI, maxFeePerGas: 26n * GWEI + 6n * GWEI });
   });
 
   it('a custom gwei figure is the max fee, tipping the MEDIUM tip at most', async () => {
-    const { ctx } = context('eip1559', { eth_feeHistory: HISTORY });
+    const { ctx } = context('eip1559', { eth_feeHistory: HISTORY, eth_blockNumber: '0x13' });
     expect(await quoteFee(ctx, parseFee('35'))).toEqual({ type: 2, maxFeePerGas: 35n * GWEI, maxPriorityFeePerGas: 3n * GWEI });
     expect(await quoteFee(ctx, parseFee('13.5'))).toEqual({ type: 2, maxFeePerGas: 13_500_000_000n, maxPriorityFeePerGas: 3n * GWEI });
     await expect(quoteFee(ctx, parseFee('12.999'))).rejects.toThrow(/below the next block's base fee of 13 gwei/);
@@ -65,12 +72,12 @@ describe('ethereum fee quotes', () => {
 
   it('an idle chain (no rewards) still tips a small floor', async () => {
     const idle = { ...HISTORY, gasUsedRatio: [0, 0, 0, 0] };
-    const { ctx } = context('eip1559', { eth_feeHistory: idle });
+    const { ctx } = context('eip1559', { eth_feeHistory: idle, eth_blockNumber: '0x13' });
     expect(await quoteFee(ctx, parseFee('LOW'))).toMatchObject({ maxPriorityFeePerGas: 1_000_000n });
   });
 
   it('legacy: eth_gasPrice × 100/120/150 %; a custom figure is the gas price', async () => {
-    const { ctx } = context('legacy', { eth_gasPrice: hex(20n * GWEI) });
+    const { ctx } = context('legacy', { eth_gasPrice: hex(20n * GWEI), eth_blockNumber: '0x13' });
     expect(await quoteFee(ctx, parseFee('LOW'))).toEqual({ type: 0, gasPrice: 20n * GWEI });
     expect(await quoteFee(ctx, parseFee('MEDIUM'))).toEqual({ type: 0, gasPrice: 24n * GWEI });
     expect(await quoteFee(ctx, parseFee('HIGH'))).toEqual({ type: 0, gasPrice: 30n * GWEI });

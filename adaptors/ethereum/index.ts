@@ -12,6 +12,7 @@ import { FEE_LEVELS } from './logic/fees.js';
 import { health } from './logic/health.js';
 import { replace, stuckReason } from './logic/replace.js';
 import { txStatus } from './logic/tx-status.js';
+import { ChainReads } from './network/chain-reads.js';
 import { JsonRpcClient } from './network/json-rpc.js';
 import { ethereumOptionsSchema, type EthereumOptions } from './options.js';
 
@@ -21,14 +22,8 @@ function createEthereumAdaptor(ledgerId: string, options: EthereumOptions, deps:
   if (chainId === undefined) throw new ConfigError([`LEDGERS.${ledgerId}.chainId is required for a ledger that is not built in`]);
   const nativeAsset = { symbol: 'ETH', decimals: 18, native: true };
   const tokens = options.tokens.map((t) => ({ symbol: t.symbol, decimals: t.decimals, native: false, contract: t.contract }));
-  const ctx: EthContext = {
-    ledgerId,
-    chainId,
-    options,
-    rpc: new JsonRpcClient(options.rpcUrl, deps.fetch),
-    deps,
-    nativeAsset,
-  };
+  const rpc = new JsonRpcClient(options.rpcUrl, deps.fetch);
+  const ctx: EthContext = { ledgerId, chainId, options, rpc, reads: new ChainReads(rpc, options.headMaxAgeMs), deps, nativeAsset };
   return {
     ...ethereumAddressCodec(ledgerId, known?.network ?? `chain-${chainId}`),
     nativeAsset,

@@ -1,10 +1,11 @@
-import { Transaction, Wallet } from 'ethers';
+import { Interface, Transaction, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeRejectionError } from '../../src/errors.js';
 import type { LedgerAdaptor, UnsignedWithdrawal } from '../../src/ledger/adaptor.js';
 import { intent, newKey, sign, startHarness, waitReceipt, type Harness, type TestKey } from './test-kit.js';
 
 const ETH = 10n ** 18n;
+const hex = (n: bigint): string => `0x${n.toString(16)}`;
 const nonceOf = (u: UnsignedWithdrawal): number => Number((u.state as { nonce: string }).nonce);
 
 describe('ethereum nonces, broadcast outcomes and transaction status', () => {
@@ -79,12 +80,12 @@ describe('ethereum nonces, broadcast outcomes and transaction status', () => {
     });
   });
 
-  it('a balance spent by an earlier withdrawal: broadcast fails for good with insufficient funds', async () => {
+  it('a balance spent elsewhere after craft: broadcast fails for good with insufficient funds', async () => {
     const key = await fundedKey();
-    const first = await adaptor.craft(key.source, intent(adaptor, { amount: 6n * ETH }));
-    const second = await adaptor.craft(key.source, intent(adaptor, { amount: 6n * ETH }));
-    await waitReceipt(h, (await send(key, first)).sent.txid);
-    const e = await send(key, second).catch((err: unknown) => err);
+    const ours = await adaptor.craft(key.source, intent(adaptor, { amount: 6n * ETH }));
+    // Craft counts its own withdrawals (see craft-reads.test.ts); this is the key used outside the service.
+    await h.rpc('anvil_setBalance', [key.address, hex(ETH)]);
+    const e = await send(key, ours).catch((err: unknown) => err);
     expect(e).toBeInstanceOf(NodeRejectionError);
     expect((e as NodeRejectionError).errCode).toBe('ERR_INSUFFICIENT_FUNDS');
   });
@@ -109,10 +110,22 @@ describe('ethereum nonces, broadcast outcomes and transaction status', () => {
     const key = await fundedKey();
     const demo = adaptor.assets()[1]!;
     await h.chain.funder.sendToken(h.chain.token.contract, key.address, 50n);
-    // Both pass craft's balance check; only one can be paid on chain.
-    const first = await adaptor.craft(key.source, intent(adaptor, { asset: demo, amount: 50n }));
+    // Nonce 0 goes to a withdrawal never sent; nonce 1 pays the 50 DEMO.
+    await adaptor.craft(key.source, intent(adaptor, { amount: 1n }));
     const second = await adaptor.craft(key.source, intent(adaptor, { asset: demo, amount: 50n }));
-    await waitReceipt(h, (await send(key, first)).sent.txid);
+    // The same key, used outside the service, moves the tokens away at nonce 0 first.
+    const wallet = new Wallet(`0x${Buffer.from(key.priv).toString('hex')}`);
+    const away = await wallet.signTransaction({
+      type: 2,
+      chainId: 31337n,
+      nonce: 0,
+      to: h.chain.token.contract,
+      data: new Interface(['function transfer(address to, uint256 amount)']).encodeFunctionData('transfer', ['0x00000000000000000000000000000000000000B0', 50n]),
+      gasLimit: 100_000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 10n ** 9n,
+    });
+    await waitReceipt(h, await h.rpc<string>('eth_sendRawTransaction', [away]));
     const { signed } = await send(key, second);
     const receipt = await waitReceipt(h, signed.txid);
     expect(await adaptor.txStatus(signed.txid, second)).toEqual({

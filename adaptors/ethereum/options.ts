@@ -20,6 +20,12 @@ export const ethereumOptionsSchema = z.strictObject({
   confirmations: z.number().int().min(1).default(3),
   /** Margin added to eth_estimateGas, percent. */
   gasMarginPercent: z.number().int().min(0).max(200).default(20),
+  /**
+   * How old the head block number may be before withdrawals ask the node again, ms. Fee
+   * history, balances, nonces and gas estimates are read once per head block (0: the head
+   * is asked on every withdrawal; the reads are still shared per block).
+   */
+  headMaxAgeMs: z.number().int().min(0).max(60_000).default(1000),
 });
 
 export type EthereumOptions = z.infer<typeof ethereumOptionsSchema>;

@@ -17,13 +17,14 @@ import type { Redis } from 'ioredis';
 
 const WIDTH = 20;
 const pad = (n: bigint): string => n.toString().padStart(WIDTH, '0');
+const AMOUNT_WIDTH = 80;
+const padAmount = (n: bigint): string => {
+  if (n < 0n) throw new RangeError('a spend or balance is never negative');
+  return n.toString().padStart(AMOUNT_WIDTH, '0');
+};
 
-const RESERVE_SEQUENCE = `
-local last = KEYS[1]
-local free = KEYS[2]
-local owners = KEYS[3]
-local chainNext = ARGV[1]
-local owner = ARGV[2]
+// Picks the number `n` for `owner` (locals: last, free, owners, chainNext, owner; sets n, refilled).
+const ALLOCATE = `
 local function inc(s)
   local digits = {}
   for i = 1, #s do digits[i] = tonumber(string.sub(s, i, i)) end
@@ -47,16 +48,116 @@ else
   redis.call('SET', last, n)
 end
 redis.call('HSET', owners, n, owner)
+`;
+
+const RESERVE_SEQUENCE = `
+local last = KEYS[1]
+local free = KEYS[2]
+local owners = KEYS[3]
+local chainNext = ARGV[1]
+local owner = ARGV[2]
+${ALLOCATE}
 return {n, refilled}
 `;
 
+/**
+ * Amounts in the spend scripts are 80-digit zero-padded decimal strings (uint256 has 78
+ * digits; Lua numbers are doubles), added and subtracted in 8-digit limbs, compared as strings.
+ */
+const AMOUNT_LUA = `
+local ZERO = string.rep('0', ${AMOUNT_WIDTH})
+local function add(a, b)
+  local out, carry = {}, 0
+  for i = ${AMOUNT_WIDTH - 7}, 1, -8 do
+    local v = tonumber(string.sub(a, i, i + 7)) + tonumber(string.sub(b, i, i + 7)) + carry
+    if v >= 100000000 then carry = 1; v = v - 100000000 else carry = 0 end
+    out[(i + 7) / 8] = string.format('%08d', v)
+  end
+  return table.concat(out)
+end
+local function sub(a, b)
+  if a <= b then return ZERO end
+  local out, borrow = {}, 0
+  for i = ${AMOUNT_WIDTH - 7}, 1, -8 do
+    local v = tonumber(string.sub(a, i, i + 7)) - tonumber(string.sub(b, i, i + 7)) - borrow
+    if v < 0 then borrow = 1; v = v + 100000000 else borrow = 0 end
+    out[(i + 7) / 8] = string.format('%08d', v)
+  end
+  return table.concat(out)
+end
+-- Forgets the spend entries of number n (members 'n|asset'), taking them off the totals.
+local function forget(spent, idx, total, members)
+  for _, m in ipairs(members) do
+    local amount = redis.call('HGET', spent, m)
+    if amount then
+      local asset = string.sub(m, ${WIDTH} + 2)
+      redis.call('HSET', total, asset, sub(redis.call('HGET', total, asset) or ZERO, amount))
+      redis.call('HDEL', spent, m)
+    end
+  end
+  for i = 1, #members, 1000 do redis.call('ZREM', idx, unpack(members, i, math.min(i + 999, #members))) end
+end
+`;
+
+// KEYS: last, free, owners, spent, spent-idx, spent-total, mined
+// ARGV: chainNext, owner, minedBelow, asset count, then (asset, balance, spend) per asset
+const RESERVE_WITHIN = `
+local last, free, owners, spent, idx, total, minedKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local chainNext = ARGV[1]
+local owner = ARGV[2]
+local mined = ARGV[3]
+${AMOUNT_LUA}
+local seen = redis.call('GET', minedKey)
+if seen and mined < seen then return {'stale', seen} end
+if mined ~= seen then
+  redis.call('SET', minedKey, mined)
+  forget(spent, idx, total, redis.call('ZRANGEBYLEX', idx, '-', '(' .. mined))
+end
+local assets = tonumber(ARGV[4])
+for i = 0, assets - 1 do
+  local asset, balance, spend = ARGV[5 + 3 * i], ARGV[6 + 3 * i], ARGV[7 + 3 * i]
+  local pending = redis.call('HGET', total, asset) or ZERO
+  if add(pending, spend) > balance then return {'short', asset, pending} end
+end
+${ALLOCATE}
+forget(spent, idx, total, redis.call('ZRANGEBYLEX', idx, '[' .. n .. '|', '[' .. n .. '|\\255'))
+for i = 0, assets - 1 do
+  local asset, spend = ARGV[5 + 3 * i], ARGV[7 + 3 * i]
+  local m = n .. '|' .. asset
+  redis.call('HSET', spent, m, spend)
+  redis.call('ZADD', idx, 0, m)
+  redis.call('HSET', total, asset, add(redis.call('HGET', total, asset) or ZERO, spend))
+end
+return {'ok', n, refilled}
+`;
+
+// KEYS: spent, spent-idx, spent-total, mined · ARGV: n, then (asset, spend) pairs
+const RAISE_SPEND = `
+${AMOUNT_LUA}
+local mined = redis.call('GET', KEYS[4])
+if mined and ARGV[1] < mined then return 0 end
+for i = 2, #ARGV, 2 do
+  local m = ARGV[1] .. '|' .. ARGV[i]
+  local old = redis.call('HGET', KEYS[1], m) or ZERO
+  if ARGV[i + 1] > old then
+    redis.call('HSET', KEYS[1], m, ARGV[i + 1])
+    redis.call('ZADD', KEYS[2], 0, m)
+    redis.call('HSET', KEYS[3], ARGV[i], add(sub(redis.call('HGET', KEYS[3], ARGV[i]) or ZERO, old), ARGV[i + 1]))
+  end
+end
+return 1
+`;
+
+// KEYS: free, owners, spent, spent-idx, spent-total · ARGV: n, owner
 const RELEASE_SEQUENCE = `
 local free = KEYS[1]
 local owners = KEYS[2]
 local n = ARGV[1]
 if redis.call('HGET', owners, n) ~= ARGV[2] then return 0 end
+${AMOUNT_LUA}
 redis.call('HDEL', owners, n)
 redis.call('ZADD', free, 0, n)
+forget(KEYS[3], KEYS[4], KEYS[5], redis.call('ZRANGEBYLEX', KEYS[4], '[' .. n .. '|', '[' .. n .. '|\\255'))
 return 1
 `;
 
@@ -82,6 +183,26 @@ return n
 /** Contention worth counting: a coin claim lost to another owner, a number taken back from the free list. */
 export type ReservationEvent = 'utxo_claim_conflict' | 'sequence_refill';
 
+/**
+ * What a sequence number's transaction may spend from its account at most, per asset (base
+ * units; the native asset's includes the maximum fee), checked against the account as one
+ * block shows it.
+ */
+export interface SpendCheck {
+  /** Balances at the snapshot's block, per asset. */
+  balances: Record<string, bigint>;
+  /** The account's mined sequence count at that block: the spends of lower numbers are in the balances already. */
+  minedBelow: bigint;
+  spend: Record<string, bigint>;
+}
+
+export type SpendReservation =
+  | { ok: true; n: bigint }
+  /** Balance minus what the account's reserved numbers not yet mined may spend is below this spend. */
+  | { ok: false; reason: 'short'; asset: string; pending: bigint }
+  /** Another reservation already saw a later block (`minedBelow` is behind): read the account again. */
+  | { ok: false; reason: 'stale'; minedBelow: bigint };
+
 export class Reservations {
   constructor(
     private readonly redis: Redis,
@@ -95,6 +216,12 @@ export class Reservations {
     return [`${base}:last`, `${base}:free`, `${base}:owners`];
   }
 
+  /** Spends of reserved numbers not yet mined: `spent` ('n|asset' → amount), its lex index, the totals per asset, the highest mined count seen. */
+  private spendKeys(scope: string): [string, string, string, string] {
+    const base = `${this.prefix}seq:{${scope}}`;
+    return [`${base}:spent`, `${base}:spent-idx`, `${base}:spent-total`, `${base}:mined`];
+  }
+
   /**
    * Reserves the next sequence number for `scope` (e.g. `ethtest:0xabc…`), at least
    * `chainNext` (the node's pending nonce, or account sequence + 1).
@@ -106,10 +233,43 @@ export class Reservations {
     return BigInt(n);
   }
 
-  /** Gives a number back (operation failed before broadcast). Only its owner can. */
+  /**
+   * Reserves the next sequence number as `reserveSequence` does, only if the account can pay
+   * `check.spend` on top of everything its reserved numbers not yet mined may spend; records
+   * the spend with the number, in the same atomic step. So concurrent withdrawals from one
+   * account, in any number of processes, never promise more than its balance, however old
+   * the balance read is: a spend stays counted until a block shows its number mined (then
+   * it is in the balance), or its number is released. A read older than one another
+   * reservation already used is refused as `stale`, since spends it has not seen mined may
+   * have been dropped already.
+   */
+  async reserveSequenceWithin(scope: string, chainNext: bigint, owner: string, check: SpendCheck): Promise<SpendReservation> {
+    const assets = Object.keys(check.spend);
+    const args = assets.flatMap((a) => [a, padAmount(check.balances[a] ?? 0n), padAmount(check.spend[a] as bigint)]);
+    const keys = [...this.seqKeys(scope), ...this.spendKeys(scope)];
+    const r = (await this.redis.eval(RESERVE_WITHIN, keys.length, ...keys, pad(chainNext), owner, pad(check.minedBelow), String(assets.length), ...args)) as [string, ...(string | number)[]];
+    if (r[0] === 'stale') return { ok: false, reason: 'stale', minedBelow: BigInt(r[1] as string) };
+    if (r[0] === 'short') return { ok: false, reason: 'short', asset: r[1] as string, pending: BigInt(r[2] as string) };
+    if (r[2] === 1) this.onEvent('sequence_refill', scope);
+    return { ok: true, n: BigInt(r[1] as string) };
+  }
+
+  /**
+   * Raises what number `n` may spend to at least `spend` per asset (a replacement of its
+   * transaction with a higher fee: either may land). No balance check: the replacement
+   * spends the number's own reservation. Nothing changes once a read showed `n` mined.
+   */
+  async raiseSpend(scope: string, n: bigint, spend: Record<string, bigint>): Promise<void> {
+    const keys = this.spendKeys(scope);
+    const args = Object.entries(spend).flatMap(([asset, amount]) => [asset, padAmount(amount)]);
+    await this.redis.eval(RAISE_SPEND, keys.length, ...keys, pad(n), ...args);
+  }
+
+  /** Gives a number back (operation failed before broadcast), with the spend recorded for it. Only its owner can. */
   async releaseSequence(scope: string, n: bigint, owner: string): Promise<boolean> {
     const [, free, owners] = this.seqKeys(scope);
-    return (await this.redis.eval(RELEASE_SEQUENCE, 2, free, owners, pad(n), owner)) === 1;
+    const [spent, idx, total] = this.spendKeys(scope);
+    return (await this.redis.eval(RELEASE_SEQUENCE, 5, free, owners, spent, idx, total, pad(n), owner)) === 1;
   }
 
   /** Marks a number as used for good (broadcast): it is never handed out again. */

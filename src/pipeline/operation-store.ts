@@ -54,6 +54,15 @@ for i = 4, 6 do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[6]) end
 return 1
 `;
 
+// KEYS: op, seq, outbox, opid · ARGV: the record as the caller holds it, the new record, event (5 values), the id
+const LINK_CUSTODY_ID = `
+redis.call('SET', KEYS[4], ARGV[8])
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+${appendEventLua(2, 3, 3)}
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+`;
+
 const NO_EVENT = ['', '', '', '', ''];
 
 export class OperationStore {
@@ -123,7 +132,11 @@ export class OperationStore {
 
   /** Records the custody operation id; writes `withdrawal.sign_requested`, the first event that carries it. */
   async linkCustodyId(op: Operation, operationID: string): Promise<Operation> {
-    await this.redis.set(this.k('opid', operationID), op.id);
+    // One round trip when the record is still `op` as the caller holds it (just created); else read and retry.
+    const next: Operation = { ...op, operationID, updatedAt: new Date().toISOString() };
+    const keys = [...this.eventKeys(op.id), this.k('opid', operationID)];
+    const args = [JSON.stringify(op), JSON.stringify(next), ...this.event(next, 'withdrawal.sign_requested'), op.id];
+    if ((await this.redis.eval(LINK_CUSTODY_ID, keys.length, ...keys, ...args)) === 1) return next;
     return this.update(op.id, (o) => ({ ...o, operationID }), 'withdrawal.sign_requested');
   }
 

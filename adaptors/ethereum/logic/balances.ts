@@ -1,8 +1,6 @@
-import { Interface } from 'ethers';
 import type { AssetInfo, Balance } from '../../../src/ledger/adaptor.js';
+import { balanceCall, balanceValue } from '../network/chain-reads.js';
 import type { JsonRpcClient, RpcCall } from '../network/json-rpc.js';
-
-const ERC20 = new Interface(['function balanceOf(address) view returns (uint256)']);
 
 /**
  * Balances of every address in every asset in one batched JSON-RPC round trip:
@@ -14,16 +12,9 @@ export async function getBalances(rpc: JsonRpcClient, addresses: string[], asset
   for (const address of addresses) {
     for (const asset of assets) {
       keys.push({ address, asset: asset.symbol });
-      calls.push(
-        asset.native
-          ? { method: 'eth_getBalance', params: [address, 'latest'] }
-          : {
-              method: 'eth_call',
-              params: [{ to: asset.contract, data: ERC20.encodeFunctionData('balanceOf', [address]) }, 'latest'],
-            },
-      );
+      calls.push(balanceCall(address, asset));
     }
   }
   const results = await rpc.batch<string>(calls);
-  return keys.map((k, i) => ({ ...k, amount: BigInt(results[i] === '0x' ? '0x0' : (results[i] as string)) }));
+  return keys.map((k, i) => ({ ...k, amount: balanceValue(results[i] as string) }));
 }

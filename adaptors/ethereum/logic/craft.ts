@@ -3,14 +3,15 @@ import { InvalidArgumentError, PermanentLedgerError } from '../../../src/errors.
 import type { UnsignedWithdrawal, VaultAddress, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
 import { insufficientFunds } from '../../../src/ledger/insufficient-funds.js';
-import { reserveAndBuild, sequenceReservation } from '../../../src/ledger/reserve-and-build.js';
+import { reserveAndBuild } from '../../../src/ledger/reserve-and-build.js';
 import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';
 import type { EthContext } from '../context.js';
 import { JsonRpcError } from '../network/json-rpc.js';
 import { isValidAddress } from './address.js';
-import { getBalances } from './balances.js';
+import type { AccountAtBlock } from '../network/chain-reads.js';
 import { maxFeePerGas, parseFee, quoteFee, type FeeQuote } from './fees.js';
-import { nonceScope, pendingNonce } from './nonce.js';
+import { nonceScope } from './nonce.js';
+import { reserveNonce, type NonceSpend } from './reserve-nonce.js';
 import { bare, ethereumState, toTransaction, withFee } from './state.js';
 
 const ERC20 = new Interface(['function transfer(address to, uint256 amount) returns (bool)']);
@@ -39,8 +40,7 @@ function transferCall(intent: WithdrawalIntent): Call {
 async function estimateGas(ctx: EthContext, from: string, call: Call): Promise<bigint> {
   let estimate: bigint;
   try {
-    const params = { from, to: call.to, value: `0x${call.value.toString(16)}`, data: call.data };
-    estimate = BigInt(await ctx.rpc.call<string>('eth_estimateGas', [params]));
+    estimate = await ctx.reads.estimateGas({ from, to: call.to, value: `0x${call.value.toString(16)}`, data: call.data });
   } catch (e) {
     // A revert here (paused token, blocked recipient) would revert on chain too.
     if (e instanceof JsonRpcError) throw new PermanentLedgerError(`the node rejects this transfer: ${e.rpcMessage}`);
@@ -56,7 +56,7 @@ const eth = (wei: bigint): string => `${formatAmount(wei, 18)} ETH`;
  * Builds one transaction from one vault address. With several addresses, the first that
  * holds the amount and the gas is used (account ledgers do not combine inputs).
  */
-export async function craft(ctx: EthContext, source: VaultSource, intent: WithdrawalIntent): Promise<UnsignedWithdrawal> {
+export async function craft(ctx: EthContext, source: VaultSource, intent: WithdrawalIntent, fresh = false): Promise<UnsignedWithdrawal> {
   const choice = parseFee(intent.fee);
   if (!isValidAddress(intent.recipientAddress)) {
     throw new InvalidArgumentError(`recipient ${intent.recipientAddress} is not a valid Ethereum address`, { field: 'recipientAddress' });
@@ -68,17 +68,15 @@ export async function craft(ctx: EthContext, source: VaultSource, intent: Withdr
   const native = asset.native;
 
   const assets = native ? [ctx.nativeAsset] : [ctx.nativeAsset, asset];
-  const [balances, fee] = await Promise.all([
-    getBalances(ctx.rpc, source.addresses.map((a) => a.address), assets),
-    quoteFee(ctx, choice),
-  ]);
-  const funds = source.addresses.map((a, i) => ({
-    vault: a,
-    eth: balances[i * assets.length]?.amount ?? 0n,
-    asset: balances[i * assets.length + assets.length - 1]?.amount ?? 0n,
-  }));
+  // Read once per block (shared with concurrent withdrawals); a refusal is decided on a fresh read.
+  const [snapshot, fee] = await Promise.all([ctx.reads.accounts(source.addresses.map((a) => a.address), assets, fresh), quoteFee(ctx, choice)]);
+  const funds = source.addresses.map((a, i) => {
+    const account = snapshot.accounts[i] as AccountAtBlock;
+    return { vault: a, account, eth: account.balances[0] ?? 0n, asset: account.balances[assets.length - 1] ?? 0n };
+  });
   const holders = funds.filter((f) => f.asset >= amount);
   const first = funds[0] as (typeof funds)[number];
+  if (holders.length === 0 && !fresh) return craft(ctx, source, intent, true);
   if (holders.length === 0) {
     throw insufficientFunds(
       `${first.vault.address} holds ${formatAmount(first.asset, asset.decimals)} ${asset.symbol}; the withdrawal needs ${formatAmount(amount, asset.decimals)} ${asset.symbol}`,
@@ -91,6 +89,7 @@ export async function craft(ctx: EthContext, source: VaultSource, intent: Withdr
   const maxFee = gasLimit * perGas;
   const required = maxFee + (native ? amount : 0n);
   const payer = holders.find((f) => f.eth >= required);
+  if (!payer && !fresh) return craft(ctx, source, intent, true);
   if (!payer) {
     const h = holders[0] as (typeof holders)[number];
     const need = native ? `${eth(amount)} + fee up to ${eth(maxFee)}` : `fee up to ${eth(maxFee)} for gas`;
@@ -106,7 +105,8 @@ export async function craft(ctx: EthContext, source: VaultSource, intent: Withdr
       },
     );
   }
-  return reserveNonceAndBuild(ctx, payer.vault, intent, call, gasLimit, fee, maxFee);
+  const spend = native ? { [asset.symbol]: amount + maxFee } : { [ctx.nativeAsset.symbol]: maxFee, [asset.symbol]: amount };
+  return reserveNonceAndBuild(ctx, payer.vault, intent, call, gasLimit, fee, maxFee, { account: payer.account, assets, spend, owner: intent.reference });
 }
 
 /** Reserves the vault address's next nonce, then builds with it; the nonce goes back if the build fails. */
@@ -118,9 +118,12 @@ async function reserveNonceAndBuild(
   gasLimit: bigint,
   fee: FeeQuote,
   maxFee: bigint,
+  funds: NonceSpend,
 ): Promise<UnsignedWithdrawal> {
   const from = getAddress(vault.address);
-  const nonce = sequenceReservation(ctx.deps.reservations, nonceScope(ctx, from), () => pendingNonce(ctx, from), intent.reference);
+  const scope = nonceScope(ctx, from);
+  // The nonce is reserved with what its transaction may spend (reserve-nonce.ts); release gives both back.
+  const nonce = { label: `nonce of ${scope}`, take: () => reserveNonce(ctx, scope, funds), release: (n: bigint) => ctx.deps.reservations.releaseSequence(scope, n, intent.reference) };
   return reserveAndBuild(ctx.deps.logger, [nonce], ([n]) => {
     const state = withFee(
       {

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../../../src/errors.js';
 import { formatAmount, parseAmount } from '../../../src/ledger/amounts.js';
 import type { EthContext } from '../context.js';
+import type { FeeHistory } from '../network/chain-reads.js';
 
 /** Named fee levels; the first is the default. A custom constant is a gwei figure (max fee per gas). */
 export const FEE_LEVELS = ['MEDIUM', 'HIGH', 'LOW'] as const;
@@ -42,12 +43,6 @@ const MIN_PRIORITY_FEE = 1_000_000n;
 // Legacy gasPrice is eth_gasPrice's suggestion scaled per level, in percent.
 const LEGACY_SCALE = { LOW: 100n, MEDIUM: 120n, HIGH: 150n } as const;
 
-interface FeeHistory {
-  baseFeePerGas: string[];
-  gasUsedRatio: number[];
-  reward?: string[][];
-}
-
 function median(values: bigint[]): bigint {
   if (values.length === 0) return 0n;
   const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -73,14 +68,10 @@ function priorityFees(history: FeeHistory): Record<FeeLevel, bigint> {
 export async function quoteFee(ctx: EthContext, choice: FeeChoice): Promise<FeeQuote> {
   if (ctx.options.feeMode === 'legacy') {
     if ('customWei' in choice) return { type: 0, gasPrice: choice.customWei };
-    const suggested = BigInt(await ctx.rpc.call<string>('eth_gasPrice', []));
+    const suggested = await ctx.reads.gasPrice();
     return { type: 0, gasPrice: (suggested * LEGACY_SCALE[choice.level]) / 100n };
   }
-  const history = await ctx.rpc.call<FeeHistory>('eth_feeHistory', [
-    FEE_HISTORY_BLOCKS,
-    'latest',
-    Object.values(PERCENTILES),
-  ]);
+  const history = await ctx.reads.feeHistory(FEE_HISTORY_BLOCKS, Object.values(PERCENTILES));
   const tips = priorityFees(history);
   const nextBaseFee = BigInt(history.baseFeePerGas.at(-1) ?? '0x0');
   if ('customWei' in choice) {

@@ -6,6 +6,7 @@ import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';
 import type { EthContext } from '../context.js';
 import { parseFee, quoteFee, type FeeQuote } from './fees.js';
 import { bare, ethereumState, toTransaction, withFee, type EthereumState } from './state.js';
+import { nonceScope } from './nonce.js';
 
 const PLAIN_TRANSFER_GAS = 21_000n;
 /** geth's default price bump (txpool.pricebump 10%); other clients ask the same or less. */
@@ -53,6 +54,8 @@ export async function replace(ctx: EthContext, input: ReplacementInput): Promise
   const state = withFee(base, fee);
   const preimage = toTransaction(state).unsignedSerialized;
   const perGas = fee.type === 2 ? fee.maxFeePerGas : fee.gasPrice;
+  // Either transaction may land: the nonce's spend is the larger of the two.
+  await ctx.deps.reservations.raiseSpend(nonceScope(ctx, old.from), BigInt(old.nonce), { [ctx.nativeAsset.symbol]: BigInt(state.value) + BigInt(state.gasLimit) * perGas });
   return singlePayloadWithdrawal({
     serialized: bare(preimage),
     signer: payload,

@@ -17,6 +17,9 @@ export interface RpcCall {
   params: unknown[];
 }
 
+/** One call's outcome within a batch. */
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: Error };
+
 interface RpcResponse {
   id: number;
   result?: unknown;
@@ -40,6 +43,17 @@ export class JsonRpcClient {
 
   /** One HTTP round trip for all calls; results in call order. The first error throws. */
   async batch<T = unknown>(calls: RpcCall[]): Promise<T[]> {
+    return (await this.settle<T>(calls)).map((r) => {
+      if (!r.ok) throw r.error;
+      return r.value;
+    });
+  }
+
+  /**
+   * One HTTP round trip for all calls; each call's own answer or error, in call order. A
+   * failure of the round trip itself (node unreachable, not JSON) throws.
+   */
+  async settle<T = unknown>(calls: RpcCall[]): Promise<Settled<T>[]> {
     if (calls.length === 0) return [];
     const first = this.nextId;
     this.nextId += calls.length;
@@ -67,11 +81,11 @@ export class JsonRpcClient {
     }
     const list = Array.isArray(parsed) ? parsed : [parsed];
     const byId = new Map(list.map((r) => [r.id, r]));
-    return calls.map((c, i) => {
+    return calls.map((c, i): Settled<T> => {
       const r = byId.get(first + i);
-      if (!r) throw new UpstreamError(`Ethereum node gave no answer to ${c.method}`, true);
-      if (r.error) throw new JsonRpcError(c.method, r.error.code, r.error.message, r.error.data);
-      return r.result as T;
+      if (!r) return { ok: false, error: new UpstreamError(`Ethereum node gave no answer to ${c.method}`, true) };
+      if (r.error) return { ok: false, error: new JsonRpcError(c.method, r.error.code, r.error.message, r.error.data) };
+      return { ok: true, value: r.result as T };
     });
   }
 }

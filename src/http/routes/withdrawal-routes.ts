@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { NotFoundError } from '../../errors.js';
 import { createWithdrawal } from '../../pipeline/create-withdrawal.js';
 import type { Idempotency } from '../../pipeline/idempotency.js';
+import type { Operation } from '../../pipeline/operation.js';
 import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
 import type { VaultStore } from '../../vaults/vault-store.js';
 import { withdrawalSummary, withdrawalView } from '../../pipeline/withdrawal-view.js';
@@ -80,8 +81,13 @@ export function withdrawalRoutes(deps: PipelineDeps & { vaults: VaultStore; idem
       errors: [404, 409, 422, 502, 503],
       headers: ['Idempotency-Key'],
       handler: async ({ params, body, req }) => {
-        const id = await deps.idempotency.run(params.vaultId, req.header('idempotency-key'), body, async (id) => (await createWithdrawal(deps, params.vaultId, body, id)).id);
-        return withdrawalSummary(await deps.store.get(id));
+        let made: Operation | undefined;
+        const id = await deps.idempotency.run(params.vaultId, req.header('idempotency-key'), body, async (id) => {
+          made = await createWithdrawal(deps, params.vaultId, body, id);
+          return made.id;
+        });
+        // A replayed Idempotency-Key answers with the withdrawal as it stands now.
+        return withdrawalSummary(made ?? (await deps.store.get(id)));
       },
     }),
     defineRoute({
