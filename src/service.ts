@@ -13,6 +13,7 @@ import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { hashApiKey, type ApiKeyRecord } from './security/api-keys.js';
 import { connectRedis } from './redis.js';
 import { VaultStore } from './vaults/vault-store.js';
+import { servicePrefix } from './redis-keys.js';
 
 export function apiKeyRecords(config: Pick<Config, 'apiKeys'>): ApiKeyRecord[] {
   return (config.apiKeys ?? []).map((k) => ({ name: k.name, sha256: k.sha256 ?? hashApiKey(k.key as string), scopes: k.scopes }));
@@ -33,7 +34,7 @@ export interface Core {
 }
 
 export function createCore(config: Config, logger: Logger, redis = connectRedis(config.redisUrl, logger, 'byow-api'), metrics = createMetrics()): Core {
-  const prefix = `${config.keyPrefix}:`;
+  const prefix = servicePrefix(config.keyPrefix);
   const reservations = new Reservations(redis, prefix, (kind, scope) => metrics.reservationEvents.inc({ ledger: scope.split(':')[0] ?? scope, kind }));
   const registry = LedgerRegistry.fromConfig(config, { logger, redis, fetch, reservations });
   const custody = createCustodyClient(config, logger);

@@ -2,6 +2,7 @@ import { Queue, type ConnectionOptions, type DefaultJobOptions, type Job, type J
 import type { Config } from '../config/load-config.js';
 import { aboutOperation, jobTitle, type JobAbout } from './job-about.js';
 import type { Operation } from './operation.js';
+import { queuePrefix } from '../redis-keys.js';
 
 /** What a worker reads of a job: the operation id only. Job data is clear text and editable from the dashboard. */
 export interface OperationJob {
@@ -70,7 +71,7 @@ export async function describeOperationJobs(queues: Pick<Queues, 'broadcast' | '
 }
 
 export function createQueues(connection: ConnectionOptions, config: Config): Queues {
-  const opts = { connection, prefix: config.keyPrefix, defaultJobOptions: jobOptions(config) };
+  const opts = { connection, prefix: queuePrefix(config.keyPrefix), defaultJobOptions: jobOptions(config) };
   const broadcast = new Queue<OperationJobData>(QUEUE.broadcast, {
     ...opts,
     defaultJobOptions: {

@@ -8,6 +8,7 @@ import { QUEUE, type OperationJob } from './queues.js';
 import { processReconcile } from './reconcile-job.js';
 import { redisClient } from '../redis.js';
 import { processReplacement } from './replacement-job.js';
+import { queuePrefix } from '../redis-keys.js';
 
 export interface Workers {
   /** True while every queue worker of this process runs (not closed, not closing). */
@@ -25,7 +26,7 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
   const connection = redisClient(redisUrl, { maxRetriesPerRequest: null, connectionName: 'byow-worker' });
   const common = {
     connection,
-    prefix: deps.config.keyPrefix,
+    prefix: queuePrefix(deps.config.keyPrefix),
     concurrency: deps.config.workerConcurrency,
     lockDuration: deps.config.jobLockMs,
     stalledInterval: Math.max(1000, Math.floor(deps.config.jobLockMs / 2)),
