@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { Redis } from 'ioredis';
-import { NotFoundError } from './errors.js';
-import { probe } from './http/routes/service-routes.js';
-import type { DependencyHealth } from './http/app-context.js';
-import type { Metrics } from './metrics/metrics.js';
-import type { Workers } from './pipeline/workers.js';
+import { NotFoundError } from '../errors.js';
+import { probe } from './routes/service-routes.js';
+import type { DependencyHealth } from './app-context.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { Workers } from '../pipeline/workers.js';
 
 export interface WorkerHealthDeps {
   redis: Redis;
