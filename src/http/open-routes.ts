@@ -4,7 +4,6 @@ import type { Scope } from '../security/api-keys.js';
 import type { AppContext } from './app-context.js';
 import { rateLimiter } from './rate-limit.js';
 import { TimeSlicer } from './time-sliced.js';
-import { servicePrefix } from '../redis-keys.js';
 
 /** Whether the spec's open routes answer without an API key: OPEN_ROUTES_ANONYMOUS, else only in the sandbox. */
 export function openRoutesAnonymous(config: Pick<Config, 'openRoutesAnonymous' | 'sandboxProfile'>): boolean {
@@ -27,7 +26,7 @@ export function heavyRouteAccess(ctx: AppContext, slicer = new TimeSlicer()): He
   const anonymous = openRoutesAnonymous(ctx.config);
   return {
     openScope: anonymous ? undefined : 'read',
-    guard: rateLimiter(ctx.redis, servicePrefix(ctx.config.keyPrefix), { perMinute: ctx.config.openRoutesRatePerMinute, burst: ctx.config.openRoutesBurst }),
+    guard: rateLimiter(ctx.redis, ctx.prefix, { perMinute: ctx.config.openRoutesRatePerMinute, burst: ctx.config.openRoutesBurst }),
     errors: anonymous ? [429] : [401, 403, 429],
     slicer,
   };

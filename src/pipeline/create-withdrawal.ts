@@ -7,7 +7,7 @@ import { singleAddress, vaultAddresses, vaultSource } from '../vaults/vault-addr
 import type { VaultStore } from '../vaults/vault-store.js';
 import { failOperation } from './fail-operation.js';
 import { newOperation, type Operation } from './operation.js';
-import { toStored, type PipelineDeps } from './pipeline-deps.js';
+import { toStored, type WithdrawalDeps } from './pipeline-deps.js';
 
 export interface WithdrawalInput {
   recipientAddress?: string;
@@ -45,7 +45,7 @@ async function recipientOf(adaptor: LedgerAdaptor, vaults: VaultStore, input: Wi
  * If the sign request fails, the operation ends FAILED and its reservations are returned.
  */
 export async function createWithdrawal(
-  deps: PipelineDeps & { vaults: VaultStore },
+  deps: WithdrawalDeps,
   vaultId: string,
   input: WithdrawalInput,
   /** Fixed by the caller when it must know the id before the withdrawal exists (Idempotency-Key). */

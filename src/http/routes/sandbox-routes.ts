@@ -10,7 +10,7 @@ import { defineRoute, type AnyRouteSpec } from '../route.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
 
 /** Sandbox-only shortcuts for the walk-through: a custody vault created and registered in one call, and a faucet. */
-export function sandboxRoutes(core: Core, sandbox: Sandbox): AnyRouteSpec[] {
+export function sandboxRoutes(core: Pick<Core, 'registry' | 'vaults' | 'custody'>, sandbox: Sandbox): AnyRouteSpec[] {
   return [
     defineRoute({
       method: 'post',

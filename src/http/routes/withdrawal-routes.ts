@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { NotFoundError } from '../../errors.js';
 import { createWithdrawal } from '../../pipeline/create-withdrawal.js';
 import type { Idempotency } from '../../pipeline/idempotency.js';
-import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
-import type { VaultStore } from '../../vaults/vault-store.js';
+import type { WithdrawalDeps } from '../../pipeline/pipeline-deps.js';
 import { withdrawalSummary, withdrawalView } from '../../pipeline/withdrawal-view.js';
 import { defineRoute } from '../route.js';
 
@@ -65,7 +64,7 @@ export const withdrawalStatusSchema = withdrawalResponseSchema.extend({
   updatedAt: z.string(),
 });
 
-export function withdrawalRoutes(deps: PipelineDeps & { vaults: VaultStore; idempotency: Idempotency }) {
+export function withdrawalRoutes(deps: WithdrawalDeps & { idempotency: Idempotency }) {
   const vaultParams = z.object({ vaultId: z.string().min(1).max(128) });
   return [
     defineRoute({
