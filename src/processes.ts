@@ -35,6 +35,7 @@ import { connectRedis } from './redis.js';
 import type { Sandbox } from './sandbox/sandbox.js';
 import { apiKeyRecords } from './security/api-keys.js';
 import { createWebhooks, type Webhooks } from './webhooks/webhooks.js';
+import { API_BASE } from './api-base.js';
 
 export interface Pipeline {
   deps: PipelineDeps;
@@ -123,7 +124,7 @@ export async function startApiProcess(): Promise<void> {
   logger.info({ port, ledgers: core.registry.ids(), sandbox: Boolean(sandbox), inProcessWorker: Boolean(workers) }, 'listening');
   if (sandbox) {
     process.stdout.write(
-      `\n${[...sandbox.banner, `  API         http://127.0.0.1:${port}/api/v1.0  (OpenAPI /api/v1.0/openapi.json, jobs /admin/queues)`].join('\n')}\n\n`,
+      `\n${[...sandbox.banner, `  API         http://127.0.0.1:${port}${API_BASE}  (OpenAPI ${API_BASE}/openapi.json, jobs /admin/queues)`].join('\n')}\n\n`,
     );
   }
 

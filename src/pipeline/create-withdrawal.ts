@@ -8,6 +8,7 @@ import type { VaultStore } from '../vaults/vault-store.js';
 import { failOperation } from './fail-operation.js';
 import { newOperation, type Operation } from './operation.js';
 import { toStored, type WithdrawalDeps } from './pipeline-deps.js';
+import { signCallbackUrl } from '../api-base.js';
 
 export interface WithdrawalInput {
   recipientAddress?: string;
@@ -88,9 +89,7 @@ export async function createWithdrawal(
     await adaptor.release(unsigned, id).catch(() => undefined);
     throw e;
   }
-  const callbackUrl = deps.config.publicUrl
-    ? `${deps.config.publicUrl.replace(/\/$/, '')}/api/v1.0/sign_complete_callback?ledgerId=${encodeURIComponent(adaptor.ledgerId)}`
-    : undefined;
+  const callbackUrl = deps.config.publicUrl ? signCallbackUrl(deps.config.publicUrl, adaptor.ledgerId) : undefined;
   try {
     const { operationID } = await deps.custody.requestSign(vaultId, {
       description: input.description,

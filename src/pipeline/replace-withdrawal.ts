@@ -4,6 +4,7 @@ import { vaultSource } from '../vaults/vault-addresses.js';
 import { attemptsOf, liveAttempts, signedOf, unsignedOf, withAttempt, type Attempt } from './attempts.js';
 import type { Operation } from './operation.js';
 import { fromStored, toStored, type PipelineDeps, type WithdrawalDeps } from './pipeline-deps.js';
+import { signCallbackUrl } from '../api-base.js';
 
 const NOT_REPLACEABLE = 'ERR_NOT_REPLACEABLE';
 const verb = (kind: ReplacementKind) => (kind === 'cancel' ? 'cancelled' : 'sped up');
@@ -87,7 +88,5 @@ export async function replaceWithdrawal(
 }
 
 function callbackUrl(deps: PipelineDeps, ledgerId: string): string | undefined {
-  return deps.config.publicUrl
-    ? `${deps.config.publicUrl.replace(/\/$/, '')}/api/v1.0/sign_complete_callback?ledgerId=${encodeURIComponent(ledgerId)}`
-    : undefined;
+  return deps.config.publicUrl ? signCallbackUrl(deps.config.publicUrl, ledgerId) : undefined;
 }

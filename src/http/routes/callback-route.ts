@@ -8,6 +8,7 @@ import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
 import { checkCallback, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../security/callback-hmac.js';
 import type { RawBodyRequest } from '../app.js';
 import { defineRoute } from '../route.js';
+import { SIGN_CALLBACK_PATH } from '../../api-base.js';
 
 const normaliseIp = (ip: string | undefined): string => (ip ?? '').replace(/^::ffff:/, '');
 
@@ -43,7 +44,7 @@ export function callbackRoute(deps: PipelineDeps) {
   };
   return defineRoute({
     method: 'post',
-    path: '/sign_complete_callback',
+    path: SIGN_CALLBACK_PATH,
     summary: 'Signing completion callback from the custody service',
     tags: ['custody'],
     query: z.object({ ledgerId: z.string().min(1).max(64) }),
