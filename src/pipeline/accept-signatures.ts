@@ -25,7 +25,8 @@ export type CallbackBody = z.infer<typeof callbackBodySchema>;
 
 export type AcceptDeps = Pick<PipelineDeps, 'store' | 'registry' | 'logger'> & { queues: Pick<Queues, 'broadcast' | 'replace'> };
 
-export type AcceptOutcome = 'queued' | 'partial' | 'duplicate';
+export const ACCEPT_OUTCOMES = ['queued', 'partial', 'duplicate'] as const;
+export type AcceptOutcome = (typeof ACCEPT_OUTCOMES)[number];
 
 const norm = (h: string): string => h.replace(/^0x/, '').toLowerCase();
 

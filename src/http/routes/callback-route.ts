@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import { AppError, ForbiddenError, UnauthorizedError, UnavailableError, VerificationError } from '../../errors.js';
 import { acceptSignatures, callbackBodySchema, operationForDigests } from '../../pipeline/accept-signatures.js';
-import { settleFromCustody } from '../../pipeline/settle-from-custody.js';
+import { SETTLE_OUTCOMES, settleFromCustody } from '../../pipeline/settle-from-custody.js';
 import { boundedForLog } from '../../logger.js';
 import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
 import { checkCallback, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../security/callback-hmac.js';
@@ -51,7 +51,7 @@ export function callbackRoute(deps: PipelineDeps) {
     body: callbackBodySchema,
     response: z.object({
       accepted: z.boolean(),
-      outcome: z.enum(['queued', 'partial', 'duplicate', 'failed', 'resend', 'pending']),
+      outcome: z.enum(SETTLE_OUTCOMES),
       operationID: z.string(),
     }),
     errors: [401, 403, 404, 409, 503],
