@@ -58,6 +58,11 @@ export async function addConfirmJob(queues: Pick<Queues, 'confirm'>, op: Operati
   return queues.confirm.add(jobTitle(QUEUE.confirm, about), { operationId: op.id, about }, { jobId: confirmJobId(op.id), delay: delayMs });
 }
 
+/** The reconciler's repeating job: one scheduler id, so every worker process that starts it keeps the one schedule. */
+export async function scheduleReconcile(queues: Pick<Queues, 'reconcile'>, everyMs: number): Promise<void> {
+  await queues.reconcile.upsertJobScheduler(QUEUE.reconcile, { every: everyMs }, { name: QUEUE.reconcile });
+}
+
 /**
  * Brings the `about` of an operation's jobs up to date (status, txids, confirmations, failure
  * reason), so a finished broadcast job also reads CONFIRMED once its confirm job got there.

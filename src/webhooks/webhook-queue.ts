@@ -50,6 +50,11 @@ export function deliveryAttempts(config: Schedule): number {
   return attempts;
 }
 
+/** The one place delivery jobs are added: the delivery id is the job id, so a repeat adds nothing. */
+export async function addDeliveryJob(queue: WebhookQueue, d: Delivery): Promise<void> {
+  await queue.add(d.type, deliveryJob(d), { jobId: d.id });
+}
+
 export function createWebhookQueue(connection: ConnectionOptions, config: Config): WebhookQueue {
   return new Queue<DeliveryJob>(WEBHOOK_QUEUE, {
     connection,
