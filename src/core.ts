@@ -18,6 +18,7 @@ export interface Core {
   registry: LedgerRegistry;
   vaults: VaultStore;
   reservations: Reservations;
+  /** The service's key prefix with its colon (`byow:`): every key name comes from redis-keys.ts. */
   prefix: string;
   metrics: Metrics;
   /** The custody connector; absent when no CUSTODY_URL is configured. */
