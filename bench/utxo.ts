@@ -64,7 +64,7 @@ export async function utxoBench(redisUrl: string, prefix: string, sizes: { utxos
   try {
     const reservations = new Reservations(redis, `${prefix}:`);
     const options = bitcoinFamily.optionsSchema.parse({ backend: 'esplora', url: regtest.url });
-    const adaptor: LedgerAdaptor = bitcoinFamily.create('btcregtest', options, { logger: pino({ level: 'silent' }), redis, fetch, reservations });
+    const adaptor: LedgerAdaptor = bitcoinFamily.create('btcregtest', options, { logger: pino({ level: 'silent' }), fetch, reservations });
     const priv = Uint8Array.from(Buffer.alloc(32, 7));
     const publicKey: PublicKey = { scheme: 'secp256k1', bytes: Uint8Array.from(ecc.pointFromScalar(priv, true) as Uint8Array) };
     const keyId = toCustodyKeyId(publicKey);

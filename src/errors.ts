@@ -4,6 +4,8 @@
  * these fields, never on message text. The HTTP layer renders them in the wallet
  * layer's `AppError` shape `{title, details, errCode, type}`.
  */
+import { API_BASE } from './api-base.js';
+
 export interface AppErrorOptions {
   /** Extra machine-readable fields rendered beside the standard ones (figures, indexes). */
   fields?: Record<string, unknown>;
@@ -38,7 +40,7 @@ export class AppError extends Error {
 
   /** `type` is a stable path clients can look up, derived from the code. */
   get type(): string {
-    return `/api/v1.0/errors/${this.errCode.toLowerCase().replace(/^err_/, '').replace(/_/g, '-')}`;
+    return `${API_BASE}/errors/${this.errCode.toLowerCase().replace(/^err_/, '').replace(/_/g, '-')}`;
   }
 
   toBody(): Record<string, unknown> {

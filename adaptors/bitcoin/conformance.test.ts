@@ -16,7 +16,6 @@ describeConformance(
     const { redis, prefix } = testRedis();
     const adaptor = bitcoinFamily.create('btcregtest', bitcoinFamily.optionsSchema.parse({ backend: 'esplora', url: regtest.url }), {
       logger: pino({ level: 'silent' }),
-      redis,
       fetch,
       reservations: new Reservations(redis, prefix),
     });

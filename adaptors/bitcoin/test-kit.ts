@@ -43,7 +43,7 @@ export function regtestAdaptor(url: string, extraOptions: Record<string, unknown
   const { redis, prefix } = testRedis();
   const reservations = new Reservations(redis, prefix);
   const options = bitcoinFamily.optionsSchema.parse({ backend: 'esplora', url, ...extraOptions });
-  const adaptor = bitcoinFamily.create('btcregtest', options, { logger: pino({ level: 'silent' }), redis, fetch, reservations });
+  const adaptor = bitcoinFamily.create('btcregtest', options, { logger: pino({ level: 'silent' }), fetch, reservations });
   return { adaptor, reservations, close: () => redis.disconnect() };
 }
 

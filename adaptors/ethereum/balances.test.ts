@@ -16,7 +16,6 @@ describe('ethereum balances on a real anvil node', () => {
     const options = ethereumFamily.optionsSchema.parse({ rpcUrl: chain.anvil.url, tokens: [chain.token] });
     adaptor = ethereumFamily.create('ethdev', options, {
       logger: pino({ level: 'silent' }),
-      redis,
       fetch,
       reservations: new Reservations(redis, prefix),
     });

@@ -18,7 +18,7 @@ for (const kind of EVM_NODES) {
       const adaptor = ethereumFamily.create(
         'ethdev',
         ethereumFamily.optionsSchema.parse({ rpcUrl: chain.anvil.url, tokens: [chain.token], confirmations: 1 }),
-        { logger: pino({ level: 'silent' }), redis, fetch, reservations: new Reservations(redis, prefix) },
+        { logger: pino({ level: 'silent' }), fetch, reservations: new Reservations(redis, prefix) },
       );
       return {
         adaptor,

@@ -22,7 +22,7 @@ function countedAdaptor(h: Harness, options: Record<string, unknown>) {
   const adaptor = ethereumFamily.create(
     'ethdev',
     ethereumFamily.optionsSchema.parse({ rpcUrl: h.chain.anvil.url, tokens: [h.chain.token], ...options }),
-    { logger: pino({ level: 'silent' }), redis, fetch: counting, reservations: h.reservations },
+    { logger: pino({ level: 'silent' }), fetch: counting, reservations: h.reservations },
   );
   return { adaptor, counts, reset: () => ((counts.roundTrips = 0), (counts.calls = {})), close: () => redis.disconnect() };
 }

@@ -32,7 +32,7 @@ export async function startHarness(): Promise<Harness> {
   const chain = await startTestChain();
   const { redis, prefix } = testRedis();
   const reservations = new Reservations(redis, prefix);
-  const deps = { logger: pino({ level: 'silent' }), redis, fetch, reservations };
+  const deps = { logger: pino({ level: 'silent' }), fetch, reservations };
   return {
     chain,
     reservations,

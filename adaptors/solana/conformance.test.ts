@@ -18,7 +18,6 @@ describeConformance(
     const { redis, prefix } = testRedis();
     const adaptor = solanaFamily.create('solanadev', solanaFamily.optionsSchema.parse({ rpcUrl: node.url, tokens: [node.usdc] }), {
       logger: pino({ level: 'silent' }),
-      redis,
       fetch,
       reservations: new Reservations(redis, prefix),
     });

@@ -28,7 +28,6 @@ describeConformance(
     const { redis, prefix } = testRedis();
     const adaptor = stellarFamily.create('stellardev', stellarFamily.optionsSchema.parse({ horizonUrl: ledger.url, assets: [usdc] }), {
       logger: pino({ level: 'silent' }),
-      redis,
       fetch,
       reservations: new Reservations(redis, prefix),
     });

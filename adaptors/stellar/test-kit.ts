@@ -59,7 +59,6 @@ export function stellarAdaptor(
 ): LedgerAdaptor {
   return stellarFamily.create(ledgerId, stellarFamily.optionsSchema.parse(options), {
     logger: pino({ level: 'silent' }),
-    redis,
     fetch: fetchFn,
     reservations: new Reservations(redis, prefix),
   });

@@ -225,7 +225,6 @@ describeConformance(
     const { redis, prefix } = testRedis();
     const adaptor = ${n.camel}Family.create('${n.family}dev', ${n.camel}Family.optionsSchema.parse({ rpcUrl: 'http://127.0.0.1:9' }), {
       logger: pino({ level: 'silent' }),
-      redis,
       fetch,
       reservations: new Reservations(redis, prefix),
     });

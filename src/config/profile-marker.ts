@@ -1,10 +1,8 @@
 import type { Redis } from 'ioredis';
 import { ConfigError } from './load-config.js';
+import { profileKey } from '../redis-keys.js';
 
 export type Profile = 'sandbox' | 'production';
-
-/** The key that says which profile a prefix's data belongs to. */
-export const profileKey = (prefix: string) => `${prefix}profile`;
 
 /**
  * Marks the key prefix (`byow:`, with its colon) as holding `profile`'s data, or refuses

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { emulatorKeys } from '../redis-keys.js';
 
 /** Record kinds, each one Redis hash `{prefix}{kind}` of id → JSON. */
 export type Kind = 'user' | 'apikey' | 'account' | 'participant' | 'vault' | 'operation' | 'meta';
@@ -31,9 +32,10 @@ export interface EmulatorStore {
 }
 
 export function createStore(redis: Redis, prefix: string): EmulatorStore {
-  const hash = (kind: Kind) => `${prefix}${kind}`;
-  const tokenKey = (h: string) => `${prefix}token:${h}`;
-  const ownerKey = (owner: string) => `${prefix}owner-tokens:${owner}`;
+  const keys = emulatorKeys(prefix);
+  const hash = (kind: Kind) => keys.records(kind);
+  const tokenKey = (h: string) => keys.token(h);
+  const ownerKey = (owner: string) => keys.ownerTokens(owner);
   let queue: Promise<unknown> = Promise.resolve();
 
   return {

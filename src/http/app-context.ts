@@ -1,11 +1,5 @@
-import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import type { Config } from '../config/load-config.js';
-import type { CustodyClient } from '../custody/custody-client.js';
-import type { LedgerRegistry } from '../ledger/registry.js';
-import type { Metrics } from '../metrics/metrics.js';
+import type { Core } from '../core.js';
 import type { ApiKeyRecord } from '../security/api-keys.js';
-import type { VaultStore } from '../vaults/vault-store.js';
 import type { AddressDeriver } from './derive-addresses.js';
 
 export interface DependencyHealth {
@@ -13,20 +7,15 @@ export interface DependencyHealth {
   errorMessage?: string;
 }
 
-/** Everything the HTTP layer uses, passed in so tests can build it against real services. */
-export interface AppContext {
-  config: Config;
-  logger: Logger;
-  redis: Redis;
-  registry: LedgerRegistry;
-  vaults: VaultStore;
+/**
+ * Everything the HTTP layer uses: the parts of the core it reads (the custody connector for
+ * vault registration by id; metrics, with which the app serves GET /metrics), the API keys,
+ * and the dependencies `/status` reports.
+ */
+export interface AppContext extends Pick<Core, 'config' | 'logger' | 'redis' | 'prefix' | 'registry' | 'vaults' | 'custody'>, Partial<Pick<Core, 'metrics'>> {
   apiKeys: readonly ApiKeyRecord[];
   /** Further dependencies `/status` reports (the custody service, …). */
   healthChecks: Record<string, () => Promise<DependencyHealth>>;
-  /** The custody connector (vault registration by id reads keys from it). */
-  custody?: CustodyClient;
-  /** Prometheus metrics of this process; with them the app serves GET /metrics. */
-  metrics?: Metrics;
   /** Derives address-from-publickey batches (the thread pool); without it, on the main thread in time slices. */
   addressDeriver?: AddressDeriver;
 }

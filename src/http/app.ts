@@ -6,14 +6,13 @@ import { bearerAuth } from './auth.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { boundedForLog } from '../logger.js';
 import { openApiDocument, type DocumentedPath } from './openapi.js';
-import { API_BASE, mountRoute, type AnyRouteSpec } from './route.js';
+import { mountRoute, type AnyRouteSpec } from './route.js';
+import { API_BASE } from '../api-base.js';
 import { coinStatusRoute } from './routes/coin-status-route.js';
 import { ledgerRoutes } from './routes/ledger-routes.js';
 import { metricsRoute, openApiRoute } from './routes/meta-routes.js';
 import { serviceRoutes } from './routes/service-routes.js';
 import { vaultRoutes } from './routes/vault-routes.js';
-
-export { API_BASE };
 
 /** Raw body kept for routes that authenticate it (the signing callback's HMAC). */
 export interface RawBodyRequest {

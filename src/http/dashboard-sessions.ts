@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
+import { dashboardSessionKey } from '../redis-keys.js';
 
 export const SESSION_COOKIE = 'byow_dashboard';
 /** A session ends after this long without a request… */
@@ -26,7 +27,7 @@ export class DashboardSessions {
   ) {}
 
   private key(token: string): string {
-    return `${this.prefix}dashboard:session:${createHash('sha256').update(token, 'utf8').digest('hex')}`;
+    return dashboardSessionKey(this.prefix, createHash('sha256').update(token, 'utf8').digest('hex'));
   }
 
   async create(keyName: string): Promise<string> {

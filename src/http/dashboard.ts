@@ -3,8 +3,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { Express, Request, RequestHandler } from 'express';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
+import type { Core } from '../core.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import { aboutOf, jobTitle } from '../pipeline/job-about.js';
 import { findApiKey, type ApiKeyRecord } from '../security/api-keys.js';
@@ -14,14 +13,11 @@ import { APP_ERROR_REF, type DocumentedPath } from './openapi.js';
 
 export const DASHBOARD_PATH = '/admin/queues';
 
-export interface DashboardOptions {
+/** The core's Redis, prefix (sessions live under it) and logger, and what the dashboard shows and whom it lets in. */
+export interface DashboardOptions extends Pick<Core, 'redis' | 'prefix' | 'logger'> {
   queues: Queue[];
   records: readonly ApiKeyRecord[];
   readOnly: boolean;
-  redis: Redis;
-  /** The service's Redis key prefix (with its trailing ':'): sessions live under it. */
-  prefix: string;
-  logger: Logger;
 }
 
 function headerKey(header: string): string | undefined {

@@ -4,7 +4,6 @@
  * family needs no change here, then derives one chunk of keys per message with the route's own
  * per-key function. Ledgers are built without a back end: address derivation never uses one.
  */
-import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { parentPort, workerData } from 'node:worker_threads';
 import { families } from '../../adaptors/index.js';
@@ -26,7 +25,6 @@ function absent<T extends object>(what: string): T {
 function buildRegistry(data: DeriveWorkerData): LedgerRegistry {
   const deps: AdaptorDeps = {
     logger: pino({ level: 'silent' }),
-    redis: absent<Redis>('Redis'),
     reservations: absent<Reservations>('reservations'),
     fetch: () => Promise.reject(new Error('the address-derivation thread has no network')),
   };

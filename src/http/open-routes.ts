@@ -26,7 +26,7 @@ export function heavyRouteAccess(ctx: AppContext, slicer = new TimeSlicer()): He
   const anonymous = openRoutesAnonymous(ctx.config);
   return {
     openScope: anonymous ? undefined : 'read',
-    guard: rateLimiter(ctx.redis, `${ctx.config.keyPrefix}:`, { perMinute: ctx.config.openRoutesRatePerMinute, burst: ctx.config.openRoutesBurst }),
+    guard: rateLimiter(ctx.redis, ctx.prefix, { perMinute: ctx.config.openRoutesRatePerMinute, burst: ctx.config.openRoutesBurst }),
     errors: anonymous ? [429] : [401, 403, 429],
     slicer,
   };

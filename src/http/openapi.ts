@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { API_BASE, type AnyRouteSpec } from './route.js';
+import type { AnyRouteSpec } from './route.js';
+import { API_BASE } from '../api-base.js';
 import { appErrorSchema } from './schemas.js';
 
 type JsonSchema = Record<string, unknown>;

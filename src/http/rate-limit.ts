@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import type { Redis } from 'ioredis';
 import { RateLimitedError } from '../errors.js';
 import type { AuthContext } from './auth.js';
+import { rateLimitKey } from '../redis-keys.js';
 
 export interface RateLimit {
   /** Tokens added per minute; 0 turns the limit off. */
@@ -48,7 +49,7 @@ export function rateLimiter(redis: Redis, keyPrefix: string, limit: RateLimit): 
   return async (req) => {
     if (limit.perMinute === 0) return;
     const client = clientOf(req);
-    const waitMs = Number(await redis.eval(TAKE, 1, `${keyPrefix}rate-limit:${client}`, String(limit.perMinute), String(limit.burst)));
+    const waitMs = Number(await redis.eval(TAKE, 1, rateLimitKey(keyPrefix, client), String(limit.perMinute), String(limit.burst)));
     if (waitMs > 0) throw new RateLimitedError(client.startsWith('key:') ? 'this API key' : 'this client address', Math.ceil(waitMs / 1000));
   };
 }

@@ -4,9 +4,6 @@ import { InvalidArgumentError } from '../errors.js';
 import type { Scope } from '../security/api-keys.js';
 import type { AuthContext } from './auth.js';
 
-/** The wallet layer's mount point. */
-export const API_BASE = '/api/v1.0';
-
 /**
  * One route, declared once: its schemas validate requests here and produce the OpenAPI
  * document (`openapi.ts`), so the published contract cannot drift from what is enforced.

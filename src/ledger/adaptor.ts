@@ -7,14 +7,13 @@
  * - Amounts are bigint base units. Hex strings are lower case without `0x` unless a
  *   ledger's own format says otherwise (Ethereum addresses and tx hashes keep `0x`).
  * - One adaptor instance serves one ledger id; it holds no module-level state and gets
- *   everything it touches (config, logger, transport, Redis) through `AdaptorDeps`.
+ *   everything it touches (config, logger, transport, reservations) through `AdaptorDeps`.
  * - Errors are `AppError` subclasses (`src/errors.ts`): `InvalidArgumentError` for bad
  *   input, `InsufficientFundsError` with figures, `UnavailableError` / `UpstreamError`
  *   with `retryable` for back-end trouble, `PermanentLedgerError` when the ledger says no
  *   for good, and `NodeRejectionError` (kind, retryable) for a node's refusal of a
  *   transaction, mapped once from the node's words in `adaptors/<family>/network/errors.ts`.
  */
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { PublicKey, SignatureScheme } from './public-key.js';
@@ -174,7 +173,6 @@ export interface ReplacementInput {
 
 export interface AdaptorDeps {
   logger: Logger;
-  redis: Redis;
   /** HTTP transport for the back end; tests pass a real one pointed at local nodes. */
   fetch: typeof fetch;
   reservations: Reservations;

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { reservationKeys } from '../redis-keys.js';
 
 /**
  * Reservations in Redis that keep concurrent withdrawals (across any number of
@@ -212,8 +213,8 @@ export class Reservations {
 
   private seqKeys(scope: string): [string, string, string] {
     // One hash tag per scope keeps a script's keys in one Redis Cluster slot.
-    const base = `${this.prefix}seq:{${scope}}`;
-    return [`${base}:last`, `${base}:free`, `${base}:owners`];
+    const { last, free, owners } = reservationKeys(this.prefix).sequence(scope);
+    return [last, free, owners];
   }
 
   /** Spends of reserved numbers not yet mined: `spent` ('n|asset' → amount), its lex index, the totals per asset, the highest mined count seen. */
@@ -279,7 +280,7 @@ export class Reservations {
   }
 
   private itemKey(scope: string, item: string): string {
-    return `${this.prefix}claim:{${scope}}:${item}`;
+    return reservationKeys(this.prefix).claim(scope, item);
   }
 
   /** Which of `items` someone else holds. */

@@ -1,12 +1,11 @@
-import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ConflictError, VerificationError } from '../errors.js';
-import type { LedgerRegistry } from '../ledger/registry.js';
 import { parsePublicKey, type SignatureScheme } from '../ledger/public-key.js';
 import { verifySignature } from '../ledger/signatures.js';
 import { attemptsOf, unsignedOf } from './attempts.js';
 import type { Operation } from './operation.js';
-import type { OperationStore, StoredSignature } from './operation-store.js';
+import type { StoredSignature } from './operation-store.js';
+import type { PipelineDeps } from './pipeline-deps.js';
 import { addBroadcastJob, addReplaceJob, type Queues } from './queues.js';
 
 const hex = z.string().regex(/^(?:0x)?[0-9a-fA-F]+$/, 'must be hex');
@@ -24,14 +23,10 @@ export const callbackBodySchema = z.object({
 });
 export type CallbackBody = z.infer<typeof callbackBodySchema>;
 
-export interface AcceptDeps {
-  store: OperationStore;
-  registry: LedgerRegistry;
-  queues: Pick<Queues, 'broadcast' | 'replace'>;
-  logger: Logger;
-}
+export type AcceptDeps = Pick<PipelineDeps, 'store' | 'registry' | 'logger'> & { queues: Pick<Queues, 'broadcast' | 'replace'> };
 
-export type AcceptOutcome = 'queued' | 'partial' | 'duplicate';
+export const ACCEPT_OUTCOMES = ['queued', 'partial', 'duplicate'] as const;
+export type AcceptOutcome = (typeof ACCEPT_OUTCOMES)[number];
 
 const norm = (h: string): string => h.replace(/^0x/, '').toLowerCase();
 

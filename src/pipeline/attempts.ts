@@ -13,8 +13,10 @@ import type { Operation, StoredUnsigned } from './operation.js';
  * - `confirmed` this one landed with the ledger's confirmations;
  * - `failed`    refused (sign request declined, node rejected it) or lost to a foreign transaction.
  */
-export type AttemptKind = 'original' | 'speed-up' | 'cancel';
-export type AttemptStatus = 'signing' | 'broadcast' | 'replaced' | 'confirmed' | 'failed';
+export const ATTEMPT_KINDS = ['original', 'speed-up', 'cancel'] as const;
+export type AttemptKind = (typeof ATTEMPT_KINDS)[number];
+export const ATTEMPT_STATUSES = ['signing', 'broadcast', 'replaced', 'confirmed', 'failed'] as const;
+export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
 
 export interface Attempt {
   kind: AttemptKind;

@@ -7,7 +7,8 @@ import { singleAddress, vaultAddresses, vaultSource } from '../vaults/vault-addr
 import type { VaultStore } from '../vaults/vault-store.js';
 import { failOperation } from './fail-operation.js';
 import { newOperation, type Operation } from './operation.js';
-import { toStored, type PipelineDeps } from './pipeline-deps.js';
+import { toStored, type WithdrawalDeps } from './pipeline-deps.js';
+import { signCallbackUrl } from '../api-base.js';
 
 export interface WithdrawalInput {
   recipientAddress?: string;
@@ -45,7 +46,7 @@ async function recipientOf(adaptor: LedgerAdaptor, vaults: VaultStore, input: Wi
  * If the sign request fails, the operation ends FAILED and its reservations are returned.
  */
 export async function createWithdrawal(
-  deps: PipelineDeps & { vaults: VaultStore },
+  deps: WithdrawalDeps,
   vaultId: string,
   input: WithdrawalInput,
   /** Fixed by the caller when it must know the id before the withdrawal exists (Idempotency-Key). */
@@ -88,9 +89,7 @@ export async function createWithdrawal(
     await adaptor.release(unsigned, id).catch(() => undefined);
     throw e;
   }
-  const callbackUrl = deps.config.publicUrl
-    ? `${deps.config.publicUrl.replace(/\/$/, '')}/api/v1.0/sign_complete_callback?ledgerId=${encodeURIComponent(adaptor.ledgerId)}`
-    : undefined;
+  const callbackUrl = deps.config.publicUrl ? signCallbackUrl(deps.config.publicUrl, adaptor.ledgerId) : undefined;
   try {
     const { operationID } = await deps.custody.requestSign(vaultId, {
       description: input.description,

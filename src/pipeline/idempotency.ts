@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { ConflictError, InvalidArgumentError } from '../errors.js';
 import type { Operation } from './operation.js';
+import { idempotencyKey } from '../redis-keys.js';
 
 const KEY = /^[\w.:-]{1,128}$/;
 const TTL_SECONDS = 24 * 60 * 60;
@@ -54,7 +55,7 @@ export class Idempotency {
   async run(vaultId: string, key: string | undefined, body: unknown, create: (id: string) => Promise<string>): Promise<string> {
     if (key === undefined) return create(randomUUID());
     if (!KEY.test(key)) throw new InvalidArgumentError('Idempotency-Key must be 1-128 letters, digits, or . _ : -');
-    const redisKey = `${this.prefix}idem:${vaultId}:${key}`;
+    const redisKey = idempotencyKey(this.prefix, vaultId, key);
     const hash = createHash('sha256').update(JSON.stringify(body)).digest('hex');
     const mine: Entry = { hash, id: randomUUID(), until: this.now() + this.claimSeconds * 1000 };
     const claimed = await this.redis.set(redisKey, JSON.stringify(mine), 'EX', TTL_SECONDS, 'NX');

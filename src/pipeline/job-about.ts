@@ -1,4 +1,5 @@
 import type { Operation, OperationStatus } from './operation.js';
+import { API_BASE } from '../api-base.js';
 
 /**
  * What a job is about, for the people reading the dashboard. Written into job data under
@@ -30,7 +31,7 @@ export interface JobAbout {
 
 export const ABOUT_NOTE = 'display only: the worker reads operationId and reloads the withdrawal from the store';
 
-export function aboutOperation(op: Operation, apiBase = '/api/v1.0'): JobAbout {
+export function aboutOperation(op: Operation, apiBase = API_BASE): JobAbout {
   const withdrawal = op.operationID ?? op.id;
   return {
     status: op.status,

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Operation, OperationStatus } from './operation.js';
 import { appendEventLua, eventArgs, statusEventType, type WithdrawalEventType } from './outbox.js';
 import { withdrawalView } from './withdrawal-view.js';
+import { operationKeys, type OperationKeys } from '../redis-keys.js';
 
 export interface StoredSignature {
   signature: string;
@@ -13,21 +14,7 @@ export interface StoredSignature {
 /**
  * Durable operation records in Redis.
  *
- * Keys (all under the configured prefix):
- * - `op:{id}`            the operation JSON
- * - `op:{id}:sigs`       hash payload index → verified signature (partial sets accumulate)
- * - `opid:{operationID}` custody operation id → internal id
- * - `digest-ops:{hex}`   set of the operations with this digest (callbacks are matched by what we
- *                        stored). A set: an Ethereum transaction does not name its sender, so two
- *                        vaults paying the same amount to the same address at the same nonce and
- *                        fee sign the very same digest.
- * - `vault-ops:{vault}`  sorted set of a vault's operations by creation time
- * - `open-ops`           sorted set of operations not yet broadcast (EXECUTING, SIGNED), for reconciliation
- * - `ops-by-time`        sorted set of every operation by creation time (the operator's list)
- * - `op:{id}:seq`        the operation's event counter (events are numbered per withdrawal)
- * - `outbox`             stream of withdrawal events (see outbox.ts)
- *
- * - `op:{id}:sigs:{n}`   signatures of replacement attempt n (speed-up, cancel)
+ * Keys: `operationKeys` in redis-keys.ts.
  *
  * Every write is a compare-and-set on the whole stored record (re-read and re-applied when
  * another actor wrote first), so two workers, a worker and the reconciler, or a worker and a
@@ -66,23 +53,23 @@ return 1
 const NO_EVENT = ['', '', '', '', ''];
 
 export class OperationStore {
+  private readonly keys: OperationKeys;
+
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {}
-
-  private k(...parts: string[]): string {
-    return this.prefix + parts.join(':');
+    prefix: string,
+  ) {
+    this.keys = operationKeys(prefix);
   }
 
   /** The keys every script that writes an operation and its event touches. */
   private eventKeys(id: string): string[] {
-    return [this.k('op', id), this.k('op', id, 'seq'), this.k('outbox')];
+    return [this.keys.operation(id), this.keys.eventSequence(id), this.keys.outbox];
   }
 
   /** The outbox stream (read by the webhook dispatcher). */
   get outboxKey(): string {
-    return this.k('outbox');
+    return this.keys.outbox;
   }
 
   private event(op: Operation, type: WithdrawalEventType): string[] {
@@ -93,9 +80,9 @@ export class OperationStore {
   async create(op: Operation): Promise<void> {
     const keys = [
       ...this.eventKeys(op.id),
-      this.k('vault-ops', op.vaultId),
-      this.k('open-ops'),
-      this.k('ops-by-time'),
+      this.keys.byVault(op.vaultId),
+      this.keys.open,
+      this.keys.byTime,
       ...op.unsigned.payloads.map((p) => this.digestKey(p.digest)),
     ];
     const args = [JSON.stringify(op), String(Date.parse(op.createdAt)), ...this.event(op, statusEventType(op.status))];
@@ -104,7 +91,7 @@ export class OperationStore {
   }
 
   async find(id: string): Promise<Operation | undefined> {
-    const raw = await this.redis.get(this.k('op', id));
+    const raw = await this.redis.get(this.keys.operation(id));
     return raw ? (JSON.parse(raw) as Operation) : undefined;
   }
 
@@ -116,12 +103,12 @@ export class OperationStore {
 
   /** Resolves a client-facing id (custody operationID, or the internal id before signing began). */
   async resolve(operationID: string): Promise<Operation | undefined> {
-    const id = (await this.redis.get(this.k('opid', operationID))) ?? operationID;
+    const id = (await this.redis.get(this.keys.custodyId(operationID))) ?? operationID;
     return this.find(id);
   }
 
   private digestKey(digest: string): string {
-    return this.k('digest-ops', digest.toLowerCase());
+    return this.keys.digest(digest);
   }
 
   /** The operations that stored every one of these digests, in one round trip (a callback carries one per payload). */
@@ -134,7 +121,7 @@ export class OperationStore {
   async linkCustodyId(op: Operation, operationID: string): Promise<Operation> {
     // One round trip when the record is still `op` as the caller holds it (just created); else read and retry.
     const next: Operation = { ...op, operationID, updatedAt: new Date().toISOString() };
-    const keys = [...this.eventKeys(op.id), this.k('opid', operationID)];
+    const keys = [...this.eventKeys(op.id), this.keys.custodyId(operationID)];
     const args = [JSON.stringify(op), JSON.stringify(next), ...this.event(next, 'withdrawal.sign_requested'), op.id];
     if ((await this.redis.eval(LINK_CUSTODY_ID, keys.length, ...keys, ...args)) === 1) return next;
     return this.update(op.id, (o) => ({ ...o, operationID }), 'withdrawal.sign_requested');
@@ -146,7 +133,7 @@ export class OperationStore {
    */
   private async write(id: string, change: (op: Operation) => Operation | undefined, eventOf: (next: Operation) => WithdrawalEventType | undefined): Promise<Operation | undefined> {
     for (let attempt = 0; attempt < 50; attempt++) {
-      const raw = await this.redis.get(this.k('op', id));
+      const raw = await this.redis.get(this.keys.operation(id));
       if (!raw) throw new NotFoundError(`operation ${id} not found`);
       const next = change(JSON.parse(raw) as Operation);
       if (!next) return undefined;
@@ -189,7 +176,7 @@ export class OperationStore {
       () => statusEventType(to),
     );
     if (!next) return undefined;
-    if (to !== 'EXECUTING' && to !== 'SIGNED') await this.redis.zrem(this.k('open-ops'), id);
+    if (to !== 'EXECUTING' && to !== 'SIGNED') await this.redis.zrem(this.keys.open, id);
     return next;
   }
 
@@ -200,12 +187,12 @@ export class OperationStore {
   async indexAttempt(id: string, digests: string[], custodyId?: string): Promise<void> {
     const tx = this.redis.multi();
     for (const d of digests) tx.sadd(this.digestKey(d), id);
-    if (custodyId) tx.set(this.k('opid', custodyId), id);
+    if (custodyId) tx.set(this.keys.custodyId(custodyId), id);
     await tx.exec();
   }
 
   private sigsKey(id: string, attempt: number): string {
-    return attempt === 0 ? this.k('op', id, 'sigs') : this.k('op', id, 'sigs', String(attempt));
+    return this.keys.signatures(id, attempt);
   }
 
   /**
@@ -230,10 +217,10 @@ export class OperationStore {
   }
 
   async listForVault(vaultId: string, offset: number, limit: number): Promise<{ total: number; items: Operation[] }> {
-    const key = this.k('vault-ops', vaultId);
+    const key = this.keys.byVault(vaultId);
     const [total, ids] = await Promise.all([this.redis.zcard(key), this.redis.zrevrange(key, offset, offset + limit - 1)]);
     if (ids.length === 0) return { total, items: [] };
-    const raws = await this.redis.mget(ids.map((id) => this.k('op', id)));
+    const raws = await this.redis.mget(ids.map((id) => this.keys.operation(id)));
     return { total, items: raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as Operation) };
   }
 
@@ -242,7 +229,7 @@ export class OperationStore {
    * index of all operations; `before` continues after the last entry of a previous page.
    */
   async idsNewestFirst(opts: { vaultId?: string; fromMs: number; toMs: number; before?: { ms: number; id: string }; count: number }): Promise<{ id: string; ms: number }[]> {
-    const key = opts.vaultId ? this.k('vault-ops', opts.vaultId) : this.k('ops-by-time');
+    const key = opts.vaultId ? this.keys.byVault(opts.vaultId) : this.keys.byTime;
     const max = opts.before ? Math.min(opts.before.ms, opts.toMs) : opts.toMs;
     const out: { id: string; ms: number }[] = [];
     // Entries of one millisecond come in reverse member order; the ones up to the cursor's id were on earlier pages.
@@ -263,12 +250,12 @@ export class OperationStore {
   /** Operations by id, in the given order (ids whose record is gone are left out). */
   async many(ids: string[]): Promise<Operation[]> {
     if (ids.length === 0) return [];
-    const raws = await this.redis.mget(ids.map((id) => this.k('op', id)));
+    const raws = await this.redis.mget(ids.map((id) => this.keys.operation(id)));
     return raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as Operation);
   }
 
   /** Operations not yet broadcast that were created before `beforeMs`. */
   async openBefore(beforeMs: number, limit = 100): Promise<string[]> {
-    return this.redis.zrangebyscore(this.k('open-ops'), 0, beforeMs, 'LIMIT', 0, limit);
+    return this.redis.zrangebyscore(this.keys.open, 0, beforeMs, 'LIMIT', 0, limit);
   }
 }

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Json, SigningPayload } from '../ledger/adaptor.js';
 import type { Attempt, StuckMark } from './attempts.js';
 
@@ -24,15 +25,17 @@ export interface HistoryEntry {
   detail?: string;
 }
 
-export interface WithdrawalRequestRecord {
-  recipientAddress: string;
-  recipientVault?: string;
-  asset: string;
-  amount: string;
-  description: string;
-  fee: string;
-  memo?: string;
-}
+/** The withdrawal request as stored and shown back (`appData.request`): one schema for the record and the response. */
+export const withdrawalRequestRecordSchema = z.object({
+  recipientAddress: z.string(),
+  recipientVault: z.string().optional(),
+  asset: z.string(),
+  amount: z.string(),
+  description: z.string(),
+  fee: z.string(),
+  memo: z.string().optional(),
+});
+export type WithdrawalRequestRecord = z.infer<typeof withdrawalRequestRecordSchema>;
 
 export interface Operation {
   /** Internal id: owns reservations and keys the store. Fixed before the sign request goes out. */

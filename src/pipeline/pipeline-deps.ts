@@ -1,27 +1,26 @@
-import type { Logger } from 'pino';
-import type { Config } from '../config/load-config.js';
-import type { CustodyClient } from '../custody/custody-client.js';
+import type { Core } from '../core.js';
 import type { UnsignedWithdrawal } from '../ledger/adaptor.js';
-import type { LedgerRegistry } from '../ledger/registry.js';
-import type { Metrics } from '../metrics/metrics.js';
 import type { StoredUnsigned } from './operation.js';
 import type { OperationStore } from './operation-store.js';
 import type { Queues } from './queues.js';
 import type { SendOrderBook } from './send-order.js';
 
-/** What the withdrawal route, the receiver and the workers share. */
-export interface PipelineDeps {
-  config: Config;
-  logger: Logger;
+/**
+ * What the withdrawal route, the receiver and the workers share: the parts of the core they
+ * read, and the signing loop's own pieces (built in processes.ts). Metrics are optional: absent
+ * in tests that build deps by hand.
+ */
+export interface PipelineDeps extends Pick<Core, 'config' | 'logger' | 'registry'>, Partial<Pick<Core, 'metrics'>> {
   store: OperationStore;
-  registry: LedgerRegistry;
   queues: Queues;
-  custody: CustodyClient;
-  /** Counters and histograms of this process (absent in tests that build deps by hand). */
-  metrics?: Metrics;
+  /** The custody connector: the signing loop cannot run without one. */
+  custody: NonNullable<Core['custody']>;
   /** Who waits for which predecessor (absent: waiting broadcasts only poll). */
   sendOrder?: SendOrderBook;
 }
+
+/** Making or replacing a withdrawal also reads the vault registry. */
+export type WithdrawalDeps = PipelineDeps & Pick<Core, 'vaults'>;
 
 export function toStored(u: UnsignedWithdrawal): StoredUnsigned {
   return { txs: u.txs, payloads: u.payloads, fee: u.fee.toString(), state: u.state, ...(u.expiresAt ? { expiresAt: u.expiresAt } : {}) };

@@ -2,6 +2,7 @@ import { Queue, type ConnectionOptions, type DefaultJobOptions, type Job, type J
 import type { Config } from '../config/load-config.js';
 import { aboutOperation, jobTitle, type JobAbout } from './job-about.js';
 import type { Operation } from './operation.js';
+import { queuePrefix } from '../redis-keys.js';
 
 /** What a worker reads of a job: the operation id only. Job data is clear text and editable from the dashboard. */
 export interface OperationJob {
@@ -57,6 +58,11 @@ export async function addConfirmJob(queues: Pick<Queues, 'confirm'>, op: Operati
   return queues.confirm.add(jobTitle(QUEUE.confirm, about), { operationId: op.id, about }, { jobId: confirmJobId(op.id), delay: delayMs });
 }
 
+/** The reconciler's repeating job: one scheduler id, so every worker process that starts it keeps the one schedule. */
+export async function scheduleReconcile(queues: Pick<Queues, 'reconcile'>, everyMs: number): Promise<void> {
+  await queues.reconcile.upsertJobScheduler(QUEUE.reconcile, { every: everyMs }, { name: QUEUE.reconcile });
+}
+
 /**
  * Brings the `about` of an operation's jobs up to date (status, txids, confirmations, failure
  * reason), so a finished broadcast job also reads CONFIRMED once its confirm job got there.
@@ -70,7 +76,7 @@ export async function describeOperationJobs(queues: Pick<Queues, 'broadcast' | '
 }
 
 export function createQueues(connection: ConnectionOptions, config: Config): Queues {
-  const opts = { connection, prefix: config.keyPrefix, defaultJobOptions: jobOptions(config) };
+  const opts = { connection, prefix: queuePrefix(config.keyPrefix), defaultJobOptions: jobOptions(config) };
   const broadcast = new Queue<OperationJobData>(QUEUE.broadcast, {
     ...opts,
     defaultJobOptions: {

@@ -1,10 +1,10 @@
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { ReplacementKind } from '../ledger/adaptor.js';
 import { vaultSource } from '../vaults/vault-addresses.js';
-import type { VaultStore } from '../vaults/vault-store.js';
 import { attemptsOf, liveAttempts, signedOf, unsignedOf, withAttempt, type Attempt } from './attempts.js';
 import type { Operation } from './operation.js';
-import { fromStored, toStored, type PipelineDeps } from './pipeline-deps.js';
+import { fromStored, toStored, type PipelineDeps, type WithdrawalDeps } from './pipeline-deps.js';
+import { signCallbackUrl } from '../api-base.js';
 
 const NOT_REPLACEABLE = 'ERR_NOT_REPLACEABLE';
 const verb = (kind: ReplacementKind) => (kind === 'cancel' ? 'cancelled' : 'sped up');
@@ -30,7 +30,7 @@ function refusal(op: Operation, kind: ReplacementKind): string | undefined {
  * by its digests like any other; the replacement job verifies, assembles and sends it.
  */
 export async function replaceWithdrawal(
-  deps: PipelineDeps & { vaults: VaultStore },
+  deps: WithdrawalDeps,
   vaultId: string,
   operationID: string,
   kind: ReplacementKind,
@@ -88,7 +88,5 @@ export async function replaceWithdrawal(
 }
 
 function callbackUrl(deps: PipelineDeps, ledgerId: string): string | undefined {
-  return deps.config.publicUrl
-    ? `${deps.config.publicUrl.replace(/\/$/, '')}/api/v1.0/sign_complete_callback?ledgerId=${encodeURIComponent(ledgerId)}`
-    : undefined;
+  return deps.config.publicUrl ? signCallbackUrl(deps.config.publicUrl, ledgerId) : undefined;
 }

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { LedgerAdaptor, UnsignedWithdrawal } from '../ledger/adaptor.js';
+import { sendOrderKey } from '../redis-keys.js';
 
 /**
  * Sending in order. On ledgers where an account's transactions carry consecutive numbers
@@ -59,7 +60,7 @@ export class SendOrderBook {
   ) {}
 
   private key(ledgerId: string, account: string): string {
-    return `${this.prefix}send-order:{${ledgerId}:${account.toLowerCase()}}`;
+    return sendOrderKey(this.prefix, ledgerId, account);
   }
 
   async waiting(ledgerId: string, account: string, sequence: bigint, operationId: string): Promise<void> {

@@ -1,10 +1,11 @@
 import { endedUnsigned, type SignOperation } from '../custody/types.js';
-import { acceptSignatures, type AcceptOutcome } from './accept-signatures.js';
+import { ACCEPT_OUTCOMES, acceptSignatures } from './accept-signatures.js';
 import { failOperation } from './fail-operation.js';
 import type { Operation } from './operation.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 
-export type SettleOutcome = AcceptOutcome | 'failed' | 'resend' | 'pending';
+export const SETTLE_OUTCOMES = [...ACCEPT_OUTCOMES, 'failed', 'resend', 'pending'] as const;
+export type SettleOutcome = (typeof SETTLE_OUTCOMES)[number];
 
 /** The failure reason of a withdrawal whose sign operation ended without signatures. */
 export function endedReason(remote: Pick<SignOperation, 'status' | 'statusText'>, prefix = ''): string {

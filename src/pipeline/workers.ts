@@ -4,10 +4,11 @@ import { processConfirm } from './confirm-job.js';
 import { runJournaled } from './job-journal.js';
 import { PredecessorPending, waitDelayMs } from './send-order.js';
 import type { PipelineDeps } from './pipeline-deps.js';
-import { QUEUE, type OperationJob } from './queues.js';
+import { QUEUE, scheduleReconcile, type OperationJob } from './queues.js';
 import { processReconcile } from './reconcile-job.js';
 import { redisClient } from '../redis.js';
 import { processReplacement } from './replacement-job.js';
+import { queuePrefix } from '../redis-keys.js';
 
 export interface Workers {
   /** True while every queue worker of this process runs (not closed, not closing). */
@@ -25,7 +26,7 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
   const connection = redisClient(redisUrl, { maxRetriesPerRequest: null, connectionName: 'byow-worker' });
   const common = {
     connection,
-    prefix: deps.config.keyPrefix,
+    prefix: queuePrefix(deps.config.keyPrefix),
     concurrency: deps.config.workerConcurrency,
     lockDuration: deps.config.jobLockMs,
     stalledInterval: Math.max(1000, Math.floor(deps.config.jobLockMs / 2)),
@@ -62,7 +63,7 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
   replace.on('failed', (job, err) => deps.logger.warn({ operationId: job?.data.operationId, err: err.message }, 'replacement attempt failed'));
 
   const reconcile = new Worker(QUEUE.reconcile, () => processReconcile(deps), { ...common, concurrency: 1 });
-  await deps.queues.reconcile.upsertJobScheduler('reconcile', { every: deps.config.reconcileIntervalSeconds * 1000 }, { name: 'reconcile' });
+  await scheduleReconcile(deps.queues, deps.config.reconcileIntervalSeconds * 1000);
 
   for (const w of [broadcast, confirm, reconcile, replace] as Worker[]) w.on('error', (err) => deps.logger.error({ err: err.message, queue: w.name }, 'worker error'));
   const observe = (queue: string, outcome: string, job: Job | undefined) => {

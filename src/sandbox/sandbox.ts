@@ -6,6 +6,7 @@ import type { LedgerFamily } from '../ledger/adaptor.js';
 import { createLogger } from '../logger.js';
 import { ensureRedis } from './local-redis.js';
 import { SANDBOX_APPROVAL_DELAY_MS, sandboxCustodyPassword, startSandboxCustody, type SandboxCustody } from './sandbox-custody.js';
+import { custodyEmulatorPrefix } from '../redis-keys.js';
 
 /**
  * The sandbox profile: with no configuration, the service runs against local nodes it
@@ -54,7 +55,7 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     const custodyAdmin = { user: 'so', password: sandboxCustodyPassword(SANDBOX_DIR, process.env.SANDBOX_CUSTODY_PASSWORD) };
     const custody = await startSandboxCustody({
       redisUrl: redis.url,
-      prefix: `${config.keyPrefix}:custody-emulator:`,
+      prefix: custodyEmulatorPrefix(config.keyPrefix),
       port: Number(process.env.SANDBOX_CUSTODY_PORT ?? 8090),
       admin: custodyAdmin,
       callback: { baseUrl: publicUrl, secret: callbackSecret },

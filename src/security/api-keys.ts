@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Config } from '../config/load-config.js';
 
 export type Scope = 'read' | 'withdraw' | 'admin';
 export const SCOPES: readonly Scope[] = ['read', 'withdraw', 'admin'];
@@ -26,4 +27,9 @@ export function findApiKey(records: readonly ApiKeyRecord[], presented: string):
     if (timingSafeEqual(digest, Buffer.from(record.sha256, 'hex')) && !found) found = record;
   }
   return found;
+}
+
+/** The configured API keys as the service keeps them: by name, hashed, with their scopes. */
+export function apiKeyRecords(config: Pick<Config, 'apiKeys'>): ApiKeyRecord[] {
+  return (config.apiKeys ?? []).map((k) => ({ name: k.name, sha256: k.sha256 ?? hashApiKey(k.key as string), scopes: k.scopes }));
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Bip44Account } from './vault-schema.js';
-import type { VaultKeys } from './vault-keys.js';
+import type { VaultKeys } from '../redis-keys.js';
 
 /** The receive (0) and change (1) chains of a BIP44 account. */
 export type Chain = 0 | 1;

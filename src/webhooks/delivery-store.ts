@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { WebhookKeys } from './webhook-keys.js';
+import type { WebhookKeys } from '../redis-keys.js';
 
 /**
  * - `queued`    behind an earlier event of the same withdrawal for this subscription: no job yet

@@ -2,6 +2,7 @@ import { Queue, type ConnectionOptions } from 'bullmq';
 import type { Config } from '../config/load-config.js';
 import { jobOptions } from '../pipeline/queues.js';
 import type { Delivery } from './delivery-store.js';
+import { queuePrefix } from '../redis-keys.js';
 
 export const WEBHOOK_QUEUE = 'webhooks';
 export const BACKOFF_TYPE = 'webhook';
@@ -49,10 +50,15 @@ export function deliveryAttempts(config: Schedule): number {
   return attempts;
 }
 
+/** The one place delivery jobs are added: the delivery id is the job id, so a repeat adds nothing. */
+export async function addDeliveryJob(queue: WebhookQueue, d: Delivery): Promise<void> {
+  await queue.add(d.type, deliveryJob(d), { jobId: d.id });
+}
+
 export function createWebhookQueue(connection: ConnectionOptions, config: Config): WebhookQueue {
   return new Queue<DeliveryJob>(WEBHOOK_QUEUE, {
     connection,
-    prefix: config.keyPrefix,
+    prefix: queuePrefix(config.keyPrefix),
     defaultJobOptions: { ...jobOptions(config), attempts: deliveryAttempts(config), backoff: { type: BACKOFF_TYPE } },
   });
 }

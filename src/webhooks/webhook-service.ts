@@ -7,7 +7,7 @@ import type { Delivery, DeliveryStore } from './delivery-store.js';
 import type { Subscription, SubscriptionStore } from './subscription-store.js';
 import { wants } from './subscription-store.js';
 import { checkWebhookTarget, parseWebhookUrl } from './url-guard.js';
-import { deliveryId, deliveryJob, type WebhookQueue } from './webhook-queue.js';
+import { addDeliveryJob, deliveryId, type WebhookQueue } from './webhook-queue.js';
 
 /** A dispatched event is recognised again for this long (the dispatcher re-reads an entry it did not finish). */
 const DEDUPE_SECONDS = 7 * 86_400;
@@ -44,7 +44,7 @@ export class WebhookService {
     const d = await this.deps.deliveries.get(id);
     if (!d || (d.status !== 'queued' && d.status !== 'pending')) return;
     await this.deps.deliveries.setStatus(id, ['queued'], 'pending');
-    await this.deps.queue.add(d.type, deliveryJob(d), { jobId: d.id });
+    await addDeliveryJob(this.deps.queue, d);
   }
 
   /** Fans one outbox event out to the subscriptions that want it, each in its withdrawal's line. */
@@ -105,7 +105,7 @@ export class WebhookService {
     try {
       if (job) await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
       // The failed job was already removed by the retention limit: a new one with the same id.
-      else await this.deps.queue.add(d.type, deliveryJob(d), { jobId: d.id });
+      else await addDeliveryJob(this.deps.queue, d);
     } catch (e) {
       await this.deps.deliveries.setStatus(id, ['pending'], 'failed');
       throw e;

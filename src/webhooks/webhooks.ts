@@ -6,7 +6,7 @@ import { processDelivery } from './delivery-job.js';
 import { DeliveryStore } from './delivery-store.js';
 import { startOutboxDispatcher } from './outbox-dispatcher.js';
 import { SubscriptionStore } from './subscription-store.js';
-import { webhookKeys } from './webhook-keys.js';
+import { queuePrefix, webhookKeys } from '../redis-keys.js';
 import { backoffDelay, createWebhookQueue, WEBHOOK_QUEUE, type DeliveryJob, type WebhookQueue } from './webhook-queue.js';
 import { WebhookService } from './webhook-service.js';
 
@@ -33,7 +33,7 @@ export function createWebhooks(opts: { redis: Redis; prefix: string; outboxKey: 
       connection.on('error', (err: Error) => logger.debug({ err: err.message }, 'webhook worker connection error'));
       const worker = new Worker<DeliveryJob>(WEBHOOK_QUEUE, (job: Job<DeliveryJob>) => processDelivery(service, job), {
         connection,
-        prefix: config.keyPrefix,
+        prefix: queuePrefix(config.keyPrefix),
         concurrency: config.workerConcurrency,
         lockDuration: Math.max(config.jobLockMs, config.webhookTimeoutMs * 2),
         settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(config, attemptsMade) },

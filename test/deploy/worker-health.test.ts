@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/sandbox/free-port.js';
-import { startWorkerHealthServer, workerStatus, type WorkerHealthDeps } from '../../src/worker-health-server.js';
+import { startWorkerHealthServer, workerStatus, type WorkerHealthDeps } from '../../src/http/worker-health-server.js';
 import { httpCaller, startTestService, type TestService } from '../helpers/service.js';
 
 /** The worker process's /status and /metrics, served by real queue workers on the run's real Redis. */

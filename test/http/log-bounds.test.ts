@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { families } from '../../adaptors/index.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { createLogger, MAX_LOGGED_DETAIL } from '../../src/logger.js';
-import { createCore, listen } from '../../src/service.js';
+import { createCore } from '../../src/core.js';
+import { listen } from '../../src/processes.js';
 import { httpCaller, ADMIN_KEY, TEST_CALLBACK_SECRET } from '../helpers/service.js';
 import { testRedis } from '../helpers/redis.js';
 

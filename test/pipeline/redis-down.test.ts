@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from
 import { families } from '../../adaptors/index.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { startCustodySimulator, type RunningCustodySimulator } from '../../src/custody-simulator/index.js';
-import { createPipeline, type Pipeline } from '../../src/pipeline/pipeline.js';
 import type { Workers } from '../../src/pipeline/workers.js';
 import { freePort } from '../../src/sandbox/free-port.js';
 import { ensureRedis, type LocalRedis } from '../../src/sandbox/local-redis.js';
-import { createCore, listen } from '../../src/service.js';
+import { createCore } from '../../src/core.js';
+import { createPipeline, listen, type Pipeline } from '../../src/processes.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { ADMIN_KEY, httpCaller, TEST_CALLBACK_SECRET, WITHDRAW_KEY, type TestService } from '../helpers/service.js';
 import { countBroadcasts, postCallback, provider, RECIPIENT, simCallbackBody, switchableProxy, until, withdraw, type SwitchableProxy } from './support.js';

@@ -3,10 +3,11 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { families } from '../../adaptors/index.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { sandboxRoutes } from '../../src/sandbox/sandbox-routes.js';
+import { sandboxRoutes } from '../../src/http/routes/sandbox-routes.js';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { startSandboxCustody, type SandboxCustody } from '../../src/sandbox/sandbox-custody.js';
-import { createCore, listen } from '../../src/service.js';
+import { createCore } from '../../src/core.js';
+import { listen } from '../../src/processes.js';
 import { ADMIN_KEY, httpCaller } from '../helpers/service.js';
 import { testRedis } from '../helpers/redis.js';
 

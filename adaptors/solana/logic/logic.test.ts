@@ -69,7 +69,6 @@ describe('solana withdrawals against the local node', () => {
     const make = (p: string) =>
       solanaFamily.create('solanadev', solanaFamily.optionsSchema.parse({ rpcUrl: node.url, tokens: [node.usdc] }), {
         logger: pino({ level: 'silent' }),
-        redis,
         fetch,
         reservations: new Reservations(redis, p),
       });

@@ -2,12 +2,13 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import { AppError, ForbiddenError, UnauthorizedError, UnavailableError, VerificationError } from '../../errors.js';
 import { acceptSignatures, callbackBodySchema, operationForDigests } from '../../pipeline/accept-signatures.js';
-import { settleFromCustody } from '../../pipeline/settle-from-custody.js';
+import { SETTLE_OUTCOMES, settleFromCustody } from '../../pipeline/settle-from-custody.js';
 import { boundedForLog } from '../../logger.js';
 import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
 import { checkCallback, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../security/callback-hmac.js';
 import type { RawBodyRequest } from '../app.js';
 import { defineRoute } from '../route.js';
+import { SIGN_CALLBACK_PATH } from '../../api-base.js';
 
 const normaliseIp = (ip: string | undefined): string => (ip ?? '').replace(/^::ffff:/, '');
 
@@ -43,14 +44,14 @@ export function callbackRoute(deps: PipelineDeps) {
   };
   return defineRoute({
     method: 'post',
-    path: '/sign_complete_callback',
+    path: SIGN_CALLBACK_PATH,
     summary: 'Signing completion callback from the custody service',
     tags: ['custody'],
     query: z.object({ ledgerId: z.string().min(1).max(64) }),
     body: callbackBodySchema,
     response: z.object({
       accepted: z.boolean(),
-      outcome: z.enum(['queued', 'partial', 'duplicate', 'failed', 'resend', 'pending']),
+      outcome: z.enum(SETTLE_OUTCOMES),
       operationID: z.string(),
     }),
     errors: [401, 403, 404, 409, 503],

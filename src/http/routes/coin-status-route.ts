@@ -4,6 +4,7 @@ import type { LedgerHealth } from '../../ledger/adaptor.js';
 import type { AppContext, DependencyHealth } from '../app-context.js';
 import { defineRoute } from '../route.js';
 import { probe } from './service-routes.js';
+import { API_BASE } from '../../api-base.js';
 
 const partHealth = z.object({ healthy: z.boolean(), errorMessage: z.string().optional() });
 
@@ -34,7 +35,7 @@ export function coinStatusRoute(ctx: AppContext) {
   return defineRoute({
     method: 'get',
     base: '',
-    path: '/:coinType/api/v1.0/status',
+    path: `/:coinType${API_BASE}/status`,
     summary: 'Coin-type status (revision 1.0.1811): the ledger back end and the custody service; 500 when not operational',
     tags: ['wallet'],
     params: z.object({ coinType: z.string().min(1).max(64).describe('A configured ledger id or a built-in id (btc, btctest, eth, ethtest, stellar, stellartest, …)') }),

@@ -3,10 +3,9 @@ import { ConflictError, NotFoundError } from '../../errors.js';
 import type { ReplacementKind } from '../../ledger/adaptor.js';
 import { cancelSignRequest } from '../../pipeline/cancel-sign-request.js';
 import type { Operation } from '../../pipeline/operation.js';
-import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
+import type { WithdrawalDeps } from '../../pipeline/pipeline-deps.js';
 import { replaceWithdrawal } from '../../pipeline/replace-withdrawal.js';
 import { withdrawalView } from '../../pipeline/withdrawal-view.js';
-import type { VaultStore } from '../../vaults/vault-store.js';
 import { defineRoute } from '../route.js';
 import { withdrawalStatusSchema } from './withdrawal-routes.js';
 
@@ -21,7 +20,6 @@ export const replacementRequestSchema = z
   .meta({ id: 'ReplacementRequest' })
   .optional();
 
-type Deps = PipelineDeps & { vaults: VaultStore };
 
 /**
  * What a cancel does, by where the withdrawal stands: before signing, the custody service's
@@ -29,7 +27,7 @@ type Deps = PipelineDeps & { vaults: VaultStore };
  * replacement that pays the funds back to the vault is signed and sent, and whichever
  * transaction the chain takes decides. Other states answer 409.
  */
-async function cancelWithdrawal(deps: Deps, vaultId: string, operationID: string, fee?: string): Promise<Operation> {
+async function cancelWithdrawal(deps: WithdrawalDeps, vaultId: string, operationID: string, fee?: string): Promise<Operation> {
   const op = await deps.store.resolve(operationID);
   if (!op || op.vaultId !== vaultId) throw new NotFoundError(`No withdrawal ${operationID} in vault ${vaultId}`);
   if (op.status === 'EXECUTING') return cancelSignRequest(deps, op);
@@ -43,7 +41,7 @@ async function cancelWithdrawal(deps: Deps, vaultId: string, operationID: string
  * the withdrawal is in no state to be replaced (being sent, already final, a replacement still
  * being signed) or its ledger cannot replace it.
  */
-export function replacementRoutes(deps: Deps) {
+export function replacementRoutes(deps: WithdrawalDeps) {
   const params = z.object({ vaultId: z.string().min(1).max(128), operationID: z.string().min(1).max(128) });
   const route = (kind: ReplacementKind, summary: string, act: (p: { vaultId: string; operationID: string }, fee?: string) => Promise<Operation>) =>
     defineRoute({

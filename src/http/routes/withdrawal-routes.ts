@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { NotFoundError } from '../../errors.js';
 import { createWithdrawal } from '../../pipeline/create-withdrawal.js';
+import { ATTEMPT_KINDS, ATTEMPT_STATUSES } from '../../pipeline/attempts.js';
 import type { Idempotency } from '../../pipeline/idempotency.js';
-import type { Operation } from '../../pipeline/operation.js';
-import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
-import type { VaultStore } from '../../vaults/vault-store.js';
+import { OPERATION_STATUSES, withdrawalRequestRecordSchema, type Operation } from '../../pipeline/operation.js';
+import type { WithdrawalDeps } from '../../pipeline/pipeline-deps.js';
 import { withdrawalSummary, withdrawalView } from '../../pipeline/withdrawal-view.js';
 import { defineRoute } from '../route.js';
 
@@ -21,29 +21,19 @@ export const withdrawalRequestSchema = z
   .refine((r) => r.recipientAddress || r.recipientVault, 'give recipientAddress or recipientVault')
   .meta({ id: 'WithdrawalRequest' });
 
-const requestRecord = z.object({
-  recipientAddress: z.string(),
-  recipientVault: z.string().optional(),
-  asset: z.string(),
-  amount: z.string(),
-  description: z.string(),
-  fee: z.string(),
-  memo: z.string().optional(),
-});
-
 export const withdrawalResponseSchema = z.object({
   id: z.string().describe('The operation id, as in the spec sample; equal to operationID'),
   operationID: z.string(),
-  status: z.enum(['EXECUTING', 'SIGNED', 'BROADCAST', 'CONFIRMED', 'FAILED']),
+  status: z.enum(OPERATION_STATUSES),
   isComplete: z.boolean(),
   description: z.string(),
   recipientVault: z.string().optional(),
-  appData: z.object({ request: requestRecord, txs: z.array(z.object({ serialized: z.string() })) }),
+  appData: z.object({ request: withdrawalRequestRecordSchema, txs: z.array(z.object({ serialized: z.string() })) }),
 });
 
 const attemptSchema = z.object({
-  kind: z.enum(['original', 'speed-up', 'cancel']),
-  status: z.enum(['signing', 'broadcast', 'replaced', 'confirmed', 'failed']),
+  kind: z.enum(ATTEMPT_KINDS),
+  status: z.enum(ATTEMPT_STATUSES),
   txids: z.array(z.string()),
   fee: z.string().describe('Fee paid at most, base units of the native asset'),
   createdAt: z.string(),
@@ -66,7 +56,7 @@ export const withdrawalStatusSchema = withdrawalResponseSchema.extend({
   updatedAt: z.string(),
 });
 
-export function withdrawalRoutes(deps: PipelineDeps & { vaults: VaultStore; idempotency: Idempotency }) {
+export function withdrawalRoutes(deps: WithdrawalDeps & { idempotency: Idempotency }) {
   const vaultParams = z.object({ vaultId: z.string().min(1).max(128) });
   return [
     defineRoute({

@@ -1,15 +1,12 @@
 import { createServer, type Server } from 'node:http';
-import type { Redis } from 'ioredis';
-import { NotFoundError } from './errors.js';
-import { probe } from './http/routes/service-routes.js';
-import type { DependencyHealth } from './http/app-context.js';
-import type { Metrics } from './metrics/metrics.js';
-import type { Workers } from './pipeline/workers.js';
+import { NotFoundError } from '../errors.js';
+import { probe } from './routes/service-routes.js';
+import type { DependencyHealth } from './app-context.js';
+import type { Core } from '../core.js';
+import type { Workers } from '../pipeline/workers.js';
 
-export interface WorkerHealthDeps {
-  redis: Redis;
+export interface WorkerHealthDeps extends Pick<Core, 'redis' | 'metrics'> {
   workers: Workers;
-  metrics: Metrics;
   version: string;
   /** Time the Redis check may take. */
   timeoutMs: number;

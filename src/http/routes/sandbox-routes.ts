@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import { InvalidArgumentError, unknownValue } from '../errors.js';
-import { formatAmount, parseAmount } from '../ledger/amounts.js';
-import { resolveAssets } from '../ledger/registry.js';
-import type { Core } from '../service.js';
-import { singleAddress } from '../vaults/vault-addresses.js';
-import { readVaultKey } from '../vaults/custody-vault-keys.js';
-import type { VaultRecord } from '../vaults/vault-schema.js';
-import { defineRoute, type AnyRouteSpec } from '../http/route.js';
-import type { Sandbox } from './sandbox.js';
+import { InvalidArgumentError, unknownValue } from '../../errors.js';
+import { formatAmount, parseAmount } from '../../ledger/amounts.js';
+import { resolveAssets } from '../../ledger/registry.js';
+import type { Core } from '../../core.js';
+import { singleAddress } from '../../vaults/vault-addresses.js';
+import { readVaultKey } from '../../vaults/custody-vault-keys.js';
+import type { VaultRecord } from '../../vaults/vault-schema.js';
+import { defineRoute, type AnyRouteSpec } from '../route.js';
+import type { Sandbox } from '../../sandbox/sandbox.js';
 
 /** Sandbox-only shortcuts for the walk-through: a custody vault created and registered in one call, and a faucet. */
-export function sandboxRoutes(core: Core, sandbox: Sandbox): AnyRouteSpec[] {
+export function sandboxRoutes(core: Pick<Core, 'registry' | 'vaults' | 'custody'>, sandbox: Sandbox): AnyRouteSpec[] {
   return [
     defineRoute({
       method: 'post',

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { claimProfile } from '../../src/config/profile-marker.js';
+import { createStore } from '../../src/custody-emulator/store.js';
+import { DashboardSessions } from '../../src/http/dashboard-sessions.js';
+import { Reservations } from '../../src/ledger/reservations.js';
+import { Idempotency } from '../../src/pipeline/idempotency.js';
+import { OperationStore } from '../../src/pipeline/operation-store.js';
+import { SendOrderBook } from '../../src/pipeline/send-order.js';
+import { custodyEmulatorPrefix, queuePrefix, servicePrefix, webhookKeys } from '../../src/redis-keys.js';
+import { VaultStore } from '../../src/vaults/vault-store.js';
+import { SubscriptionStore } from '../../src/webhooks/subscription-store.js';
+import { testRedis } from '../helpers/redis.js';
+import { fakeOperation } from '../webhooks/support.js';
+
+/**
+ * The key names are what is on disk: a deployment upgraded in place must find its operations,
+ * digests, reservations and vaults where the previous version wrote them. Each store writes
+ * through its real code here, and the keys it leaves are compared with the names, literally.
+ */
+describe('Redis key names stay as they are on disk', () => {
+  const { redis, prefix } = testRedis();
+  afterAll(() => redis.disconnect());
+
+  const keysUnder = async (p: string) => (await redis.keys(`${p}*`)).map((k) => k.slice(p.length)).sort();
+
+  it('the operation store: record, signatures, event counter, custody id, digest index, lists, outbox', async () => {
+    const p = `${prefix}ops:`;
+    const store = new OperationStore(redis, p);
+    const op = fakeOperation({ vaultId: 'vault-a' });
+    const digest = op.unsigned.payloads[0]!.digest;
+    await store.create({ ...op, unsigned: { ...op.unsigned, payloads: [{ ...op.unsigned.payloads[0]!, digest: digest.toUpperCase() }] } });
+    await store.linkCustodyId(op, 'custody-1');
+    await store.addSignatures(op.id, new Map([[0, { signature: 'aa', recoveryId: 0 }]]));
+    await store.addSignatures(op.id, new Map([[0, { signature: 'bb', recoveryId: 1 }]]), 2);
+    expect(await keysUnder(p)).toEqual(
+      [
+        `op:${op.id}`,
+        `op:${op.id}:seq`,
+        `op:${op.id}:sigs`,
+        `op:${op.id}:sigs:2`,
+        'opid:custody-1',
+        `digest-ops:${digest.toLowerCase()}`,
+        'vault-ops:vault-a',
+        'open-ops',
+        'ops-by-time',
+        'outbox',
+      ].sort(),
+    );
+    expect(store.outboxKey).toBe(`${p}outbox`);
+  });
+
+  it('reservations keep their per-scope hash tags; the send-order book its {ledger:account} tag', async () => {
+    const p = `${prefix}res:`;
+    const reservations = new Reservations(redis, p);
+    const n = await reservations.reserveSequence('ethdev:0xabc', 7n, 'op-1');
+    await reservations.reserveSequence('ethdev:0xabc', 7n, 'op-2');
+    await reservations.releaseSequence('ethdev:0xabc', n, 'op-1');
+    await reservations.claim('btcdev:bcrt1q', ['txid:0'], 'op-1', 60_000);
+    await new SendOrderBook(redis, p).waiting('ethdev', '0xAbC', 9n, 'op-3');
+    expect(await keysUnder(p)).toEqual(
+      ['seq:{ethdev:0xabc}:last', 'seq:{ethdev:0xabc}:free', 'seq:{ethdev:0xabc}:owners', 'claim:{btcdev:bcrt1q}:txid:0', 'send-order:{ethdev:0xabc}'].sort(),
+    );
+  });
+
+  it('vaults, idempotency keys, webhook subscriptions, dashboard sessions, the profile marker', async () => {
+    const p = `${prefix}misc:`;
+    await new VaultStore(redis, p).create({ vaultId: 'v1', ledgerId: 'ethdev', kind: 'single', publicKey: '02'.padEnd(66, '1'), createdAt: new Date().toISOString() });
+    await new Idempotency(redis, p, async () => undefined).run('v1', 'retry-1', {}, async (id) => id);
+    await new SubscriptionStore(redis, webhookKeys(p)).create({ url: 'https://example.com/hook', events: ['*'] });
+    const token = await new DashboardSessions(redis, p).create('admin');
+    await claimProfile(redis, p, 'production');
+    const session = createHash('sha256').update(token, 'utf8').digest('hex');
+    expect(await keysUnder(p)).toEqual(['vault:v1', 'vaults', 'idem:v1:retry-1', 'webhook-subscriptions', `dashboard:session:${session}`, 'profile'].sort());
+  });
+
+  it('the prefixes: the service, BullMQ, the sandbox custody emulator', async () => {
+    expect(servicePrefix('byow')).toBe('byow:');
+    expect(queuePrefix('{byow}')).toBe('{byow}');
+    const p = custodyEmulatorPrefix(`${prefix}emu`);
+    expect(p).toBe(`${prefix}emu:custody-emulator:`);
+    const emulator = createStore(redis, p);
+    await emulator.put('vault', 'v1', { id: 'v1' });
+    await emulator.putToken('h1', { kind: 'access', owner: 'so', role: 'admin', expiresAt: Date.now() + 60_000 });
+    expect(await keysUnder(p)).toEqual(['vault', 'token:h1', 'owner-tokens:so'].sort());
+  });
+});
