@@ -187,6 +187,12 @@ export interface LedgerAdaptor {
   readonly nativeAsset: AssetInfo;
   /** Confirmations after which a transaction counts as final. */
   readonly confirmations: number;
+  /**
+   * Whether a withdrawal to one of the vault's own addresses is a consolidation (UTXO ledgers:
+   * many coins into one). Without it such a withdrawal is refused: on an account ledger it
+   * would only burn a fee.
+   */
+  readonly consolidates?: boolean;
 
   /** Native asset first, then configured tokens. */
   assets(): AssetInfo[];

@@ -62,8 +62,8 @@ export async function createWithdrawal(
   const gap = deps.config.bip44GapLimit;
   const recipientAddress = await recipientOf(adaptor, deps.vaults, input, gap);
   const source = await vaultSource(adaptor, vault, gap, deps.vaults.addresses);
-  if (source.addresses.some((a) => a.address === recipientAddress)) {
-    throw new InvalidArgumentError('recipientAddress is the vault itself');
+  if (!adaptor.consolidates && source.addresses.some((a) => a.address === recipientAddress)) {
+    throw new InvalidArgumentError(`recipientAddress is the vault itself: ${adaptor.ledgerId} withdrawals go to another address (only UTXO ledgers consolidate to their own)`);
   }
 
   const unsigned = await adaptor.craft(source, { reference: id, recipientAddress, asset, amount, fee, ...(input.memo ? { memo: input.memo } : {}) });

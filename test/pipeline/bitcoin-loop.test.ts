@@ -83,6 +83,28 @@ describe('signing loop on Bitcoin regtest (bcoin): withdraw → quorum → callb
     expect(fifth.body.errCode).toBe('ERR_INSUFFICIENT_FUNDS');
   });
 
+  it('consolidates through the withdrawal route: a withdrawal to the vault itself spends its coins into one', async () => {
+    const v = await loop.vault('btcregtest');
+    await regtest.fanOut(v.address, 40, 100_000n);
+    const utxos = async () => (await (await fetch(`${regtest.url}/address/${v.address}/utxo`)).json()) as unknown[];
+    await regtest.mine(1);
+    expect(await utxos()).toHaveLength(40);
+    const res = await withdraw(v.vaultId, { recipientVault: v.vaultId, amount: '0.001', description: 'consolidate', fee: '2' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const done = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED');
+    expect(done.status, done.failureReason).toBe('CONFIRMED');
+    const tx = await chainTx(done.txids[0]);
+    expect(tx.ins).toHaveLength(40);
+    expect(tx.outs).toHaveLength(1);
+    const left = await utxos();
+    expect(left).toHaveLength(1);
+    // Everything but the fee (2 sat/vB of ~40 inputs) stays in the vault.
+    const kept = BigInt(tx.outs[0]!.value);
+    expect(await sats(v.address)).toBe(kept);
+    expect(kept).toBeLessThan(4_000_000n);
+    expect(kept).toBeGreaterThan(4_000_000n - 10_000n);
+  });
+
   it('refuses a callback that names another ledger, and still completes on the right one', async () => {
     const v = await loop.vault('btcregtest');
     loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);

@@ -144,6 +144,9 @@ describe.each(EVM_NODES)('signing loop on Ethereum (%s): withdraw → quorum →
       [{ recipientAddress: '0x1234', amount: '1', description: 'x' }, 'not a valid'],
       [{ amount: '1', description: 'x' }, 'recipientAddress or recipientVault'],
       [{ recipientAddress: RECIPIENT, amount: '5', description: 'x' }, 'Insufficient'],
+      // An account ledger does not consolidate: paying itself would only burn gas.
+      [{ recipientAddress: v.address, amount: '0.01', description: 'x' }, 'the vault itself'],
+      [{ recipientVault: v.vaultId, amount: '0.01', description: 'x' }, 'the vault itself'],
     ];
     for (const [body, text] of cases) {
       const res = await withdraw(v.vaultId, body);
