@@ -1,7 +1,7 @@
 import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { OperationStore } from './operation-store.js';
-import { describeOperationJobs, type OperationJob, type Queues } from './queues.js';
+import { describeJob, describeOperationJobs, QUEUE, type OperationJob, type Queues } from './queues.js';
 
 /** The steps of one job run, written to the job's log (shown in the dashboard's Logs tab). */
 export interface JobJournal {
@@ -42,7 +42,10 @@ export async function runJournaled<T>(
   } finally {
     try {
       const op = await deps.store.find(operationId);
-      if (op) await describeOperationJobs(deps.queues, op);
+      // A broadcast run refreshes its own job (in hand, no read); its confirmation job is added
+      // with a fresh description. A confirmation run refreshes the broadcast job as well.
+      if (op && job.queueName === QUEUE.broadcast) await describeJob(job, op);
+      else if (op) await describeOperationJobs(deps.queues, op);
     } catch (e) {
       deps.logger.debug({ err: (e as Error).message, jobId: job.id }, 'could not refresh the job description');
     }
