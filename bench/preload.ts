@@ -1,13 +1,13 @@
 /**
  * Loaded with `--import` into the service processes the bench starts (src/main.ts,
  * src/worker-main.ts), so they run unchanged. It records how long each
- * `eth_sendRawTransaction` takes at the node (request sent → answer read), keyed by txid,
- * and answers the bench's `stats` message with those timings and process.memoryUsage().
+ * `eth_sendRawTransaction` takes at the node (request sent → answer read) and when the answer
+ * was read (epoch ms, sub-millisecond: `performance.timeOrigin + now()`), keyed by txid, and answers the bench's `stats` message with those timings and process.memoryUsage().
  */
 import { performance } from 'node:perf_hooks';
 import { keccak256 } from 'ethers';
 
-const sends: { txid: string; ms: number }[] = [];
+const sends: { txid: string; ms: number; at: number }[] = [];
 const realFetch = globalThis.fetch;
 
 globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
@@ -16,10 +16,11 @@ globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Pr
   const started = performance.now();
   const res = await realFetch(input, init);
   const text = await res.text();
-  const ms = performance.now() - started;
+  const ended = performance.now();
+  const ms = ended - started;
   try {
     const calls = [JSON.parse(body)].flat() as { method: string; params: string[] }[];
-    for (const c of calls) if (c.method === 'eth_sendRawTransaction' && c.params[0]) sends.push({ txid: keccak256(c.params[0]), ms });
+    for (const c of calls) if (c.method === 'eth_sendRawTransaction' && c.params[0]) sends.push({ txid: keccak256(c.params[0]), ms, at: performance.timeOrigin + ended });
   } catch {
     /* not ours to judge */
   }

@@ -4,6 +4,7 @@ import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
 import { ethRejection } from '../network/errors.js';
 import { JsonRpcError } from '../network/json-rpc.js';
+import { senderOf } from './sender.js';
 import { nonceScope } from './tx-state.js';
 
 async function knownToNode(ctx: EthContext, txid: string): Promise<boolean> {
@@ -25,7 +26,7 @@ export async function broadcast(ctx: EthContext, signed: SignedTx): Promise<Broa
     throw new InvalidArgumentError(`not a signed Ethereum transaction: ${(e as Error).message}`);
   }
   const txid = keccak256(raw);
-  const from = tx.from;
+  const from = senderOf(tx);
   if (!from || txid.toLowerCase() !== signed.txid.toLowerCase()) {
     throw new InvalidArgumentError(`signed transaction does not match txid ${signed.txid}`);
   }
