@@ -53,7 +53,8 @@ export async function bareSend(rpcUrl: string, n: number, to: string): Promise<B
     rpcMs.push(performance.now() - t);
   }
   const seconds = (performance.now() - started) / 1000;
-  const count = Number(BigInt((await rpc(rpcUrl, 'eth_getTransactionCount', [wallet.address, 'latest'])) as string));
+  // Taken means in the node's pool (anvil mines them a moment later), as for the pipeline's sends.
+  const count = Number(BigInt((await rpc(rpcUrl, 'eth_getTransactionCount', [wallet.address, 'pending'])) as string));
   if (count !== n) throw new Error(`bare client: the node holds ${count} of ${n} transactions`);
   rpcMs.sort((a, b) => a - b);
   return { transactions: n, seconds, perSecond: n / seconds, rpcMsP50: rpcMs[Math.floor(n / 2)] as number };

@@ -306,6 +306,8 @@ async function main(): Promise<void> {
       log(`pipeline: ${n} ETH withdrawals created (64 requests in flight), their signed callbacks held until all are created`);
       let release = () => undefined as void;
       held = { open: new Promise<void>((r) => (release = r)), release: () => release(), waiting: 0 };
+      // Held callbacks must not outlive a failed run (the simulator waits for them when it stops).
+      stops.push(async () => release());
       const createStart = Date.now();
       let nextIndex = 0;
       const operationIDs: string[] = [];
