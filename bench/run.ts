@@ -110,6 +110,8 @@ interface Figures {
     nodeSends: number;
     distinctSent: number;
     callbackToBroadcastMsP50: number;
+    /** First callback sent → last one accepted by the API: the receiver's share of the drain. */
+    callbacksAcceptedSeconds: number;
     nonces: { first: number; last: number; count: number; contiguous: boolean; chainCount: number };
     failed: number;
     workerRssMB: number;
@@ -373,6 +375,7 @@ async function main(): Promise<void> {
       ).json()) as { result: string };
       const chainCount = Number(BigInt(countRes.result));
       const drainSeconds = (lastBroadcast - firstCallback) / 1000;
+      const lastAccepted = Math.max(...sent.map((o) => accepted.get(o.unsigned.payloads[0]?.digest ?? '') ?? -Infinity));
       figures.pipeline = {
         withdrawals: n,
         created: operationIDs.length,
@@ -385,6 +388,7 @@ async function main(): Promise<void> {
         nodeSends: vaultSends.length,
         distinctSent: new Set(vaultSends.map((s) => s.txid.toLowerCase())).size,
         callbackToBroadcastMsP50: r1(pct(callbackToBroadcast, 50)),
+        callbacksAcceptedSeconds: r2((lastAccepted - firstCallback) / 1000),
         nonces: {
           first: nonces[0] ?? -1,
           last: nonces[nonces.length - 1] ?? -1,
@@ -511,6 +515,7 @@ function report(f: Figures): void {
     rows.push(['node eth_sendRawTransaction p50 (ms)', `${p.rpcMsP50}`, `bare client ${p.bare.rpcMsP50}`, '', '']);
     rows.push(['node sends / distinct transactions', `${p.nodeSends} / ${p.distinctSent}`, '', '', `none twice: ${yes(p.nodeSends === p.distinctSent && p.distinctSent === p.withdrawals)}`]);
     rows.push(['callback accepted → BROADCAST p50 (ms)', `${p.callbackToBroadcastMsP50}`, '(includes queue wait)', '', '']);
+    rows.push(['drain: first callback → last callback accepted (s)', `${p.callbacksAcceptedSeconds}`, '(the receiver)', '', '']);
     rows.push(['nonces of the vault', `${p.nonces.first}..${p.nonces.last} (${p.nonces.count})`, `chain count ${p.nonces.chainCount}`, '', `no gap: ${yes(p.nonces.contiguous && p.nonces.chainCount === p.withdrawals)}`]);
     rows.push(['failed withdrawals / worker RSS (MB)', `${p.failed} / ${p.workerRssMB}`, '', '', '']);
   }

@@ -188,10 +188,11 @@ class SendSession {
     const isOwn = op.id === this.own.op.id;
     try {
       const recorded = this.recordSent(sequence, op.id);
-      const moved = (await this.deps.store.transition(op.id, ['SIGNED'], 'BROADCAST')) ?? (await this.deps.store.get(op.id));
+      const moved = (await this.deps.store.transition(op.id, ['SIGNED'], 'BROADCAST', undefined, undefined, op)) ?? (await this.deps.store.get(op.id));
       await addConfirmJob(this.deps.queues, moved, this.deps.config.confirmPollMs);
       if (isOwn) {
         this.outcome = { kind: 'sent', op: moved, results };
+        this.own.journal.seen?.(moved);
         await this.own.journal.log(sentLine(results));
       } else {
         const line = `${new Date().toISOString()} ${sentLine(results, this.own.jobId ? `job ${this.own.jobId}` : 'the account sender')}`;

@@ -55,7 +55,9 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string, 
     // The signed bytes are kept: a node that drops the transaction gets them again, unsigned by nobody new.
     const signedTxs = signed.map((t) => t.serialized);
     if (op.status === 'EXECUTING') {
-      op = (await deps.store.transition(op.id, ['EXECUTING'], 'SIGNED', () => ({ txids, signedTxs, broadcastAttempted: true }))) ?? (await deps.store.get(op.id));
+      op =
+        (await deps.store.transition(op.id, ['EXECUTING'], 'SIGNED', () => ({ txids, signedTxs, broadcastAttempted: true }), undefined, op)) ??
+        (await deps.store.get(op.id));
     }
     if (op.status !== 'SIGNED') return `moved to ${op.status} meanwhile`;
     if (!op.broadcastAttempted || op.txids.join() !== txids.join() || !op.signedTxs) {
@@ -63,6 +65,7 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string, 
     }
   }
 
+  journal.seen?.(op);
   const order = adaptor.sendOrder?.(unsigned);
   if (!order) {
     let results;

@@ -53,11 +53,15 @@ export class SenderBusy extends Error {
 /**
  * How long a waiting broadcast sleeps before it looks again, after `waits` earlier looks. Only
  * a safety net: the lock holder sends a waiting transaction as soon as its predecessor is out,
- * so the first look comes after a lock holder that died would have lost its lock.
+ * so a job that waits on its first run looks again only once that is long past; a job that
+ * already looked again (its holder may have died) looks soon after a dead holder's lock expired.
  */
 export function waitDelayMs(waits: number): number {
-  return Math.min(10_000, SendOrderBook.LOCK_MS * 2 ** Math.min(Math.max(waits, 0), 5));
+  if (waits <= 0) return FIRST_LOOK_MS;
+  return Math.min(FIRST_LOOK_MS, SendOrderBook.LOCK_MS * 2 ** Math.min(waits - 1, 5));
 }
+
+const FIRST_LOOK_MS = 10_000;
 
 const pad = (n: bigint): string => n.toString().padStart(20, '0');
 
