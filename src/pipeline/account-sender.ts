@@ -192,7 +192,6 @@ class SendSession {
       await addConfirmJob(this.deps.queues, moved, this.deps.config.confirmPollMs);
       if (isOwn) {
         this.outcome = { kind: 'sent', op: moved, results };
-        this.own.journal.seen?.(moved);
         await this.own.journal.log(sentLine(results));
       } else {
         const line = `${new Date().toISOString()} ${sentLine(results, this.own.jobId ? `job ${this.own.jobId}` : 'the account sender')}`;

@@ -65,7 +65,6 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string, 
     }
   }
 
-  journal.seen?.(op);
   const order = adaptor.sendOrder?.(unsigned);
   if (!order) {
     let results;
@@ -75,15 +74,19 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string, 
       return refused(deps, op, e, journal);
     }
     await journal.log(sentLine(results));
-    op = (await deps.store.transition(op.id, ['SIGNED'], 'BROADCAST')) ?? op;
+    op = (await deps.store.transition(op.id, ['SIGNED'], 'BROADCAST', undefined, undefined, op)) ?? (await deps.store.get(op.id));
     await scheduleConfirm(deps, op);
+    journal.seen?.(op);
     return 'broadcast';
   }
 
   const book = deps.sendOrder;
+  // A job that goes to sleep leaves its description as the record in hand says (SIGNED).
+  journal.seen?.(op);
   const outcome: OwnOutcome = book
     ? await sendInOrder(deps, book, adaptor, { op, signed, ...order, journal, waits: opts.waits ?? 0, jobId: opts.jobId })
     : await sendAlone(deps, adaptor, op, signed, order);
+  journal.seen?.(outcome.kind === 'sent' ? outcome.op : op);
   if (outcome.kind === 'sent') return outcome.op.status === 'BROADCAST' ? 'broadcast' : `moved to ${outcome.op.status} meanwhile`;
   if (outcome.kind === 'waiting') {
     deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: 'waiting_for_predecessor' });
@@ -96,6 +99,7 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string, 
     throw new PredecessorPending(order.account, order.sequence, order.sequence - 1n);
   }
   if (!isRetryable(outcome.error)) await book?.forget(op.ledgerId, order.account, order.sequence, op.id);
+  journal.seen?.(undefined);
   return refused(deps, op, outcome.error, journal);
 }
 

@@ -7,8 +7,11 @@ import { describeJob, describeOperationJobs, QUEUE, type OperationJob, type Queu
 /** The steps of one job run, written to the job's log (shown in the dashboard's Logs tab). */
 export interface JobJournal {
   log(line: string): Promise<void>;
-  /** The operation as the run last read or wrote it: the job's description is refreshed from it without reading it again. */
-  seen?(op: Operation): void;
+  /**
+   * The operation as the run last read or wrote it (undefined: unknown, read it again): the
+   * job's description is refreshed from it without reading it again.
+   */
+  seen?(op: Operation | undefined): void;
 }
 
 /** For runs outside a worker (tests, scripts): steps go nowhere. */
