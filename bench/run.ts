@@ -404,6 +404,21 @@ async function main(): Promise<void> {
 
     // ---------------------------------------------------------------- idle latency
     if (want('idle')) {
+      // Idle means idle: the drain's look-agains and confirmation checks finish first.
+      const queues = createQueues(redis, config);
+      await waitFor(
+        'the worker to be idle',
+        worker,
+        async () => {
+          for (const q of [queues.broadcast, queues.confirm]) {
+            const c = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+            if (Object.values(c).some((v) => v > 0)) return false;
+          }
+          return true;
+        },
+        180_000,
+      );
+      await queues.close();
       const { vaultId } = await fundedVault();
       const warmup = 5;
       log(`idle latency: ${SIZES.idle} withdrawals one at a time (after ${warmup} not counted)`);
