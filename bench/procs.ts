@@ -22,7 +22,8 @@ export interface Child {
 export interface ChildStats {
   memory: NodeJS.MemoryUsage;
   peakRss: number;
-  sends: { txid: string; ms: number }[];
+  /** Each eth_sendRawTransaction: txid, time at the node (ms), when its answer was read (epoch ms). */
+  sends: { txid: string; ms: number; at: number }[];
   /** JSON-RPC requests to the node: HTTP round trips, and calls by method. */
   rpc: { roundTrips: number; calls: Record<string, number> };
   /** process.cpuUsage(): CPU time the process used, µs. */

@@ -12,7 +12,6 @@ import { writeFileSync } from 'node:fs';
 import { computeAddress } from 'ethers';
 import { payments, networks } from 'bitcoinjs-lib';
 import { StrKey } from '@stellar/stellar-sdk';
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import * as ecc from 'tiny-secp256k1';
 import { families } from '../adaptors/index.js';
@@ -27,6 +26,9 @@ import { freePort } from '../src/sandbox/free-port.js';
 import { startAnvil } from '../adaptors/ethereum/local-node/local-anvil.js';
 import { ensureRedis } from '../src/sandbox/local-redis.js';
 import { createPhase, type CreateFigures } from './create-phase.js';
+import { signCallback } from '../src/security/callback-hmac.js';
+import { bareSend, type BareSend } from './bare-sender.js';
+import { idleLatency, type IdleLatency } from './idle-latency.js';
 import { fakeOperation, prepareCallbacks, randomKeys } from './fixtures.js';
 import { statusUnderBatches, type StatusUnderBatches } from './status-under-batches.js';
 import { utxoBench, type UtxoFigures } from './utxo.js';
@@ -34,12 +36,12 @@ import type { LoadResult } from './load.js';
 import { answers, logSays, RESULTS, runLoad, startNode, waitFor, type Child } from './procs.js';
 
 const quick = process.argv.includes('--quick');
-// `-- --only=ingest,pipeline` runs only the named phases (ingest, address, status, create, pipeline, memory, utxo).
+// `-- --only=ingest,pipeline` runs only the named phases (ingest, address, status, create, pipeline, idle, memory, utxo).
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
 const want = (phase: string): boolean => !only || only.includes(phase);
 const SIZES = quick
-  ? { callbacks: 1_500, warmup: 300, connections: 50, addressSeconds: 1, withdrawals: 100, jobs: 5_000 }
-  : { callbacks: 20_000, warmup: 2_000, connections: 50, addressSeconds: 4, withdrawals: 1_000, jobs: 100_000 };
+  ? { callbacks: 1_500, warmup: 300, connections: 50, addressSeconds: 1, withdrawals: 100, idle: 30, jobs: 5_000 }
+  : { callbacks: 20_000, warmup: 2_000, connections: 50, addressSeconds: 4, withdrawals: 1_000, idle: 200, jobs: 100_000 };
 const BATCH = 1_000;
 const SECRET = 'bench-callback-secret-0123456789';
 const API_KEY = 'bench-api-key-0123456789abcdef';
@@ -78,7 +80,7 @@ function serviceEnv(redisUrl: string, prefix: string, port: number, ledgers: obj
 }
 
 async function startApi(name: string, env: Record<string, string>, preload = false): Promise<{ child: Child; url: string }> {
-  // BENCH_CPU_PROF=1 writes a V8 CPU profile of the API to bench/results/prof/ when it stops.
+  // BENCH_CPU_PROF=1 writes V8 CPU profiles of the API and the worker to bench/results/prof/ when they stop.
   const child = startNode(name, 'src/main.ts', [], env, { profile: Boolean(process.env.BENCH_CPU_PROF), preload });
   const url = `http://127.0.0.1:${env.PORT}`;
   await waitFor(`${name} start`, child, () => answers(`${url}/api/v1.0/config`));
@@ -87,7 +89,7 @@ async function startApi(name: string, env: Record<string, string>, preload = fal
 
 async function startWorker(name: string, env: Record<string, string>): Promise<Child> {
   // Each worker serves its /status and /metrics on a port of its own.
-  const child = startNode(name, 'src/worker-main.ts', [], { ...env, WORKER_PORT: String(await freePort()) }, { preload: true });
+  const child = startNode(name, 'src/worker-main.ts', [], { ...env, WORKER_PORT: String(await freePort()) }, { preload: true, profile: Boolean(process.env.BENCH_CPU_PROF) });
   await waitFor(`${name} start`, child, logSays(child, 'worker started'));
   return child;
 }
@@ -103,17 +105,22 @@ interface Figures {
     createSeconds: number;
     firstCallbackToLastBroadcastSeconds: number;
     broadcastsPerSecond: number;
-    jobMsP50: number;
-    jobMsP99: number;
+    /** The same node taking as many pre-signed transactions from a bare client, one at a time. */
+    bare: BareSend;
+    drainRatio: number;
     rpcMsP50: number;
-    overheadMsP50: number;
-    overheadMsP99: number;
+    /** eth_sendRawTransaction calls for the vault's transactions, and distinct transactions among them. */
+    nodeSends: number;
+    distinctSent: number;
     callbackToBroadcastMsP50: number;
+    /** First callback sent → last one accepted by the API: the receiver's share of the drain. */
+    callbacksAcceptedSeconds: number;
     nonces: { first: number; last: number; count: number; contiguous: boolean; chainCount: number };
     failed: number;
     workerRssMB: number;
   };
   utxo?: UtxoFigures;
+  idle?: IdleLatency;
   memory?: { jobs: number; retainCompleted: number; rssMB: number; peakRssMB: number; heapUsedMB: number; rssAtStartMB: number; seconds: number; keptCompleted: number };
 }
 
@@ -139,18 +146,45 @@ async function main(): Promise<void> {
     // (src/worker-main.ts), as deployed; the custody simulator runs here.
     const port = await freePort();
     const accepted = new Map<string, number>();
+    // digest → when its callback's 200 was read, sub-millisecond (compared with bench/preload.ts's send times).
+    const acceptedAt = new Map<string, number>();
+    const hrNow = () => performance.timeOrigin + performance.now();
     let firstCallback = Infinity;
+    // While `held` is set, signed callbacks wait for it (the drain starts from 1,000 signed
+    // withdrawals, not from their creation); once released, at most 64 are in flight.
+    let held: { open: Promise<void>; release: () => void; waiting: number } | undefined;
+    let inFlight = 0;
+    const slots: (() => void)[] = [];
     const custody = await startCustodySimulator({
       secret: SECRET,
       callbackBaseUrl: `http://127.0.0.1:${port}`,
       quorum: { approvers: 1, required: 1, approvalDelayMs: 0 },
+      callbackRetry: { timeoutMs: 600_000 },
       fetch: async (input, init) => {
-        firstCallback = Math.min(firstCallback, Date.now());
-        const res = await fetch(input, init);
-        if (res.ok && typeof init?.body === 'string') {
-          for (const d of (JSON.parse(init.body) as { dataToSign: string[] }).dataToSign) accepted.set(d.toLowerCase(), Date.now());
+        const gate = held;
+        if (gate) {
+          gate.waiting++;
+          await gate.open;
+          if (inFlight >= 64) await new Promise<void>((r) => slots.push(r));
         }
-        return res;
+        inFlight++;
+        try {
+          firstCallback = Math.min(firstCallback, Date.now());
+          const body = typeof init?.body === 'string' ? init.body : '';
+          // Signed now: a held callback's timestamp is as old as its wait.
+          const res = await fetch(input, gate ? { ...init, headers: { 'content-type': 'application/json', ...signCallback(SECRET, body) } } : init);
+          const at = hrNow();
+          if (res.ok && body) {
+            for (const d of (JSON.parse(body) as { dataToSign: string[] }).dataToSign) {
+              accepted.set(d.toLowerCase(), Date.now());
+              acceptedAt.set(d.toLowerCase(), at);
+            }
+          }
+          return res;
+        } finally {
+          inFlight--;
+          slots.shift()?.();
+        }
       },
     });
     stops.push(custody.stop);
@@ -287,25 +321,33 @@ async function main(): Promise<void> {
     // ---------------------------------------------------------------- pipeline
     const worker = await startWorker('worker', env);
     stops.push(worker.stop);
-    if (want('pipeline')) {
-      const n = SIZES.withdrawals;
+    const call = async (method: string, p: string, body?: unknown) => {
+      const res = await fetch(api.url + p, {
+        method,
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
+    };
+    /** A custody vault registered here and funded with 100 ETH. */
+    const fundedVault = async () => {
       const vault = custody.sim.createVault('ECDSA', { ledger: 'ethdev' });
-      const call = async (method: string, p: string, body?: unknown) => {
-        const res = await fetch(api.url + p, {
-          method,
-          headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        return { status: res.status, body: (await res.json()) as Record<string, any> };
-      };
       const reg = await call('POST', '/api/v1.0/admin/vaults', { vaultId: vault.vaultId, ledgerId: 'ethdev', publicKey: vault.publicKey });
       if (reg.status !== 201) throw new Error(`vault registration: ${JSON.stringify(reg.body)}`);
-      const address = reg.body.address as string;
       const funder = new DevChainFunder(anvil.url);
-      await funder.sendEth(address, 100n * 10n ** 18n);
+      await funder.sendEth(reg.body.address as string, 100n * 10n ** 18n);
       funder.destroy();
+      return { vaultId: vault.vaultId, address: reg.body.address as string };
+    };
+    if (want('pipeline')) {
+      const n = SIZES.withdrawals;
+      const { vaultId, address } = await fundedVault();
 
-      log(`pipeline: ${n} ETH withdrawals at once (64 requests in flight), quorum delay 0`);
+      log(`pipeline: ${n} ETH withdrawals created (64 requests in flight), their signed callbacks held until all are created`);
+      let release = () => undefined as void;
+      held = { open: new Promise<void>((r) => (release = r)), release: () => release(), waiting: 0 };
+      // Held callbacks must not outlive a failed run (the simulator waits for them when it stops).
+      stops.push(async () => release());
       const createStart = Date.now();
       let nextIndex = 0;
       const operationIDs: string[] = [];
@@ -314,7 +356,7 @@ async function main(): Promise<void> {
         Array.from({ length: 64 }, async () => {
           while (nextIndex < n) {
             const i = nextIndex++;
-            const r = await call('POST', `/api/v1.0/vaults/${vault.vaultId}/withdrawals`, { recipientAddress: RECIPIENT, amount: '0.001', description: `bench ${i}` });
+            const r = await call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, { recipientAddress: RECIPIENT, amount: '0.001', description: `bench ${i}` });
             if (r.status === 200) operationIDs.push(r.body.operationID as string);
             else refusals.push(`${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
           }
@@ -322,12 +364,23 @@ async function main(): Promise<void> {
       );
       const createSeconds = (Date.now() - createStart) / 1000;
       if (refusals.length) log(`${refusals.length} withdrawals refused, e.g. ${refusals[0]}`);
+      const gate = held;
+      await waitFor('every withdrawal signed', undefined, () => gate.waiting >= operationIDs.length, 120_000);
+
+      log(`drain reference: ${n} pre-signed transactions from a fresh account, sent one at a time by a bare client`);
+      const bare = await bareSend(anvil.url, n, RECIPIENT);
+      log(`bare client: ${n} in ${r2(bare.seconds)} s (${r1(bare.perSecond)}/s, RPC p50 ${r1(bare.rpcMsP50)} ms)`);
+
+      log(`drain: ${operationIDs.length} signed callbacks released`);
+      firstCallback = Infinity;
+      held = undefined;
+      gate.release();
       let ops: Operation[] = [];
       await waitFor(
         'every withdrawal broadcast',
         worker,
         async () => {
-          ops = (await store.listForVault(vault.vaultId, 0, n + 10)).items;
+          ops = (await store.listForVault(vaultId, 0, n + 10)).items;
           return ops.length === operationIDs.length && ops.every((o) => ['BROADCAST', 'CONFIRMED', 'FAILED'].includes(o.status));
         },
         300_000,
@@ -336,22 +389,8 @@ async function main(): Promise<void> {
       const sent = ops.filter((o) => Number.isFinite(broadcastAt(o)));
       const lastBroadcast = Math.max(...sent.map(broadcastAt));
       const stats = await worker.stats();
-      const rpcByTxid = new Map(stats.sends.map((s) => [s.txid.toLowerCase(), s.ms]));
-      const queue = new Queue('broadcast', { connection: redis, prefix });
-      const jobs = await queue.getJobs(['completed'], 0, n + 10);
-      await queue.close();
-      const opById = new Map(ops.map((o) => [o.id, o]));
-      const jobMs: number[] = [];
-      const rpcMs: number[] = [];
-      const overhead: number[] = [];
-      for (const j of jobs) {
-        const op = opById.get((j.data as { operationId: string }).operationId);
-        const rpc = op?.txids[0] ? rpcByTxid.get(op.txids[0].toLowerCase()) : undefined;
-        if (!op || rpc === undefined || !j.processedOn || !j.finishedOn) continue;
-        jobMs.push(j.finishedOn - j.processedOn);
-        rpcMs.push(rpc);
-        overhead.push(j.finishedOn - j.processedOn - rpc);
-      }
+      const vaultTxids = new Set(sent.map((o) => (o.txids[0] as string).toLowerCase()));
+      const vaultSends = stats.sends.filter((s) => vaultTxids.has(s.txid.toLowerCase()));
       const callbackToBroadcast = sent.map((o) => broadcastAt(o) - (accepted.get(o.unsigned.payloads[0]?.digest ?? '') ?? NaN)).filter(Number.isFinite);
 
       // No nonce gap: the vault's transactions carry exactly the nonces 0..n-1.
@@ -373,18 +412,21 @@ async function main(): Promise<void> {
         })
       ).json()) as { result: string };
       const chainCount = Number(BigInt(countRes.result));
+      const drainSeconds = (lastBroadcast - firstCallback) / 1000;
+      const lastAccepted = Math.max(...sent.map((o) => accepted.get(o.unsigned.payloads[0]?.digest ?? '') ?? -Infinity));
       figures.pipeline = {
         withdrawals: n,
         created: operationIDs.length,
         createSeconds: r2(createSeconds),
-        firstCallbackToLastBroadcastSeconds: r2((lastBroadcast - firstCallback) / 1000),
-        broadcastsPerSecond: r1(sent.length / ((lastBroadcast - firstCallback) / 1000)),
-        jobMsP50: r1(pct(jobMs, 50)),
-        jobMsP99: r1(pct(jobMs, 99)),
-        rpcMsP50: r1(pct(rpcMs, 50)),
-        overheadMsP50: r1(pct(overhead, 50)),
-        overheadMsP99: r1(pct(overhead, 99)),
+        firstCallbackToLastBroadcastSeconds: r2(drainSeconds),
+        broadcastsPerSecond: r1(sent.length / drainSeconds),
+        bare: { ...bare, seconds: r2(bare.seconds), perSecond: r1(bare.perSecond), rpcMsP50: r1(bare.rpcMsP50) },
+        drainRatio: r2(sent.length / drainSeconds / bare.perSecond),
+        rpcMsP50: r1(pct(vaultSends.map((s) => s.ms), 50)),
+        nodeSends: vaultSends.length,
+        distinctSent: new Set(vaultSends.map((s) => s.txid.toLowerCase())).size,
         callbackToBroadcastMsP50: r1(pct(callbackToBroadcast, 50)),
+        callbacksAcceptedSeconds: r2((lastAccepted - firstCallback) / 1000),
         nonces: {
           first: nonces[0] ?? -1,
           last: nonces[nonces.length - 1] ?? -1,
@@ -396,6 +438,41 @@ async function main(): Promise<void> {
         workerRssMB: r1(stats.memory.rss / MB),
       };
       log(`pipeline: ${JSON.stringify(figures.pipeline)}`);
+    }
+
+    // ---------------------------------------------------------------- idle latency
+    if (want('idle')) {
+      // Idle means idle: the drain's look-agains and confirmation checks finish first.
+      const queues = createQueues(redis, config);
+      await waitFor(
+        'the worker to be idle',
+        worker,
+        async () => {
+          for (const q of [queues.broadcast, queues.confirm]) {
+            const c = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+            if (Object.values(c).some((v) => v > 0)) return false;
+          }
+          return true;
+        },
+        180_000,
+      );
+      await queues.close();
+      const { vaultId } = await fundedVault();
+      const warmup = 5;
+      log(`idle latency: ${SIZES.idle} withdrawals one at a time (after ${warmup} not counted)`);
+      figures.idle = await idleLatency({
+        count: SIZES.idle,
+        warmup,
+        store,
+        accepted: acceptedAt,
+        sends: async () => (await worker.stats()).sends,
+        withdraw: async (i) => {
+          const r = await call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, { recipientAddress: RECIPIENT, amount: '0.001', description: `idle ${i}` });
+          if (r.status !== 200) throw new Error(`idle withdrawal ${i}: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+          return r.body.operationID as string;
+        },
+      });
+      log(`idle: ${JSON.stringify(figures.idle)}`);
     }
 
     // ---------------------------------------------------------------- worker memory
@@ -496,10 +573,17 @@ function report(f: Figures): void {
   if (f.pipeline) {
     const p = f.pipeline;
     rows.push([`pipeline ${p.withdrawals} ETH withdrawals: create (s)`, `${p.createSeconds}`, `${p.created} created`, '', '']);
-    rows.push(['first callback → last broadcast (s)', `${p.firstCallbackToLastBroadcastSeconds}`, `${p.broadcastsPerSecond}/s`, '', '']);
-    rows.push(['broadcast job p50 / p99 (ms)', `${p.jobMsP50} / ${p.jobMsP99}`, `node RPC p50 ${p.rpcMsP50}`, '', '']);
-    rows.push(['per-withdrawal overhead beyond RPC p50 / p99 (ms)', `${p.overheadMsP50} / ${p.overheadMsP99}`, '', '', `p50 < 50: ${yes(p.overheadMsP50 < 50)}`]);
+    rows.push([
+      'drain: first callback → last broadcast (s)',
+      `${p.firstCallbackToLastBroadcastSeconds} (${p.broadcastsPerSecond}/s)`,
+      `bare client ${p.bare.seconds} s (${p.bare.perSecond}/s)`,
+      `ratio ${p.drainRatio}`,
+      `≥ 0.5: ${yes(p.drainRatio >= 0.5)}`,
+    ]);
+    rows.push(['node eth_sendRawTransaction p50 (ms)', `${p.rpcMsP50}`, `bare client ${p.bare.rpcMsP50}`, '', '']);
+    rows.push(['node sends / distinct transactions', `${p.nodeSends} / ${p.distinctSent}`, '', '', `none twice: ${yes(p.nodeSends === p.distinctSent && p.distinctSent === p.withdrawals)}`]);
     rows.push(['callback accepted → BROADCAST p50 (ms)', `${p.callbackToBroadcastMsP50}`, '(includes queue wait)', '', '']);
+    rows.push(['drain: first callback → last callback accepted (s)', `${p.callbacksAcceptedSeconds}`, '(the receiver)', '', '']);
     rows.push(['nonces of the vault', `${p.nonces.first}..${p.nonces.last} (${p.nonces.count})`, `chain count ${p.nonces.chainCount}`, '', `no gap: ${yes(p.nonces.contiguous && p.nonces.chainCount === p.withdrawals)}`]);
     rows.push(['failed withdrawals / worker RSS (MB)', `${p.failed} / ${p.workerRssMB}`, '', '', '']);
   }
@@ -509,6 +593,16 @@ function report(f: Figures): void {
       rows.push([`btc craft, ${u.utxos}-coin vault: ${name} p50 / max (ms)`, `${c.msP50} / ${c.msMax}`, `${c.inputs} inputs, ${c.vbytes} vB`, `node listing p50 ${u.listingMsP50}`, `< 200: ${yes(c.msP50 < 200)}`]);
     }
     rows.push([`btc combine, ${u.large.inputs} inputs p50 (ms)`, `${u.combineLargeMsP50}`, '', '', '']);
+  }
+  if (f.idle) {
+    const i = f.idle;
+    rows.push([
+      `idle: callback accepted → node took it, beyond the node's time, p50 / p99 (ms), ${i.withdrawals} one at a time`,
+      `${i.beyondMsP50} / ${i.beyondMsP99}`,
+      `max ${i.beyondMsMax}; total p50 ${i.totalMsP50}`,
+      `node RPC p50 ${i.rpcMsP50}`,
+      `p50 ≤ 15, p99 ≤ 50: ${yes(i.beyondMsP50 <= 15 && i.beyondMsP99 <= 50)}`,
+    ]);
   }
   if (f.memory) {
     const m = f.memory;

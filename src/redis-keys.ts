@@ -7,7 +7,7 @@
  *
  * Redis Cluster: the keys of one Lua script must hash to one slot. A `{hash-tagged}` prefix
  * (`{byow}:`) puts every key of the service in one slot; without one, the scopes below that
- * carry their own tag (`seq:{scope}`, `claim:{scope}`, `send-order:{ledger:account}`) keep
+ * carry their own tag (`seq:{scope}`, `claim:{scope}`, `send-order:{ledger:account}` with `send-lock:{ledger:account}`) keep
  * each script's keys together on their own.
  */
 
@@ -130,6 +130,9 @@ export const idempotencyKey = (prefix: string, vaultId: string, key: string): st
 
 /** Who waits for which predecessor on one sending account (send-order.ts); the account lower-cased. */
 export const sendOrderKey = (prefix: string, ledgerId: string, account: string): string => `${prefix}send-order:{${ledgerId}:${account.toLowerCase()}}`;
+
+/** The send lock of one sending account: held by the one job sending its consecutive ready transactions (send-order.ts); same hash tag as its book. */
+export const sendLockKey = (prefix: string, ledgerId: string, account: string): string => `${prefix}send-lock:{${ledgerId}:${account.toLowerCase()}}`;
 
 /** The token bucket of one client of the open routes. */
 export const rateLimitKey = (prefix: string, client: string): string => `${prefix}rate-limit:${client}`;

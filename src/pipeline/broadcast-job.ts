@@ -1,10 +1,12 @@
 import { UnrecoverableError } from 'bullmq';
 import { AppError, NodeRejectionError } from '../errors.js';
-import type { VerifiedSignature } from '../ledger/adaptor.js';
+import type { LedgerAdaptor, SignedTx, VerifiedSignature } from '../ledger/adaptor.js';
+import { sendInOrder, type OwnOutcome } from './account-sender.js';
 import type { Operation } from './operation.js';
 import { fromStored, type PipelineDeps } from './pipeline-deps.js';
-import { addConfirmJob, broadcastJobId } from './queues.js';
-import { checkSendOrder, PredecessorPending } from './send-order.js';
+import { addConfirmJob } from './queues.js';
+import { PredecessorPending } from './send-order.js';
+import { sendSigned, sentLine, storedSigned } from './send-signed.js';
 import { failOperation } from './fail-operation.js';
 import { noJournal, type JobJournal } from './job-journal.js';
 
@@ -15,87 +17,115 @@ export function isRetryable(e: unknown): boolean {
 
 /**
  * Assembles and broadcasts one signed withdrawal. Idempotent: it reloads the operation,
- * records the txids before anything is sent, treats "already known" as success, and
- * does nothing for an operation that has moved on. A transaction whose predecessor in its
- * account has not gone out throws PredecessorPending, which the worker turns into a delay
- * (send-order.ts); a refusal for good ends the operation FAILED with the node's words.
+ * records the txids and signed bytes before anything is sent (later runs send those bytes),
+ * treats "already known" as success, and does nothing for an operation that has moved on.
+ * On ledgers with an account order the transaction goes out through the account's sender
+ * (account-sender.ts): a job that waits for its predecessor or for another job sending the
+ * account's transactions throws PredecessorPending or SenderBusy, which the worker turns into
+ * a delay; a refusal for good ends the operation FAILED with the node's words.
  */
-export async function processBroadcast(deps: PipelineDeps, operationId: string, journal: JobJournal = noJournal): Promise<string> {
-  let op: Operation = await deps.store.get(operationId);
+export async function processBroadcast(deps: PipelineDeps, operationId: string, journal: JobJournal = noJournal, opts: { waits?: number; jobId?: string } = {}): Promise<string> {
+  const [found, sigs] = await Promise.all([deps.store.get(operationId), deps.store.signatures(operationId)]);
+  let op: Operation = found;
   if (op.status === 'CONFIRMED' || op.status === 'FAILED') return `already ${op.status}`;
   if (op.status === 'BROADCAST') {
     await scheduleConfirm(deps, op);
     return 'already broadcast';
   }
-  const sigs = await deps.store.signatures(op.id);
-  const payloads = op.unsigned.payloads;
-  if (sigs.size < payloads.length) return `waiting for signatures (${sigs.size}/${payloads.length})`;
   const adaptor = deps.registry.get(op.ledgerId);
   const unsigned = fromStored(op.unsigned);
-  const verified: VerifiedSignature[] = payloads.map((_, i) => {
-    const s = sigs.get(i) as { signature: string; recoveryId: 0 | 1 };
-    return { payloadIndex: i, signature: Uint8Array.from(Buffer.from(s.signature, 'hex')), recoveryId: s.recoveryId };
-  });
-  let signed;
-  try {
-    signed = adaptor.combine(unsigned, verified);
-  } catch (e) {
-    await failOperation(deps, op, `could not assemble the signed transaction: ${(e as Error).message}`);
-    await journal.log(`FAILED: could not assemble the signed transaction: ${(e as Error).message}`);
-    throw new UnrecoverableError((e as Error).message);
-  }
-  const txids = signed.map((t) => t.txid);
-  await journal.log(`assembled ${signed.length} signed transaction(s) from ${payloads.length} signature(s); txid ${txids.join(', ')}`);
-  // The signed bytes are kept: a node that drops the transaction gets them again, unsigned by nobody new.
-  const signedTxs = signed.map((t) => t.serialized);
-  if (op.status === 'EXECUTING') {
-    op = (await deps.store.transition(op.id, ['EXECUTING'], 'SIGNED', () => ({ txids, signedTxs, broadcastAttempted: true }))) ?? (await deps.store.get(op.id));
-  }
-  if (op.status !== 'SIGNED') return `moved to ${op.status} meanwhile`;
-  if (!op.broadcastAttempted || op.txids.join() !== txids.join() || !op.signedTxs) {
-    op = await deps.store.update(op.id, (o) => ({ ...o, txids, signedTxs, broadcastAttempted: true }));
-  }
-  let order: { account: string; sequence: bigint } | undefined;
-  try {
-    order = await checkSendOrder(
-      adaptor,
-      unsigned,
-      (e) =>
-        deps.logger.warn({ operationId: op.id, err: (e as Error).message }, 'could not read the account order from the node; sending anyway'),
-      deps.sendOrder,
-    );
-  } catch (e) {
-    if (e instanceof PredecessorPending) {
-      deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: 'waiting_for_predecessor' });
-      await deps.sendOrder?.waiting(op.ledgerId, e.account, e.sequence, op.id);
-    }
-    throw e;
-  }
-  for (const tx of signed) {
+  // Assembled by an earlier run: the stored bytes are the transaction, whatever comes later.
+  let signed = op.status === 'SIGNED' && op.broadcastAttempted ? storedSigned(op) : undefined;
+  if (!signed) {
+    const payloads = op.unsigned.payloads;
+    if (sigs.size < payloads.length) return `waiting for signatures (${sigs.size}/${payloads.length})`;
+    const verified: VerifiedSignature[] = payloads.map((_, i) => {
+      const s = sigs.get(i) as { signature: string; recoveryId: 0 | 1 };
+      return { payloadIndex: i, signature: Uint8Array.from(Buffer.from(s.signature, 'hex')), recoveryId: s.recoveryId };
+    });
     try {
-      const r = await adaptor.broadcast(tx);
-      deps.logger.info({ operationId: op.id, txid: r.txid, alreadyKnown: r.alreadyKnown, ledgerId: op.ledgerId }, 'broadcast');
-      deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: r.alreadyKnown ? 'already_known' : 'sent' });
-      await journal.log(`sent ${r.txid}; the node answered: ${r.alreadyKnown ? 'already known' : 'accepted'}`);
+      signed = adaptor.combine(unsigned, verified);
     } catch (e) {
-      // A node that refuses gaps saw a predecessor missing that our check did not (another
-      // node behind a balancer, a resend racing ours): wait like any other successor.
-      if (order && e instanceof NodeRejectionError && e.kind === 'nonce_too_high') {
-        deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: 'waiting_for_predecessor' });
-        await deps.sendOrder?.waiting(op.ledgerId, order.account, order.sequence, op.id);
-        throw new PredecessorPending(order.account, order.sequence, order.sequence - 1n);
-      }
-      deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: isRetryable(e) ? 'retryable_error' : 'rejected' });
-      await journal.log(`sent ${tx.txid}; the node answered: ${(e as Error).message} (${isRetryable(e) ? 'retrying' : 'final'})`);
-      if (isRetryable(e)) throw e;
-      await failOperation(deps, op, failureReason(e));
+      await failOperation(deps, op, `could not assemble the signed transaction: ${(e as Error).message}`);
+      await journal.log(`FAILED: could not assemble the signed transaction: ${(e as Error).message}`);
       throw new UnrecoverableError((e as Error).message);
     }
+    const txids = signed.map((t) => t.txid);
+    void journal.log(`assembled ${signed.length} signed transaction(s) from ${payloads.length} signature(s); txid ${txids.join(', ')}`);
+    // The signed bytes are kept: a node that drops the transaction gets them again, unsigned by nobody new.
+    const signedTxs = signed.map((t) => t.serialized);
+    if (op.status === 'EXECUTING') {
+      op =
+        (await deps.store.transition(op.id, ['EXECUTING'], 'SIGNED', () => ({ txids, signedTxs, broadcastAttempted: true }), undefined, op)) ??
+        (await deps.store.get(op.id));
+    }
+    if (op.status !== 'SIGNED') return `moved to ${op.status} meanwhile`;
+    if (!op.broadcastAttempted || op.txids.join() !== txids.join() || !op.signedTxs) {
+      op = await deps.store.update(op.id, (o) => ({ ...o, txids, signedTxs, broadcastAttempted: true }));
+    }
   }
-  if (order) await wakeSuccessor(deps, op.ledgerId, order);
-  op = (await deps.store.transition(op.id, ['SIGNED'], 'BROADCAST')) ?? op;
-  await scheduleConfirm(deps, op);
-  return 'broadcast';
+
+  const order = adaptor.sendOrder?.(unsigned);
+  if (!order) {
+    let results;
+    try {
+      results = await sendSigned(deps, adaptor, op, signed);
+    } catch (e) {
+      return refused(deps, op, e, journal);
+    }
+    await journal.log(sentLine(results));
+    op = (await deps.store.transition(op.id, ['SIGNED'], 'BROADCAST', undefined, undefined, op)) ?? (await deps.store.get(op.id));
+    await scheduleConfirm(deps, op);
+    journal.seen?.(op);
+    return 'broadcast';
+  }
+
+  const book = deps.sendOrder;
+  // A job that goes to sleep leaves its description as the record in hand says (SIGNED).
+  journal.seen?.(op);
+  const outcome: OwnOutcome = book
+    ? await sendInOrder(deps, book, adaptor, { op, signed, ...order, journal, waits: opts.waits ?? 0, jobId: opts.jobId })
+    : await sendAlone(deps, adaptor, op, signed, order);
+  journal.seen?.(outcome.kind === 'sent' ? outcome.op : op);
+  if (outcome.kind === 'sent') return outcome.op.status === 'BROADCAST' ? 'broadcast' : `moved to ${outcome.op.status} meanwhile`;
+  if (outcome.kind === 'waiting') {
+    deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: 'waiting_for_predecessor' });
+    throw new PredecessorPending(order.account, order.sequence, outcome.next);
+  }
+  // A node that refuses gaps saw a predecessor missing that the book did not (another node
+  // behind a balancer, a predecessor the node dropped): wait like any other successor.
+  if (outcome.error instanceof NodeRejectionError && outcome.error.kind === 'nonce_too_high') {
+    deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: 'waiting_for_predecessor' });
+    throw new PredecessorPending(order.account, order.sequence, order.sequence - 1n);
+  }
+  if (!isRetryable(outcome.error)) await book?.forget(op.ledgerId, order.account, order.sequence, op.id);
+  journal.seen?.(undefined);
+  return refused(deps, op, outcome.error, journal);
+}
+
+/** Without a send-order book (tests that build the pipeline by hand): the node's next number decides. */
+async function sendAlone(deps: PipelineDeps, adaptor: LedgerAdaptor, op: Operation, signed: SignedTx[], order: { account: string; sequence: bigint }): Promise<OwnOutcome> {
+  if (adaptor.nextSequence) {
+    const next = await adaptor.nextSequence(order.account).catch(() => order.sequence);
+    if (order.sequence > next) return { kind: 'waiting', next };
+  }
+  try {
+    const results = await sendSigned(deps, adaptor, op, signed);
+    const moved = (await deps.store.transition(op.id, ['SIGNED'], 'BROADCAST')) ?? (await deps.store.get(op.id));
+    await scheduleConfirm(deps, moved);
+    return { kind: 'sent', op: moved, results };
+  } catch (e) {
+    return { kind: 'failed', error: e };
+  }
+}
+
+/** The node refused the job's own transaction: retried (thrown) or FAILED for good. */
+async function refused(deps: PipelineDeps, op: Operation, e: unknown, journal: JobJournal): Promise<never> {
+  deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: isRetryable(e) ? 'retryable_error' : 'rejected' });
+  await journal.log(`sent ${op.txids.join(', ')}; the node answered: ${(e as Error).message} (${isRetryable(e) ? 'retrying' : 'final'})`);
+  if (isRetryable(e)) throw e;
+  await failOperation(deps, op, failureReason(e));
+  throw new UnrecoverableError((e as Error).message);
 }
 
 export async function scheduleConfirm(deps: PipelineDeps, op: Operation): Promise<void> {
@@ -105,17 +135,4 @@ export async function scheduleConfirm(deps: PipelineDeps, op: Operation): Promis
 /** "rejected by the ledger: <why>", said once whatever the error's own title. */
 export function failureReason(e: unknown): string {
   return `rejected by the ledger: ${e instanceof AppError ? e.details : (e as Error).message}`;
-}
-
-/** The transaction at the next number of the account may have waited for this one: send it now. */
-async function wakeSuccessor(deps: PipelineDeps, ledgerId: string, order: { account: string; sequence: bigint }): Promise<void> {
-  try {
-    const successor = await deps.sendOrder?.sent(ledgerId, order.account, order.sequence);
-    if (!successor) return;
-    const job = await deps.queues.broadcast.getJob(broadcastJobId(successor));
-    if (job && (await job.isDelayed())) await job.promote();
-  } catch (e) {
-    // Only latency is lost: the successor looks again on its own.
-    deps.logger.debug({ err: (e as Error).message, ledgerId }, 'could not wake the next transaction of the account');
-  }
 }

@@ -1,11 +1,17 @@
 import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
+import type { Operation } from './operation.js';
 import type { OperationStore } from './operation-store.js';
-import { describeOperationJobs, type OperationJob, type Queues } from './queues.js';
+import { describeJob, describeOperationJobs, QUEUE, type OperationJob, type Queues } from './queues.js';
 
 /** The steps of one job run, written to the job's log (shown in the dashboard's Logs tab). */
 export interface JobJournal {
   log(line: string): Promise<void>;
+  /**
+   * The operation as the run last read or wrote it (undefined: unknown, read it again): the
+   * job's description is refreshed from it without reading it again.
+   */
+  seen?(op: Operation | undefined): void;
 }
 
 /** For runs outside a worker (tests, scripts): steps go nowhere. */
@@ -30,7 +36,8 @@ export async function runJournaled<T>(
   job: Job<OperationJob>,
   run: (journal: JobJournal) => Promise<T>,
 ): Promise<T> {
-  const journal = jobJournal(job, deps.logger);
+  let last: Operation | undefined;
+  const journal: JobJournal = { ...jobJournal(job, deps.logger), seen: (op) => (last = op) };
   const operationId = job.data.operationId;
   try {
     const result = await run(journal);
@@ -41,8 +48,16 @@ export async function runJournaled<T>(
     throw e;
   } finally {
     try {
-      const op = await deps.store.find(operationId);
-      if (op) await describeOperationJobs(deps.queues, op);
+      // A broadcast run refreshes its own job (in hand) from the record it last saw; its
+      // confirmation job is added with a fresh description. A confirmation run refreshes the
+      // broadcast job as well.
+      if (job.queueName === QUEUE.broadcast) {
+        const op = last ?? (await deps.store.find(operationId));
+        if (op) await describeJob(job, op);
+      } else {
+        const op = await deps.store.find(operationId);
+        if (op) await describeOperationJobs(deps.queues, op);
+      }
     } catch (e) {
       deps.logger.debug({ err: (e as Error).message, jobId: job.id }, 'could not refresh the job description');
     }

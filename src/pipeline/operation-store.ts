@@ -129,11 +129,18 @@ export class OperationStore {
 
   /**
    * Re-reads and applies `change` until the compare-and-set wins; `change` returning undefined
-   * stops. `eventOf` names the event the write appends with it, if any.
+   * stops. `eventOf` names the event the write appends with it, if any. `known`, a record as
+   * this store returned it, saves the first read: if it is no longer the stored one, the
+   * compare-and-set fails and the loop reads.
    */
-  private async write(id: string, change: (op: Operation) => Operation | undefined, eventOf: (next: Operation) => WithdrawalEventType | undefined): Promise<Operation | undefined> {
+  private async write(
+    id: string,
+    change: (op: Operation) => Operation | undefined,
+    eventOf: (next: Operation) => WithdrawalEventType | undefined,
+    known?: Operation,
+  ): Promise<Operation | undefined> {
     for (let attempt = 0; attempt < 50; attempt++) {
-      const raw = await this.redis.get(this.keys.operation(id));
+      const raw = attempt === 0 && known ? JSON.stringify(known) : await this.redis.get(this.keys.operation(id));
       if (!raw) throw new NotFoundError(`operation ${id} not found`);
       const next = change(JSON.parse(raw) as Operation);
       if (!next) return undefined;
@@ -151,7 +158,8 @@ export class OperationStore {
 
   /**
    * Moves the operation to `to` only if its status is one of `from`; returns the new record,
-   * or undefined when another actor moved it first.
+   * or undefined when another actor moved it first. `known` (the record as last read or
+   * written here) saves a read when it is still current.
    */
   async transition(
     id: string,
@@ -159,6 +167,7 @@ export class OperationStore {
     to: OperationStatus,
     change: (op: Operation) => Partial<Operation> = () => ({}),
     detail?: string,
+    known?: Operation,
   ): Promise<Operation | undefined> {
     const at = new Date().toISOString();
     const next = await this.write(
@@ -174,6 +183,7 @@ export class OperationStore {
             }
           : undefined,
       () => statusEventType(to),
+      known,
     );
     if (!next) return undefined;
     if (to !== 'EXECUTING' && to !== 'SIGNED') await this.redis.zrem(this.keys.open, id);

@@ -68,11 +68,14 @@ export async function scheduleReconcile(queues: Pick<Queues, 'reconcile'>, every
  * reason), so a finished broadcast job also reads CONFIRMED once its confirm job got there.
  */
 export async function describeOperationJobs(queues: Pick<Queues, 'broadcast' | 'confirm'>, op: Operation): Promise<void> {
-  const about = aboutOperation(op);
   const jobs = await Promise.all([queues.broadcast.getJob(broadcastJobId(op.id)), queues.confirm.getJob(confirmJobId(op.id))]);
-  for (const job of jobs) {
-    if (job && JSON.stringify(job.data.about) !== JSON.stringify(about)) await job.updateData({ operationId: op.id, about });
-  }
+  for (const job of jobs) if (job) await describeJob(job, op);
+}
+
+/** Rewrites one job's `about` when it no longer matches the operation. */
+export async function describeJob(job: Job<OperationJobData>, op: Operation): Promise<void> {
+  const about = aboutOperation(op);
+  if (JSON.stringify(job.data.about) !== JSON.stringify(about)) await job.updateData({ operationId: op.id, about });
 }
 
 export function createQueues(connection: ConnectionOptions, config: Config): Queues {

@@ -2,7 +2,7 @@ import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { processBroadcast } from './broadcast-job.js';
 import { processConfirm } from './confirm-job.js';
 import { runJournaled } from './job-journal.js';
-import { PredecessorPending, waitDelayMs } from './send-order.js';
+import { PredecessorPending, SenderBusy, waitDelayMs } from './send-order.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { QUEUE, scheduleReconcile, type OperationJob } from './queues.js';
 import { processReconcile } from './reconcile-job.js';
@@ -36,11 +36,13 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
     QUEUE.broadcast,
     async (job, token) => {
       try {
-        return await runJournaled(deps, job, (journal) => processBroadcast(deps, job.data.operationId, journal));
+        const waits = job.attemptsStarted - 1;
+        return await runJournaled(deps, job, (journal) => processBroadcast(deps, job.data.operationId, journal, { waits, jobId: job.id }));
       } catch (e) {
-        if (!(e instanceof PredecessorPending)) throw e;
-        // Waiting for an earlier number of the account is no failed attempt: the job sleeps.
-        deps.logger.debug({ operationId: job.data.operationId, waitingFor: e.next.toString() }, e.message);
+        if (!(e instanceof PredecessorPending || e instanceof SenderBusy)) throw e;
+        // Waiting for an earlier number of the account, or for the job sending the account's
+        // transactions, is no failed attempt: the job sleeps, then looks again (send-order.ts).
+        deps.logger.debug({ operationId: job.data.operationId }, e.message);
         await job.moveToDelayed(Date.now() + waitDelayMs(job.attemptsStarted - 1), token);
         throw new DelayedError();
       }

@@ -50,16 +50,16 @@ describe('Redis key names stay as they are on disk', () => {
     expect(store.outboxKey).toBe(`${p}outbox`);
   });
 
-  it('reservations keep their per-scope hash tags; the send-order book its {ledger:account} tag', async () => {
+  it('reservations keep their per-scope hash tags; the send-order book and send lock their {ledger:account} tag', async () => {
     const p = `${prefix}res:`;
     const reservations = new Reservations(redis, p);
     const n = await reservations.reserveSequence('ethdev:0xabc', 7n, 'op-1');
     await reservations.reserveSequence('ethdev:0xabc', 7n, 'op-2');
     await reservations.releaseSequence('ethdev:0xabc', n, 'op-1');
     await reservations.claim('btcdev:bcrt1q', ['txid:0'], 'op-1', 60_000);
-    await new SendOrderBook(redis, p).waiting('ethdev', '0xAbC', 9n, 'op-3');
+    await new SendOrderBook(redis, p).readyAndTryLock('ethdev', '0xAbC', 9n, 'op-3', 'token-1');
     expect(await keysUnder(p)).toEqual(
-      ['seq:{ethdev:0xabc}:last', 'seq:{ethdev:0xabc}:free', 'seq:{ethdev:0xabc}:owners', 'claim:{btcdev:bcrt1q}:txid:0', 'send-order:{ethdev:0xabc}'].sort(),
+      ['seq:{ethdev:0xabc}:last', 'seq:{ethdev:0xabc}:free', 'seq:{ethdev:0xabc}:owners', 'claim:{btcdev:bcrt1q}:txid:0', 'send-order:{ethdev:0xabc}', 'send-lock:{ethdev:0xabc}'].sort(),
     );
   });
 

@@ -1,77 +1,73 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { UnavailableError } from '../../src/errors.js';
-import type { LedgerAdaptor, UnsignedWithdrawal } from '../../src/ledger/adaptor.js';
-import { checkSendOrder, PredecessorPending, SendOrderBook, waitDelayMs } from '../../src/pipeline/send-order.js';
+import { SendOrderBook, waitDelayMs } from '../../src/pipeline/send-order.js';
 import { testRedis } from '../helpers/redis.js';
 
-const unsigned = (sequence: number): UnsignedWithdrawal => ({ txs: [], payloads: [], fee: 0n, state: { sequence: String(sequence) } });
-
-/** An adaptor with only the ordering hooks, over a node whose next number is `next()`. */
-function ordered(next: () => Promise<bigint>): LedgerAdaptor {
-  return {
-    sendOrder: (u: UnsignedWithdrawal) => ({ account: '0xAbC', sequence: BigInt((u.state as { sequence: string }).sequence) }),
-    nextSequence: next,
-  } as unknown as LedgerAdaptor;
-}
-
-describe('send order', () => {
+/** The account's book of ready transactions and its send lock, on the real Redis (the sender itself: test/pipeline/account-sender.test.ts). */
+describe('send-order book', () => {
   const { redis, prefix } = testRedis();
   afterAll(() => redis.disconnect());
 
-  it('waits while the node has not reached the number, and sends at or below it', async () => {
-    const adaptor = ordered(async () => 5n);
-    const waiting = await checkSendOrder(adaptor, unsigned(7)).catch((e: unknown) => e);
-    expect(waiting).toBeInstanceOf(PredecessorPending);
-    expect(waiting).toMatchObject({ account: '0xAbC', sequence: 7n, next: 5n });
-    expect(await checkSendOrder(adaptor, unsigned(5))).toEqual({ account: '0xAbC', sequence: 5n });
-    // Below the node's next: our own transaction already in, or a number taken; the adaptor tells which.
-    expect(await checkSendOrder(adaptor, unsigned(3))).toEqual({ account: '0xAbC', sequence: 3n });
-  });
-
-  it('lets the broadcast decide when the node cannot be asked, and does nothing for unordered ledgers', async () => {
-    const seen: unknown[] = [];
-    const down = ordered(async () => {
-      throw new UnavailableError('node unreachable');
-    });
-    expect(await checkSendOrder(down, unsigned(9), (e) => seen.push(e))).toEqual({ account: '0xAbC', sequence: 9n });
-    expect(seen).toHaveLength(1);
-    expect(await checkSendOrder({} as LedgerAdaptor, unsigned(1))).toBeUndefined();
-  });
-
-  it('remembers who waits at which number and names the successor once a number goes out', async () => {
+  it('one job of an account holds the send lock; the others only record themselves as ready', async () => {
     const book = new SendOrderBook(redis, prefix);
-    await book.waiting('ethdev', '0xAbC', 4n, 'op-4');
-    await book.waiting('ethdev', '0xAbC', 6n, 'op-6');
+    expect(await book.readyAndTryLock('ethdev', '0xAbC', 4n, 'op-4', 'token-a')).toEqual({ locked: true });
     // Accounts compare case-insensitively (EIP-55 and lower case are one account).
-    expect(await book.sent('ethdev', '0xabc', 3n)).toBe('op-4');
-    expect(await book.sent('ethdev', '0xABC', 4n)).toBeUndefined();
-    expect(await book.sent('ethdev', '0xabc', 5n)).toBe('op-6');
-    expect(await book.sent('ethtest', '0xabc', 5n)).toBeUndefined();
-    expect(await book.sent('ethdev', '0xabc', 6n)).toBeUndefined();
-    // The highest number sent, compared exactly past 2^53 (Stellar sequences are int64).
-    expect(await book.sentUpTo('ethdev', '0xabc', 6n)).toBe(true);
-    expect(await book.sentUpTo('ethdev', '0xabc', 7n)).toBe(false);
-    const big = 4183103229378561n;
-    await book.sent('stellardev', 'GABC', big);
-    await book.sent('stellardev', 'GABC', big - 10n);
-    expect(await book.sentUpTo('stellardev', 'GABC', big)).toBe(true);
-    expect(await book.sentUpTo('stellardev', 'GABC', big + 1n)).toBe(false);
+    expect(await book.readyAndTryLock('ethdev', '0xabc', 5n, 'op-5', 'token-b')).toEqual({ locked: false });
+    // Another ledger, another account: another lock.
+    expect((await book.readyAndTryLock('ethtest', '0xabc', 5n, 'op-x', 'token-c')).locked).toBe(true);
+    expect(await book.readyRun('ethdev', '0xABC', 4n, 10)).toEqual([
+      { sequence: 4n, operationId: 'op-4' },
+      { sequence: 5n, operationId: 'op-5' },
+    ]);
+    // Another token can neither record under the lock nor release it.
+    expect(await book.recordSent('ethdev', '0xabc', 4n, 'op-4', 'token-b')).toBe(false);
+    expect(await book.releaseOrContinue('ethdev', '0xabc', 'token-b', 5n)).toBe('lost');
+    expect(await book.recordSent('ethdev', '0xabc', 4n, 'op-4', 'token-a')).toBe(true);
+    expect(await book.lastSent('ethdev', '0xabc')).toBe(4n);
+    expect(await book.readyRun('ethdev', '0xabc', 4n, 10)).toEqual([]);
   });
 
-  it('lets a successor go without asking the node once this service sent its predecessor', async () => {
+  it('keeps the lock while a transaction is ready at the next number and releases it in the same step otherwise', async () => {
     const book = new SendOrderBook(redis, prefix);
-    let asked = 0;
-    const lagging = { ...ordered(async () => (asked++, 0n)), ledgerId: 'lagdev' } as LedgerAdaptor;
-    await expect(checkSendOrder(lagging, unsigned(3), undefined, book)).rejects.toBeInstanceOf(PredecessorPending);
-    expect(asked).toBe(1);
-    await book.sent('lagdev', '0xAbC', 2n);
-    expect(await checkSendOrder(lagging, unsigned(3), undefined, book)).toEqual({ account: '0xAbC', sequence: 3n });
-    expect(asked).toBe(1);
+    expect((await book.readyAndTryLock('ethdev', '0xDef', 0n, 'op-0', 'holder')).locked).toBe(true);
+    await book.recordSent('ethdev', '0xdef', 0n, 'op-0', 'holder');
+    // A job ready at 1 while the holder works: it finds the lock taken, and the holder sees it.
+    expect((await book.readyAndTryLock('ethdev', '0xdef', 1n, 'op-1', 'late')).locked).toBe(false);
+    expect(await book.releaseOrContinue('ethdev', '0xdef', 'holder', 1n)).toBe('continue');
+    await book.recordSent('ethdev', '0xdef', 1n, 'op-1', 'holder');
+    expect(await book.releaseOrContinue('ethdev', '0xdef', 'holder', 2n)).toBe('released');
+    // Released: the next job takes the lock, and learns the last number sent.
+    expect(await book.readyAndTryLock('ethdev', '0xdef', 3n, 'op-3', 'next')).toEqual({ locked: true, lastSent: 1n });
   });
 
-  it('sleeps a little at first and at most 5 s', () => {
-    expect(waitDelayMs(0)).toBe(200);
-    expect(waitDelayMs(1)).toBeGreaterThan(waitDelayMs(0));
-    expect(waitDelayMs(50)).toBe(5_000);
+  it('lets the lock of a holder that stopped renewing it expire', async () => {
+    const book = new SendOrderBook(redis, prefix);
+    expect((await book.readyAndTryLock('ethdev', '0x123', 0n, 'op-0', 'dead')).locked).toBe(true);
+    expect(await book.extend('ethdev', '0x123', 'dead')).toBe(true);
+    expect(await book.extend('ethdev', '0x123', 'other')).toBe(false);
+    await redis.pexpire(`${prefix}send-lock:{ethdev:0x123}`, 1);
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await book.readyAndTryLock('ethdev', '0x123', 0n, 'op-0', 'alive')).locked).toBe(true);
+    expect(await book.extend('ethdev', '0x123', 'dead')).toBe(false);
+  });
+
+  it('compares numbers exactly past 2^53 (Stellar sequences are int64) and forgets only its own entry', async () => {
+    const book = new SendOrderBook(redis, prefix);
+    const big = 4183103229378561n;
+    await book.readyAndTryLock('stellardev', 'GABC', big, 'op-big', 't');
+    await book.recordSent('stellardev', 'GABC', big, 'op-big', 't');
+    await book.recordSent('stellardev', 'GABC', big - 10n, 'op-older', 't');
+    expect(await book.lastSent('stellardev', 'GABC')).toBe(big);
+    await book.readyAndTryLock('stellardev', 'GABC', big + 1n, 'op-next', 't2');
+    await book.forget('stellardev', 'GABC', big + 1n, 'op-other');
+    expect(await book.readyRun('stellardev', 'GABC', big + 1n, 3)).toEqual([{ sequence: big + 1n, operationId: 'op-next' }]);
+    await book.forget('stellardev', 'GABC', big + 1n, 'op-next');
+    expect(await book.readyRun('stellardev', 'GABC', big + 1n, 3)).toEqual([]);
+  });
+
+  it('looks again late after a first wait (the holder sends it), then soon after a dead holder lost its lock, at most every 10 s', () => {
+    expect(waitDelayMs(0)).toBe(10_000);
+    expect(waitDelayMs(1)).toBe(SendOrderBook.LOCK_MS);
+    expect(waitDelayMs(2)).toBeGreaterThan(waitDelayMs(1));
+    expect(waitDelayMs(50)).toBe(10_000);
   });
 });

@@ -5,6 +5,7 @@ import type { EthContext } from '../context.js';
 import { ethRejection } from '../network/errors.js';
 import { JsonRpcError } from '../network/json-rpc.js';
 import { nonceScope } from './nonce.js';
+import { senderOf } from './sender.js';
 
 async function knownToNode(ctx: EthContext, txid: string): Promise<boolean> {
   return (await ctx.rpc.call<unknown>('eth_getTransactionByHash', [txid])) !== null;
@@ -25,7 +26,7 @@ export async function broadcast(ctx: EthContext, signed: SignedTx): Promise<Broa
     throw new InvalidArgumentError(`not a signed Ethereum transaction: ${(e as Error).message}`);
   }
   const txid = keccak256(raw);
-  const from = tx.from;
+  const from = senderOf(tx);
   if (!from || txid.toLowerCase() !== signed.txid.toLowerCase()) {
     throw new InvalidArgumentError(`signed transaction does not match txid ${signed.txid}`);
   }

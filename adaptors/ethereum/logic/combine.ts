@@ -2,6 +2,7 @@ import { keccak256, Signature } from 'ethers';
 import { VerificationError } from '../../../src/errors.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
+import { senderOf } from './sender.js';
 import { bare, ethereumState, toTransaction } from './state.js';
 
 const hex = (bytes: Uint8Array): string => `0x${Buffer.from(bytes).toString('hex')}`;
@@ -38,7 +39,7 @@ export function combine(_ctx: EthContext, unsigned: UnsignedWithdrawal, sigs: Ve
     s: hex(sig.signature.subarray(32)),
     yParity: sig.recoveryId,
   });
-  const signer = tx.from;
+  const signer = senderOf(tx);
   if (!signer || signer.toLowerCase() !== state.from.toLowerCase()) {
     throw new VerificationError(
       `the signature recovers ${signer ?? 'no address'}, not the vault address ${state.from}`,

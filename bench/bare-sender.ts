@@ -1,0 +1,61 @@
+/**
+ * The drain's reference: how fast the node itself takes an account's transactions. A fresh
+ * account funded here signs `n` transfers with nonces 0..n-1 beforehand; a bare JSON-RPC client
+ * sends them one at a time, each after the node answered the previous one (no gap is ever
+ * open, as the pipeline's ordered sending keeps none).
+ */
+import { performance } from 'node:perf_hooks';
+import { JsonRpcProvider, Wallet } from 'ethers';
+import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
+
+export interface BareSend {
+  transactions: number;
+  seconds: number;
+  perSecond: number;
+  rpcMsP50: number;
+}
+
+async function rpc(url: string, method: string, params: unknown[], id = 1): Promise<unknown> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) });
+  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+export async function bareSend(rpcUrl: string, n: number, to: string): Promise<BareSend> {
+  const wallet = Wallet.createRandom();
+  const funder = new DevChainFunder(rpcUrl);
+  await funder.sendEth(wallet.address, 10n ** 18n);
+  funder.destroy();
+  const provider = new JsonRpcProvider(rpcUrl, undefined, { cacheTimeout: -1, staticNetwork: true });
+  const fee = await provider.getFeeData();
+  provider.destroy();
+  const raws: string[] = [];
+  for (let nonce = 0; nonce < n; nonce++) {
+    raws.push(
+      await wallet.signTransaction({
+        type: 2,
+        chainId: 31337n,
+        nonce,
+        to,
+        value: 1n,
+        gasLimit: 21_000n,
+        maxFeePerGas: (fee.maxFeePerGas ?? 2_000_000_000n) * 2n,
+        maxPriorityFeePerGas: fee.maxPriorityFeePerGas ?? 1_000_000_000n,
+      }),
+    );
+  }
+  const rpcMs: number[] = [];
+  const started = performance.now();
+  for (const [i, raw] of raws.entries()) {
+    const t = performance.now();
+    await rpc(rpcUrl, 'eth_sendRawTransaction', [raw], i);
+    rpcMs.push(performance.now() - t);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  // Taken means in the node's pool (anvil mines them a moment later), as for the pipeline's sends.
+  const count = Number(BigInt((await rpc(rpcUrl, 'eth_getTransactionCount', [wallet.address, 'pending'])) as string));
+  if (count !== n) throw new Error(`bare client: the node holds ${count} of ${n} transactions`);
+  rpcMs.sort((a, b) => a - b);
+  return { transactions: n, seconds, perSecond: n / seconds, rpcMsP50: rpcMs[Math.floor(n / 2)] as number };
+}

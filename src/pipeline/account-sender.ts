@@ -1,0 +1,239 @@
+import { randomUUID } from 'node:crypto';
+import type { BroadcastResult, LedgerAdaptor, SignedTx } from '../ledger/adaptor.js';
+import type { JobJournal } from './job-journal.js';
+import type { Operation } from './operation.js';
+import { fromStored, type PipelineDeps } from './pipeline-deps.js';
+import { addConfirmJob, broadcastJobId } from './queues.js';
+import { SendOrderBook, SenderBusy } from './send-order.js';
+import { sendSigned, sentLine, storedSigned } from './send-signed.js';
+
+/** A broadcast job's own withdrawal, SIGNED with its signed bytes stored, at its place in the account's order. */
+export interface OwnTransaction {
+  op: Operation;
+  signed: SignedTx[];
+  account: string;
+  sequence: bigint;
+  journal: JobJournal;
+  /** Earlier looks of this job: a job looking again also asks the node for the account's next number. */
+  waits: number;
+  /** The job, named in the logs of the withdrawals it sends for other jobs. */
+  jobId?: string;
+}
+
+export type OwnOutcome =
+  /** Sent (or found sent): the withdrawal is BROADCAST, or has moved on since. */
+  | { kind: 'sent'; op: Operation; results: BroadcastResult[] }
+  /** Its predecessor is not out yet; the lock holder that sends the predecessor sends it next. */
+  | { kind: 'waiting'; next: bigint }
+  /** The node refused it; the job decides (retry, wait, fail). */
+  | { kind: 'failed'; error: unknown };
+
+/** Ready entries read per round trip, and sends whose bookkeeping may still be under way. */
+const RUN = 64;
+const MAX_PENDING = 64;
+
+/**
+ * Sends the job's transaction in the account's order (see send-order.ts): records it as
+ * ready, and if this job gets the account's send lock, sends every consecutive ready
+ * transaction from the account's next number on. Throws SenderBusy when another job holds
+ * the lock: that job sends this one in its turn.
+ */
+export async function sendInOrder(deps: PipelineDeps, book: SendOrderBook, adaptor: LedgerAdaptor, own: OwnTransaction): Promise<OwnOutcome> {
+  const token = randomUUID();
+  const { locked, lastSent } = await book.readyAndTryLock(own.op.ledgerId, own.account, own.sequence, own.op.id, token);
+  if (!locked) throw new SenderBusy(own.account, own.sequence);
+  return new SendSession(deps, book, adaptor, own, token).run(lastSent);
+}
+
+/** One holding of an account's send lock. */
+class SendSession {
+  private lost = false;
+  private released = false;
+  private outcome: OwnOutcome | undefined;
+  private readonly pending = new Set<Promise<void>>();
+  private readonly ledgerId: string;
+
+  constructor(
+    private readonly deps: PipelineDeps,
+    private readonly book: SendOrderBook,
+    private readonly adaptor: LedgerAdaptor,
+    private readonly own: OwnTransaction,
+    private readonly token: string,
+  ) {
+    this.ledgerId = own.op.ledgerId;
+  }
+
+  async run(lastSent: bigint | undefined): Promise<OwnOutcome> {
+    const { ledgerId, own } = this;
+    // The lock lives as long as this process does: a holder that dies loses it within LOCK_MS.
+    const heartbeat = setInterval(() => {
+      this.book.extend(ledgerId, own.account, this.token).then(
+        (ours) => {
+          if (!ours) this.lost = true;
+        },
+        () => undefined,
+      );
+    }, SendOrderBook.LOCK_MS / 3);
+    heartbeat.unref();
+    let next = own.sequence;
+    try {
+      next = await this.startingNumber(lastSent);
+      if (own.sequence < next) {
+        // Below the account's next number: sent by a holder that died before its bookkeeping
+        // was done, or the number was taken by another transaction. The node tells which.
+        const fresh = await this.deps.store.get(own.op.id);
+        if (fresh.status !== 'SIGNED') {
+          this.outcome = { kind: 'sent', op: fresh, results: [] };
+          this.track(this.book.forget(ledgerId, own.account, own.sequence, own.op.id));
+        } else {
+          await this.send(fresh, own.signed, own.sequence);
+        }
+      }
+      // Its own turn: the record in hand is fresh (no one has sent this number).
+      const ownTurn = own.sequence === next;
+      if (!ownTurn || (await this.send(own.op, own.signed, next))) next = await this.sendReady(ownTurn ? next + 1n : next);
+    } finally {
+      clearInterval(heartbeat);
+      await this.finish();
+    }
+    return this.outcome ?? { kind: 'waiting', next };
+  }
+
+  /** The account's next number: after the last this service sent, or the node's when that is unknown or looked at again. */
+  private async startingNumber(lastSent: bigint | undefined): Promise<bigint> {
+    const { adaptor, own } = this;
+    let next = lastSent === undefined ? undefined : lastSent + 1n;
+    if (adaptor.nextSequence && (next === undefined || (own.waits > 0 && own.sequence > next))) {
+      try {
+        const node = await adaptor.nextSequence(own.account);
+        if (next === undefined || node > next) next = node;
+      } catch (e) {
+        this.deps.logger.warn({ operationId: own.op.id, err: (e as Error).message }, 'could not read the account order from the node; going by what this service sent');
+      }
+    }
+    return next ?? own.sequence;
+  }
+
+  /** Sends the consecutive ready transactions from `next` on; returns the first number not sent. */
+  private async sendReady(next: bigint): Promise<bigint> {
+    const { book, ledgerId, own } = this;
+    for (;;) {
+      if (this.lost) return next;
+      const run = await book.readyRun(ledgerId, own.account, next, RUN);
+      if (run.length === 0) {
+        // Bookkeeping first: whoever takes the lock next must find every sent withdrawal BROADCAST.
+        await this.settle();
+        if (this.lost) return next;
+        const r = await book.releaseOrContinue(ledgerId, own.account, this.token, next);
+        if (r === 'continue') continue;
+        this.released = true;
+        if (r === 'lost') this.lost = true;
+        return next;
+      }
+      const ops = await this.load(run.map((e) => e.operationId));
+      for (const entry of run) {
+        const op = ops.get(entry.operationId);
+        const verdict = this.judge(op, entry.sequence);
+        if (verdict === 'stop') {
+          if (!op || op.status === 'FAILED') this.track(book.forget(ledgerId, own.account, entry.sequence, entry.operationId));
+          return next;
+        }
+        if (verdict === 'out') {
+          this.track(this.recordSent(entry.sequence, entry.operationId));
+        } else if (!(await this.send(op as Operation, storedSigned(op as Operation) as SignedTx[], entry.sequence))) {
+          return next;
+        }
+        next = entry.sequence + 1n;
+      }
+    }
+  }
+
+  /** Whether a ready entry's withdrawal goes out now, went out already, or stops the run. */
+  private judge(op: Operation | undefined, sequence: bigint): 'send' | 'out' | 'stop' {
+    if (!op || op.ledgerId !== this.ledgerId) return 'stop';
+    if (op.status === 'BROADCAST' || op.status === 'CONFIRMED') return 'out';
+    if (op.status !== 'SIGNED' || !storedSigned(op)) return 'stop';
+    const order = this.adaptor.sendOrder?.(fromStored(op.unsigned));
+    if (!order || order.sequence !== sequence || order.account.toLowerCase() !== this.own.account.toLowerCase()) return 'stop';
+    return 'send';
+  }
+
+  private async load(ids: string[]): Promise<Map<string, Operation>> {
+    return new Map((await this.deps.store.many(ids)).map((o) => [o.id, o]));
+  }
+
+  /** Sends one withdrawal; false (and the run stops) when the node refused it or the lock was lost. */
+  private async send(op: Operation, signed: SignedTx[], sequence: bigint): Promise<boolean> {
+    if (this.lost) return false;
+    while (this.pending.size >= MAX_PENDING) await Promise.race(this.pending);
+    let results: BroadcastResult[];
+    try {
+      results = await sendSigned(this.deps, this.adaptor, op, signed);
+    } catch (e) {
+      if (op.id === this.own.op.id) {
+        this.outcome = { kind: 'failed', error: e };
+      } else {
+        // Its own job decides what the refusal means (retry, wait, fail): wake it.
+        this.deps.logger.info({ operationId: op.id, err: (e as Error).message, by: this.own.op.id }, 'the node refused the next transaction of the account; its own job takes over');
+        this.track(this.wake(op.id));
+      }
+      return false;
+    }
+    this.track(this.afterSend(op, sequence, results));
+    return true;
+  }
+
+  /** What a job does once its transaction is out: the book, BROADCAST, the confirmation job, its log. */
+  private async afterSend(op: Operation, sequence: bigint, results: BroadcastResult[]): Promise<void> {
+    const isOwn = op.id === this.own.op.id;
+    try {
+      const recorded = this.recordSent(sequence, op.id);
+      const moved = (await this.deps.store.transition(op.id, ['SIGNED'], 'BROADCAST', undefined, undefined, op)) ?? (await this.deps.store.get(op.id));
+      await addConfirmJob(this.deps.queues, moved, this.deps.config.confirmPollMs);
+      if (isOwn) {
+        this.outcome = { kind: 'sent', op: moved, results };
+        await this.own.journal.log(sentLine(results));
+      } else {
+        const line = `${new Date().toISOString()} ${sentLine(results, this.own.jobId ? `job ${this.own.jobId}` : 'the account sender')}`;
+        await this.deps.queues.broadcast.addJobLog(broadcastJobId(op.id), line).catch(() => undefined);
+      }
+      await recorded;
+    } catch (e) {
+      // Its own job finds it SIGNED, below the account's next number, and sends it again: the node knows it.
+      if (isOwn) this.outcome = { kind: 'failed', error: e };
+      throw e;
+    }
+  }
+
+  private async recordSent(sequence: bigint, operationId: string): Promise<void> {
+    if (!(await this.book.recordSent(this.ledgerId, this.own.account, sequence, operationId, this.token))) this.lost = true;
+  }
+
+  private async wake(operationId: string): Promise<void> {
+    const job = await this.deps.queues.broadcast.getJob(broadcastJobId(operationId));
+    if (job && (await job.isDelayed())) await job.promote();
+  }
+
+  private track(p: Promise<unknown>): void {
+    const tracked: Promise<void> = p.then(
+      () => undefined,
+      (e: unknown) => this.deps.logger.warn({ err: (e as Error).message, ledgerId: this.ledgerId, account: this.own.account }, 'bookkeeping after a send failed; the job that owns it finishes it'),
+    );
+    this.pending.add(tracked);
+    void tracked.finally(() => this.pending.delete(tracked));
+  }
+
+  private async settle(): Promise<void> {
+    while (this.pending.size) await Promise.all([...this.pending]);
+  }
+
+  /** Waits for the bookkeeping of every send, then gives the lock back (unless it went on to another holder). */
+  private async finish(): Promise<void> {
+    await this.settle();
+    if (this.released) return;
+    this.released = true;
+    await this.book.release(this.ledgerId, this.own.account, this.token).catch((e: unknown) => {
+      this.deps.logger.warn({ err: (e as Error).message }, 'could not release the send lock; it expires on its own');
+    });
+  }
+}
