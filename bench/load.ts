@@ -33,11 +33,14 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** CPU of this load generator per request (ms): its share of the machine. */
+  loadCpuMs: number;
 }
 
 function pass(spec: LoadSpec): Promise<LoadResult> {
   const bodies = spec.bodiesFile ? readFileSync(spec.bodiesFile, 'utf8').split('\n').filter(Boolean) : [];
   let next = 0;
+  const cpuBefore = process.cpuUsage();
   const instance = autocannon({
     url: spec.url,
     method: spec.method,
@@ -74,6 +77,10 @@ function pass(spec: LoadSpec): Promise<LoadResult> {
         non2xx: r.non2xx,
         errors: r.errors,
         timeouts: r.timeouts,
+        loadCpuMs: (() => {
+          const used = process.cpuUsage(cpuBefore);
+          return (used.user + used.system) / 1000 / Math.max(1, r.requests.total);
+        })(),
       }),
     ),
   );

@@ -95,6 +95,27 @@ export async function waitFor(what: string, child: Child | undefined, check: () 
   throw new Error(`${what}: timed out${child ? `\n${tail(child.log)}` : ''}`);
 }
 
+/**
+ * CPU seconds (user + system, every thread) a child has used so far, from /proc (Linux); NaN
+ * elsewhere. Unlike a profile's wall-clock samples, it does not grow when other processes
+ * hold the cores, so CPU per request compares runs on a busy machine.
+ */
+export function cpuSeconds(child: Child): number {
+  return child.proc.pid === undefined ? NaN : treeCpuSeconds(child.proc.pid);
+}
+
+/** A process's CPU seconds and its live children's (an API started as several processes). */
+function treeCpuSeconds(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in 1/100 s.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+    return (Number(fields[11]) + Number(fields[12])) / 100 + children.reduce((sum, c) => sum + treeCpuSeconds(c), 0);
+  } catch {
+    return NaN;
+  }
+}
+
 export const answers = async (url: string): Promise<boolean> => (await fetch(url)).status < 500;
 
 export const logSays = (child: Child, text: string) => () => readFileSync(child.log, 'utf8').includes(text);

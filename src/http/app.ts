@@ -1,4 +1,4 @@
-import express, { type Express, type Router } from 'express';
+import express, { type Express, type Response, type Router } from 'express';
 import { pinoHttp } from 'pino-http';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from './app-context.js';
@@ -13,6 +13,9 @@ import { ledgerRoutes } from './routes/ledger-routes.js';
 import { metricsRoute, openApiRoute } from './routes/meta-routes.js';
 import { serviceRoutes } from './routes/service-routes.js';
 import { vaultRoutes } from './routes/vault-routes.js';
+
+/** `res.locals` key of the fields a route adds to its request's log line. */
+export const REQUEST_LOG_FIELDS = 'requestLogFields';
 
 /** Raw body kept for routes that authenticate it (the signing callback's HMAC). */
 export interface RawBodyRequest {
@@ -56,6 +59,8 @@ export function createApp(ctx: AppContext, ext: AppExtensions = {}): Express {
       // A hostile caller chooses the URL: the log keeps a bounded prefix of it.
       serializers: { req: (req: { url?: string }) => ({ ...req, url: boundedForLog(req.url, 512) }) },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+      // A route names what it did (the callback's outcome and operation) on its request's one line.
+      customSuccessObject: (_req, res, line) => ({ ...line, ...(res as unknown as Response).locals?.[REQUEST_LOG_FIELDS] }),
     }),
   );
   app.use(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConflictError, VerificationError } from '../errors.js';
-import { parsePublicKey, type SignatureScheme } from '../ledger/public-key.js';
+import type { LedgerRegistry } from '../ledger/registry.js';
+import { parsePublicKey, storedPublicKey, type SignatureScheme } from '../ledger/public-key.js';
 import { verifySignature } from '../ledger/signatures.js';
 import { attemptsOf, unsignedOf } from './attempts.js';
 import type { Operation } from './operation.js';
@@ -58,7 +59,7 @@ function echoesKeysOf(op: Operation, scheme: SignatureScheme, dataToSign: string
     const echoed = publicKeys.length === 1 ? publicKeys[0] : publicKeys[j];
     if (!stored || echoed === undefined) return false;
     try {
-      return Buffer.compare(parsePublicKey(echoed, scheme).bytes, parsePublicKey(stored.publicKey, scheme).bytes) === 0;
+      return Buffer.compare(parsePublicKey(echoed, scheme).bytes, storedPublicKey(stored.publicKey, scheme).bytes) === 0;
     } catch {
       return false;
     }
@@ -77,10 +78,10 @@ export async function operationForDigests(
   dataToSign: string[],
   publicKeys: string[] = [],
 ): Promise<Operation> {
-  const ids = await deps.store.idsForDigests(dataToSign.map(norm));
-  const ops = (await deps.store.many(ids)).filter((o) => o.ledgerId.toLowerCase() === ledgerId.toLowerCase());
+  const stored = await deps.store.forDigests(dataToSign.map(norm));
+  const ops = stored.filter((o) => o.ledgerId.toLowerCase() === ledgerId.toLowerCase());
   if (ops.length === 0) {
-    if (ids.length > 0) fail('ledger-mismatch', `ledgerId '${ledgerId}' does not match the operation's ledger`);
+    if (stored.length > 0) fail('ledger-mismatch', `ledgerId '${ledgerId}' does not match the operation's ledger`);
     fail('unknown-operation', 'dataToSign does not match the digests of one known operation', 404);
   }
   if (ops.length === 1) return ops[0] as Operation;
@@ -116,7 +117,7 @@ export async function acceptSignatures(
   for (const [j, { payload, digest }] of entries(body, payloads.length, adaptor.scheme).entries()) {
     const stored = payloads[payload] as (typeof payloads)[number];
     if (digest !== stored.digest) fail('digest-mismatch', `entry ${j}: digest differs from the stored digest of payload ${payload}`);
-    const storedKey = parsePublicKey(stored.publicKey, adaptor.scheme);
+    const storedKey = storedPublicKey(stored.publicKey, adaptor.scheme);
     const echoed = body.publicKeys.length === 1 ? body.publicKeys[0] : body.publicKeys[j];
     let echoedKey;
     try {

@@ -50,6 +50,30 @@ redis.call('SET', KEYS[1], ARGV[2])
 return 1
 `;
 
+// KEYS: digest-ops of each digest · ARGV[1]: the prefix of op keys. The records of the operations
+// in every set (a callback's lookup in one round trip); no unpack, so any number of digests.
+const FOR_DIGESTS = `
+local out = {}
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local all = true
+  for i = 2, #KEYS do
+    if redis.call('SISMEMBER', KEYS[i], id) == 0 then all = false break end
+  end
+  if all then
+    local raw = redis.call('GET', ARGV[1] .. id)
+    if raw then out[#out + 1] = raw end
+  end
+end
+return out
+`;
+
+// KEYS: the signature hash · ARGV: index, signature JSON, … → { newly set, fields after }
+const ADD_SIGNATURES = `
+local added = 0
+for i = 1, #ARGV, 2 do added = added + redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1]) end
+return { added, redis.call('HLEN', KEYS[1]) }
+`;
+
 const NO_EVENT = ['', '', '', '', ''];
 
 export class OperationStore {
@@ -111,10 +135,11 @@ export class OperationStore {
     return this.keys.digest(digest);
   }
 
-  /** The operations that stored every one of these digests, in one round trip (a callback carries one per payload). */
-  async idsForDigests(digests: string[]): Promise<string[]> {
+  /** The stored operations that have every one of these digests (a callback carries one per payload), read in one round trip. */
+  async forDigests(digests: string[]): Promise<Operation[]> {
     if (digests.length === 0) return [];
-    return this.redis.sinter(...digests.map((d) => this.digestKey(d)));
+    const raws = (await this.redis.eval(FOR_DIGESTS, digests.length, ...digests.map((d) => this.digestKey(d)), this.keys.operation(''))) as string[];
+    return raws.map((r) => JSON.parse(r) as Operation);
   }
 
   /** Records the custody operation id; writes `withdrawal.sign_requested`, the first event that carries it. */
@@ -211,14 +236,9 @@ export class OperationStore {
    * callback exactly one sees `added > 0`.
    */
   async addSignatures(id: string, sigs: Map<number, StoredSignature>, attempt = 0): Promise<{ added: number; total: number }> {
-    const key = this.sigsKey(id, attempt);
-    const tx = this.redis.multi();
-    for (const [index, sig] of sigs) tx.hsetnx(key, String(index), JSON.stringify(sig));
-    tx.hlen(key);
-    const results = (await tx.exec()) ?? [];
-    for (const [err] of results) if (err) throw err;
-    const added = results.slice(0, -1).reduce((n, [, r]) => n + Number(r), 0);
-    return { added, total: Number(results[results.length - 1]?.[1] ?? 0) };
+    const args = [...sigs].flatMap(([index, sig]) => [String(index), JSON.stringify(sig)]);
+    const [added, total] = (await this.redis.eval(ADD_SIGNATURES, 1, this.sigsKey(id, attempt), ...args)) as [number, number];
+    return { added, total };
   }
 
   async signatures(id: string, attempt = 0): Promise<Map<number, StoredSignature>> {

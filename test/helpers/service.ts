@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { families } from '../../adaptors/index.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { AppExtensions } from '../../src/http/app.js';
@@ -60,6 +60,8 @@ export async function startTestService(
     workers?: boolean;
     /** Listen on this port (a custody simulator may already know where to call back). */
     port?: number;
+    /** Where the service logs (silent when absent). */
+    logger?: Logger;
   } = {},
 ): Promise<TestService> {
   const { redis, prefix, url: redisUrl } = testRedis();
@@ -85,7 +87,7 @@ export async function startTestService(
   // A test on another Redis (a cluster) names it in env; its client is made the way the service makes one.
   const client = opts.env?.REDIS_URL ? redisClient(opts.env.REDIS_URL, { maxRetriesPerRequest: null }) : redis;
   if (client !== redis) redis.disconnect();
-  const core = createCore(config, pino({ level: 'silent' }), client);
+  const core = createCore(config, opts.logger ?? pino({ level: 'silent' }), client);
   const pipeline = opts.pipeline ? createPipeline(core) : undefined;
   const ext: AppExtensions = pipeline ? { routes: pipeline.routes, mount: pipeline.mount, ...opts.ext } : (opts.ext ?? {});
   const health = pipeline ? { custody: () => pipeline.deps.custody.health(), ...opts.healthChecks } : opts.healthChecks;

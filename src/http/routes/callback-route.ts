@@ -6,7 +6,7 @@ import { SETTLE_OUTCOMES, settleFromCustody } from '../../pipeline/settle-from-c
 import { boundedForLog } from '../../logger.js';
 import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
 import { checkCallback, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../security/callback-hmac.js';
-import type { RawBodyRequest } from '../app.js';
+import { REQUEST_LOG_FIELDS, type RawBodyRequest } from '../app.js';
 import { defineRoute } from '../route.js';
 import { SIGN_CALLBACK_PATH } from '../../api-base.js';
 
@@ -72,8 +72,10 @@ export function callbackRoute(deps: PipelineDeps) {
       deps.logger.warn({ securityEvent: 'callback', peer: req.socket.remoteAddress, reason: failure.errCode, details: boundedForLog(failure.details) }, 'callback rejected');
       throw failure;
     },
-    handler: async ({ query, body, req }) => {
-      const log = deps.logger.child({ securityEvent: 'callback', ledgerId: query.ledgerId, peer: req.socket.remoteAddress });
+    handler: async ({ query, body, req, res }) => {
+      // One line per callback, the request's own (app.ts): what was done to which operation.
+      const logged = (outcome: string, operationId: string, note?: string) =>
+        (res.locals[REQUEST_LOG_FIELDS] = { securityEvent: 'callback', ledgerId: query.ledgerId, outcome, operationId, ...(note ? { note } : {}) });
       try {
         if (body.signatures.length === 0) {
           const op = await operationForDigests(deps, query.ledgerId, body.dataToSign, body.publicKeys);
@@ -82,18 +84,21 @@ export function callbackRoute(deps: PipelineDeps) {
             throw new UnavailableError('the sign operation of this withdrawal is not recorded yet; send the callback again', undefined, 'ERR_NOT_READY');
           }
           const outcome = await settleFromCustody(deps, op);
-          log.info({ outcome, operationId: op.id }, 'callback without signatures: sign operation looked up at the custody service');
+          logged(outcome, op.id, 'no signatures: the sign operation was looked up at the custody service');
           deps.metrics?.callbacksAccepted.inc({ outcome });
           return { accepted: true, outcome, operationID: op.operationID ?? op.id };
         }
         const { outcome, operation } = await acceptSignatures(deps, query.ledgerId, body);
-        log.info({ outcome, operationId: operation.id }, 'callback accepted');
+        logged(outcome, operation.id);
         deps.metrics?.callbacksAccepted.inc({ outcome });
         return { accepted: true, outcome, operationID: operation.operationID ?? operation.id };
       } catch (e) {
         deps.metrics?.callbacksRejected.inc({ reason: e instanceof VerificationError ? e.reason : e instanceof AppError ? e.errCode : 'error' });
         if (e instanceof VerificationError || (e instanceof AppError && e.status === 409)) {
-          log.warn({ reason: e instanceof VerificationError ? e.reason : e.errCode, details: boundedForLog(e.details) }, 'callback rejected');
+          deps.logger.warn(
+            { securityEvent: 'callback', ledgerId: query.ledgerId, peer: req.socket.remoteAddress, reason: e instanceof VerificationError ? e.reason : e.errCode, details: boundedForLog(e.details) },
+            'callback rejected',
+          );
         }
         throw e;
       }

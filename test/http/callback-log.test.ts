@@ -1,0 +1,91 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import * as ecc from 'tiny-secp256k1';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toCustodyKeyId, type PublicKey } from '../../src/ledger/public-key.js';
+import { createLogger } from '../../src/logger.js';
+import { newOperation, type Operation } from '../../src/pipeline/operation.js';
+import { OperationStore } from '../../src/pipeline/operation-store.js';
+import { freePort } from '../../src/sandbox/free-port.js';
+import { signCallback } from '../../src/security/callback-hmac.js';
+import { startTestService, TEST_CALLBACK_SECRET, type TestService } from '../helpers/service.js';
+import { until } from '../pipeline/support.js';
+
+const PRIVATE = randomBytes(32);
+const KEY: PublicKey = { scheme: 'secp256k1', bytes: Uint8Array.from(ecc.pointFromScalar(PRIVATE, true) as Uint8Array) };
+
+function operation(digest: string): Operation {
+  return newOperation({
+    id: randomUUID(),
+    vaultId: 'v1',
+    ledgerId: 'ethdev',
+    request: { recipientAddress: '0x00000000000000000000000000000000000000B0', asset: 'ETH', amount: '1', description: 'log', fee: 'MEDIUM' },
+    recipientAddress: '0x00000000000000000000000000000000000000B0',
+    unsigned: {
+      txs: [{ serialized: '00' }],
+      payloads: [{ digest, keyId: toCustodyKeyId(KEY), publicKey: Buffer.from(KEY.bytes).toString('hex'), hashAlgorithm: 'SHA3_256', txIndex: 0, inputIndex: 0 }],
+      fee: '0',
+      state: {},
+    },
+  });
+}
+
+function callbackBody(digest: Buffer, signer = PRIVATE) {
+  const { signature, recoveryId } = ecc.signRecoverable(digest, signer);
+  return { publicKeys: [toCustodyKeyId(KEY)], providerData: '', dataToSign: [digest.toString('hex')], signatures: [Buffer.from(signature).toString('hex')], v: [recoveryId] };
+}
+
+/**
+ * A callback leaves one log line, its request's, naming the operation and what was done with
+ * it (the ingest path writes no second line); a refused one still says why, at warn.
+ */
+describe('the log of a signing callback', () => {
+  const lines: Record<string, unknown>[] = [];
+  let svc: TestService;
+  const post = (body: unknown) => {
+    const raw = JSON.stringify(body);
+    return svc.call('POST', '/api/v1.0/sign_complete_callback?ledgerId=ethdev', { rawBody: raw, headers: signCallback(TEST_CALLBACK_SECRET, raw) });
+  };
+  const about = (operationId: string) => lines.filter((l) => JSON.stringify(l).includes(operationId));
+
+  beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+        done();
+      },
+    });
+    svc = await startTestService({ ethdev: { rpcUrl: `http://127.0.0.1:${await freePort()}` } }, { pipeline: true, logger: createLogger('info', [], sink) });
+  });
+  afterAll(() => svc?.stop());
+
+  it('an accepted callback and its duplicate: one info line each, with the outcome and the operation id', async () => {
+    const digest = randomBytes(32);
+    const op = operation(digest.toString('hex'));
+    await new OperationStore(svc.core.redis, svc.core.prefix).create(op);
+    expect((await post(callbackBody(digest))).body.outcome).toBe('queued');
+    expect((await post(callbackBody(digest))).body.outcome).toBe('duplicate');
+    const logged = await until('both request lines', () => (about(op.id).length >= 2 ? about(op.id) : undefined));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(about(op.id)).toHaveLength(2);
+    for (const [line, outcome] of logged.map((l, i) => [l, ['queued', 'duplicate'][i]] as const)) {
+      expect(line).toMatchObject({ level: 30, msg: 'request completed', securityEvent: 'callback', ledgerId: 'ethdev', outcome, operationId: op.id, res: { statusCode: 200 } });
+      expect((line.req as { url: string }).url).toBe('/api/v1.0/sign_complete_callback?ledgerId=ethdev');
+    }
+  });
+
+  it('a forged signature: a warn line with the reason, and the request line at warn', async () => {
+    const digest = randomBytes(32);
+    await new OperationStore(svc.core.redis, svc.core.prefix).create(operation(digest.toString('hex')));
+    const before = lines.length;
+    const res = await post(callbackBody(digest, randomBytes(32)));
+    expect(res.status).toBe(400);
+    const mine = await until('the request line', () => {
+      const l = lines.slice(before);
+      return l.some((x) => x.msg === 'request completed' || x.msg === 'request rejected') ? l : undefined;
+    });
+    expect(mine.find((l) => l.msg === 'callback rejected')).toMatchObject({ level: 40, securityEvent: 'callback', reason: 'bad-signature' });
+    expect(mine.filter((l) => (l.res as { statusCode?: number } | undefined)?.statusCode === 400).every((l) => l.level === 40)).toBe(true);
+    expect(mine.some((l) => l.outcome !== undefined)).toBe(false);
+  });
+});
