@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { ConflictError, VerificationError } from '../errors.js';
-import type { LedgerRegistry } from '../ledger/registry.js';
 import { parsePublicKey, storedPublicKey, type SignatureScheme } from '../ledger/public-key.js';
 import { verifySignature } from '../ledger/signatures.js';
 import { attemptsOf, unsignedOf } from './attempts.js';
