@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { countBroadcasts, postCallback, simCallbackBody, switchableProxy, until, withdraw, type SwitchableProxy } from '../pipeline/support.js';
-import { startThreeNodes, type ThreeNodes } from './three-families.js';
+import { FAMILY_LEDGERS, startFamilyNodes, type FamilyNodes } from './family-nodes.js';
 
 const portOf = (url: string) => Number(new URL(url).port);
 
@@ -11,21 +11,15 @@ const portOf = (url: string) => Number(new URL(url).port);
  * CONFIRMED. The service reaches each node only through a proxy the test switches off and on.
  */
 describe('the node down at broadcast, then back: every ledger family', () => {
-  let nodes: ThreeNodes;
+  let nodes: FamilyNodes;
   let loop: Loop;
   const proxies: Record<string, SwitchableProxy> = {};
 
   beforeAll(async () => {
-    nodes = await startThreeNodes();
-    proxies.ethdev = await switchableProxy({ host: '127.0.0.1', port: portOf(nodes.chain.anvil.url) });
-    proxies.btcregtest = await switchableProxy({ host: '127.0.0.1', port: portOf(nodes.regtest.url) });
-    proxies.stellardev = await switchableProxy({ host: '127.0.0.1', port: portOf(nodes.stellar.url) });
+    nodes = await startFamilyNodes();
+    for (const c of nodes.cases) proxies[c.ledgerId] = await switchableProxy({ host: '127.0.0.1', port: portOf(c.nodeUrl) });
     loop = await startLoop(
-      {
-        ethdev: { rpcUrl: proxies.ethdev.url, confirmations: 1 },
-        btcregtest: { backend: 'esplora', url: proxies.btcregtest.url, confirmations: 1 },
-        stellardev: { horizonUrl: proxies.stellardev.url, networkPassphrase: nodes.stellar.passphrase },
-      },
+      nodes.ledgers({ urls: Object.fromEntries(Object.entries(proxies).map(([id, p]) => [id, p.url])) }),
       // Many quick attempts, so the outage spans several of them.
       { env: { BROADCAST_ATTEMPTS: '50' } },
     );
@@ -36,14 +30,14 @@ describe('the node down at broadcast, then back: every ledger family', () => {
     await nodes?.stop();
   });
 
-  for (const ledgerId of ['ethdev', 'btcregtest', 'stellardev'] as const) {
+  for (const ledgerId of FAMILY_LEDGERS) {
     it(`${ledgerId}: SIGNED while the node is down, one transaction once it is back, CONFIRMED`, async () => {
-      const c = nodes.cases.find((x) => x.ledgerId === ledgerId)!;
+      const c = nodes.case(ledgerId);
       const node = proxies[c.ledgerId] as SwitchableProxy;
+      const v = await c.readyVault(loop);
+      const atNode = c.markSends?.();
       const counter = countBroadcasts(loop.svc, c.ledgerId);
       try {
-        const v = await loop.vault(c.ledgerId);
-        await c.fund(v.address);
         loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
         const recipient = (await loop.vault(c.ledgerId)).address;
         const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: recipient, amount: c.amount, description: 'node down' });
@@ -62,6 +56,10 @@ describe('the node down at broadcast, then back: every ledger family', () => {
         expect(done.txids).toHaveLength(1);
         // Every successful send was the same transaction.
         expect(new Set(counter.sent)).toEqual(new Set(done.txids));
+        if (atNode) {
+          // At the node itself (Solana's facade): nothing arrived while it was down, then one send, executed once.
+          expect(atNode()).toEqual({ requests: done.txids, executed: done.txids });
+        }
       } finally {
         counter.restore();
         node.on();
