@@ -6,9 +6,11 @@ import { FAMILY_LEDGERS, startFamilyNodes, type FamilyNodes } from './family-nod
 const portOf = (url: string) => Number(new URL(url).port);
 
 /**
- * Every ledger family's node goes down between the quorum's signature and the broadcast, and
- * comes back: the withdrawal waits SIGNED through failed attempts, then goes out once and ends
- * CONFIRMED. The service reaches each node only through a proxy the test switches off and on.
+ * Every ledger family's node goes down while a withdrawal is asked for (503, nothing stored or
+ * held), and between the quorum's signature and the broadcast, and comes back: the withdrawal
+ * waits SIGNED through failed attempts, then goes out once and ends CONFIRMED. The service
+ * reaches each node only through a proxy the test switches off and on (Solana: in front of
+ * the LiteSVM JSON-RPC facade, which counts what reaches it).
  */
 describe('the node down at broadcast, then back: every ledger family', () => {
   let nodes: FamilyNodes;
@@ -31,7 +33,7 @@ describe('the node down at broadcast, then back: every ledger family', () => {
   });
 
   for (const ledgerId of FAMILY_LEDGERS) {
-    it(`${ledgerId}: SIGNED while the node is down, one transaction once it is back, CONFIRMED`, async () => {
+    it(`${ledgerId}: asked for while the node is down: 503, nothing stored or held; SIGNED while it is down, one transaction once it is back, CONFIRMED`, async () => {
       const c = nodes.case(ledgerId);
       const node = proxies[c.ledgerId] as SwitchableProxy;
       const v = await c.readyVault(loop);
@@ -40,6 +42,17 @@ describe('the node down at broadcast, then back: every ledger family', () => {
       try {
         loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
         const recipient = (await loop.vault(c.ledgerId)).address;
+        // Asked for while the node is down: refused as retryable, nothing stored, nothing held
+        // (an Ethereum nonce, Bitcoin outputs, a Stellar sequence, Solana's durable nonce): the
+        // same request once the node is back goes through.
+        const stored = (await loop.svc.pipeline!.deps.store.listForVault(v.vaultId, 0, 10)).total;
+        node.off();
+        const early = await withdraw(loop.svc, v.vaultId, { recipientAddress: recipient, amount: c.amount, description: 'node down' });
+        node.on();
+        expect(early.status, JSON.stringify(early.body)).toBe(503);
+        expect(early.headers.get('retry-after')).toBeTruthy();
+        expect(early.body).toMatchObject({ errCode: expect.any(String), title: expect.any(String), details: expect.any(String) });
+        expect((await loop.svc.pipeline!.deps.store.listForVault(v.vaultId, 0, 10)).total).toBe(stored);
         const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: recipient, amount: c.amount, description: 'node down' });
         expect(res.status, JSON.stringify(res.body)).toBe(200);
         const operationID = res.body.operationID as string;
