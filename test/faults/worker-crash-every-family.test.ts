@@ -7,10 +7,11 @@ import { countBroadcasts, withdraw } from '../pipeline/support.js';
 import { FAMILY_LEDGERS, startFamilyNodes, type FamilyNodes } from './family-nodes.js';
 
 /**
- * Bitcoin, Stellar and Solana (Ethereum: test/pipeline/worker-crash.test.ts): a real worker process is
- * SIGKILLed right after its transaction reached the node, before the job finished. Another
- * worker takes the stalled job, sends the same stored transaction again (the node already has
- * it) and the withdrawal ends CONFIRMED with exactly that one transaction.
+ * Bitcoin, Stellar and Solana (Ethereum: test/pipeline/worker-crash.test.ts): a real worker
+ * process is SIGKILLed right after its transaction reached the node, before the job finished.
+ * Another worker takes the stalled job, sends the same stored transaction again (Solana: first
+ * asks the node, which already has it) and the withdrawal ends CONFIRMED with exactly that one
+ * transaction.
  */
 const CRASHED = FAMILY_LEDGERS.filter((id) => id !== 'ethdev');
 
@@ -23,7 +24,7 @@ describe('a worker killed mid-broadcast, every ledger family', () => {
   beforeAll(async () => {
     nodes = await startFamilyNodes();
     ledgers = nodes.ledgers({ only: CRASHED });
-    // The API process runs no workers: the only worker is the one the test starts.
+    // The API process runs no workers while a crash is staged: the only worker is the one the test starts.
     loop = await startLoop(ledgers, { workers: false });
   });
   afterEach(() => {
