@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { countBroadcasts, postCallback, simCallbackBody, until, withdraw } from '../pipeline/support.js';
-import { startThreeNodes, type ThreeNodes } from './three-families.js';
+import { FAMILY_LEDGERS, startFamilyNodes, type FamilyNodes } from './family-nodes.js';
 
 type Body = ReturnType<typeof simCallbackBody>;
 
@@ -14,39 +14,35 @@ const flipHexByte = (hex: string, at = 40): string => {
 /**
  * The forgery and duplicate checks of the callback receiver, for every ledger family on its
  * real local node: each forged copy of a real callback is refused and nothing is broadcast;
- * then ten concurrent copies of the real one give one `queued`, one broadcast, CONFIRMED.
+ * then ten concurrent copies of the real one give one `queued`, one broadcast, CONFIRMED, and
+ * the real one replayed afterwards is a `duplicate` that sends nothing.
  */
 describe('forged and duplicate callbacks, every ledger family', () => {
-  let nodes: ThreeNodes;
+  let nodes: FamilyNodes;
   let loop: Loop;
 
   beforeAll(async () => {
-    nodes = await startThreeNodes();
-    loop = await startLoop({
-      ethdev: { rpcUrl: nodes.chain.anvil.url, confirmations: 1 },
-      btcregtest: { backend: 'esplora', url: nodes.regtest.url, confirmations: 1 },
-      stellardev: { horizonUrl: nodes.stellar.url, networkPassphrase: nodes.stellar.passphrase },
-    });
+    nodes = await startFamilyNodes();
+    loop = await startLoop(nodes.ledgers());
   });
   afterAll(async () => {
     await loop?.stop();
     await nodes?.stop();
   });
 
-  const cases = ['ethdev', 'btcregtest', 'stellardev'] as const;
-
-  for (const ledgerId of cases) {
-    it(`${ledgerId}: every forgery refused with nothing broadcast; 10 concurrent real copies → one queued, one broadcast`, async () => {
-      const c = nodes.cases.find((x) => x.ledgerId === ledgerId)!;
+  for (const ledgerId of FAMILY_LEDGERS) {
+    it(`${ledgerId}: every forgery refused with nothing broadcast; 10 concurrent real copies → one queued, one broadcast; a replay after CONFIRMED changes nothing`, async () => {
+      const c = nodes.case(ledgerId);
+      // Ready vaults first: Solana's are set up by a withdrawal of their own.
+      const vaults = [await c.readyVault(loop), await c.readyVault(loop)];
+      const atNode = c.markSends?.();
       const counter = countBroadcasts(loop.svc, c.ledgerId);
       try {
         // Two vaults with a withdrawal each, their callbacks held back: the material forgers reuse.
         const made: { vaultId: string; operationID: string; body: Body }[] = [];
-        for (const i of [0, 1]) {
-          const v = await loop.vault(c.ledgerId);
-          await c.fund(v.address);
+        for (const v of vaults) {
           loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
-          const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: (await loop.vault(c.ledgerId)).address, amount: c.amount, description: `forgery ${i}` });
+          const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: (await loop.vault(c.ledgerId)).address, amount: c.amount, description: `forgery ${made.length}` });
           expect(res.status, JSON.stringify(res.body)).toBe(200);
           const operationID = res.body.operationID as string;
           const body = await until('the quorum to sign', () => (loop.custody.sim.operation(operationID)?.status === 'COMPLETED' ? simCallbackBody(loop, operationID) : undefined));
@@ -68,7 +64,7 @@ describe('forged and duplicate callbacks, every ledger family', () => {
           expect(r.body.errCode, what).toBeTypeOf('string');
         }
         // A real callback for the ledger it is not for is refused too.
-        const elsewhere = cases.find((x) => x !== c.ledgerId)!;
+        const elsewhere = FAMILY_LEDGERS.find((x) => x !== c.ledgerId)!;
         expect((await postCallback(loop.svc, elsewhere, mine.body)).status).toBe(400);
         await new Promise((r) => setTimeout(r, 300));
         expect(counter.calls).toBe(0);
@@ -81,6 +77,17 @@ describe('forged and duplicate callbacks, every ledger family', () => {
         const done = await loop.waitFor(mine.vaultId, mine.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED', 30_000);
         expect(done.status, done.failureReason).toBe('CONFIRMED');
         expect(counter.calls).toBe(1);
+        // The same callback replayed once the withdrawal is done: acknowledged, nothing sent again.
+        const replay = await postCallback(loop.svc, c.ledgerId, mine.body);
+        expect([replay.status, replay.body.outcome]).toEqual([200, 'duplicate']);
+        await new Promise((r) => setTimeout(r, 300));
+        expect(counter.calls).toBe(1);
+        const after = await loop.waitFor(mine.vaultId, mine.operationID, () => true);
+        expect([after.status, after.txids]).toEqual(['CONFIRMED', done.txids]);
+        if (atNode) {
+          // At the node itself (Solana's facade): one send request, one executed transaction.
+          expect(atNode()).toEqual({ requests: done.txids, executed: done.txids });
+        }
       } finally {
         counter.restore();
       }

@@ -27,6 +27,7 @@ describe('local Solana node: LiteSVM behind a strict JSON-RPC facade', () => {
     const to = newLocalKey().address;
     node.svm.airdrop(payer.address, lamports(1_000_000_000n));
     const tx = transfer(payer, to, 10_000_000n);
+    const requests = node.facade.sendRequests.length;
     const slot = await rpc.getSlot('confirmed');
     const sig = await rpc.sendTransaction(b64(tx));
     expect(await rpc.getSlot('confirmed')).toBe(slot + 1);
@@ -35,6 +36,9 @@ describe('local Solana node: LiteSVM behind a strict JSON-RPC facade', () => {
     expect(BigInt(toAcc!.lamports)).toBe(10_000_000n);
     expect(BigInt(payerAcc!.lamports)).toBe(1_000_000_000n - 10_000_000n - 5_000n);
     await expect(rpc.sendTransaction(b64(tx))).rejects.toBeInstanceOf(AlreadyProcessedError);
+    // Both requests are on the facade's record; the transaction executed once.
+    expect(node.facade.sendRequests.slice(requests)).toEqual([sig, sig]);
+    expect(node.facade.executed().filter((s) => s === sig)).toEqual([sig]);
   });
 
   it('checks signatures and rent for real, and a refused transaction never lands', async () => {

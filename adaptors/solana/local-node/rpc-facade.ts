@@ -38,6 +38,12 @@ export class SvmRpcFacade {
   /** Signatures of the transactions that executed, with their slot: what getSignatureStatuses reports. */
   private readonly landed = new Map<string, Landed>();
 
+  /**
+   * The first signature of every decodable sendTransaction request, in order, whether it
+   * executed or was refused: how a test sees that nothing was sent twice.
+   */
+  readonly sendRequests: string[] = [];
+
   private readonly recent: RecentBlockhashes;
 
   constructor(private readonly svm: LiteSVM) {
@@ -122,6 +128,7 @@ export class SvmRpcFacade {
     const first = Object.values(tx.signatures)[0];
     if (!first) return fail(-32602, 'transaction has no signature');
     const signature = getBase58Decoder().decode(first);
+    this.sendRequests.push(signature);
     if (this.landed.has(signature)) return fail(-32002, 'Transaction simulation failed: This transaction has already been processed', { err: 'AlreadyProcessed' });
     const stale = this.recent.refusal(Uint8Array.from(tx.messageBytes), this.slot());
     if (stale) return fail(-32002, `Transaction simulation failed: ${stale}`, { err: stale });
@@ -140,6 +147,11 @@ export class SvmRpcFacade {
     this.landed.set(signature, { slot: this.slot() });
     this.nextSlot();
     return signature;
+  }
+
+  /** Signatures of the transactions executed through sendTransaction, in order. */
+  executed(): string[] {
+    return [...this.landed.keys()];
   }
 
   private status(signature: string): unknown {
