@@ -173,7 +173,7 @@ export async function craft(_ctx: ${pascal(n)}Context, _source: VaultSource, _in
   ${notImplemented(n, 'craft', 'logic/craft.ts')}
 }
 
-/** Frees what craft reserved: \`${n.camel}State.decode(unsigned.state)\` says what. */
+/** Frees what craft reserved: \`${n.camel}State.decode(unsigned.state)\` says what; more than one thing through \`releaseAll\` (src/ledger/reserve-and-build.ts), so one failing release does not keep the others held. */
 export async function release(_ctx: ${pascal(n)}Context, _unsigned: UnsignedWithdrawal, _reference: string): Promise<void> {
   ${notImplemented(n, 'release', 'logic/craft.ts')}
 }
