@@ -1,8 +1,8 @@
 import { UnrecoverableError } from 'bullmq';
 import { AppError, NodeRejectionError } from '../errors.js';
 import type { VerifiedSignature } from '../ledger/adaptor.js';
-import type { Operation } from './operation.js';
-import { fromStored, type PipelineDeps } from './pipeline-deps.js';
+import { fromStored, type Operation } from './operation.js';
+import type { PipelineDeps } from './pipeline-deps.js';
 import { addConfirmJob, broadcastJobId } from './queues.js';
 import { checkSendOrder, PredecessorPending } from './send-order.js';
 import { failOperation } from './fail-operation.js';
