@@ -17,8 +17,11 @@ export const servicePrefix = (keyPrefix: string): string => `${keyPrefix}:`;
 /** BullMQ's own prefix option: it adds the colon itself (`byow:withdrawals:…`). */
 export const queuePrefix = (keyPrefix: string): string => keyPrefix;
 
+/** The custody emulator's prefix when it runs on its own (`npm run custody-emulator`, CUSTODY_EMULATOR_REDIS_PREFIX). */
+export const CUSTODY_EMULATOR_PREFIX = 'custody-emulator:';
+
 /** The sandbox's custody emulator keeps its state beside the service's, under its own prefix. */
-export const custodyEmulatorPrefix = (keyPrefix: string): string => `${keyPrefix}:custody-emulator:`;
+export const custodyEmulatorPrefix = (keyPrefix: string): string => `${servicePrefix(keyPrefix)}${CUSTODY_EMULATOR_PREFIX}`;
 
 /** The key that says which profile (sandbox, production) a prefix's data belongs to. */
 export const profileKey = (prefix: string): string => `${prefix}profile`;

@@ -7,7 +7,7 @@ import { Reservations } from '../../src/ledger/reservations.js';
 import { Idempotency } from '../../src/pipeline/idempotency.js';
 import { OperationStore } from '../../src/pipeline/operation-store.js';
 import { SendOrderBook } from '../../src/pipeline/send-order.js';
-import { custodyEmulatorPrefix, queuePrefix, servicePrefix, webhookKeys } from '../../src/redis-keys.js';
+import { CUSTODY_EMULATOR_PREFIX, custodyEmulatorPrefix, queuePrefix, servicePrefix, webhookKeys } from '../../src/redis-keys.js';
 import { VaultStore } from '../../src/vaults/vault-store.js';
 import { SubscriptionStore } from '../../src/webhooks/subscription-store.js';
 import { testRedis } from '../helpers/redis.js';
@@ -79,6 +79,8 @@ describe('Redis key names stay as they are on disk', () => {
     expect(queuePrefix('{byow}')).toBe('{byow}');
     const p = custodyEmulatorPrefix(`${prefix}emu`);
     expect(p).toBe(`${prefix}emu:custody-emulator:`);
+    // The standalone emulator's default (npm run custody-emulator).
+    expect(CUSTODY_EMULATOR_PREFIX).toBe('custody-emulator:');
     const emulator = createStore(redis, p);
     await emulator.put('vault', 'v1', { id: 'v1' });
     await emulator.putToken('h1', { kind: 'access', owner: 'so', role: 'admin', expiresAt: Date.now() + 60_000 });
