@@ -207,7 +207,10 @@ export async function health(_ctx: ${pascal(n)}Context): Promise<LedgerHealth> {
   return { healthy: false, errorMessage: '${n.family}: health is not implemented yet (adaptors/${n.family}/logic/health.ts)' };
 }
 `,
-    'conformance.test.ts': `import pino from 'pino';
+    'conformance.test.ts': `// Where this family's tests go: a test of one file beside it, named after it (logic/craft.ts →
+// logic/craft.test.ts); tests through several verbs (withdrawal.test.ts, the signing loop) here at
+// the root, beside this one. Shared test support goes in test-kit.ts (README, "Adding a ledger").
+import pino from 'pino';
 import { Reservations } from '../../src/ledger/reservations.js';
 import { describeConformance } from '../../test/conformance/conformance.js';
 import { secp256k1Signer } from '../../test/conformance/signers.js';
