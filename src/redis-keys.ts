@@ -78,6 +78,15 @@ export const reservationKeys = (prefix: string) => ({
     const base = `${prefix}seq:{${scope}}`;
     return { last: `${base}:last`, free: `${base}:free`, owners: `${base}:owners` };
   },
+  /**
+   * What a scope's reserved numbers not yet mined may spend (reserveSequenceWithin), in the
+   * sequence's hash tag: `spent` ('n|asset' → amount), its lex index, the totals per asset,
+   * the highest mined count seen.
+   */
+  spend(scope: string): { spent: string; spentIndex: string; spentTotal: string; mined: string } {
+    const base = `${prefix}seq:{${scope}}`;
+    return { spent: `${base}:spent`, spentIndex: `${base}:spent-idx`, spentTotal: `${base}:spent-total`, mined: `${base}:mined` };
+  },
   claim: (scope: string, item: string) => `${prefix}claim:{${scope}}:${item}`,
 });
 

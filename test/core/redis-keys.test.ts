@@ -61,6 +61,12 @@ describe('Redis key names stay as they are on disk', () => {
     expect(await keysUnder(p)).toEqual(
       ['seq:{ethdev:0xabc}:last', 'seq:{ethdev:0xabc}:free', 'seq:{ethdev:0xabc}:owners', 'claim:{btcdev:bcrt1q}:txid:0', 'send-order:{ethdev:0xabc}'].sort(),
     );
+    // A number reserved with what its transaction may spend: the spend keys share the scope's tag.
+    const spending = await reservations.reserveSequenceWithin('ethdev:0xdef', 0n, 'op-4', { balances: { ETH: 10n }, minedBelow: 0n, spend: { ETH: 4n } });
+    expect(spending).toEqual({ ok: true, n: 0n });
+    expect((await keysUnder(p)).filter((k) => k.startsWith('seq:{ethdev:0xdef}'))).toEqual(
+      ['seq:{ethdev:0xdef}:last', 'seq:{ethdev:0xdef}:owners', 'seq:{ethdev:0xdef}:spent', 'seq:{ethdev:0xdef}:spent-idx', 'seq:{ethdev:0xdef}:spent-total', 'seq:{ethdev:0xdef}:mined'].sort(),
+    );
   });
 
   it('vaults, idempotency keys, webhook subscriptions, dashboard sessions, the profile marker', async () => {
