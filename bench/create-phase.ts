@@ -12,6 +12,7 @@ import type { Redis } from 'ioredis';
 import type { RunningCustodySimulator } from '../src/custody-simulator/index.js';
 import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
 import type { OperationStore } from '../src/pipeline/operation-store.js';
+import { operationKeys, servicePrefix } from '../src/redis-keys.js';
 import type { Child } from './procs.js';
 
 export interface CreateFigures {
@@ -118,7 +119,7 @@ export async function createPhase(o: CreatePhaseInput): Promise<CreateFigures> {
   const sorted = [...nonces].sort((a, b) => a - b);
   // The held operations must not reach the worker's reconciler in later phases.
   const opIds = (await Promise.all(ids.map((id) => o.store.resolve(id)))).flatMap((op) => (op ? [op.id] : []));
-  for (let i = 0; i < opIds.length; i += 500) await o.redis.zrem(`${o.prefix}:open-ops`, ...opIds.slice(i, i + 500));
+  for (let i = 0; i < opIds.length; i += 500) await o.redis.zrem(operationKeys(servicePrefix(o.prefix)).open, ...opIds.slice(i, i + 500));
 
   const refused = refusals.length - refusedInWarmup;
   return {

@@ -21,6 +21,7 @@ import { toCustodyKeyId } from '../src/ledger/public-key.js';
 import { OperationStore } from '../src/pipeline/operation-store.js';
 import type { Operation } from '../src/pipeline/operation.js';
 import { createQueues } from '../src/pipeline/queues.js';
+import { operationKeys, servicePrefix } from '../src/redis-keys.js';
 import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
 import { freePort } from '../src/sandbox/free-port.js';
 import { startAnvil } from '../adaptors/ethereum/local-node/local-anvil.js';
@@ -254,7 +255,7 @@ async function main(): Promise<void> {
       const counts = await queues.broadcast.getJobCounts('waiting', 'paused', 'prioritized');
       // The fake operations must not reach the worker or the reconciler of the next phases.
       await queues.broadcast.obliterate({ force: true });
-      await redis.del(`${prefix}:open-ops`);
+      await redis.del(operationKeys(servicePrefix(prefix)).open);
       await queues.close();
       const enqueued = Object.values(counts).reduce((x, y) => x + y, 0);
       figures.callbacks = { service, echo: echoResult, ratio: service.rps / echoResult.rps, enqueued, apiCpuMsPerCallback: Math.round(apiCpuMs * 1000) / 1000, echoCpuMsPerRequest: Math.round(echoCpuMs * 1000) / 1000, redisCpuMsPerCallback: Math.round(redisCpuMs * 1000) / 1000, ownRedis: redisUrl !== (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') };

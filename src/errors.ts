@@ -146,6 +146,13 @@ export class VerificationError extends AppError {
   }
 }
 
+/** 500: this service broke one of its own rules (a bug, not the request or a node); final, since a retry takes the same path. */
+export class InternalError extends AppError {
+  constructor(details: string) {
+    super(500, 'ERR_INTERNAL', 'Internal error', details, false);
+  }
+}
+
 /** The transaction was rejected for good by the ledger: the operation ends FAILED. */
 export class PermanentLedgerError extends AppError {
   constructor(details: string, errCode = 'ERR_LEDGER_REJECTED') {

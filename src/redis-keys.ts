@@ -17,8 +17,11 @@ export const servicePrefix = (keyPrefix: string): string => `${keyPrefix}:`;
 /** BullMQ's own prefix option: it adds the colon itself (`byow:withdrawals:…`). */
 export const queuePrefix = (keyPrefix: string): string => keyPrefix;
 
+/** The custody emulator's prefix when it runs on its own (`npm run custody-emulator`, CUSTODY_EMULATOR_REDIS_PREFIX). */
+export const CUSTODY_EMULATOR_PREFIX = 'custody-emulator:';
+
 /** The sandbox's custody emulator keeps its state beside the service's, under its own prefix. */
-export const custodyEmulatorPrefix = (keyPrefix: string): string => `${keyPrefix}:custody-emulator:`;
+export const custodyEmulatorPrefix = (keyPrefix: string): string => `${servicePrefix(keyPrefix)}${CUSTODY_EMULATOR_PREFIX}`;
 
 /** The key that says which profile (sandbox, production) a prefix's data belongs to. */
 export const profileKey = (prefix: string): string => `${prefix}profile`;
@@ -74,6 +77,15 @@ export const reservationKeys = (prefix: string) => ({
   sequence(scope: string): { last: string; free: string; owners: string } {
     const base = `${prefix}seq:{${scope}}`;
     return { last: `${base}:last`, free: `${base}:free`, owners: `${base}:owners` };
+  },
+  /**
+   * What a scope's reserved numbers not yet mined may spend (reserveSequenceWithin), in the
+   * sequence's hash tag: `spent` ('n|asset' → amount), its lex index, the totals per asset,
+   * the highest mined count seen.
+   */
+  spend(scope: string): { spent: string; spentIndex: string; spentTotal: string; mined: string } {
+    const base = `${prefix}seq:{${scope}}`;
+    return { spent: `${base}:spent`, spentIndex: `${base}:spent-idx`, spentTotal: `${base}:spent-total`, mined: `${base}:mined` };
   },
   claim: (scope: string, item: string) => `${prefix}claim:{${scope}}:${item}`,
 });

@@ -83,7 +83,7 @@ describe('ethereum nonces, broadcast outcomes and transaction status', () => {
   it('a balance spent elsewhere after craft: broadcast fails for good with insufficient funds', async () => {
     const key = await fundedKey();
     const ours = await adaptor.craft(key.source, intent(adaptor, { amount: 6n * ETH }));
-    // Craft counts its own withdrawals (see craft-reads.test.ts); this is the key used outside the service.
+    // Craft counts its own withdrawals (see logic/craft-reads.test.ts); this is the key used outside the service.
     await h.rpc('anvil_setBalance', [key.address, hex(ETH)]);
     const e = await send(key, ours).catch((err: unknown) => err);
     expect(e).toBeInstanceOf(NodeRejectionError);

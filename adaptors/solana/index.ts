@@ -1,7 +1,7 @@
 import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
+import { builtInSolanaCodec, solanaAddressCodec } from './address-codec.js';
 import type { SolanaContext } from './context.js';
 import { SOLANA_LEDGERS } from './ledgers.js';
-import { ADDRESS_FORMATS, addressFromPublicKey, isValidAddress } from './logic/address.js';
 import { SOL, tokenAssets } from './logic/assets.js';
 import { getBalances } from './logic/balances.js';
 import { broadcast } from './logic/broadcast.js';
@@ -20,18 +20,12 @@ function createSolanaAdaptor(ledgerId: string, options: SolanaOptions, deps: Ada
   const assets = [SOL, ...tokenAssets(options.tokens)];
   const ctx: SolanaContext = { ledgerId, genesisHash: known?.genesisHash, options, rpc: new SolanaRpc(options.rpcUrl, deps.fetch), deps, assets };
   return {
-    ledgerId,
-    family: 'solana',
-    network: known?.network ?? 'custom',
-    scheme: 'ed25519',
+    ...solanaAddressCodec(ledgerId, known?.network ?? 'custom'),
     nativeAsset: SOL,
     confirmations: options.confirmations,
     assets: () => [...assets],
     feeLevels: () => [...FEE_LEVELS],
-    addressFormats: () => [...ADDRESS_FORMATS],
     health: () => health(ctx),
-    addressFromPublicKey,
-    isValidAddress,
     getBalances: (addresses, list) => getBalances(ctx, addresses, list),
     craft: (source, intent) => craft(ctx, source, intent),
     release: (unsigned, reference) => release(ctx, unsigned, reference),
@@ -48,6 +42,7 @@ export const solanaFamily: LedgerFamily<SolanaOptions> = {
   // Provider URLs often carry an API key.
   sensitiveOptions: ['rpcUrl'],
   create: createSolanaAdaptor,
+  addressCodec: builtInSolanaCodec,
   localNode: async () => {
     const { startSolanaLocalNode } = await import('./local-node/hook.js');
     return startSolanaLocalNode();

@@ -4,6 +4,7 @@ import type { AssetInfo, LedgerAdaptor, UnsignedWithdrawal, WithdrawalIntent } f
 import { InsufficientFundsError, InvalidArgumentError, NodeRejectionError, VerificationError } from '../../src/errors.js';
 import { startStellarLedger, type CreditAsset, type LocalStellarLedger } from './local-node/index.js';
 import { testRedis } from '../../test/helpers/redis.js';
+import { reservationKeys } from '../../src/redis-keys.js';
 import { signPayloads, stellarAdaptor, testKey, vaultOf, type TestKey } from './test-kit.js';
 
 const XLM = 10_000_000n;
@@ -150,6 +151,21 @@ describe('stellar withdrawals end to end on the local ledger simulator', () => {
     const b = await adaptor.craft(vaultOf(vault), intent({ recipientAddress: dest, amount: 2n * XLM }));
     expect((b.state as { sequence: string }).sequence).toBe((a.state as { sequence: string }).sequence);
     await send(b);
+  });
+
+  it('release() gives the creation hold back even when the sequence cannot be given back, then throws that failure', async () => {
+    const payer = testKey();
+    await ledger.fund(payer.address, '100');
+    const fresh = Keypair.random().publicKey();
+    const a = await adaptor.craft(vaultOf(payer), intent({ recipientAddress: fresh, amount: 2n * XLM }));
+    const { scope } = a.state as { scope: string };
+    // The sequence's owners key of another type: Redis refuses the release (WRONGTYPE) before it writes anything.
+    await redis.set(reservationKeys(prefix).sequence(scope).owners, 'not a hash');
+    await expect(adaptor.release(a, `op-${refs}`)).rejects.toThrow(/WRONGTYPE/);
+    // The creation hold was given back all the same: another withdrawal may create the account.
+    const b = await adaptor.craft(vaultOf(vault), intent({ recipientAddress: fresh, amount: 2n * XLM }));
+    expect((b.state as { creates: string }).creates).toBe(fresh);
+    await adaptor.release(b, `op-${refs}`);
   });
 
   it('combine refuses a bad signature; the ledger itself rejects it (tx_bad_auth) when combine is bypassed', async () => {

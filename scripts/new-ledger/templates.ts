@@ -26,8 +26,8 @@ export function templates(n: Names): Record<string, string> {
   const ctx = `import type { ${pascal(n)}Context } from '../context.js';\n`;
   return {
     'index.ts': `import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
+import { builtIn${pascal(n)}Codec, ${n.camel}AddressCodec } from './address-codec.js';
 import type { ${pascal(n)}Context } from './context.js';
-import { ADDRESS_FORMATS, addressFromPublicKey, isValidAddress } from './logic/address.js';
 import { getBalances } from './logic/balances.js';
 import { broadcast } from './logic/broadcast.js';
 import { combine } from './logic/combine.js';
@@ -45,19 +45,12 @@ const FEE_LEVELS = ['MEDIUM', 'HIGH', 'LOW'];
 function create${pascal(n)}Adaptor(ledgerId: string, options: ${pascal(n)}Options, deps: AdaptorDeps): LedgerAdaptor {
   const ctx: ${pascal(n)}Context = { ledgerId, options, node: new NodeClient(options.rpcUrl, deps.fetch), deps };
   return {
-    ledgerId,
-    family: '${n.family}',
-    network: ${upper(n)}_LEDGERS[ledgerId]?.network ?? 'custom',
-    // The custody vault kind this ledger signs with: 'secp256k1' (ECDSA) or 'ed25519' (EDDSA).
-    scheme: 'secp256k1',
+    ...${n.camel}AddressCodec(ledgerId, ${upper(n)}_LEDGERS[ledgerId]?.network ?? 'custom'),
     nativeAsset: NATIVE,
     confirmations: options.confirmations,
     assets: () => [NATIVE],
     feeLevels: () => [...FEE_LEVELS],
-    addressFormats: () => [...ADDRESS_FORMATS],
     health: () => health(ctx),
-    addressFromPublicKey,
-    isValidAddress,
     getBalances: (addresses, list) => getBalances(ctx, addresses, list),
     craft: (source, intent) => craft(ctx, source, intent),
     release: (unsigned, reference) => release(ctx, unsigned, reference),
@@ -73,8 +66,34 @@ export const ${n.camel}Family: LedgerFamily<${pascal(n)}Options> = {
   optionsSchema: ${n.camel}OptionsSchema,
   sensitiveOptions: ['rpcUrl'],
   create: create${pascal(n)}Adaptor,
+  // The built-in ids answer valid and address-from-publickey without a configured back end.
+  addressCodec: builtIn${pascal(n)}Codec,
   // A local development node for the sandbox: add \`localNode: async () => …\` (see adaptors/solana/local-node/hook.ts).
 };
+`,
+    'address-codec.ts': `import type { AddressCodec } from '../../src/ledger/adaptor.js';
+import { ${upper(n)}_LEDGERS } from './ledgers.js';
+import { ADDRESS_FORMATS, addressFromPublicKey, isValidAddress } from './logic/address.js';
+
+/** The pure address operations of a ${n.family} ledger: no node, no options. The adaptor is built on this object. */
+export function ${n.camel}AddressCodec(ledgerId: string, network: string): AddressCodec {
+  return {
+    ledgerId,
+    family: '${n.family}',
+    network,
+    // The custody vault kind this ledger signs with: 'secp256k1' (ECDSA) or 'ed25519' (EDDSA).
+    scheme: 'secp256k1',
+    addressFormats: () => [...ADDRESS_FORMATS],
+    addressFromPublicKey,
+    isValidAddress,
+  };
+}
+
+/** A built-in id's codec, or undefined for an id the family does not know. */
+export function builtIn${pascal(n)}Codec(ledgerId: string): AddressCodec | undefined {
+  const known = ${upper(n)}_LEDGERS[ledgerId];
+  return known ? ${n.camel}AddressCodec(ledgerId, known.network) : undefined;
+}
 `,
     'ledgers.ts': `/** Ledger ids this family knows without being told its family, with the network each serves. */
 export const ${upper(n)}_LEDGERS: Record<string, { network: string }> = {
@@ -173,7 +192,7 @@ export async function craft(_ctx: ${pascal(n)}Context, _source: VaultSource, _in
   ${notImplemented(n, 'craft', 'logic/craft.ts')}
 }
 
-/** Frees what craft reserved: \`${n.camel}State.decode(unsigned.state)\` says what. */
+/** Frees what craft reserved: \`${n.camel}State.decode(unsigned.state)\` says what; more than one thing through \`releaseAll\` (src/ledger/reserve-and-build.ts), so one failing release does not keep the others held. */
 export async function release(_ctx: ${pascal(n)}Context, _unsigned: UnsignedWithdrawal, _reference: string): Promise<void> {
   ${notImplemented(n, 'release', 'logic/craft.ts')}
 }
@@ -207,7 +226,10 @@ export async function health(_ctx: ${pascal(n)}Context): Promise<LedgerHealth> {
   return { healthy: false, errorMessage: '${n.family}: health is not implemented yet (adaptors/${n.family}/logic/health.ts)' };
 }
 `,
-    'conformance.test.ts': `import pino from 'pino';
+    'conformance.test.ts': `// Where this family's tests go: a test of one file beside it, named after it (logic/craft.ts →
+// logic/craft.test.ts); tests through several verbs (withdrawal.test.ts, the signing loop) here at
+// the root, beside this one. Shared test support goes in test-kit.ts (README, "Adding a ledger").
+import pino from 'pino';
 import { Reservations } from '../../src/ledger/reservations.js';
 import { describeConformance } from '../../test/conformance/conformance.js';
 import { secp256k1Signer } from '../../test/conformance/signers.js';

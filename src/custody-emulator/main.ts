@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { createLogger } from '../logger.js';
+import { CUSTODY_EMULATOR_PREFIX } from '../redis-keys.js';
 import { exitOnStartFailure, onShutdown } from '../process-lifecycle.js';
 import { startCustodyEmulator } from './start.js';
 
@@ -12,7 +13,7 @@ const env = z.object({
   CUSTODY_EMULATOR_PORT: z.coerce.number().int().min(0).max(65_535).default(8090),
   CUSTODY_EMULATOR_HOST: z.string().min(1).default('127.0.0.1'),
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
-  CUSTODY_EMULATOR_REDIS_PREFIX: z.string().min(1).default('custody-emulator:'),
+  CUSTODY_EMULATOR_REDIS_PREFIX: z.string().min(1).default(CUSTODY_EMULATOR_PREFIX),
   CUSTODY_EMULATOR_ADMIN_USER: z.string().min(1).default('so'),
   CUSTODY_EMULATOR_ADMIN_PASSWORD: z.string().min(8, 'set CUSTODY_EMULATOR_ADMIN_PASSWORD (8 characters or more)'),
   CUSTODY_EMULATOR_CALLBACK_URL: z.url({ protocol: /^https?$/ }).optional(),

@@ -1,12 +1,13 @@
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
+import { CUSTODY_EMULATOR_PREFIX } from '../redis-keys.js';
 import { createCustodyEmulator, EMULATOR_PATH, LEGACY_MNG_PATH, MNG_PATH, type CustodyEmulator, type CustodyEmulatorOptions } from './emulator.js';
 
 export interface StartCustodyEmulatorOptions extends Omit<CustodyEmulatorOptions, 'redis' | 'prefix'> {
   /** A client the caller owns; or `redisUrl`, and the emulator opens and closes its own. */
   redis?: Redis;
   redisUrl?: string;
-  /** Default `custody-emulator:`. */
+  /** Default CUSTODY_EMULATOR_PREFIX (`custody-emulator:`). */
   prefix?: string;
   /** Default 0: any free port. */
   port?: number;
@@ -32,7 +33,7 @@ export async function startCustodyEmulator(opts: StartCustodyEmulatorOptions): P
   const ownRedis = opts.redis ? undefined : new Redis(opts.redisUrl as string, { maxRetriesPerRequest: 1 });
   const redis = opts.redis ?? (ownRedis as Redis);
   try {
-    const emulator = await createCustodyEmulator({ ...opts, redis, prefix: opts.prefix ?? 'custody-emulator:' });
+    const emulator = await createCustodyEmulator({ ...opts, redis, prefix: opts.prefix ?? CUSTODY_EMULATOR_PREFIX });
     const host = opts.host ?? '127.0.0.1';
     const server = await new Promise<Server>((resolve, reject) => {
       const s = emulator.app.listen(opts.port ?? 0, host, (err?: Error) => (err ? reject(err) : resolve(s)));

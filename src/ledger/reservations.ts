@@ -219,8 +219,8 @@ export class Reservations {
 
   /** Spends of reserved numbers not yet mined: `spent` ('n|asset' → amount), its lex index, the totals per asset, the highest mined count seen. */
   private spendKeys(scope: string): [string, string, string, string] {
-    const base = `${this.prefix}seq:{${scope}}`;
-    return [`${base}:spent`, `${base}:spent-idx`, `${base}:spent-total`, `${base}:mined`];
+    const { spent, spentIndex, spentTotal, mined } = reservationKeys(this.prefix).spend(scope);
+    return [spent, spentIndex, spentTotal, mined];
   }
 
   /**

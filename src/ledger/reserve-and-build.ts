@@ -38,21 +38,45 @@ export function releaseFailures(error: unknown): unknown[] {
   return (error as { [RELEASE_FAILURES]?: unknown[] } | null)?.[RELEASE_FAILURES] ?? [];
 }
 
-/** Gives everything back, last taken first; every release is tried, failures are logged and attached to `cause`. */
-async function undo(logger: Logger, held: readonly HeldReservation[], cause: unknown): Promise<void> {
+/** Tries every release in `held`, in order; returns the failures, each logged with `why`. */
+async function releaseEach(logger: Logger, held: readonly HeldReservation[], why: string, context: Record<string, unknown>): Promise<unknown[]> {
   const failures: unknown[] = [];
-  for (const h of [...held].reverse()) {
+  for (const h of held) {
     try {
       await h.release();
     } catch (e) {
       failures.push(e);
-      logger.warn({ err: e, reservation: h.label, cause }, 'could not release a reservation after a failed craft; it stays held until it expires or is refilled');
+      logger.warn({ err: e, reservation: h.label, ...context }, why);
     }
   }
-  if (failures.length > 0 && typeof cause === 'object' && cause !== null) {
-    // Not enumerable: the error's rendered body and its log line stay as they were.
-    Object.defineProperty(cause, RELEASE_FAILURES, { value: [...releaseFailures(cause), ...failures], configurable: true });
+  return failures;
+}
+
+/** Attaches `failures` to `error` (not enumerable: its rendered body and log line stay as they were). */
+function attach(error: unknown, failures: unknown[]): void {
+  if (failures.length > 0 && typeof error === 'object' && error !== null) {
+    Object.defineProperty(error, RELEASE_FAILURES, { value: [...releaseFailures(error), ...failures], configurable: true });
   }
+}
+
+/** Gives everything back, last taken first; every release is tried, failures are logged and attached to `cause`. */
+async function undo(logger: Logger, held: readonly HeldReservation[], cause: unknown): Promise<void> {
+  const why = 'could not release a reservation after a failed craft; it stays held until it expires or is refilled';
+  attach(cause, await releaseEach(logger, [...held].reverse(), why, { cause }));
+}
+
+/**
+ * An adaptor's `release` when a withdrawal holds more than one thing (a Stellar sequence number
+ * and the account it creates): every one is given back even when an earlier one fails, then the
+ * first failure is thrown (every failure logged, the later ones attached to it as
+ * `releaseFailures`): one release failing never keeps the others held.
+ */
+export async function releaseAll(logger: Logger, held: readonly HeldReservation[]): Promise<void> {
+  const failures = await releaseEach(logger, held, 'could not release a reservation of an ended withdrawal', {});
+  if (failures.length === 0) return;
+  const [first, ...rest] = failures;
+  attach(first, rest);
+  throw first;
 }
 
 /**

@@ -25,8 +25,11 @@ export class StoredStateError extends AppError {
 export interface StateCodec<T> {
   /** Checks `state` against the schema and returns its JSON form (undefined fields dropped); a mismatch is a StoredStateError. */
   encode(state: T): Json;
-  /** Reads stored state back, or throws StoredStateError naming each mismatch. */
-  decode(stored: unknown): T;
+  /**
+   * Reads stored state back, or throws StoredStateError naming each mismatch. `expected` names
+   * fields that must hold these exact values (a state crafted for `btctest` is not read by `btc`).
+   */
+  decode(stored: unknown, expected?: Partial<T>): T;
 }
 
 /** The decoded type of a codec: `type SolanaState = StateOf<typeof solanaState>`. */
@@ -52,6 +55,16 @@ export function defineStateCodec<S extends z.ZodType>(family: string, schema: S)
   return {
     // Round-tripped through JSON text so that what is returned is exactly what decode will see.
     encode: (state) => JSON.parse(JSON.stringify(check(state, 'the crafted state'))) as Json,
-    decode: (stored) => check(stored, 'the stored state'),
+    decode: (stored, expected = {}) => {
+      const state = check(stored, 'the stored state');
+      for (const [field, value] of Object.entries(expected)) {
+        const found = (state as Record<string, unknown>)[field];
+        if (found !== value) {
+          const issue = `${field}: ${JSON.stringify(found)}, expected ${JSON.stringify(value)}`;
+          throw new StoredStateError(family, `the stored state does not belong where it is read (${issue})`, [issue]);
+        }
+      }
+      return state;
+    },
   };
 }

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { SignedTx } from '../ledger/adaptor.js';
 import type { Operation, StoredUnsigned } from './operation.js';
 
@@ -44,10 +45,9 @@ export interface Attempt {
   signed?: string[];
 }
 
-export interface StuckMark {
-  since: string;
-  reason: string;
-}
+/** Set on an operation while its sent transaction waits longer than the stuck threshold: stored and shown as it is. */
+export const stuckMarkSchema = z.object({ since: z.string(), reason: z.string() });
+export type StuckMark = z.infer<typeof stuckMarkSchema>;
 
 function originalStatus(op: Operation): AttemptStatus {
   if (op.status === 'CONFIRMED') return 'confirmed';
@@ -97,7 +97,20 @@ export function liveAttempts(op: Operation): number[] {
 }
 
 /** What the withdrawal response shows of an attempt: never the crafted state or signed bytes. */
-export function renderAttempt(a: Attempt) {
+export const renderedAttemptSchema = z.object({
+  kind: z.enum(ATTEMPT_KINDS),
+  status: z.enum(ATTEMPT_STATUSES),
+  txids: z.array(z.string()),
+  fee: z.string().describe('Fee paid at most, base units of the native asset'),
+  createdAt: z.string(),
+  sentAt: z.string().optional(),
+  operationID: z.string().optional().describe('The custody sign request of this attempt'),
+  rebroadcasts: z.number().optional().describe('Times the signed transaction was sent again after the node dropped it'),
+  failureReason: z.string().optional(),
+});
+export type RenderedAttempt = z.infer<typeof renderedAttemptSchema>;
+
+export function renderAttempt(a: Attempt): RenderedAttempt {
   return {
     kind: a.kind,
     status: a.status,

@@ -6,8 +6,8 @@ import { resolveAssets } from '../ledger/registry.js';
 import { singleAddress, vaultAddresses, vaultSource } from '../vaults/vault-addresses.js';
 import type { VaultStore } from '../vaults/vault-store.js';
 import { failOperation } from './fail-operation.js';
-import { newOperation, type Operation } from './operation.js';
-import { toStored, type WithdrawalDeps } from './pipeline-deps.js';
+import { newOperation, toStored, type Operation } from './operation.js';
+import type { WithdrawalDeps } from './pipeline-deps.js';
 import { signCallbackUrl } from '../api-base.js';
 
 export interface WithdrawalInput {

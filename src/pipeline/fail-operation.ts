@@ -1,5 +1,5 @@
-import type { Operation, OperationStatus } from './operation.js';
-import { fromStored, type PipelineDeps } from './pipeline-deps.js';
+import { fromStored, type Operation, type OperationStatus } from './operation.js';
+import type { PipelineDeps } from './pipeline-deps.js';
 
 /**
  * Ends an operation as FAILED with a reason and gives back what its craft reserved. Giving

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Json, SigningPayload } from '../ledger/adaptor.js';
+import type { Json, SigningPayload, UnsignedWithdrawal } from '../ledger/adaptor.js';
 import type { Attempt, StuckMark } from './attempts.js';
 
 /**
@@ -19,11 +19,9 @@ export interface StoredUnsigned {
   expiresAt?: number;
 }
 
-export interface HistoryEntry {
-  status: OperationStatus;
-  at: string;
-  detail?: string;
-}
+/** One status change of an operation, as stored and shown (`history`). */
+export const historyEntrySchema = z.object({ status: z.enum(OPERATION_STATUSES), at: z.string(), detail: z.string().optional() });
+export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 
 /** The withdrawal request as stored and shown back (`appData.request`): one schema for the record and the response. */
 export const withdrawalRequestRecordSchema = z.object({
@@ -36,6 +34,15 @@ export const withdrawalRequestRecordSchema = z.object({
   memo: z.string().optional(),
 });
 export type WithdrawalRequestRecord = z.infer<typeof withdrawalRequestRecordSchema>;
+
+/** The unsigned withdrawal as stored: the fee as a decimal string. */
+export function toStored(u: UnsignedWithdrawal): StoredUnsigned {
+  return { txs: u.txs, payloads: u.payloads, fee: u.fee.toString(), state: u.state, ...(u.expiresAt ? { expiresAt: u.expiresAt } : {}) };
+}
+
+export function fromStored(s: StoredUnsigned): UnsignedWithdrawal {
+  return { txs: s.txs, payloads: s.payloads, fee: BigInt(s.fee), state: s.state, ...(s.expiresAt ? { expiresAt: s.expiresAt } : {}) };
+}
 
 export interface Operation {
   /** Internal id: owns reservations and keys the store. Fixed before the sign request goes out. */

@@ -1,6 +1,4 @@
 import type { Core } from '../core.js';
-import type { UnsignedWithdrawal } from '../ledger/adaptor.js';
-import type { StoredUnsigned } from './operation.js';
 import type { OperationStore } from './operation-store.js';
 import type { Queues } from './queues.js';
 import type { SendOrderBook } from './send-order.js';
@@ -21,11 +19,3 @@ export interface PipelineDeps extends Pick<Core, 'config' | 'logger' | 'registry
 
 /** Making or replacing a withdrawal also reads the vault registry. */
 export type WithdrawalDeps = PipelineDeps & Pick<Core, 'vaults'>;
-
-export function toStored(u: UnsignedWithdrawal): StoredUnsigned {
-  return { txs: u.txs, payloads: u.payloads, fee: u.fee.toString(), state: u.state, ...(u.expiresAt ? { expiresAt: u.expiresAt } : {}) };
-}
-
-export function fromStored(s: StoredUnsigned): UnsignedWithdrawal {
-  return { txs: s.txs, payloads: s.payloads, fee: BigInt(s.fee), state: s.state, ...(s.expiresAt ? { expiresAt: s.expiresAt } : {}) };
-}

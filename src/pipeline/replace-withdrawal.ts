@@ -2,8 +2,8 @@ import { ConflictError, NotFoundError } from '../errors.js';
 import type { ReplacementKind } from '../ledger/adaptor.js';
 import { vaultSource } from '../vaults/vault-addresses.js';
 import { attemptsOf, liveAttempts, signedOf, unsignedOf, withAttempt, type Attempt } from './attempts.js';
-import type { Operation } from './operation.js';
-import { fromStored, toStored, type PipelineDeps, type WithdrawalDeps } from './pipeline-deps.js';
+import { fromStored, toStored, type Operation } from './operation.js';
+import type { PipelineDeps, WithdrawalDeps } from './pipeline-deps.js';
 import { signCallbackUrl } from '../api-base.js';
 
 const NOT_REPLACEABLE = 'ERR_NOT_REPLACEABLE';

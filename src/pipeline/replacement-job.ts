@@ -1,7 +1,8 @@
 import type { VerifiedSignature } from '../ledger/adaptor.js';
 import { attemptsOf, unsignedOf, withAttempt } from './attempts.js';
 import { isRetryable, scheduleConfirm } from './broadcast-job.js';
-import { fromStored, type PipelineDeps } from './pipeline-deps.js';
+import { fromStored } from './operation.js';
+import type { PipelineDeps } from './pipeline-deps.js';
 
 /**
  * Sends the signed replacements (speed-up, cancel) of one withdrawal: for each attempt whose

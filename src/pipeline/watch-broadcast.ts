@@ -1,8 +1,8 @@
 import type { TxStatus } from '../ledger/adaptor.js';
 import { attemptsOf, signedOf, unsignedOf, type Attempt } from './attempts.js';
 import { failOperation } from './fail-operation.js';
-import type { Operation } from './operation.js';
-import { fromStored, type PipelineDeps } from './pipeline-deps.js';
+import { fromStored, type Operation } from './operation.js';
+import type { PipelineDeps } from './pipeline-deps.js';
 
 /** One attempt as the node sees it, summed over its transactions. */
 type Seen =

@@ -4,7 +4,7 @@ import type { VerifiedSignature } from '../../src/ledger/adaptor.js';
 import { parsePublicKey } from '../../src/ledger/public-key.js';
 import { verifySignature } from '../../src/ledger/signatures.js';
 import { signedOf } from '../../src/pipeline/attempts.js';
-import { fromStored } from '../../src/pipeline/pipeline-deps.js';
+import { fromStored } from '../../src/pipeline/operation.js';
 import { startBitcoinRegtest, type BitcoinRegtest } from '../../adaptors/bitcoin/local-node/index.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';

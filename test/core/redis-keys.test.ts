@@ -7,7 +7,7 @@ import { Reservations } from '../../src/ledger/reservations.js';
 import { Idempotency } from '../../src/pipeline/idempotency.js';
 import { OperationStore } from '../../src/pipeline/operation-store.js';
 import { SendOrderBook } from '../../src/pipeline/send-order.js';
-import { custodyEmulatorPrefix, queuePrefix, servicePrefix, webhookKeys } from '../../src/redis-keys.js';
+import { CUSTODY_EMULATOR_PREFIX, custodyEmulatorPrefix, queuePrefix, servicePrefix, webhookKeys } from '../../src/redis-keys.js';
 import { VaultStore } from '../../src/vaults/vault-store.js';
 import { SubscriptionStore } from '../../src/webhooks/subscription-store.js';
 import { testRedis } from '../helpers/redis.js';
@@ -61,6 +61,12 @@ describe('Redis key names stay as they are on disk', () => {
     expect(await keysUnder(p)).toEqual(
       ['seq:{ethdev:0xabc}:last', 'seq:{ethdev:0xabc}:free', 'seq:{ethdev:0xabc}:owners', 'claim:{btcdev:bcrt1q}:txid:0', 'send-order:{ethdev:0xabc}', 'send-lock:{ethdev:0xabc}'].sort(),
     );
+    // A number reserved with what its transaction may spend: the spend keys share the scope's tag.
+    const spending = await reservations.reserveSequenceWithin('ethdev:0xdef', 0n, 'op-4', { balances: { ETH: 10n }, minedBelow: 0n, spend: { ETH: 4n } });
+    expect(spending).toEqual({ ok: true, n: 0n });
+    expect((await keysUnder(p)).filter((k) => k.startsWith('seq:{ethdev:0xdef}'))).toEqual(
+      ['seq:{ethdev:0xdef}:last', 'seq:{ethdev:0xdef}:owners', 'seq:{ethdev:0xdef}:spent', 'seq:{ethdev:0xdef}:spent-idx', 'seq:{ethdev:0xdef}:spent-total', 'seq:{ethdev:0xdef}:mined'].sort(),
+    );
   });
 
   it('vaults, idempotency keys, webhook subscriptions, dashboard sessions, the profile marker', async () => {
@@ -79,6 +85,8 @@ describe('Redis key names stay as they are on disk', () => {
     expect(queuePrefix('{byow}')).toBe('{byow}');
     const p = custodyEmulatorPrefix(`${prefix}emu`);
     expect(p).toBe(`${prefix}emu:custody-emulator:`);
+    // The standalone emulator's default (npm run custody-emulator).
+    expect(CUSTODY_EMULATOR_PREFIX).toBe('custody-emulator:');
     const emulator = createStore(redis, p);
     await emulator.put('vault', 'v1', { id: 'v1' });
     await emulator.putToken('h1', { kind: 'access', owner: 'so', role: 'admin', expiresAt: Date.now() + 60_000 });

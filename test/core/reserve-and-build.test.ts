@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConflictError, InvalidArgumentError, UnavailableError } from '../../src/errors.js';
-import { buildOrRelease, claimReservation, releaseFailures, reserveAndBuild, sequenceReservation, type Reservation } from '../../src/ledger/reserve-and-build.js';
+import { buildOrRelease, claimReservation, releaseAll, releaseFailures, reserveAndBuild, sequenceReservation, type Reservation } from '../../src/ledger/reserve-and-build.js';
 import { Reservations } from '../../src/ledger/reservations.js';
 import { testRedis } from '../helpers/redis.js';
 
@@ -97,5 +97,24 @@ describe('reserve, build, release on failure', () => {
     expect(order).toEqual(['second', 'first']);
     expect(await buildOrRelease(logger, held, () => 'ok')).toBe('ok');
     expect(order).toEqual(['second', 'first']);
+  });
+
+  it('releaseAll gives back everything even when an earlier release fails, then throws the first failure with the others attached', async () => {
+    const { logger, lines } = capturedLogger();
+    await r.claim('coins', ['e:0', 'e:1'], 'op1', 60_000);
+    const fails = (label: string) => ({ label, release: () => unreleasable(label).release(label) });
+    const gives = (item: string) => ({ label: item, release: () => r.release('coins', [item], 'op1') });
+    let caught: unknown;
+    try {
+      await releaseAll(logger, [fails('sequence 9 of acct:e'), gives('e:0'), fails('creation of G in acct'), gives('e:1')]);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(UnavailableError);
+    expect((caught as Error).message).toContain('cannot release sequence 9 of acct:e');
+    expect(releaseFailures(caught).map((e) => (e as Error).message)).toEqual([expect.stringContaining('cannot release creation of G in acct')]);
+    expect(await r.claimedBy('coins', ['e:0', 'e:1'])).toEqual([null, null]);
+    expect(lines.map((l) => l.reservation)).toEqual(['sequence 9 of acct:e', 'creation of G in acct']);
+    await expect(releaseAll(logger, [gives('e:0')])).resolves.toBeUndefined();
   });
 });

@@ -49,4 +49,19 @@ describe('defineStateCodec', () => {
   it('refuses to encode a state it could not read back', () => {
     expect(() => codec.encode({ sequence: '-1', creates: null })).toThrow(StoredStateError);
   });
+
+  it('refuses a stored state whose expected fields hold other values, naming the field', () => {
+    const stored = codec.encode({ sequence: '7', creates: 'GA' });
+    expect(codec.decode(stored, { creates: 'GA' })).toEqual({ sequence: '7', creates: 'GA' });
+    let caught: unknown;
+    try {
+      codec.decode(stored, { creates: 'GB' });
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(StoredStateError);
+    const e = caught as AppError;
+    expect(e.retryable).toBe(false);
+    expect(e.fields.issues).toEqual(['creates: "GA", expected "GB"']);
+  });
 });

@@ -1,6 +1,6 @@
 import { StrKey } from '@stellar/stellar-sdk';
 import { networks, payments } from 'bitcoinjs-lib';
-import { computeAddress } from 'ethers';
+import { computeAddress, encodeBase58 } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -26,6 +26,10 @@ const expected: Record<string, { key: string; address: string; valid: string; in
   ethtest: { key: RAW65, address: CASP_ADDRESS, valid: CASP_ADDRESS.toLowerCase(), invalid: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' },
   stellar: { key: ED25519, address: StrKey.encodeEd25519PublicKey(Buffer.from(ED25519, 'hex')), valid: 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7', invalid: 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN8' },
   stellartest: { key: ED25519, address: StrKey.encodeEd25519PublicKey(Buffer.from(ED25519, 'hex')), valid: 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7', invalid: CASP_ADDRESS },
+  // Solana: base58 of the 32 key bytes (ethers' base58, not @solana/kit's); the USDC mint, the System Program (32 zero bytes).
+  solana: { key: ED25519, address: encodeBase58(`0x${ED25519}`), valid: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', invalid: 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7' },
+  solanatest: { key: ED25519, address: encodeBase58(`0x${ED25519}`), valid: '11111111111111111111111111111111', invalid: encodeBase58(`0x${ED25519.slice(2)}`) },
+  solanadev: { key: ED25519, address: encodeBase58(`0x${ED25519}`), valid: encodeBase58(`0x${ED25519}`), invalid: CASP_ADDRESS },
 };
 
 describe('built-in ledger ids without a back end', () => {
@@ -84,7 +88,7 @@ describe('built-in ledger ids without a back end', () => {
   it('an unknown id → 422 naming configured and built-in ids; its status → 422 too', async () => {
     const { status, body } = await svc.call('GET', `/api/v1.0/ledgers/doge/addresses/${CASP_ADDRESS}/valid`);
     expect(status).toBe(422);
-    expect(body.valid).toEqual(expect.arrayContaining(['btcregtest', 'btc', 'btctest', 'eth', 'ethtest', 'stellar', 'stellartest']));
+    expect(body.valid).toEqual(expect.arrayContaining(['btcregtest', 'btc', 'btctest', 'eth', 'ethtest', 'stellar', 'stellartest', 'solana', 'solanatest', 'solanadev']));
     const st = await svc.call('GET', '/doge/api/v1.0/status');
     expect(st.status).toBe(422);
     expect(st.body.details).toContain("'doge'");

@@ -8,6 +8,7 @@ import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { startSandboxCustody, type SandboxCustody } from '../../src/sandbox/sandbox-custody.js';
 import { createCore } from '../../src/core.js';
 import { listen } from '../../src/processes.js';
+import { CUSTODY_EMULATOR_PREFIX } from '../../src/redis-keys.js';
 import { ADMIN_KEY, httpCaller } from '../helpers/service.js';
 import { testRedis } from '../helpers/redis.js';
 
@@ -25,7 +26,7 @@ describe('POST /sandbox/vaults', () => {
   const emulatorVaults = async () => custody.running.emulator.ctx.store.list<{ id: string; status: string; groups: { requiredApprovals: number; members: unknown[] }[] }>('vault');
 
   beforeAll(async () => {
-    custody = await startSandboxCustody({ redisUrl, prefix: `${prefix}custody-emulator:`, port: 0, admin: ADMIN, callback: { baseUrl: 'http://127.0.0.1:9' }, logger: pino({ level: 'silent' }) });
+    custody = await startSandboxCustody({ redisUrl, prefix: `${prefix}${CUSTODY_EMULATOR_PREFIX}`, port: 0, admin: ADMIN, callback: { baseUrl: 'http://127.0.0.1:9' }, logger: pino({ level: 'silent' }) });
     const config = loadConfig(
       {
         PORT: '0',

@@ -35,6 +35,7 @@ describe('npm run new-ledger', () => {
     expect([...files].sort()).toEqual(
       [
         'index.ts',
+        'address-codec.ts',
         'ledgers.ts',
         'options.ts',
         'context.ts',
@@ -47,7 +48,7 @@ describe('npm run new-ledger', () => {
         .sort(),
     );
     for (const family of ['ethereum', 'bitcoin', 'stellar', 'solana']) {
-      for (const shared of ['index.ts', 'ledgers.ts', 'options.ts', 'context.ts', 'conformance.test.ts', 'network/errors.ts', 'logic/craft.ts', 'logic/state.ts']) {
+      for (const shared of ['index.ts', 'address-codec.ts', 'ledgers.ts', 'options.ts', 'context.ts', 'conformance.test.ts', 'network/errors.ts', 'logic/craft.ts', 'logic/state.ts']) {
         expect(existsSync(path.join(repo, 'adaptors', family, shared)), `adaptors/${family}/${shared}`).toBe(true);
       }
     }
@@ -75,6 +76,11 @@ describe('npm run new-ledger', () => {
     expect(() => adaptor.addressFromPublicKey({ scheme: 'secp256k1', bytes: new Uint8Array(33) })).toThrow(NotSupportedError);
     await expect(adaptor.getBalances([], [])).rejects.toThrow(/zeta: getBalances is not implemented yet \(adaptors\/zeta\/logic\/balances.ts\)/);
     expect((await adaptor.health()).errorMessage).toMatch(/not implemented/);
+    // The built-in ids get address operations without a back end, the same ones the adaptor has.
+    const codec = zeta!.addressCodec?.('zeta');
+    expect(codec).toMatchObject({ ledgerId: 'zeta', family: 'zeta', network: 'mainnet', scheme: adaptor.scheme });
+    expect(() => codec!.addressFromPublicKey({ scheme: 'secp256k1', bytes: new Uint8Array(33) })).toThrow(NotSupportedError);
+    expect(zeta!.addressCodec?.('zetaother')).toBeUndefined();
   }, 120_000);
 
   it('refuses a bad name and an existing family, leaving adaptors/index.ts alone', () => {

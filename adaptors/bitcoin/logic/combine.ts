@@ -6,7 +6,7 @@ import type { BtcContext } from '../context.js';
 import { unsignedTx } from './craft.js';
 import { inputPreimages } from './preimage.js';
 import { sha256d, SIGHASH_ALL } from './sighash.js';
-import { readState } from './state.js';
+import { bitcoinState } from './state.js';
 
 /**
  * Puts the signatures into the crafted transaction: DER + SIGHASH_ALL, in the witness
@@ -15,7 +15,7 @@ import { readState } from './state.js';
  * what was crafted, and checks each signature against its sighash and key before returning.
  */
 export function combine(ctx: BtcContext, unsigned: UnsignedWithdrawal, signatures: VerifiedSignature[]): SignedTx[] {
-  const state = readState(unsigned.state, ctx.ledgerId);
+  const state = bitcoinState.decode(unsigned.state, { ledgerId: ctx.ledgerId });
   const tx = unsignedTx(ctx, state);
   if (tx.toHex() !== unsigned.txs[0]?.serialized) throw new PermanentLedgerError('stored transaction does not match the stored craft state');
   if (unsigned.payloads.length !== state.inputs.length) throw new PermanentLedgerError('stored payloads do not match the transaction inputs');

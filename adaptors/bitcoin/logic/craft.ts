@@ -14,7 +14,7 @@ import { chooseCoins, type Choice } from './choose-coins.js';
 import type { Candidate } from './select-coins.js';
 import { sha256d } from './sighash.js';
 import { spendableUtxos } from './spendable.js';
-import { readState, toJson, type CraftState } from './state.js';
+import { bitcoinState, type BitcoinState } from './state.js';
 import { recipientScript } from './validate-address.js';
 
 /** BIP125 opt-in replace-by-fee: lets a stuck withdrawal be bumped later. */
@@ -103,9 +103,9 @@ function build(
   reserved: string[],
 ): UnsignedWithdrawal {
   // A consolidation's one output is the vault's own: a speed-up may take its fee from it.
-  const outputs: CraftState['outputs'] = [{ address: intent.recipientAddress, value: send.toString(), change: toSelf }];
+  const outputs: BitcoinState['outputs'] = [{ address: intent.recipientAddress, value: send.toString(), change: toSelf }];
   if (change > 0n) outputs.push({ address: changeAddress, value: change.toString(), change: true });
-  const state: CraftState = {
+  const state: BitcoinState = {
     v: 1,
     ledgerId: ctx.ledgerId,
     feeRate,
@@ -120,7 +120,7 @@ function build(
 }
 
 /** The unsigned transaction a craft state describes, with one signing payload per input. */
-export function unsignedFromState(ctx: BtcContext, state: CraftState, fee: bigint): UnsignedWithdrawal {
+export function unsignedFromState(ctx: BtcContext, state: BitcoinState, fee: bigint): UnsignedWithdrawal {
   const tx = unsignedTx(ctx, state);
   const preimages = inputPreimages(tx, state.inputs);
   const payloads: SigningPayload[] = state.inputs.map((input, i) => {
@@ -135,11 +135,11 @@ export function unsignedFromState(ctx: BtcContext, state: CraftState, fee: bigin
       inputIndex: i,
     };
   });
-  return { txs: [{ serialized: tx.toHex() }], payloads, fee, state: toJson(state) };
+  return { txs: [{ serialized: tx.toHex() }], payloads, fee, state: bitcoinState.encode(state) };
 }
 
 /** Version 2, locktime 0, inputs signalling RBF, recipient first and change last. */
-export function unsignedTx(ctx: BtcContext, state: CraftState): Transaction {
+export function unsignedTx(ctx: BtcContext, state: BitcoinState): Transaction {
   const tx = new Transaction();
   tx.version = 2;
   for (const i of state.inputs) tx.addInput(Buffer.from(i.txid, 'hex').reverse(), i.vout, SEQUENCE_RBF);
@@ -152,6 +152,6 @@ export function unsignedTx(ctx: BtcContext, state: CraftState): Transaction {
 }
 
 export async function release(ctx: BtcContext, unsigned: UnsignedWithdrawal, reference: string): Promise<void> {
-  const state = readState(unsigned.state, ctx.ledgerId);
+  const state = bitcoinState.decode(unsigned.state, { ledgerId: ctx.ledgerId });
   await ctx.deps.reservations.release(ctx.reservationScope, state.reserved, reference);
 }

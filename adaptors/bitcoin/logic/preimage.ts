@@ -1,8 +1,8 @@
 import { crypto as bcrypto, type Transaction } from 'bitcoinjs-lib';
-import type { CraftState } from './state.js';
+import type { BitcoinState } from './state.js';
 import { bip143Preimage, bip143Shared, legacyPreimages, p2pkhScript } from './sighash.js';
 
-type StateInput = CraftState['inputs'][number];
+type StateInput = BitcoinState['inputs'][number];
 
 /** P2WPKH's BIP143 scriptCode and P2PKH's prevout script are the same P2PKH script of the key hash. */
 const keyScript = (input: StateInput): Buffer => p2pkhScript(bcrypto.hash160(Buffer.from(input.publicKey, 'hex')));

@@ -4,7 +4,7 @@ import type { BtcContext } from '../context.js';
 import { unsignedFromState } from './craft.js';
 import { dustThreshold } from './dust.js';
 import { resolveFeeRate } from './fees.js';
-import { readState, type CraftState } from './state.js';
+import { bitcoinState, type BitcoinState } from './state.js';
 import { signedWeight, vbytes } from './tx-size.js';
 import { recipientScript } from './validate-address.js';
 
@@ -12,7 +12,7 @@ import { recipientScript } from './validate-address.js';
 const INCREMENTAL_RELAY = 1n;
 
 /** Virtual size of the signed transaction, rounded up: what the fee rate is paid on. */
-export function signedVsize(ctx: BtcContext, state: CraftState): bigint {
+export function signedVsize(ctx: BtcContext, state: BitcoinState): bigint {
   const outputs = state.outputs.map((o) => recipientScript(o.address, ctx.network)?.length ?? 34);
   return BigInt(vbytes(signedWeight(state.inputs.map((i) => i.format), outputs)));
 }
@@ -25,20 +25,20 @@ export function signedVsize(ctx: BtcContext, state: CraftState): bigint {
  * inputs are added: a change too small for the higher fee is a 409.
  */
 export async function replace(ctx: BtcContext, input: ReplacementInput): Promise<UnsignedWithdrawal> {
-  const old = readState(input.unsigned.state, ctx.ledgerId);
+  const old = bitcoinState.decode(input.unsigned.state, { ledgerId: ctx.ledgerId });
   const oldFee = input.unsigned.fee;
   const rate = BigInt(await resolveFeeRate(ctx, input.fee ?? 'HIGH'));
   const total = old.inputs.reduce((s, i) => s + BigInt(i.value), 0n);
-  let outputs: CraftState['outputs'];
+  let outputs: BitcoinState['outputs'];
   if (input.kind === 'cancel') {
     if (!recipientScript(input.source.changeAddress, ctx.network)) throw new InvalidArgumentError(`change address '${input.source.changeAddress}' is not valid here`);
     outputs = [{ address: input.source.changeAddress, value: '0', change: true }];
   } else {
     outputs = old.outputs.map((o) => ({ ...o }));
   }
-  const size = (outs: CraftState['outputs']) => signedVsize(ctx, { ...old, outputs: outs });
-  const minimum = (outs: CraftState['outputs']) => oldFee + INCREMENTAL_RELAY * size(outs);
-  const feeFor = (outs: CraftState['outputs']) => {
+  const size = (outs: BitcoinState['outputs']) => signedVsize(ctx, { ...old, outputs: outs });
+  const minimum = (outs: BitcoinState['outputs']) => oldFee + INCREMENTAL_RELAY * size(outs);
+  const feeFor = (outs: BitcoinState['outputs']) => {
     const asked = rate * size(outs);
     if (input.fee && asked < minimum(outs)) {
       const minRate = (minimum(outs) + size(outs) - 1n) / size(outs);
@@ -54,7 +54,7 @@ export async function replace(ctx: BtcContext, input: ReplacementInput): Promise
   let rest = total - paid - fee;
   const changeAt = outputs.findIndex((o) => o.change);
   if (changeAt >= 0) {
-    const script = recipientScript((outputs[changeAt] as CraftState['outputs'][number]).address, ctx.network) as Uint8Array;
+    const script = recipientScript((outputs[changeAt] as BitcoinState['outputs'][number]).address, ctx.network) as Uint8Array;
     if (rest < dustThreshold(script)) {
       // A cancel, or a consolidation (its one output is the vault's own): nothing would be left to send.
       if (input.kind === 'cancel' || outputs.length === 1) {
@@ -65,7 +65,7 @@ export async function replace(ctx: BtcContext, input: ReplacementInput): Promise
       fee = feeFor(outputs);
       rest = total - paid - fee;
     } else {
-      (outputs[changeAt] as CraftState['outputs'][number]).value = rest.toString();
+      (outputs[changeAt] as BitcoinState['outputs'][number]).value = rest.toString();
       rest = 0n;
     }
   }
@@ -73,13 +73,13 @@ export async function replace(ctx: BtcContext, input: ReplacementInput): Promise
     throw new ConflictError(`the withdrawal's change cannot pay a replacement fee of ${fee} sat (it pays ${oldFee} sat now); no inputs are added to a replacement`, 'ERR_NOT_REPLACEABLE');
   }
   fee += rest;
-  const state: CraftState = { ...old, outputs, feeRate: Number((fee + size(outputs) - 1n) / size(outputs)) };
+  const state: BitcoinState = { ...old, outputs, feeRate: Number((fee + size(outputs) - 1n) / size(outputs)) };
   return unsignedFromState(ctx, state, fee);
 }
 
 /** Why a pooled transaction is not mined: its rate under what the next blocks take now. */
 export async function stuckReason(ctx: BtcContext, unsigned: UnsignedWithdrawal): Promise<string | undefined> {
-  const state = readState(unsigned.state, ctx.ledgerId);
+  const state = bitcoinState.decode(unsigned.state, { ledgerId: ctx.ledgerId });
   const rate = Number(unsigned.fee) / Number(signedVsize(ctx, state));
   const market = await ctx.backend.feeRate(3);
   if (market !== undefined && rate < market) return `its fee rate of ${rate.toFixed(1)} sat/vB is under the ${market.toFixed(1)} sat/vB the next blocks take`;

@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { crypto as bcrypto, Transaction } from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { describe, expect, it } from 'vitest';
+import { InternalError } from '../../../src/errors.js';
 import { inputPreimages } from './preimage.js';
-import { bip143Preimage, legacyPreimage, p2pkhScript, sha256d, SIGHASH_ALL } from './sighash.js';
+import { bip143Preimage, legacyPreimage, legacyPreimages, p2pkhScript, sha256d, SIGHASH_ALL } from './sighash.js';
 
 // Vectors from BIP143, section "Example" (github.com/bitcoin/bips/blob/master/bip-0143.mediawiki).
 describe('BIP143 sighash preimages', () => {
@@ -62,5 +63,35 @@ describe('preimages of every input of one transaction', () => {
       const expected = input.format === 'p2pkh' ? tx.hashForSignature(i, script, SIGHASH_ALL) : tx.hashForWitnessV0(i, script, BigInt(input.value), SIGHASH_ALL);
       expect(sha256d(preimages[i] as Buffer).toString('hex'), `input ${i} (${input.format})`).toBe(Buffer.from(expected).toString('hex'));
     });
+  });
+});
+
+describe('scripts and indexes at the edges', () => {
+  const tx = new Transaction();
+  tx.version = 2;
+  tx.addInput(createHash('sha256').update('prev').digest(), 0, 0xfffffffd);
+  // Past 252 bytes a script's length takes a three-byte varint; 300 bytes of OP_RETURN data.
+  tx.addOutput(Buffer.concat([Buffer.from([0x6a, 0x4d, 0x2c, 0x01]), Buffer.alloc(300, 9)]), 0n);
+  const script = p2pkhScript(Buffer.alloc(20, 3));
+
+  it('an output script longer than 252 bytes hashes as bitcoinjs hashes it, legacy and BIP143', () => {
+    const legacy = sha256d(legacyPreimages(tx)(0, script));
+    expect(legacy.toString('hex')).toBe(Buffer.from(tx.hashForSignature(0, script, SIGHASH_ALL)).toString('hex'));
+    const segwit = sha256d(bip143Preimage(tx, 0, script, 1_000n));
+    expect(segwit.toString('hex')).toBe(Buffer.from(tx.hashForWitnessV0(0, script, 1_000n, SIGHASH_ALL)).toString('hex'));
+  });
+
+  it('an input index past the inputs is a final InternalError, not a retryable plain Error', () => {
+    for (const ask of [() => bip143Preimage(tx, 1, script, 1_000n), () => legacyPreimages(tx)(1, script)]) {
+      let caught: unknown;
+      try {
+        ask();
+      } catch (e) {
+        caught = e;
+      }
+      expect(caught).toBeInstanceOf(InternalError);
+      expect((caught as InternalError).retryable).toBe(false);
+      expect((caught as InternalError).details).toBe('sighash asked for input 1 of a transaction with 1 inputs');
+    }
   });
 });

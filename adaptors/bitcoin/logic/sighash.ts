@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Transaction } from 'bitcoinjs-lib';
+import { InternalError } from '../../../src/errors.js';
 
 /**
  * Signature-hash preimages for SIGHASH_ALL, built by hand because the custody service shows
@@ -32,8 +33,14 @@ function varInt(n: number): Buffer {
 }
 
 function varSlice(data: Uint8Array): Buffer {
-  if (data.length >= 0xfd) throw new Error('script too long for this sighash builder');
-  return Buffer.concat([Buffer.from([data.length]), data]);
+  return Buffer.concat([varInt(data.length), data]);
+}
+
+/** An input index past the transaction's inputs is this service's bug: final, a retry asks for the same index. */
+function inputAt(tx: Transaction, index: number): Transaction['ins'][number] {
+  const input = tx.ins[index];
+  if (!input) throw new InternalError(`sighash asked for input ${index} of a transaction with ${tx.ins.length} inputs`);
+  return input;
 }
 
 /** P2PKH script of a key hash: the scriptCode of P2WPKH spends (BIP143) and the prevout of P2PKH. */
@@ -61,8 +68,7 @@ export function bip143Shared(tx: Transaction): Bip143Shared {
 
 /** BIP143 preimage of input `index` (P2WPKH and P2SH-P2WPKH), SIGHASH_ALL. Pass `shared` when hashing several inputs of one transaction. */
 export function bip143Preimage(tx: Transaction, index: number, scriptCode: Uint8Array, value: bigint, shared: Bip143Shared = bip143Shared(tx)): Buffer {
-  const input = tx.ins[index];
-  if (!input) throw new Error(`no input ${index}`);
+  const input = inputAt(tx, index);
   return Buffer.concat([
     u32le(tx.version),
     shared.hashPrevouts,
@@ -93,8 +99,7 @@ export function legacyPreimages(tx: Transaction): (index: number, prevoutScript:
     u32le(SIGHASH_ALL),
   ]);
   return (index, prevoutScript) => {
-    const input = tx.ins[index];
-    if (!input) throw new Error(`no input ${index}`);
+    const input = inputAt(tx, index);
     const own = Buffer.concat([input.hash, u32le(input.index), varSlice(prevoutScript), u32le(input.sequence)]);
     return Buffer.concat([head, ...emptyInputs.slice(0, index), own, ...emptyInputs.slice(index + 1), tail]);
   };

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import type { Json } from '../../../src/ledger/adaptor.js';
-import { defineStateCodec, StoredStateError } from '../../../src/ledger/state-codec.js';
+import { defineStateCodec } from '../../../src/ledger/state-codec.js';
 import { ADDRESS_FORMATS, type AddressFormat } from './address.js';
 
 /** What `combine` and `release` need from `craft`, JSON-safe (satoshis as decimal strings). */
-export interface CraftState {
+export interface BitcoinState {
   v: 1;
   ledgerId: string;
   feeRate: number;
@@ -26,7 +25,7 @@ export interface CraftState {
 const sats = z.string().regex(/^\d+$/);
 
 // Loose: fields this schema does not name yet are kept as they were stored, not dropped.
-const schema: z.ZodType<CraftState> = z.looseObject({
+const schema: z.ZodType<BitcoinState> = z.looseObject({
   v: z.literal(1),
   ledgerId: z.string(),
   feeRate: z.number().nonnegative(),
@@ -45,15 +44,5 @@ const schema: z.ZodType<CraftState> = z.looseObject({
   reserved: z.array(z.string()),
 });
 
+/** Callers decode with `{ ledgerId }`: a state crafted for one ledger id is never read by another. */
 export const bitcoinState = defineStateCodec('Bitcoin', schema);
-
-export function toJson(state: CraftState): Json {
-  return bitcoinState.encode(state);
-}
-
-/** The stored state, checked by the schema and against the ledger that reads it. */
-export function readState(state: Json, ledgerId: string): CraftState {
-  const s = bitcoinState.decode(state);
-  if (s.ledgerId !== ledgerId) throw new StoredStateError('Bitcoin', `the stored withdrawal was crafted for ${s.ledgerId}, not ${ledgerId}`);
-  return s;
-}

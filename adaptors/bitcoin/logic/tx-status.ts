@@ -1,6 +1,6 @@
 import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { BtcContext } from '../context.js';
-import { readState } from './state.js';
+import { bitcoinState } from './state.js';
 
 /**
  * Confirmations from the back end; confirmed once they reach the ledger's `confirmations`.
@@ -11,7 +11,7 @@ import { readState } from './state.js';
 export async function txStatus(ctx: BtcContext, txid: string, unsigned: UnsignedWithdrawal): Promise<TxStatus> {
   const s = await ctx.backend.txStatus(txid);
   if (!s) {
-    const { inputs } = readState(unsigned.state, ctx.ledgerId);
+    const { inputs } = bitcoinState.decode(unsigned.state, { ledgerId: ctx.ledgerId });
     const spends = await Promise.all(inputs.map((i) => ctx.backend.outspend(i.txid, i.vout)));
     const spent = spends.find((o) => o.spent && o.txid !== txid);
     if (spent) return { state: 'failed', confirmations: 0, reason: `inputs spent by ${spent.txid ?? 'another transaction'}`, ...(spent.txid ? { spentBy: spent.txid } : {}) };

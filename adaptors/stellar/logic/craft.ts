@@ -3,7 +3,7 @@ import { ConflictError, InvalidArgumentError } from '../../../src/errors.js';
 import type { UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
 import { insufficientFunds } from '../../../src/ledger/insufficient-funds.js';
-import { reserveAndBuild, sequenceReservation, type Reservation } from '../../../src/ledger/reserve-and-build.js';
+import { releaseAll, reserveAndBuild, sequenceReservation, type HeldReservation, type Reservation } from '../../../src/ledger/reserve-and-build.js';
 import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';
 import type { StellarContext } from '../context.js';
 import type { HorizonAccount } from '../network/horizon.js';
@@ -178,9 +178,12 @@ function checkFunds(
   }
 }
 
-/** Gives the reserved sequence number back when the operation ends before broadcast. */
+/** Gives the reserved sequence number and the creation hold back when the operation ends before broadcast. */
 export async function release(ctx: StellarContext, unsigned: UnsignedWithdrawal, reference: string): Promise<void> {
   const state = stellarState.decode(unsigned.state);
-  await ctx.deps.reservations.releaseSequence(state.scope, BigInt(state.sequence), reference);
-  if (state.creates) await ctx.deps.reservations.release(creationScope(ctx.ledgerId), [state.creates], reference);
+  const { reservations } = ctx.deps;
+  const held: HeldReservation[] = [{ label: `sequence ${state.sequence} of ${state.scope}`, release: () => reservations.releaseSequence(state.scope, BigInt(state.sequence), reference) }];
+  const { creates } = state;
+  if (creates) held.push({ label: `creation of ${creates} in ${creationScope(ctx.ledgerId)}`, release: () => reservations.release(creationScope(ctx.ledgerId), [creates], reference) });
+  await releaseAll(ctx.deps.logger, held);
 }

@@ -1516,7 +1516,8 @@ export interface operations {
                                 failureReason?: string;
                             }[];
                             history: {
-                                status: string;
+                                /** @enum {string} */
+                                status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
                                 at: string;
                                 detail?: string;
                             }[];
@@ -1756,7 +1757,8 @@ export interface operations {
                             failureReason?: string;
                         }[];
                         history: {
-                            status: string;
+                            /** @enum {string} */
+                            status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
                             at: string;
                             detail?: string;
                         }[];
@@ -1876,7 +1878,8 @@ export interface operations {
                             failureReason?: string;
                         }[];
                         history: {
-                            status: string;
+                            /** @enum {string} */
+                            status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
                             at: string;
                             detail?: string;
                         }[];
@@ -2041,7 +2044,8 @@ export interface operations {
                             failureReason?: string;
                         }[];
                         history: {
-                            status: string;
+                            /** @enum {string} */
+                            status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
                             at: string;
                             detail?: string;
                         }[];
@@ -2315,7 +2319,8 @@ export interface operations {
                                 failureReason?: string;
                             }[];
                             history: {
-                                status: string;
+                                /** @enum {string} */
+                                status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
                                 at: string;
                                 detail?: string;
                             }[];

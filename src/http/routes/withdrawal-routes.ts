@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { NotFoundError } from '../../errors.js';
 import { createWithdrawal } from '../../pipeline/create-withdrawal.js';
-import { ATTEMPT_KINDS, ATTEMPT_STATUSES } from '../../pipeline/attempts.js';
+import { renderedAttemptSchema, stuckMarkSchema } from '../../pipeline/attempts.js';
 import type { Idempotency } from '../../pipeline/idempotency.js';
-import { OPERATION_STATUSES, withdrawalRequestRecordSchema, type Operation } from '../../pipeline/operation.js';
+import { historyEntrySchema, OPERATION_STATUSES, withdrawalRequestRecordSchema, type Operation } from '../../pipeline/operation.js';
 import type { WithdrawalDeps } from '../../pipeline/pipeline-deps.js';
 import { withdrawalSummary, withdrawalView } from '../../pipeline/withdrawal-view.js';
 import { defineRoute } from '../route.js';
@@ -31,27 +31,15 @@ export const withdrawalResponseSchema = z.object({
   appData: z.object({ request: withdrawalRequestRecordSchema, txs: z.array(z.object({ serialized: z.string() })) }),
 });
 
-const attemptSchema = z.object({
-  kind: z.enum(ATTEMPT_KINDS),
-  status: z.enum(ATTEMPT_STATUSES),
-  txids: z.array(z.string()),
-  fee: z.string().describe('Fee paid at most, base units of the native asset'),
-  createdAt: z.string(),
-  sentAt: z.string().optional(),
-  operationID: z.string().optional().describe('The custody sign request of this attempt'),
-  rebroadcasts: z.number().optional().describe('Times the signed transaction was sent again after the node dropped it'),
-  failureReason: z.string().optional(),
-});
-
 export const withdrawalStatusSchema = withdrawalResponseSchema.extend({
   vaultId: z.string(),
   ledgerId: z.string(),
   txids: z.array(z.string()),
   confirmations: z.number(),
   failureReason: z.string().optional(),
-  stuck: z.object({ since: z.string(), reason: z.string() }).optional().describe('Set while the sent transaction waits longer than STUCK_AFTER_SECONDS'),
-  attempts: z.array(attemptSchema).describe('The original transaction, then each speed-up or cancel'),
-  history: z.array(z.object({ status: z.string(), at: z.string(), detail: z.string().optional() })),
+  stuck: stuckMarkSchema.optional().describe('Set while the sent transaction waits longer than STUCK_AFTER_SECONDS'),
+  attempts: z.array(renderedAttemptSchema).describe('The original transaction, then each speed-up or cancel'),
+  history: z.array(historyEntrySchema),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -1,60 +1,15 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConflictError, InvalidArgumentError, PermanentLedgerError, UnavailableError, UpstreamError, VerificationError } from '../../../src/errors.js';
-import type { LedgerAdaptor, VaultSource } from '../../../src/ledger/adaptor.js';
-import { Reservations } from '../../../src/ledger/reservations.js';
-import { verifySignature } from '../../../src/ledger/signatures.js';
-import { StoredStateError } from '../../../src/ledger/state-codec.js';
-import { ed25519Signer } from '../../../test/conformance/signers.js';
-import { testRedis } from '../../../test/helpers/redis.js';
-import { solanaFamily } from '../index.js';
-import { startLocalSolanaNode, type LocalSolanaNode } from '../local-node/index.js';
-import { AlreadyProcessedError, ExpiredTransactionError, mapNodeError } from '../network/errors.js';
-import { setUpNonce } from '../test-kit.js';
-import { addressFromPublicKey, isValidAddress } from './address.js';
-import { nonceAccountAddress } from './nonce.js';
-import { solanaState } from './state.js';
-
-describe('solana options, addresses and node errors', () => {
-  const parse = (o: object) => solanaFamily.optionsSchema.safeParse(o);
-
-  it('options are strict: URL, mint, symbols, commitment', () => {
-    expect(parse({ rpcUrl: 'https://api.mainnet-beta.solana.com' }).success).toBe(true);
-    expect(parse({ rpcUrl: 'ftp://x' }).success).toBe(false);
-    expect(parse({ rpcUrl: 'http://x', extra: 1 }).success).toBe(false);
-    expect(parse({ rpcUrl: 'http://x', commitment: 'processed' }).success).toBe(false);
-    expect(parse({ rpcUrl: 'http://x', tokens: [{ symbol: 'USDC', mint: 'nope', decimals: 6 }] }).success).toBe(false);
-    const usdc = { symbol: 'USDC', mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', decimals: 6 };
-    expect(parse({ rpcUrl: 'http://x', tokens: [usdc, usdc] }).success).toBe(false);
-    expect(parse({ rpcUrl: 'http://x', tokens: [{ ...usdc, symbol: 'SOL' }] }).success).toBe(false);
-  });
-
-  it('addresses are base58 of the 32-byte ed25519 key', () => {
-    expect(addressFromPublicKey({ scheme: 'ed25519', bytes: new Uint8Array(32) })).toBe('11111111111111111111111111111111');
-    expect(() => addressFromPublicKey({ scheme: 'secp256k1', bytes: new Uint8Array(33) })).toThrow(InvalidArgumentError);
-    expect(() => addressFromPublicKey({ scheme: 'ed25519', bytes: new Uint8Array(32) }, 'hex')).toThrow(/Valid values: base58/);
-    expect(isValidAddress('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v')).toBe(true);
-    expect(isValidAddress('EPjFWdd5AufqSSqeM2qN1xzy')).toBe(false);
-    expect(isValidAddress('0PjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v')).toBe(false);
-  });
-
-  it('node errors become typed errors once', () => {
-    expect(mapNodeError('sendTransaction', { code: -32002, message: 'Transaction simulation failed: This transaction has already been processed' })).toBeInstanceOf(AlreadyProcessedError);
-    expect(mapNodeError('sendTransaction', { code: -32002, message: 'Transaction simulation failed: Blockhash not found' })).toBeInstanceOf(ExpiredTransactionError);
-    const rejected = mapNodeError('sendTransaction', { code: -32002, message: 'Transaction simulation failed: InsufficientFundsForRent' });
-    expect(rejected).toBeInstanceOf(PermanentLedgerError);
-    expect(rejected.retryable).toBe(false);
-    expect(mapNodeError('getSlot', { code: -32005, message: 'Node is behind by 42 slots' })).toBeInstanceOf(UnavailableError);
-    expect(mapNodeError('getSlot', { code: 429, message: 'Too many requests for a specific RPC call' }).retryable).toBe(true);
-    expect(mapNodeError('getFoo', { code: -32601, message: 'Method not found' })).toBeInstanceOf(UpstreamError);
-  });
-
-  it('the stored state is checked when read back', () => {
-    expect(() => solanaState.decode({ kind: 'transfer' })).toThrow(StoredStateError);
-    expect(() => solanaState.decode({ kind: 'transfer' })).toThrow(/vault: /);
-    expect(() => solanaState.decode(null)).toThrow(/not a Solana withdrawal state/);
-  });
-});
+import { ConflictError, PermanentLedgerError, VerificationError } from '../../src/errors.js';
+import type { LedgerAdaptor, VaultSource } from '../../src/ledger/adaptor.js';
+import { Reservations } from '../../src/ledger/reservations.js';
+import { verifySignature } from '../../src/ledger/signatures.js';
+import { ed25519Signer } from '../../test/conformance/signers.js';
+import { testRedis } from '../../test/helpers/redis.js';
+import { solanaFamily } from './index.js';
+import { startLocalSolanaNode, type LocalSolanaNode } from './local-node/index.js';
+import { nonceAccountAddress } from './logic/nonce.js';
+import { setUpNonce } from './test-kit.js';
 
 describe('solana withdrawals against the local node', () => {
   let node: LocalSolanaNode;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError, InsufficientFundsError, InvalidArgumentError } from '../../src/errors.js';
-import type { LedgerAdaptor } from '../../src/ledger/adaptor.js';
-import { intent, newKey, startHarness, type Harness } from './test-kit.js';
+import { AppError, InsufficientFundsError, InvalidArgumentError } from '../../../src/errors.js';
+import type { LedgerAdaptor } from '../../../src/ledger/adaptor.js';
+import { intent, newKey, startHarness, type Harness } from '../test-kit.js';
 
 async function rejection(p: Promise<unknown>): Promise<AppError> {
   const e = await p.then(

@@ -1,11 +1,11 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { EthContext } from './context.js';
-import { parseFee, quoteFee } from './logic/fees.js';
-import { ChainReads } from './network/chain-reads.js';
-import { JsonRpcClient } from './network/json-rpc.js';
-import { ethereumOptionsSchema } from './options.js';
-import type { AdaptorDeps } from '../../src/ledger/adaptor.js';
+import type { EthContext } from '../context.js';
+import { parseFee, quoteFee } from './fees.js';
+import { ChainReads } from '../network/chain-reads.js';
+import { JsonRpcClient } from '../network/json-rpc.js';
+import { ethereumOptionsSchema } from '../options.js';
+import type { AdaptorDeps } from '../../../src/ledger/adaptor.js';
 
 const GWEI = 1_000_000_000n;
 const hex = (n: bigint): string => `0x${n.toString(16)}`;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { ethereumFamily } from './index.js';
-import type { LedgerAdaptor } from '../../src/ledger/adaptor.js';
-import { Reservations } from '../../src/ledger/reservations.js';
-import { startTestChain, type TestChain } from '../../test/helpers/chain.js';
-import { testRedis } from '../../test/helpers/redis.js';
+import { ethereumFamily } from '../index.js';
+import type { LedgerAdaptor } from '../../../src/ledger/adaptor.js';
+import { Reservations } from '../../../src/ledger/reservations.js';
+import { startTestChain, type TestChain } from '../../../test/helpers/chain.js';
+import { testRedis } from '../../../test/helpers/redis.js';
 
 describe('ethereum balances on a real anvil node', () => {
   let chain: TestChain;

@@ -1,6 +1,6 @@
 import { Account, Asset, Keypair, Operation, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStellarLedger, type LocalStellarLedger } from './local-node/index.js';
+import { startStellarLedger, type LocalStellarLedger } from './index.js';
 
 /** The simulator's fee-bump (CAP-15) and surge-queue rules: what stellar-core refuses, it refuses. */
 describe('Stellar ledger simulator: fee-bump envelopes and the surge queue', () => {

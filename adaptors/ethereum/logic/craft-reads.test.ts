@@ -1,10 +1,10 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InsufficientFundsError } from '../../src/errors.js';
-import type { LedgerAdaptor, UnsignedWithdrawal } from '../../src/ledger/adaptor.js';
-import { testRedis } from '../../test/helpers/redis.js';
-import { ethereumFamily } from './index.js';
-import { intent, newKey, startHarness, type Harness, type TestKey } from './test-kit.js';
+import { InsufficientFundsError } from '../../../src/errors.js';
+import type { LedgerAdaptor, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
+import { testRedis } from '../../../test/helpers/redis.js';
+import { ethereumFamily } from '../index.js';
+import { intent, newKey, startHarness, type Harness, type TestKey } from '../test-kit.js';
 
 const ETH = 10n ** 18n;
 const nonceOf = (u: UnsignedWithdrawal): bigint => BigInt((u.state as { nonce: string }).nonce);
