@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { BroadcastResult, LedgerAdaptor, SignedTx } from '../ledger/adaptor.js';
 import type { JobJournal } from './job-journal.js';
-import type { Operation } from './operation.js';
-import { fromStored, type PipelineDeps } from './pipeline-deps.js';
+import { fromStored, type Operation } from './operation.js';
+import type { PipelineDeps } from './pipeline-deps.js';
 import { addConfirmJob, broadcastJobId } from './queues.js';
 import { SendOrderBook, SenderBusy } from './send-order.js';
 import { sendSigned, sentLine, storedSigned } from './send-signed.js';
