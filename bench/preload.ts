@@ -2,9 +2,13 @@
  * Loaded with `--import` into the service processes the bench starts (src/main.ts,
  * src/worker-main.ts), so they run unchanged. It records how long each
  * `eth_sendRawTransaction` takes at the node (request sent → answer read), keyed by txid,
- * and answers the bench's `stats` message with those timings and process.memoryUsage().
+ * and answers the bench's messages:
+ * - `stats`: those timings, process.memoryUsage() and the peak RSS;
+ * - `{kind: 'heap-snapshot', file}`: writes a V8 heap snapshot there (to compare two of them
+ *   in Chrome DevTools' Memory tab and see what holds the heap), answers with the file.
  */
-import { performance } from 'node:perf_hooks';
+import { constants, performance, PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { keccak256 } from 'ethers';
 
 const sends: { txid: string; ms: number }[] = [];
@@ -26,11 +30,30 @@ globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Pr
   return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
 };
 
+/** Where the RSS goes inside V8: committed (physical) bytes per heap space, and V8's own malloc. */
+function v8Memory(): { spaces: Record<string, { physical: number; used: number }>; physical: number; malloced: number; peakMalloced: number } {
+  const h = getHeapStatistics();
+  const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, { physical: s.physical_space_size, used: s.space_used_size }]));
+  return { spaces, physical: h.total_physical_size, malloced: h.malloced_memory, peakMalloced: h.peak_malloced_memory };
+}
+
+/** Garbage collections so far: scavenges of the young generation, and full mark-compacts. */
+const gc = { minor: 0, major: 0 };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind;
+    if (kind === constants.NODE_PERFORMANCE_GC_MINOR) gc.minor++;
+    else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc.major++;
+  }
+}).observe({ entryTypes: ['gc'] });
+
 let peakRss = 0;
 setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
 }, 250).unref();
 
-process.on('message', (m) => {
-  if (m === 'stats') process.send?.({ kind: 'stats', memory: process.memoryUsage(), peakRss, sends });
+process.on('message', (m: unknown) => {
+  if (m === 'stats') process.send?.({ kind: 'stats', memory: process.memoryUsage(), peakRss, sends, v8: v8Memory(), gc });
+  const snapshot = m as { kind?: string; file?: string } | null;
+  if (snapshot?.kind === 'heap-snapshot' && snapshot.file) process.send?.({ kind: 'heap-snapshot', file: writeHeapSnapshot(snapshot.file) });
 });

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { cpus, totalmem } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { computeAddress } from 'ethers';
 import { payments, networks } from 'bitcoinjs-lib';
 import { StrKey } from '@stellar/stellar-sdk';
@@ -26,18 +26,20 @@ import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
 import { freePort } from '../src/sandbox/free-port.js';
 import { startAnvil } from '../adaptors/ethereum/local-node/local-anvil.js';
 import { ensureRedis } from '../src/sandbox/local-redis.js';
-import { fakeOperation, prepareCallbacks, randomKeys } from './fixtures.js';
+import { prepareCallbacks, randomKeys } from './fixtures.js';
 import { statusUnderBatches, type StatusUnderBatches } from './status-under-batches.js';
 import type { LoadResult } from './load.js';
-import { answers, logSays, RESULTS, runLoad, startNode, waitFor, type Child } from './procs.js';
+import { answers, buildDist, logSays, RESULTS, runLoad, startNode, waitFor, type Child, type StartOptions } from './procs.js';
+import { workerMemory, type WorkerMemory } from './worker-memory.js';
+import { apiMemory, type ApiMemory } from './api-memory.js';
 
 const quick = process.argv.includes('--quick');
-// `-- --only=ingest,pipeline` runs only the named phases (ingest, address, status, pipeline, memory).
+// `-- --only=ingest,pipeline` runs only the named phases (ingest, address, status, api-memory, pipeline, memory).
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
 const want = (phase: string): boolean => !only || only.includes(phase);
 const SIZES = quick
-  ? { callbacks: 1_500, warmup: 300, connections: 50, addressSeconds: 1, withdrawals: 100, jobs: 5_000 }
-  : { callbacks: 20_000, warmup: 2_000, connections: 50, addressSeconds: 4, withdrawals: 1_000, jobs: 100_000 };
+  ? { callbacks: 1_500, warmup: 300, connections: 50, addressSeconds: 1, withdrawals: 100, jobs: 5_000, apiRequests: 2_000 }
+  : { callbacks: 20_000, warmup: 2_000, connections: 50, addressSeconds: 4, withdrawals: 1_000, jobs: 100_000, apiRequests: 24_000 };
 const BATCH = 1_000;
 const SECRET = 'bench-callback-secret-0123456789';
 const API_KEY = 'bench-api-key-0123456789abcdef';
@@ -75,17 +77,17 @@ function serviceEnv(redisUrl: string, prefix: string, port: number, ledgers: obj
   };
 }
 
-async function startApi(name: string, env: Record<string, string>): Promise<{ child: Child; url: string }> {
+async function startApi(name: string, env: Record<string, string>, opts: StartOptions = {}): Promise<{ child: Child; url: string }> {
   // BENCH_CPU_PROF=1 writes a V8 CPU profile of the API to bench/results/prof/ when it stops.
-  const child = startNode(name, 'src/main.ts', [], env, { profile: Boolean(process.env.BENCH_CPU_PROF) });
+  const child = startNode(name, 'src/main.ts', [], env, { profile: Boolean(process.env.BENCH_CPU_PROF), ...opts });
   const url = `http://127.0.0.1:${env.PORT}`;
   await waitFor(`${name} start`, child, () => answers(`${url}/api/v1.0/config`));
   return { child, url };
 }
 
-async function startWorker(name: string, env: Record<string, string>): Promise<Child> {
+async function startWorker(name: string, env: Record<string, string>, opts: StartOptions = {}): Promise<Child> {
   // Each worker serves its /status and /metrics on a port of its own.
-  const child = startNode(name, 'src/worker-main.ts', [], { ...env, WORKER_PORT: String(await freePort()) }, { preload: true });
+  const child = startNode(name, 'src/worker-main.ts', [], { ...env, WORKER_PORT: String(await freePort()) }, { ...opts, preload: true });
   await waitFor(`${name} start`, child, logSays(child, 'worker started'));
   return child;
 }
@@ -110,7 +112,8 @@ interface Figures {
     failed: number;
     workerRssMB: number;
   };
-  memory?: { jobs: number; retainCompleted: number; rssMB: number; peakRssMB: number; heapUsedMB: number; rssAtStartMB: number; seconds: number; keptCompleted: number };
+  memory?: { tsx: WorkerMemory; built: WorkerMemory };
+  apiMemory?: { tsx?: ApiMemory; built?: ApiMemory };
 }
 
 async function main(): Promise<void> {
@@ -246,6 +249,38 @@ async function main(): Promise<void> {
       log(`/status under ${f.batches} batches of ${f.keysPerBatch} keys: p50 ${f.statusMsP50} / p99 ${f.statusMsP99} / max ${f.statusMsMax} ms over ${f.statusCount} requests (${f.batchesMs} ms)`);
     }
 
+    // The service compiled to JavaScript, run by plain node as the image runs it: built once, when a phase needs it.
+    let builtDir: Promise<string> | undefined;
+    const built = () => {
+      if (!builtDir) {
+        log('building the service to JavaScript (bench/results/dist)');
+        builtDir = buildDist();
+      }
+      return builtDir;
+    };
+
+    // ---------------------------------------------------------------- API memory
+    if (want('api-memory')) {
+      // A fresh API process each (through tsx as `npm start` runs it, then built), with the
+      // open routes' default access and rate limit: the figure is the service as deployed.
+      const { OPEN_ROUTES_ANONYMOUS: _a, OPEN_ROUTES_RATE_PER_MINUTE: _r, ...deployed } = env;
+      figures.apiMemory = {};
+      for (const how of ['tsx', 'built'] as const) {
+        const memPort = await freePort();
+        const name = how === 'tsx' ? 'api-memory' : 'api-memory-built';
+        const memApi = await startApi(name, { ...deployed, PORT: String(memPort), PUBLIC_URL: `http://127.0.0.1:${memPort}` }, { preload: true, ...(how === 'built' ? { built: await built() } : {}) });
+        stops.push(memApi.child.stop);
+        log(`api-memory (${how}): ${SIZES.apiRequests} mixed requests to a fresh API process`);
+        const m = await apiMemory(
+          { api: memApi, custody, store, apiKey: API_KEY, callbackSecret: SECRET, run, snapshot: (n) => heapSnapshot(memApi.child, `${name}-${n}`) },
+          SIZES.apiRequests,
+        );
+        await memApi.child.stop();
+        figures.apiMemory[how] = m;
+        log(`api-memory (${how}): ${JSON.stringify(m)}`);
+      }
+    }
+
     // ---------------------------------------------------------------- pipeline
     const worker = await startWorker('worker', env);
     stops.push(worker.stop);
@@ -362,42 +397,21 @@ async function main(): Promise<void> {
 
     // ---------------------------------------------------------------- worker memory
     if (want('memory')) {
-      // The same worker process goes on with many more jobs: the real broadcast processor
-      // against one pre-made operation that is already CONFIRMED (it loads it from the store
-      // and finishes), so the figure is BullMQ with the configured retention + the worker stack.
-      await store.create(fakeOperation(`mem-${run}`, 'ethdev', 'ab'.repeat(32), 'CONFIRMED'));
-      const startStats = await worker.stats();
-      const queues = createQueues(redis, config);
-      log(`memory: ${SIZES.jobs} jobs through the worker (RETAIN_COMPLETED_JOBS ${config.retainCompletedJobs})`);
-      const started = Date.now();
-      for (let i = 0; i < SIZES.jobs; i += 1000) {
-        await queues.broadcast.addBulk(Array.from({ length: Math.min(1000, SIZES.jobs - i) }, () => ({ name: 'broadcast', data: { operationId: `mem-${run}` } })));
-      }
-      await waitFor(
-        'every memory job processed',
-        worker,
-        async () => {
-          const c = await queues.broadcast.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-          return Object.values(c).every((v) => v === 0);
-        },
-        600_000,
-      );
-      const seconds = (Date.now() - started) / 1000;
-      const kept = (await queues.broadcast.getJobCounts('completed')).completed ?? 0;
-      await queues.close();
-      await new Promise((r) => setTimeout(r, 1000));
-      const end = await worker.stats();
-      figures.memory = {
-        jobs: SIZES.jobs,
-        retainCompleted: config.retainCompletedJobs,
-        rssMB: r1(end.memory.rss / MB),
-        peakRssMB: r1(end.peakRss / MB),
-        heapUsedMB: r1(end.memory.heapUsed / MB),
-        rssAtStartMB: r1(startStats.memory.rss / MB),
-        seconds: r1(seconds),
-        keptCompleted: kept,
-      };
-      log(`memory: ${JSON.stringify(figures.memory)}`);
+      // The same worker process (run through tsx, as `npm run worker` does) goes on with many
+      // more jobs; then a worker compiled to JavaScript and run by plain node, as the image runs it.
+      const memDeps = { redis, store, config, operationId: `mem-${run}` };
+      log(`memory: ${SIZES.jobs} jobs through the worker (tsx; RETAIN_COMPLETED_JOBS ${config.retainCompletedJobs})`);
+      const tsx = await workerMemory({ ...memDeps, worker, snapshot: (n) => heapSnapshot(worker, `worker-${n}`) }, SIZES.jobs);
+      log(`memory (tsx): ${JSON.stringify(tsx)}`);
+      await worker.stop();
+      const builtWorker = await startWorker('worker-built', env, { built: await built() });
+      stops.push(builtWorker.stop);
+      const rssAtStartMB = r1((await builtWorker.stats()).memory.rss / MB);
+      log(`memory: ${SIZES.jobs} jobs through the built worker (node dist/src/worker-main.js, started at ${rssAtStartMB} MB)`);
+      const node = await workerMemory({ ...memDeps, worker: builtWorker, snapshot: (n) => heapSnapshot(builtWorker, `worker-built-${n}`) }, SIZES.jobs);
+      await builtWorker.stop();
+      figures.memory = { tsx, built: node };
+      log(`memory (built): ${JSON.stringify(node)}`);
     }
 
     report(figures);
@@ -405,6 +419,18 @@ async function main(): Promise<void> {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
     if (redisUrl) await cleanRedis(redisUrl, [prefix]).catch((e: unknown) => log(`cleanup: ${(e as Error).message}`));
   }
+}
+
+/**
+ * BENCH_HEAP_SNAPSHOT=1 writes a V8 heap snapshot of a service child to
+ * bench/results/heap/<name>.heapsnapshot (open two in Chrome DevTools' Memory tab, or
+ * summarise them with bench/heap-summary.ts, to see what holds the heap).
+ */
+async function heapSnapshot(child: Child, name: string): Promise<void> {
+  if (!process.env.BENCH_HEAP_SNAPSHOT) return;
+  const dir = path.join(RESULTS, 'heap');
+  mkdirSync(dir, { recursive: true });
+  log(`heap snapshot ${await child.heapSnapshot(path.join(dir, `${name}.heapsnapshot`))}`);
 }
 
 /** Deletes every key the run wrote (each phase used its own prefix). */
@@ -450,9 +476,28 @@ function report(f: Figures): void {
     rows.push(['nonces of the vault', `${p.nonces.first}..${p.nonces.last} (${p.nonces.count})`, `chain count ${p.nonces.chainCount}`, '', `no gap: ${yes(p.nonces.contiguous && p.nonces.chainCount === p.withdrawals)}`]);
     rows.push(['failed withdrawals / worker RSS (MB)', `${p.failed} / ${p.workerRssMB}`, '', '', '']);
   }
+  if (f.apiMemory) {
+    for (const [how, m] of [['built, node', f.apiMemory.built], ['tsx', f.apiMemory.tsx]] as const) {
+      if (!m) continue;
+      rows.push([
+        `API (${how}) after ${m.requests} mixed requests: RSS settled / heap used (MB)`,
+        `${m.rssMB} / ${m.heapUsedMB}`,
+        `start ${m.rssAtStartMB} / ${m.heapUsedAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}`,
+        `heap committed ${m.heapCommittedMB}, ${m.violations} contract violations`,
+        `< 200: ${yes(m.rssMB < 200)}`,
+      ]);
+    }
+  }
   if (f.memory) {
-    const m = f.memory;
-    rows.push([`worker after ${m.jobs} jobs: RSS / heap (MB)`, `${m.rssMB} / ${m.heapUsedMB}`, `start ${m.rssAtStartMB}, peak ${m.peakRssMB}`, `${m.keptCompleted} kept`, `< 200: ${yes(m.rssMB < 200)}`]);
+    for (const [how, m] of [['built, node', f.memory.built], ['tsx', f.memory.tsx]] as const) {
+      rows.push([
+        `worker (${how}) after ${m.jobs} jobs: RSS settled / heap used (MB)`,
+        `${m.rssMB} / ${m.heapUsedMB}`,
+        `start ${m.rssAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}`,
+        `heap committed ${m.heapCommittedMB}, ${m.keptCompleted} jobs kept`,
+        `< 200: ${yes(m.rssMB < 200)}`,
+      ]);
+    }
   }
   const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => r[i]?.length ?? 0), 4));
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i] as number)).join(' | ')} |`;
