@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { imageNodeOptions } from '../test/deploy/compose.js';
 import type { LoadResult, LoadSpec } from './load.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -58,7 +59,7 @@ export function startNode(name: string, script: string, args: string[], env: Rec
     ...(opts.nodeFlags ?? []),
   ];
   // A built process gets the image's NODE_OPTIONS (Dockerfile), as in production.
-  const nodeOptions = opts.built ? [process.env.NODE_OPTIONS, imageNodeOptions()].filter(Boolean).join(' ') : process.env.NODE_OPTIONS;
+  const nodeOptions = opts.built ? [process.env.NODE_OPTIONS, imageNodeOptions(path.join(ROOT, 'Dockerfile'))].filter(Boolean).join(' ') : process.env.NODE_OPTIONS;
   const proc = spawn(process.execPath, [...imports, from(script), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
@@ -96,12 +97,6 @@ function ask<T>(proc: ChildProcess, name: string, message: unknown, kind: string
     proc.on('message', onMessage);
     proc.send(message as string);
   });
-}
-
-/** The NODE_OPTIONS the Dockerfile sets for the service's processes (memory flags), or ''. */
-export function imageNodeOptions(): string {
-  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
-  return /^\s*(?:ENV\s+)?NODE_OPTIONS="([^"]*)"/m.exec(dockerfile)?.[1] ?? '';
 }
 
 /**
