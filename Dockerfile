@@ -16,7 +16,7 @@ ENV NODE_ENV=production \
     PORT=8080
 # Memory (README "Performance"): on a host with 16 GB or more V8 allows a 4 GB heap and lets
 # garbage pile up to hundreds of MB before its first full collection, and a young generation
-# of up to 3 × 16 MB. The service keeps 40-60 MB alive; these bounds keep each process near
+# of up to 2 × 16 MB. The service keeps 40-60 MB alive; these bounds keep each process near
 # that (API and worker settle under 200 MB RSS after the bench's loads). Raise the old space
 # for very large or very many concurrent request bodies (BODY_LIMIT): past it the process
 # exits and restarts.

@@ -53,7 +53,12 @@ setInterval(() => {
 }, 250).unref();
 
 process.on('message', (m: unknown) => {
-  if (m === 'stats') process.send?.({ kind: 'stats', memory: process.memoryUsage(), peakRss, sends, v8: v8Memory(), gc });
+  if (m === 'stats') {
+    const memory = process.memoryUsage();
+    // The interval samples every 250 ms; the reading in hand counts too.
+    peakRss = Math.max(peakRss, memory.rss);
+    process.send?.({ kind: 'stats', memory, peakRss, sends, v8: v8Memory(), gc });
+  }
   const snapshot = m as { kind?: string; file?: string } | null;
   if (snapshot?.kind === 'heap-snapshot' && snapshot.file) process.send?.({ kind: 'heap-snapshot', file: writeHeapSnapshot(snapshot.file) });
 });

@@ -483,7 +483,7 @@ function report(f: Figures): void {
         `API (${how}) after ${m.requests} mixed requests: RSS settled / heap used (MB)`,
         `${m.rssMB} / ${m.heapUsedMB}`,
         `start ${m.rssAtStartMB} / ${m.heapUsedAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}`,
-        `heap committed ${m.heapCommittedMB}, ${m.violations} contract violations`,
+        `heap committed ${m.heapCommittedMB}, ${m.majorGCs} full GCs, metric series ${m.metricSeries.before} → ${m.metricSeries.after}, ${m.violations} contract violations`,
         `< 200: ${yes(m.rssMB < 200)}`,
       ]);
     }
@@ -494,7 +494,7 @@ function report(f: Figures): void {
         `worker (${how}) after ${m.jobs} jobs: RSS settled / heap used (MB)`,
         `${m.rssMB} / ${m.heapUsedMB}`,
         `start ${m.rssAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}`,
-        `heap committed ${m.heapCommittedMB}, ${m.keptCompleted} jobs kept`,
+        `heap committed ${m.heapCommittedMB}, ${m.majorGCs} full GCs, ${m.keptCompleted} jobs kept`,
         `< 200: ${yes(m.rssMB < 200)}`,
       ]);
     }
