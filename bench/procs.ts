@@ -55,7 +55,7 @@ export function startNode(name: string, script: string, args: string[], env: Rec
     ...(opts.preload ? ['--import', from('bench/preload.ts')] : []),
     ...(opts.profile ? ['--cpu-prof', '--cpu-prof-dir', path.join(RESULTS, 'prof')] : []),
     // BENCH_SERVICE_NODE_FLAGS (e.g. `--max-semi-space-size=2`) tries V8 flags on every service process.
-    ...(opts.preload ? (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean) : []),
+    ...(script.startsWith('src/') ? (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean) : []),
     ...(opts.nodeFlags ?? []),
   ];
   // A built process gets the image's NODE_OPTIONS (Dockerfile), as in production.
