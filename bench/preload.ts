@@ -4,10 +4,14 @@
  * `eth_sendRawTransaction` takes at the node (request sent → answer read) and when the answer
  * was read (epoch ms, sub-millisecond: `performance.timeOrigin + now()`), keyed by txid,
  * counts the JSON-RPC requests sent to the node (HTTP round trips, and calls by method, a
- * batch counting once as a round trip), and answers the bench's `stats` message with those
- * figures, process.memoryUsage() and process.cpuUsage().
+ * batch counting once as a round trip), and answers the bench's messages:
+ * - `stats`: those figures, process.memoryUsage(), the peak RSS, V8's heap spaces, the GC
+ *   counts and process.cpuUsage();
+ * - `{kind: 'heap-snapshot', file}`: writes a V8 heap snapshot there (to compare two of them
+ *   in Chrome DevTools' Memory tab and see what holds the heap), answers with the file.
  */
-import { performance } from 'node:perf_hooks';
+import { constants, performance, PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { keccak256 } from 'ethers';
 
 const sends: { txid: string; ms: number; at: number }[] = [];
@@ -36,11 +40,35 @@ globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Pr
   return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
 };
 
+/** Where the RSS goes inside V8: committed (physical) bytes per heap space, and V8's own malloc. */
+function v8Memory(): { spaces: Record<string, { physical: number; used: number }>; physical: number; malloced: number; peakMalloced: number } {
+  const h = getHeapStatistics();
+  const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, { physical: s.physical_space_size, used: s.space_used_size }]));
+  return { spaces, physical: h.total_physical_size, malloced: h.malloced_memory, peakMalloced: h.peak_malloced_memory };
+}
+
+/** Garbage collections so far: scavenges of the young generation, and full mark-compacts. */
+const gc = { minor: 0, major: 0 };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind;
+    if (kind === constants.NODE_PERFORMANCE_GC_MINOR) gc.minor++;
+    else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc.major++;
+  }
+}).observe({ entryTypes: ['gc'] });
+
 let peakRss = 0;
 setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
 }, 250).unref();
 
-process.on('message', (m) => {
-  if (m === 'stats') process.send?.({ kind: 'stats', memory: process.memoryUsage(), peakRss, sends, rpc, cpu: process.cpuUsage() });
+process.on('message', (m: unknown) => {
+  if (m === 'stats') {
+    const memory = process.memoryUsage();
+    // The interval samples every 250 ms; the reading in hand counts too.
+    peakRss = Math.max(peakRss, memory.rss);
+    process.send?.({ kind: 'stats', memory, peakRss, sends, rpc, cpu: process.cpuUsage(), v8: v8Memory(), gc });
+  }
+  const snapshot = m as { kind?: string; file?: string } | null;
+  if (snapshot?.kind === 'heap-snapshot' && snapshot.file) process.send?.({ kind: 'heap-snapshot', file: writeHeapSnapshot(snapshot.file) });
 });

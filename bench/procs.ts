@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { imageNodeOptions } from '../test/deploy/compose.js';
 import type { LoadResult, LoadSpec } from './load.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -16,6 +17,8 @@ export interface Child {
   log: string;
   /** process.memoryUsage(), peak RSS, eth_sendRawTransaction timings and node round trips (service children started with the preload). */
   stats(): Promise<ChildStats>;
+  /** Writes a V8 heap snapshot of the child to `file` (service children only); resolves with the file. */
+  heapSnapshot(file: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -28,43 +31,52 @@ export interface ChildStats {
   rpc: { roundTrips: number; calls: Record<string, number> };
   /** process.cpuUsage(): CPU time the process used, µs. */
   cpu: NodeJS.CpuUsage;
+  /** V8's committed bytes per heap space and its own malloc (bench/preload.ts). */
+  v8: { spaces: Record<string, { physical: number; used: number }>; physical: number; malloced: number; peakMalloced: number };
+  /** Garbage collections since the start: young-generation scavenges and full mark-compacts. */
+  gc: { minor: number; major: number };
+}
+
+export interface StartOptions {
+  preload?: boolean;
+  profile?: boolean;
+  /** Run the compiled JavaScript under this directory (see buildDist) instead of the sources through tsx. */
+  built?: string;
+  /** More V8/Node flags (e.g. `--max-semi-space-size=4`). */
+  nodeFlags?: string[];
 }
 
 /**
  * Starts `node --import tsx [--import bench/preload.ts] <script>` with its stdout and stderr
- * in a log file under bench/results (so the bench process never reads the service's log).
+ * in a log file under bench/results (so the bench process never reads the service's log);
+ * with `built`, `node [--import <built>/bench/preload.js] <built>/<script as .js>`, as deployed.
  */
-export function startNode(name: string, script: string, args: string[], env: Record<string, string>, opts: { preload?: boolean; profile?: boolean } = {}): Child {
+export function startNode(name: string, script: string, args: string[], env: Record<string, string>, opts: StartOptions = {}): Child {
   const log = path.join(RESULTS, `${name}.log`);
   const fd = openSync(log, 'w');
+  const from = (file: string) => (opts.built ? path.join(opts.built, file.replace(/\.ts$/, '.js')) : path.join(ROOT, file));
   const imports = [
-    '--import',
-    'tsx',
-    ...(opts.preload ? ['--import', path.join(ROOT, 'bench', 'preload.ts')] : []),
+    ...(opts.built ? [] : ['--import', 'tsx']),
+    ...(opts.preload ? ['--import', from('bench/preload.ts')] : []),
     ...(opts.profile ? ['--cpu-prof', '--cpu-prof-dir', path.join(RESULTS, 'prof')] : []),
+    // BENCH_SERVICE_NODE_FLAGS (e.g. `--max-semi-space-size=2`) tries V8 flags on every service process.
+    ...(script.startsWith('src/') ? (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean) : []),
+    ...(opts.nodeFlags ?? []),
   ];
-  const proc = spawn(process.execPath, [...imports, path.join(ROOT, script), ...args], {
+  // A built process gets the image's NODE_OPTIONS (Dockerfile), as in production.
+  const nodeOptions = opts.built ? [process.env.NODE_OPTIONS, imageNodeOptions(path.join(ROOT, 'Dockerfile'))].filter(Boolean).join(' ') : process.env.NODE_OPTIONS;
+  const proc = spawn(process.execPath, [...imports, from(script), ...args], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
     stdio: ['ignore', fd, fd, 'ipc'],
   });
   closeSync(fd);
   return {
     proc,
     log,
-    stats: () =>
-      new Promise<ChildStats>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${name} did not answer the stats request`)), 10_000);
-        const onMessage = (m: unknown) => {
-          if (typeof m === 'object' && m && (m as { kind?: string }).kind === 'stats') {
-            clearTimeout(timer);
-            proc.off('message', onMessage);
-            resolve(m as ChildStats);
-          }
-        };
-        proc.on('message', onMessage);
-        proc.send('stats');
-      }),
+    stats: () => ask<ChildStats>(proc, name, 'stats', 'stats', 10_000),
+    // A snapshot of a few hundred MB takes seconds to write on a loaded machine.
+    heapSnapshot: async (file) => (await ask<{ file: string }>(proc, name, { kind: 'heap-snapshot', file }, 'heap-snapshot', 120_000)).file,
     stop: async () => {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       const exited = new Promise<void>((r) => proc.once('exit', () => r()));
@@ -74,6 +86,48 @@ export function startNode(name: string, script: string, args: string[], env: Rec
       clearTimeout(killer);
     },
   };
+}
+
+/** Sends `message` to a child over IPC and waits for its answer of kind `kind`. */
+function ask<T>(proc: ChildProcess, name: string, message: unknown, kind: string, timeoutMs: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not answer the ${kind} request`)), timeoutMs);
+    const onMessage = (m: unknown) => {
+      if (typeof m === 'object' && m && (m as { kind?: string }).kind === kind) {
+        clearTimeout(timer);
+        proc.off('message', onMessage);
+        resolve(m as T);
+      }
+    };
+    proc.on('message', onMessage);
+    proc.send(message as string);
+  });
+}
+
+/**
+ * Compiles the service (src, adaptors) and the bench preload to JavaScript under
+ * bench/results/dist with the production build's settings, so a process can run as the image
+ * runs it: plain `node`, no TypeScript compiler in the process. Returns the directory.
+ */
+export async function buildDist(): Promise<string> {
+  const out = path.join(RESULTS, 'dist');
+  const tsconfig = path.join(RESULTS, 'tsconfig.dist.json');
+  writeFileSync(
+    tsconfig,
+    JSON.stringify({
+      extends: path.join(ROOT, 'tsconfig.build.json'),
+      compilerOptions: { outDir: out, rootDir: ROOT, sourceMap: false },
+      include: ['src', 'adaptors', 'bench/preload.ts'].map((p) => path.join(ROOT, p)),
+      exclude: ['**/*.test.ts', '**/test-kit.ts'].map((p) => path.join(ROOT, p)),
+    }),
+  );
+  const proc = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsconfig], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  proc.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const code = await new Promise<number | null>((r) => proc.once('exit', r));
+  if (code !== 0) throw new Error(`the build failed (${code}): ${output.slice(0, 2000)}`);
+  return out;
 }
 
 export function tail(file: string, lines = 20): string {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { cpus, totalmem } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { computeAddress } from 'ethers';
 import { payments, networks } from 'bitcoinjs-lib';
 import { StrKey } from '@stellar/stellar-sdk';
@@ -30,19 +30,21 @@ import { createPhase, type CreateFigures } from './create-phase.js';
 import { signCallback } from '../src/security/callback-hmac.js';
 import { bareSend, type BareSend } from './bare-sender.js';
 import { idleLatency, type IdleLatency } from './idle-latency.js';
-import { fakeOperation, prepareCallbacks, randomKeys } from './fixtures.js';
+import { prepareCallbacks, randomKeys } from './fixtures.js';
 import { statusUnderBatches, type StatusUnderBatches } from './status-under-batches.js';
 import { utxoBench, type UtxoFigures } from './utxo.js';
 import type { LoadResult } from './load.js';
-import { answers, cpuSeconds, logSays, RESULTS, runLoad, startNode, waitFor, type Child } from './procs.js';
+import { answers, buildDist, cpuSeconds, logSays, RESULTS, runLoad, startNode, waitFor, type Child, type StartOptions } from './procs.js';
+import { workerMemory, type WorkerMemory } from './worker-memory.js';
+import { apiMemory, type ApiMemory } from './api-memory.js';
 
 const quick = process.argv.includes('--quick');
-// `-- --only=ingest,pipeline` runs only the named phases (ingest, address, status, create, pipeline, idle, memory, utxo).
+// `-- --only=ingest,pipeline` runs only the named phases (ingest, address, status, create, api-memory, pipeline, idle, memory, utxo).
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
 const want = (phase: string): boolean => !only || only.includes(phase);
 const SIZES = quick
-  ? { callbacks: 1_500, warmup: 300, connections: 50, addressSeconds: 1, withdrawals: 100, idle: 30, jobs: 5_000 }
-  : { callbacks: 20_000, warmup: 2_000, connections: 50, addressSeconds: 4, withdrawals: 1_000, idle: 200, jobs: 100_000 };
+  ? { callbacks: 1_500, warmup: 300, connections: 50, addressSeconds: 1, withdrawals: 100, idle: 30, jobs: 5_000, apiRequests: 2_000 }
+  : { callbacks: 20_000, warmup: 2_000, connections: 50, addressSeconds: 4, withdrawals: 1_000, idle: 200, jobs: 100_000, apiRequests: 24_000 };
 const BATCH = 1_000;
 const SECRET = 'bench-callback-secret-0123456789';
 const API_KEY = 'bench-api-key-0123456789abcdef';
@@ -83,21 +85,18 @@ function serviceEnv(redisUrl: string, prefix: string, port: number, ledgers: obj
 // BENCH_API_PROCESSES=2 runs the API as two processes on one port (bench/cluster-api.ts).
 const API_PROCESSES = Number(process.env.BENCH_API_PROCESSES ?? 1);
 
-async function startApi(name: string, env: Record<string, string>, preload = false): Promise<{ child: Child; url: string }> {
+async function startApi(name: string, env: Record<string, string>, opts: StartOptions = {}): Promise<{ child: Child; url: string }> {
   // BENCH_CPU_PROF=1 writes V8 CPU profiles of the API (of each API process) and the worker to bench/results/prof/ when they stop.
-  const profile = Boolean(process.env.BENCH_CPU_PROF);
-  const child =
-    API_PROCESSES > 1
-      ? startNode(name, 'bench/cluster-api.ts', [String(API_PROCESSES)], env, { profile, preload })
-      : startNode(name, 'src/main.ts', [], env, { profile, preload });
+  const o = { profile: Boolean(process.env.BENCH_CPU_PROF), ...opts };
+  const child = API_PROCESSES > 1 && !opts.built ? startNode(name, 'bench/cluster-api.ts', [String(API_PROCESSES)], env, o) : startNode(name, 'src/main.ts', [], env, o);
   const url = `http://127.0.0.1:${env.PORT}`;
   await waitFor(`${name} start`, child, () => answers(`${url}/api/v1.0/config`));
   return { child, url };
 }
 
-async function startWorker(name: string, env: Record<string, string>): Promise<Child> {
+async function startWorker(name: string, env: Record<string, string>, opts: StartOptions = {}): Promise<Child> {
   // Each worker serves its /status and /metrics on a port of its own.
-  const child = startNode(name, 'src/worker-main.ts', [], { ...env, WORKER_PORT: String(await freePort()) }, { preload: true, profile: Boolean(process.env.BENCH_CPU_PROF) });
+  const child = startNode(name, 'src/worker-main.ts', [], { ...env, WORKER_PORT: String(await freePort()) }, { profile: Boolean(process.env.BENCH_CPU_PROF), ...opts, preload: true });
   await waitFor(`${name} start`, child, logSays(child, 'worker started'));
   return child;
 }
@@ -139,7 +138,8 @@ interface Figures {
   };
   utxo?: UtxoFigures;
   idle?: IdleLatency;
-  memory?: { jobs: number; retainCompleted: number; rssMB: number; peakRssMB: number; heapUsedMB: number; rssAtStartMB: number; seconds: number; keptCompleted: number };
+  memory?: { tsx: WorkerMemory; built: WorkerMemory };
+  apiMemory?: { tsx?: ApiMemory; built?: ApiMemory };
 }
 
 async function main(): Promise<void> {
@@ -326,7 +326,7 @@ async function main(): Promise<void> {
     if (want('create')) {
       // An API process of its own, with the preload that counts its requests to the node.
       const createPort = await freePort();
-      const createApi = await startApi('api-create', { ...env, PORT: String(createPort), PUBLIC_URL: `http://127.0.0.1:${createPort}` }, true);
+      const createApi = await startApi('api-create', { ...env, PORT: String(createPort), PUBLIC_URL: `http://127.0.0.1:${createPort}` }, { preload: true });
       stops.push(createApi.child.stop);
       figures.create = await createPhase({
         api: createApi,
@@ -343,6 +343,38 @@ async function main(): Promise<void> {
       });
       await createApi.child.stop();
       log(`create: ${JSON.stringify(figures.create)}`);
+    }
+
+    // The service compiled to JavaScript, run by plain node as the image runs it: built once, when a phase needs it.
+    let builtDir: Promise<string> | undefined;
+    const built = () => {
+      if (!builtDir) {
+        log('building the service to JavaScript (bench/results/dist)');
+        builtDir = buildDist();
+      }
+      return builtDir;
+    };
+
+    // ---------------------------------------------------------------- API memory
+    if (want('api-memory')) {
+      // A fresh API process each (through tsx as `npm start` runs it, then built), with the
+      // open routes' default access and rate limit: the figure is the service as deployed.
+      const { OPEN_ROUTES_ANONYMOUS: _a, OPEN_ROUTES_RATE_PER_MINUTE: _r, ...deployed } = env;
+      figures.apiMemory = {};
+      for (const how of ['tsx', 'built'] as const) {
+        const memPort = await freePort();
+        const name = how === 'tsx' ? 'api-memory' : 'api-memory-built';
+        const memApi = await startApi(name, { ...deployed, PORT: String(memPort), PUBLIC_URL: `http://127.0.0.1:${memPort}` }, { preload: true, ...(how === 'built' ? { built: await built() } : {}) });
+        stops.push(memApi.child.stop);
+        log(`api-memory (${how}): ${SIZES.apiRequests} mixed requests to a fresh API process`);
+        const m = await apiMemory(
+          { api: memApi, custody, store, apiKey: API_KEY, callbackSecret: SECRET, run, snapshot: (n) => heapSnapshot(memApi.child, `${name}-${n}`) },
+          SIZES.apiRequests,
+        );
+        await memApi.child.stop();
+        figures.apiMemory[how] = m;
+        log(`api-memory (${how}): ${JSON.stringify(m)}`);
+      }
     }
 
     // ---------------------------------------------------------------- pipeline
@@ -504,42 +536,21 @@ async function main(): Promise<void> {
 
     // ---------------------------------------------------------------- worker memory
     if (want('memory')) {
-      // The same worker process goes on with many more jobs: the real broadcast processor
-      // against one pre-made operation that is already CONFIRMED (it loads it from the store
-      // and finishes), so the figure is BullMQ with the configured retention + the worker stack.
-      await store.create(fakeOperation(`mem-${run}`, 'ethdev', 'ab'.repeat(32), 'CONFIRMED'));
-      const startStats = await worker.stats();
-      const queues = createQueues(redis, config);
-      log(`memory: ${SIZES.jobs} jobs through the worker (RETAIN_COMPLETED_JOBS ${config.retainCompletedJobs})`);
-      const started = Date.now();
-      for (let i = 0; i < SIZES.jobs; i += 1000) {
-        await queues.broadcast.addBulk(Array.from({ length: Math.min(1000, SIZES.jobs - i) }, () => ({ name: 'broadcast', data: { operationId: `mem-${run}` } })));
-      }
-      await waitFor(
-        'every memory job processed',
-        worker,
-        async () => {
-          const c = await queues.broadcast.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-          return Object.values(c).every((v) => v === 0);
-        },
-        600_000,
-      );
-      const seconds = (Date.now() - started) / 1000;
-      const kept = (await queues.broadcast.getJobCounts('completed')).completed ?? 0;
-      await queues.close();
-      await new Promise((r) => setTimeout(r, 1000));
-      const end = await worker.stats();
-      figures.memory = {
-        jobs: SIZES.jobs,
-        retainCompleted: config.retainCompletedJobs,
-        rssMB: r1(end.memory.rss / MB),
-        peakRssMB: r1(end.peakRss / MB),
-        heapUsedMB: r1(end.memory.heapUsed / MB),
-        rssAtStartMB: r1(startStats.memory.rss / MB),
-        seconds: r1(seconds),
-        keptCompleted: kept,
-      };
-      log(`memory: ${JSON.stringify(figures.memory)}`);
+      // The same worker process (run through tsx, as `npm run worker` does) goes on with many
+      // more jobs; then a worker compiled to JavaScript and run by plain node, as the image runs it.
+      const memDeps = { redis, store, config, operationId: `mem-${run}` };
+      log(`memory: ${SIZES.jobs} jobs through the worker (tsx; RETAIN_COMPLETED_JOBS ${config.retainCompletedJobs})`);
+      const tsx = await workerMemory({ ...memDeps, worker, snapshot: (n) => heapSnapshot(worker, `worker-${n}`) }, SIZES.jobs);
+      log(`memory (tsx): ${JSON.stringify(tsx)}`);
+      await worker.stop();
+      const builtWorker = await startWorker('worker-built', env, { built: await built() });
+      stops.push(builtWorker.stop);
+      const rssAtStartMB = r1((await builtWorker.stats()).memory.rss / MB);
+      log(`memory: ${SIZES.jobs} jobs through the built worker (node dist/src/worker-main.js, started at ${rssAtStartMB} MB)`);
+      const node = await workerMemory({ ...memDeps, worker: builtWorker, snapshot: (n) => heapSnapshot(builtWorker, `worker-built-${n}`) }, SIZES.jobs);
+      await builtWorker.stop();
+      figures.memory = { tsx, built: node };
+      log(`memory (built): ${JSON.stringify(node)}`);
     }
 
     report(figures);
@@ -554,6 +565,18 @@ async function redisCpuSeconds(redis: Redis): Promise<number> {
   const info = await redis.info('cpu');
   const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? NaN);
   return field('used_cpu_user') + field('used_cpu_sys');
+}
+
+/**
+ * BENCH_HEAP_SNAPSHOT=1 writes a V8 heap snapshot of a service child to
+ * bench/results/heap/<name>.heapsnapshot (open two in Chrome DevTools' Memory tab, or
+ * summarise them with bench/heap-summary.ts, to see what holds the heap).
+ */
+async function heapSnapshot(child: Child, name: string): Promise<void> {
+  if (!process.env.BENCH_HEAP_SNAPSHOT) return;
+  const dir = path.join(RESULTS, 'heap');
+  mkdirSync(dir, { recursive: true });
+  log(`heap snapshot ${await child.heapSnapshot(path.join(dir, `${name}.heapsnapshot`))}`);
 }
 
 /** Deletes every key the run wrote (each phase used its own prefix). */
@@ -642,9 +665,28 @@ function report(f: Figures): void {
       `p50 ≤ 15, p99 ≤ 50: ${yes(i.beyondMsP50 <= 15 && i.beyondMsP99 <= 50)}`,
     ]);
   }
+  if (f.apiMemory) {
+    for (const [how, m] of [['built, node', f.apiMemory.built], ['tsx', f.apiMemory.tsx]] as const) {
+      if (!m) continue;
+      rows.push([
+        `API (${how}) after ${m.requests} mixed requests: RSS settled / heap used (MB)`,
+        `${m.rssMB} / ${m.heapUsedMB}`,
+        `start ${m.rssAtStartMB} / ${m.heapUsedAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}`,
+        `heap committed ${m.heapCommittedMB}, ${m.majorGCs} full GCs, metric series ${m.metricSeries.before} → ${m.metricSeries.after}, ${m.violations} contract violations`,
+        `< 200: ${yes(m.rssMB < 200)}`,
+      ]);
+    }
+  }
   if (f.memory) {
-    const m = f.memory;
-    rows.push([`worker after ${m.jobs} jobs: RSS / heap (MB)`, `${m.rssMB} / ${m.heapUsedMB}`, `start ${m.rssAtStartMB}, peak ${m.peakRssMB}`, `${m.keptCompleted} kept`, `< 200: ${yes(m.rssMB < 200)}`]);
+    for (const [how, m] of [['built, node', f.memory.built], ['tsx', f.memory.tsx]] as const) {
+      rows.push([
+        `worker (${how}) after ${m.jobs} jobs: RSS settled / heap used (MB)`,
+        `${m.rssMB} / ${m.heapUsedMB}`,
+        `start ${m.rssAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}`,
+        `heap committed ${m.heapCommittedMB}, ${m.majorGCs} full GCs, ${m.keptCompleted} jobs kept`,
+        `< 200: ${yes(m.rssMB < 200)}`,
+      ]);
+    }
   }
   const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => r[i]?.length ?? 0), 4));
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i] as number)).join(' | ')} |`;

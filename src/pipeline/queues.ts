@@ -26,10 +26,18 @@ export interface Queues {
   close(): Promise<void>;
 }
 
+/**
+ * Lines a job's log keeps (the newest). A broadcast waiting for its predecessor runs again and
+ * again, each run adding its lines; without a bound one long wait grows its log in Redis
+ * without end.
+ */
+export const JOB_LOG_LINES = 100;
+
 export function jobOptions(config: Config): DefaultJobOptions {
   return {
     removeOnComplete: { count: config.retainCompletedJobs },
     removeOnFail: { count: config.retainFailedJobs },
+    keepLogs: JOB_LOG_LINES,
   };
 }
 

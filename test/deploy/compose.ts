@@ -53,3 +53,8 @@ export function loadCompose(file = 'docker-compose.yml'): { services: Record<str
 export function serviceEnv(service: Service, vars: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(service.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), vars)]));
 }
+
+/** The NODE_OPTIONS the image sets for every process it runs (its memory flags), or ''. */
+export function imageNodeOptions(dockerfile = 'Dockerfile'): string {
+  return /^\s*ENV\s+NODE_OPTIONS="([^"]*)"/m.exec(readFileSync(dockerfile, 'utf8'))?.[1] ?? '';
+}
