@@ -13,9 +13,17 @@ export function senderOf(tx: Transaction): string | undefined {
   const compact = new Uint8Array(64);
   compact.set(getBytes(sig.r), 0);
   compact.set(getBytes(sig.s), 32);
+  return signerOf(getBytes(tx.unsignedHash), compact, sig.yParity);
+}
+
+/**
+ * The address whose key made the 64-byte `r‖s` signature with `yParity` over `digest` (the
+ * transaction's unsigned hash, when the caller has it already), or undefined when it recovers no key.
+ */
+export function signerOf(digest: Uint8Array, compact: Uint8Array, yParity: 0 | 1): string | undefined {
   let key: Uint8Array | null;
   try {
-    key = ecc.recover(getBytes(tx.unsignedHash), compact, sig.yParity, false);
+    key = ecc.recover(digest, compact, yParity, false);
   } catch {
     key = null;
   }
