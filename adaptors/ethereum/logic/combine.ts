@@ -45,7 +45,7 @@ export function combine(ctx: EthContext, unsigned: UnsignedWithdrawal, sigs: Ver
   });
   // The signature recovers the vault over the digest of the bytes rebuilt here, whoever checked it before.
   const signer = signerOf(getBytes(digest), sig.signature, sig.recoveryId);
-  if (!signer || signer.toLowerCase() !== state.from.toLowerCase()) {
+  if (!signer || signer !== state.from.toLowerCase()) {
     throw new VerificationError(
       `the signature recovers ${signer ?? 'no address'}, not the vault address ${state.from}`,
       'signer-mismatch',
@@ -54,6 +54,6 @@ export function combine(ctx: EthContext, unsigned: UnsignedWithdrawal, sigs: Ver
   }
   const serialized = tx.serialized;
   const txid = keccak256(serialized);
-  ctx.assembled?.remember({ txid, serialized, from: signer, nonce: tx.nonce });
+  ctx.assembled?.remember({ txid, serialized, from: state.from, nonce: tx.nonce });
   return [{ txIndex: 0, serialized, txid }];
 }
