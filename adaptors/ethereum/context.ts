@@ -1,6 +1,7 @@
 import type { AdaptorDeps, AssetInfo } from '../../src/ledger/adaptor.js';
 import type { ChainReads } from './network/chain-reads.js';
 import type { JsonRpcClient } from './network/json-rpc.js';
+import type { AssembledTxs } from './logic/assembled.js';
 import type { EthereumOptions } from './options.js';
 
 /** What every Ethereum logic function gets: one ledger's settings and its node client. */
@@ -13,4 +14,6 @@ export interface EthContext {
   reads: ChainReads;
   deps: AdaptorDeps;
   nativeAsset: AssetInfo;
+  /** Transactions combine assembled in this process, so broadcast need not parse them again. */
+  assembled?: AssembledTxs;
 }

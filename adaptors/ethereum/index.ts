@@ -4,6 +4,7 @@ import { builtInEthereumCodec, ethereumAddressCodec } from './address-codec.js';
 import type { EthContext } from './context.js';
 import { ETHEREUM_LEDGERS } from './ledgers.js';
 import { getBalances } from './logic/balances.js';
+import { AssembledTxs } from './logic/assembled.js';
 import { broadcast } from './logic/broadcast.js';
 import { nextSequence, sendOrder } from './logic/send-order.js';
 import { combine } from './logic/combine.js';
@@ -23,7 +24,7 @@ function createEthereumAdaptor(ledgerId: string, options: EthereumOptions, deps:
   const nativeAsset = { symbol: 'ETH', decimals: 18, native: true };
   const tokens = options.tokens.map((t) => ({ symbol: t.symbol, decimals: t.decimals, native: false, contract: t.contract }));
   const rpc = new JsonRpcClient(options.rpcUrl, deps.fetch);
-  const ctx: EthContext = { ledgerId, chainId, options, rpc, reads: new ChainReads(rpc, options.headMaxAgeMs), deps, nativeAsset };
+  const ctx: EthContext = { ledgerId, chainId, options, rpc, reads: new ChainReads(rpc, options.headMaxAgeMs), deps, nativeAsset, assembled: new AssembledTxs() };
   return {
     ...ethereumAddressCodec(ledgerId, known?.network ?? `chain-${chainId}`),
     nativeAsset,

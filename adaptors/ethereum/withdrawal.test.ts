@@ -93,6 +93,18 @@ describe('ethereum withdrawals end to end on a real anvil node', () => {
     expect(await ethBalance(h, i.recipientAddress)).toBe(11n);
   });
 
+  it('bytes other than the ones combine assembled, under its txid, are checked and refused before the node sees them', async () => {
+    const unsigned = await adaptor.craft(key.source, intent(adaptor, { amount: 17n }));
+    const [signed] = adaptor.combine(unsigned, sign(unsigned, key));
+    const other = await adaptor.craft(key.source, intent(adaptor, { amount: 18n }));
+    const [otherSigned] = adaptor.combine(other, sign(other, key));
+    await expect(adaptor.broadcast({ ...signed!, serialized: otherSigned!.serialized })).rejects.toThrow(/does not match txid/);
+    await expect(adaptor.broadcast({ ...signed!, serialized: '0x02ff' })).rejects.toThrow(/not a signed Ethereum transaction/);
+    // Nothing reached the node: both nonces are still to be sent, in order.
+    expect(await adaptor.broadcast(signed!)).toEqual({ txid: signed!.txid, alreadyKnown: false });
+    expect(await adaptor.broadcast(otherSigned!)).toEqual({ txid: otherSigned!.txid, alreadyKnown: false });
+  });
+
   it('broadcasting the same transaction twice: the second is alreadyKnown, nothing is sent twice', async () => {
     const i = intent(adaptor, { amount: 13n });
     const { signed } = await sendAndCheck(adaptor, i);

@@ -1,8 +1,8 @@
-import { keccak256, Signature } from 'ethers';
+import { getBytes, keccak256, Signature } from 'ethers';
 import { VerificationError } from '../../../src/errors.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
-import { senderOf } from './sender.js';
+import { signerOf } from './sender.js';
 import { bare, ethereumState, toTransaction } from './state.js';
 
 const hex = (bytes: Uint8Array): string => `0x${Buffer.from(bytes).toString('hex')}`;
@@ -15,7 +15,7 @@ const hex = (bytes: Uint8Array): string => `0x${Buffer.from(bytes).toString('hex
  * `serialized` is 0x-prefixed: that is what `eth_sendRawTransaction` and every Ethereum
  * tool take, unlike the 0x-less unsigned hex in `txs`/`payloads`.
  */
-export function combine(_ctx: EthContext, unsigned: UnsignedWithdrawal, sigs: VerifiedSignature[]): SignedTx[] {
+export function combine(ctx: EthContext, unsigned: UnsignedWithdrawal, sigs: VerifiedSignature[]): SignedTx[] {
   const state = ethereumState.decode(unsigned.state);
   const payload = unsigned.payloads[0];
   const sig = sigs.find((s) => s.payloadIndex === 0);
@@ -27,8 +27,12 @@ export function combine(_ctx: EthContext, unsigned: UnsignedWithdrawal, sigs: Ve
     );
   }
   const tx = toTransaction(state);
-  const preimage = bare(tx.unsignedSerialized);
-  if (preimage !== unsigned.txs[0]?.serialized || preimage !== payload.preimage || bare(keccak256(tx.unsignedSerialized)) !== payload.digest) {
+  // Each getter of an ethers Transaction serializes it again: the unsigned bytes, their hash
+  // and the signed bytes are taken once each.
+  const unsignedSerialized = tx.unsignedSerialized;
+  const preimage = bare(unsignedSerialized);
+  const digest = keccak256(unsignedSerialized);
+  if (preimage !== unsigned.txs[0]?.serialized || preimage !== payload.preimage || bare(digest) !== payload.digest) {
     throw new VerificationError('the transaction rebuilt from state is not the one that was signed', 'tx-mismatch', 422);
   }
   if (sig.signature.length !== 64) {
@@ -39,13 +43,17 @@ export function combine(_ctx: EthContext, unsigned: UnsignedWithdrawal, sigs: Ve
     s: hex(sig.signature.subarray(32)),
     yParity: sig.recoveryId,
   });
-  const signer = senderOf(tx);
-  if (!signer || signer.toLowerCase() !== state.from.toLowerCase()) {
+  // The signature recovers the vault over the digest of the bytes rebuilt here, whoever checked it before.
+  const signer = signerOf(getBytes(digest), sig.signature, sig.recoveryId);
+  if (!signer || signer !== state.from.toLowerCase()) {
     throw new VerificationError(
       `the signature recovers ${signer ?? 'no address'}, not the vault address ${state.from}`,
       'signer-mismatch',
       422,
     );
   }
-  return [{ txIndex: 0, serialized: tx.serialized, txid: tx.hash as string }];
+  const serialized = tx.serialized;
+  const txid = keccak256(serialized);
+  ctx.assembled?.remember({ txid, serialized, from: state.from, nonce: tx.nonce });
+  return [{ txIndex: 0, serialized, txid }];
 }
