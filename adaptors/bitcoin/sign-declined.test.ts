@@ -1,8 +1,8 @@
 import { Transaction } from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBitcoinRegtest, type BitcoinRegtest } from '../../adaptors/bitcoin/local-node/index.js';
-import { startLoop, type Loop } from '../helpers/loop.js';
-import { WITHDRAW_KEY } from '../helpers/service.js';
+import { startLoop, type Loop } from '../../test/helpers/loop.js';
+import { WITHDRAW_KEY } from '../../test/helpers/service.js';
 
 const RECIPIENT = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
-import { RECIPIENT, startEthLoop, until, withdraw, type EthLoop } from '../pipeline/support.js';
+import { READ_KEY, WITHDRAW_KEY } from '../../test/helpers/service.js';
+import { RECIPIENT, startEthLoop, until, withdraw, type EthLoop } from '../../test/pipeline/support.js';
 
 const ETH = 10n ** 18n;
 

@@ -1,8 +1,8 @@
 import { Keypair } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStellarLedger, type LocalStellarLedger } from '../../adaptors/stellar/local-node/index.js';
-import { startLoop, type Loop } from '../helpers/loop.js';
-import { READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
+import { startLoop, type Loop } from '../../test/helpers/loop.js';
+import { READ_KEY, WITHDRAW_KEY } from '../../test/helpers/service.js';
 
 /**
  * After the broadcast on the in-repo Stellar ledger simulator with a surge price: a bid under

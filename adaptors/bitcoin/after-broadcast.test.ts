@@ -6,9 +6,9 @@ import { verifySignature } from '../../src/ledger/signatures.js';
 import { signedOf } from '../../src/pipeline/attempts.js';
 import { fromStored } from '../../src/pipeline/operation.js';
 import { startBitcoinRegtest, type BitcoinRegtest } from '../../adaptors/bitcoin/local-node/index.js';
-import { startLoop, type Loop } from '../helpers/loop.js';
-import { READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
-import { until } from '../pipeline/support.js';
+import { startLoop, type Loop } from '../../test/helpers/loop.js';
+import { READ_KEY, WITHDRAW_KEY } from '../../test/helpers/service.js';
+import { until } from '../../test/pipeline/support.js';
 
 const RECIPIENT = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
 const STRANGER = 'bcrt1qqurswpc8qurswpc8qurswpc8qurswpc8dxm0gk';

@@ -2,8 +2,8 @@ import { Transaction } from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAmount } from '../../src/ledger/amounts.js';
 import { startBitcoinRegtest, type BitcoinRegtest } from '../../adaptors/bitcoin/local-node/index.js';
-import { startLoop, type Loop } from '../helpers/loop.js';
-import { READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
+import { startLoop, type Loop } from '../../test/helpers/loop.js';
+import { READ_KEY, WITHDRAW_KEY } from '../../test/helpers/service.js';
 
 const RECIPIENT = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
 const P2TR_RECIPIENT = 'bcrt1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqc8gma6';
@@ -113,7 +113,7 @@ describe('signing loop on Bitcoin regtest (bcoin): withdraw → quorum → callb
     const simOp = await waitForSim(loop, res.body.operationID);
     const body = { publicKeys: simOp.publicKeys, providerData: '', dataToSign: simOp.dataToSign, signatures: simOp.signatures, v: simOp.v };
     const { signCallback } = await import('../../src/security/callback-hmac.js');
-    const { TEST_CALLBACK_SECRET } = await import('../helpers/service.js');
+    const { TEST_CALLBACK_SECRET } = await import('../../test/helpers/service.js');
     const post = (ledgerId: string) => {
       const raw = JSON.stringify(body);
       return loop.svc.call('POST', `/api/v1.0/sign_complete_callback?ledgerId=${ledgerId}`, { rawBody: raw, headers: signCallback(TEST_CALLBACK_SECRET, raw) });

@@ -1,8 +1,8 @@
 import { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVM_NODES, startTestChain, type TestChain } from '../helpers/chain.js';
-import { startLoop, type Loop } from '../helpers/loop.js';
-import { READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
+import { EVM_NODES, startTestChain, type TestChain } from '../../test/helpers/chain.js';
+import { startLoop, type Loop } from '../../test/helpers/loop.js';
+import { READ_KEY, WITHDRAW_KEY } from '../../test/helpers/service.js';
 
 const RECIPIENT = '0x00000000000000000000000000000000000000B0';
 
