@@ -1,11 +1,12 @@
 import { availableParallelism } from 'node:os';
-import { threadId as mainThreadId, Worker } from 'node:worker_threads';
+import { threadId as mainThreadId, type Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import { UnavailableError } from '../errors.js';
 import type { AddressCodec } from '../ledger/adaptor.js';
 import { deriveAddress, type AddressDeriver } from './derive-addresses.js';
 import { describeCodec, fromWire, sameCodec, type ChunkTask, type CodecDescription, type DeriveWorkerData, type LedgerSpec, type WorkerMessage } from './derive-protocol.js';
+import { defaultEntry, spawnWorker } from './derive-thread-entry.js';
 import { TimeSlicer } from './time-sliced.js';
 
 /**
@@ -75,23 +76,6 @@ interface Thread {
   exited?: boolean;
   /** Stopped on purpose (idle, closed): its exit is no loss. */
   retired?: boolean;
-}
-
-/** The thread entry beside this module, in the module's own language. */
-function defaultEntry(): URL {
-  const here = new URL(import.meta.url);
-  return new URL(`./derive-worker${here.pathname.endsWith('.ts') ? '.ts' : '.js'}`, here);
-}
-
-/**
- * A `.ts` entry (development, tests) is loaded through tsx, registered inside the thread: on
- * Node 20 a thread's entry does not pass through loader hooks given in `execArgv`.
- */
-function spawnWorker(entry: URL, workerData: DeriveWorkerData): Worker {
-  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, { workerData });
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(boot, { eval: true, workerData });
 }
 
 /**
