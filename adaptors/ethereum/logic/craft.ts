@@ -1,10 +1,9 @@
-import { getAddress, Interface, keccak256 } from 'ethers';
+import { getAddress, Interface } from 'ethers';
 import { InvalidArgumentError, PermanentLedgerError } from '../../../src/errors.js';
 import type { UnsignedWithdrawal, VaultAddress, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
 import { insufficientFunds } from '../../../src/ledger/insufficient-funds.js';
 import { reserveAndBuild } from '../../../src/ledger/reserve-and-build.js';
-import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';
 import type { EthContext } from '../context.js';
 import { JsonRpcError } from '../network/json-rpc.js';
 import { isValidAddress } from './address.js';
@@ -12,7 +11,7 @@ import type { AccountAtBlock } from '../network/chain-reads.js';
 import { maxFeePerGas, parseFee, quoteFee, type FeeQuote } from './fees.js';
 import { nonceScope } from './nonce.js';
 import { reserveNonce, type NonceSpend } from './reserve-nonce.js';
-import { bare, ethereumState, toTransaction, withFee } from './state.js';
+import { ethereumState, unsignedOf, withFee } from './state.js';
 
 const ERC20 = new Interface(['function transfer(address to, uint256 amount) returns (bool)']);
 const PLAIN_TRANSFER_GAS = 21_000n;
@@ -140,16 +139,7 @@ async function reserveNonceAndBuild(
       },
       fee,
     );
-    const preimage = toTransaction(state).unsignedSerialized;
-    return singlePayloadWithdrawal({
-      serialized: bare(preimage),
-      signer: vault,
-      hashAlgorithm: 'SHA3_256',
-      digest: bare(keccak256(preimage)),
-      preimage: bare(preimage),
-      fee: maxFee,
-      state: ethereumState.encode(state),
-    });
+    return unsignedOf(state, vault, maxFee);
   });
 }
 

@@ -1,11 +1,9 @@
-import { keccak256 } from 'ethers';
 import { InvalidArgumentError } from '../../../src/errors.js';
 import type { ReplacementInput, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
-import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';
 import type { EthContext } from '../context.js';
 import { parseFee, quoteFee, type FeeQuote } from './fees.js';
-import { bare, ethereumState, toTransaction, withFee, type EthereumState } from './state.js';
+import { ethereumState, unsignedOf, withFee, type EthereumState } from './state.js';
 import { nonceScope } from './nonce.js';
 
 const PLAIN_TRANSFER_GAS = 21_000n;
@@ -52,19 +50,10 @@ export async function replace(ctx: EthContext, input: ReplacementInput): Promise
       ? { ...kept, to: old.from, value: '0', data: '0x', gasLimit: PLAIN_TRANSFER_GAS.toString(), recipient: old.from, asset: ctx.nativeAsset.symbol, amount: '0' }
       : kept;
   const state = withFee(base, fee);
-  const preimage = toTransaction(state).unsignedSerialized;
   const perGas = fee.type === 2 ? fee.maxFeePerGas : fee.gasPrice;
   // Either transaction may land: the nonce's spend is the larger of the two.
   await ctx.deps.reservations.raiseSpend(nonceScope(ctx, old.from), BigInt(old.nonce), { [ctx.nativeAsset.symbol]: BigInt(state.value) + BigInt(state.gasLimit) * perGas });
-  return singlePayloadWithdrawal({
-    serialized: bare(preimage),
-    signer: payload,
-    hashAlgorithm: 'SHA3_256',
-    digest: bare(keccak256(preimage)),
-    preimage: bare(preimage),
-    fee: BigInt(state.gasLimit) * perGas,
-    state: ethereumState.encode(state),
-  });
+  return unsignedOf(state, payload, BigInt(state.gasLimit) * perGas);
 }
 
 /** What keeps a pooled transaction out of blocks, as far as the node shows it. */

@@ -1,5 +1,7 @@
-import { Transaction } from 'ethers';
+import { keccak256, Transaction } from 'ethers';
 import { z } from 'zod';
+import type { UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
+import { singlePayloadWithdrawal, type SinglePayload } from '../../../src/ledger/single-payload.js';
 import { defineStateCodec, type StateOf } from '../../../src/ledger/state-codec.js';
 import type { FeeQuote } from './fees.js';
 
@@ -64,4 +66,18 @@ export function toTransaction(s: EthereumState): Transaction {
 /** 0x-less lower hex, the contract's convention for preimages and digests. */
 export function bare(hexText: string): string {
   return hexText.replace(/^0x/, '').toLowerCase();
+}
+
+/** The unsigned withdrawal of one transaction state: its bytes, the keccak digest the vault signs, `fee` at most. */
+export function unsignedOf(state: EthereumState, signer: SinglePayload['signer'], fee: bigint): UnsignedWithdrawal {
+  const preimage = toTransaction(state).unsignedSerialized;
+  return singlePayloadWithdrawal({
+    serialized: bare(preimage),
+    signer,
+    hashAlgorithm: 'SHA3_256',
+    digest: bare(keccak256(preimage)),
+    preimage: bare(preimage),
+    fee,
+    state: ethereumState.encode(state),
+  });
 }
