@@ -1,39 +1,13 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toCustodyKeyId, type PublicKey } from '../../src/ledger/public-key.js';
 import { createLogger } from '../../src/logger.js';
-import { newOperation, type Operation } from '../../src/pipeline/operation.js';
 import { OperationStore } from '../../src/pipeline/operation-store.js';
 import { freePort } from '../../src/sandbox/free-port.js';
 import { signCallback } from '../../src/security/callback-hmac.js';
+import { awaitingSignature, callbackBody } from '../helpers/one-signature.js';
 import { startTestService, TEST_CALLBACK_SECRET, type TestService } from '../helpers/service.js';
 import { until } from '../pipeline/support.js';
-
-const PRIVATE = randomBytes(32);
-const KEY: PublicKey = { scheme: 'secp256k1', bytes: Uint8Array.from(ecc.pointFromScalar(PRIVATE, true) as Uint8Array) };
-
-function operation(digest: string): Operation {
-  return newOperation({
-    id: randomUUID(),
-    vaultId: 'v1',
-    ledgerId: 'ethdev',
-    request: { recipientAddress: '0x00000000000000000000000000000000000000B0', asset: 'ETH', amount: '1', description: 'log', fee: 'MEDIUM' },
-    recipientAddress: '0x00000000000000000000000000000000000000B0',
-    unsigned: {
-      txs: [{ serialized: '00' }],
-      payloads: [{ digest, keyId: toCustodyKeyId(KEY), publicKey: Buffer.from(KEY.bytes).toString('hex'), hashAlgorithm: 'SHA3_256', txIndex: 0, inputIndex: 0 }],
-      fee: '0',
-      state: {},
-    },
-  });
-}
-
-function callbackBody(digest: Buffer, signer = PRIVATE) {
-  const { signature, recoveryId } = ecc.signRecoverable(digest, signer);
-  return { publicKeys: [toCustodyKeyId(KEY)], providerData: '', dataToSign: [digest.toString('hex')], signatures: [Buffer.from(signature).toString('hex')], v: [recoveryId] };
-}
 
 /**
  * A callback leaves one log line, its request's, naming the operation and what was done with
@@ -61,7 +35,7 @@ describe('the log of a signing callback', () => {
 
   it('an accepted callback and its duplicate: one info line each, with the outcome and the operation id', async () => {
     const digest = randomBytes(32);
-    const op = operation(digest.toString('hex'));
+    const op = awaitingSignature(digest.toString('hex'), 'log');
     await new OperationStore(svc.core.redis, svc.core.prefix).create(op);
     expect((await post(callbackBody(digest))).body.outcome).toBe('queued');
     expect((await post(callbackBody(digest))).body.outcome).toBe('duplicate');
@@ -76,7 +50,7 @@ describe('the log of a signing callback', () => {
 
   it('a forged signature: a warn line with the reason, and the request line at warn', async () => {
     const digest = randomBytes(32);
-    await new OperationStore(svc.core.redis, svc.core.prefix).create(operation(digest.toString('hex')));
+    await new OperationStore(svc.core.redis, svc.core.prefix).create(awaitingSignature(digest.toString('hex'), 'log'));
     const before = lines.length;
     const res = await post(callbackBody(digest, randomBytes(32)));
     expect(res.status).toBe(400);

@@ -1,37 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import * as ecc from 'tiny-secp256k1';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toCustodyKeyId, type PublicKey } from '../../src/ledger/public-key.js';
-import { newOperation, type Operation } from '../../src/pipeline/operation.js';
 import { OperationStore } from '../../src/pipeline/operation-store.js';
 import { freePort } from '../../src/sandbox/free-port.js';
 import { signCallback } from '../../src/security/callback-hmac.js';
+import { awaitingSignature, callbackBody } from '../helpers/one-signature.js';
 import { startTestService, TEST_CALLBACK_SECRET, type TestService } from '../helpers/service.js';
-
-const PRIVATE = randomBytes(32);
-const KEY: PublicKey = { scheme: 'secp256k1', bytes: Uint8Array.from(ecc.pointFromScalar(PRIVATE, true) as Uint8Array) };
-
-/** An operation waiting for one signature over `digest` by KEY, stored as the withdrawal route would. */
-function operation(digest: string): Operation {
-  return newOperation({
-    id: randomUUID(),
-    vaultId: 'v1',
-    ledgerId: 'ethdev',
-    request: { recipientAddress: '0x00000000000000000000000000000000000000B0', asset: 'ETH', amount: '1', description: 'metrics', fee: 'MEDIUM' },
-    recipientAddress: '0x00000000000000000000000000000000000000B0',
-    unsigned: {
-      txs: [{ serialized: '00' }],
-      payloads: [{ digest, keyId: toCustodyKeyId(KEY), publicKey: Buffer.from(KEY.bytes).toString('hex'), hashAlgorithm: 'SHA3_256', txIndex: 0, inputIndex: 0 }],
-      fee: '0',
-      state: {},
-    },
-  });
-}
-
-function callbackBody(digest: Buffer) {
-  const { signature, recoveryId } = ecc.signRecoverable(digest, PRIVATE);
-  return { publicKeys: [toCustodyKeyId(KEY)], providerData: '', dataToSign: [digest.toString('hex')], signatures: [Buffer.from(signature).toString('hex')], v: [recoveryId] };
-}
 
 const post = (svc: TestService, body: unknown, secret = TEST_CALLBACK_SECRET) => {
   const raw = JSON.stringify(body);
@@ -62,7 +35,7 @@ describe('GET /metrics (Prometheus)', () => {
     expect((await svc.call('GET', '/no/such/route')).status).toBe(404);
 
     const good = randomBytes(32);
-    await new OperationStore(svc.core.redis, svc.core.prefix).create(operation(good.toString('hex')));
+    await new OperationStore(svc.core.redis, svc.core.prefix).create(awaitingSignature(good.toString('hex'), 'metrics'));
     expect((await post(svc, callbackBody(good), 'not-the-secret-0123456789')).status).toBe(401);
     expect((await post(svc, callbackBody(randomBytes(32)))).status).toBe(404);
     const accepted = await post(svc, callbackBody(good));

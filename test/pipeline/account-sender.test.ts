@@ -4,8 +4,7 @@ import { SendOrderBook } from '../../src/pipeline/send-order.js';
 import { broadcastJobId } from '../../src/pipeline/queues.js';
 import type { TestChain } from '../helpers/chain.js';
 import type { Loop } from '../helpers/loop.js';
-import { READ_KEY } from '../helpers/service.js';
-import { type BroadcastCounter, type EthLoop, RECIPIENT, startEthLoop, until, withdraw } from './support.js';
+import { type BroadcastCounter, type EthLoop, holdBackSignatures, RECIPIENT, startEthLoop, until, withdraw, withdrawalStatus } from './support.js';
 
 /**
  * One sender per account (src/pipeline/account-sender.ts), on anvil with the service's own
@@ -18,23 +17,16 @@ describe('one sender per account', () => {
   let p: JsonRpcProvider;
   let counter: BroadcastCounter;
   let ctx: EthLoop;
-  const unsigned = new Set<string>();
+  let unsigned: Set<string>;
 
   beforeAll(async () => {
     ctx = await startEthLoop();
     ({ chain, loop, p, counter } = ctx);
-    // Sign operations held back from reconciliation, as in send-order.test.ts.
-    const custody = loop.svc.pipeline!.deps.custody;
-    const realLookup = custody.getSignOperation.bind(custody);
-    custody.getSignOperation = async (id) => {
-      const op = await realLookup(id);
-      return unsigned.has(id) ? { ...op, status: 'PENDING', isApproved: false, signatures: [], v: [] } : op;
-    };
+    unsigned = holdBackSignatures(loop);
   });
   afterAll(() => ctx?.stop());
 
-  const status = async (vaultId: string, operationID: string) =>
-    (await loop.svc.call('GET', `/api/v1.0/vaults/${vaultId}/withdrawals/${operationID}`, { key: READ_KEY })).body;
+  const status = (vaultId: string, operationID: string) => withdrawalStatus(loop, vaultId, operationID);
   const jobOf = async (operationID: string) => {
     const op = (await loop.svc.pipeline!.deps.store.resolve(operationID))!;
     return (await loop.svc.pipeline!.deps.queues.broadcast.getJob(broadcastJobId(op.id)))!;

@@ -2,8 +2,7 @@ import type { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestChain } from '../helpers/chain.js';
 import type { Loop } from '../helpers/loop.js';
-import { READ_KEY } from '../helpers/service.js';
-import { type BroadcastCounter, type EthLoop, RECIPIENT, startEthLoop, until, withdraw } from './support.js';
+import { type BroadcastCounter, type EthLoop, holdBackSignatures, RECIPIENT, startEthLoop, until, withdraw, withdrawalStatus } from './support.js';
 
 /**
  * Sending in order, on Hardhat in its automining mode, which refuses a nonce that leaves a gap:
@@ -16,24 +15,17 @@ describe('sending in order (Hardhat, refuses nonce gaps)', () => {
   let p: JsonRpcProvider;
   let counter: BroadcastCounter;
   let ctx: EthLoop;
-  // Sign operations the custody service reports as still PENDING (the quorum has not approved),
-  // so reconciliation does not fetch their signatures either.
-  const unsigned = new Set<string>();
+  // Sign operations the custody service reports as still PENDING (support.ts).
+  let unsigned: Set<string>;
 
   beforeAll(async () => {
     ctx = await startEthLoop({ node: 'hardhat', env: { RECONCILE_AFTER_SECONDS: '1', RECONCILE_INTERVAL_SECONDS: '1', SIGN_TIMEOUT_SECONDS: '6' } });
     ({ chain, loop, p, counter } = ctx);
-    const custody = loop.svc.pipeline!.deps.custody;
-    const realLookup = custody.getSignOperation.bind(custody);
-    custody.getSignOperation = async (id) => {
-      const op = await realLookup(id);
-      return unsigned.has(id) ? { ...op, status: 'PENDING', isApproved: false, signatures: [], v: [] } : op;
-    };
+    unsigned = holdBackSignatures(loop);
   });
   afterAll(() => ctx?.stop());
 
-  const status = async (vaultId: string, operationID: string) =>
-    (await loop.svc.call('GET', `/api/v1.0/vaults/${vaultId}/withdrawals/${operationID}`, { key: READ_KEY })).body;
+  const status = (vaultId: string, operationID: string) => withdrawalStatus(loop, vaultId, operationID);
 
   it('a withdrawal signed before its predecessor waits SIGNED, sends nothing, and goes out right after it', async () => {
     const v = await loop.vault('ethdev');

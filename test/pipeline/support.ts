@@ -5,7 +5,7 @@ import type { LedgerAdaptor, SignedTx } from '../../src/ledger/adaptor.js';
 import { signCallback } from '../../src/security/callback-hmac.js';
 import { startTestChain, type EvmNodeKind, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
-import { TEST_CALLBACK_SECRET, WITHDRAW_KEY, type TestService } from '../helpers/service.js';
+import { READ_KEY, TEST_CALLBACK_SECRET, WITHDRAW_KEY, type TestService } from '../helpers/service.js';
 
 export const RECIPIENT = '0x00000000000000000000000000000000000000B0';
 
@@ -191,3 +191,23 @@ export async function startEthLoop(
     },
   };
 }
+
+/**
+ * Makes the custody connector of `loop` report the sign operations whose ids are in the
+ * returned set as still PENDING (the quorum has not approved), so reconciliation does not
+ * fetch their signatures either; the test adds and removes ids.
+ */
+export function holdBackSignatures(loop: Pick<Loop, 'svc'>): Set<string> {
+  const unsigned = new Set<string>();
+  const custody = loop.svc.pipeline!.deps.custody;
+  const realLookup = custody.getSignOperation.bind(custody);
+  custody.getSignOperation = async (id) => {
+    const op = await realLookup(id);
+    return unsigned.has(id) ? { ...op, status: 'PENDING', isApproved: false, signatures: [], v: [] } : op;
+  };
+  return unsigned;
+}
+
+/** A withdrawal as GET /vaults/{vaultId}/withdrawals/{operationID} answers it. */
+export const withdrawalStatus = async (loop: Pick<Loop, 'svc'>, vaultId: string, operationID: string) =>
+  (await loop.svc.call('GET', `/api/v1.0/vaults/${vaultId}/withdrawals/${operationID}`, { key: READ_KEY })).body;
