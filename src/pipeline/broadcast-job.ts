@@ -1,6 +1,6 @@
 import { UnrecoverableError } from 'bullmq';
 import { AppError, NodeRejectionError } from '../errors.js';
-import type { LedgerAdaptor, SignedTx, VerifiedSignature } from '../ledger/adaptor.js';
+import type { VerifiedSignature } from '../ledger/adaptor.js';
 import { sendInOrder, type OwnOutcome } from './account-sender.js';
 import { fromStored, type Operation } from './operation.js';
 import type { PipelineDeps } from './pipeline-deps.js';
@@ -83,9 +83,7 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string, 
   const book = deps.sendOrder;
   // A job that goes to sleep leaves its description as the record in hand says (SIGNED).
   journal.seen?.(op);
-  const outcome: OwnOutcome = book
-    ? await sendInOrder(deps, book, adaptor, { op, signed, ...order, journal, waits: opts.waits ?? 0, jobId: opts.jobId })
-    : await sendAlone(deps, adaptor, op, signed, order);
+  const outcome: OwnOutcome = await sendInOrder(deps, book, adaptor, { op, signed, ...order, journal, waits: opts.waits ?? 0, jobId: opts.jobId });
   journal.seen?.(outcome.kind === 'sent' ? outcome.op : op);
   if (outcome.kind === 'sent') return outcome.op.status === 'BROADCAST' ? 'broadcast' : `moved to ${outcome.op.status} meanwhile`;
   if (outcome.kind === 'waiting') {
@@ -98,25 +96,9 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string, 
     deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: 'waiting_for_predecessor' });
     throw new PredecessorPending(order.account, order.sequence, order.sequence - 1n);
   }
-  if (!isRetryable(outcome.error)) await book?.forget(op.ledgerId, order.account, order.sequence, op.id);
+  if (!isRetryable(outcome.error)) await book.forget(op.ledgerId, order.account, order.sequence, op.id);
   journal.seen?.(undefined);
   return refused(deps, op, outcome.error, journal);
-}
-
-/** Without a send-order book (tests that build the pipeline by hand): the node's next number decides. */
-async function sendAlone(deps: PipelineDeps, adaptor: LedgerAdaptor, op: Operation, signed: SignedTx[], order: { account: string; sequence: bigint }): Promise<OwnOutcome> {
-  if (adaptor.nextSequence) {
-    const next = await adaptor.nextSequence(order.account).catch(() => order.sequence);
-    if (order.sequence > next) return { kind: 'waiting', next };
-  }
-  try {
-    const results = await sendSigned(deps, adaptor, op, signed);
-    const moved = (await deps.store.transition(op.id, ['SIGNED'], 'BROADCAST')) ?? (await deps.store.get(op.id));
-    await scheduleConfirm(deps, moved);
-    return { kind: 'sent', op: moved, results };
-  } catch (e) {
-    return { kind: 'failed', error: e };
-  }
 }
 
 /** The node refused the job's own transaction: retried (thrown) or FAILED for good. */

@@ -13,8 +13,8 @@ export interface PipelineDeps extends Pick<Core, 'config' | 'logger' | 'registry
   queues: Queues;
   /** The custody connector: the signing loop cannot run without one. */
   custody: NonNullable<Core['custody']>;
-  /** Who waits for which predecessor (absent: waiting broadcasts only poll). */
-  sendOrder?: SendOrderBook;
+  /** Each sending account's ready transactions and its send lock (send-order.ts). */
+  sendOrder: SendOrderBook;
 }
 
 /** Making or replacing a withdrawal also reads the vault registry. */
