@@ -9,6 +9,8 @@ import { JsonRpcProvider, Wallet } from 'ethers';
 import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
 
 export interface BareSend {
+  /** The node's block height when the bare client started (the node's cost per transaction grows with it). */
+  height: number;
   transactions: number;
   seconds: number;
   perSecond: number;
@@ -23,6 +25,7 @@ async function rpc(url: string, method: string, params: unknown[], id = 1): Prom
 }
 
 export async function bareSend(rpcUrl: string, n: number, to: string): Promise<BareSend> {
+  const height = Number(BigInt((await rpc(rpcUrl, 'eth_blockNumber', [])) as string));
   const wallet = Wallet.createRandom();
   const funder = new DevChainFunder(rpcUrl);
   await funder.sendEth(wallet.address, 10n ** 18n);
@@ -57,5 +60,6 @@ export async function bareSend(rpcUrl: string, n: number, to: string): Promise<B
   const count = Number(BigInt((await rpc(rpcUrl, 'eth_getTransactionCount', [wallet.address, 'pending'])) as string));
   if (count !== n) throw new Error(`bare client: the node holds ${count} of ${n} transactions`);
   rpcMs.sort((a, b) => a - b);
-  return { transactions: n, seconds, perSecond: n / seconds, rpcMsP50: rpcMs[Math.floor(n / 2)] as number };
+  return { height, transactions: n, seconds, perSecond: n / seconds, rpcMsP50: rpcMs[Math.floor(n / 2)] as number };
 }
+

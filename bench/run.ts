@@ -116,11 +116,21 @@ interface Figures {
   address?: Record<string, { httpKeysPerSec: number; rawKeysPerSec: number; ratio: number; batchP50Ms: number }>;
   statusUnderBatches?: { threads: StatusUnderBatches; slices: StatusUnderBatches };
   create?: CreateFigures;
-  pipeline?: {
+  pipeline?: DrainFigures;
+  backlog?: DrainFigures;
+  utxo?: UtxoFigures;
+  idle?: IdleLatency;
+  memory?: { tsx: WorkerMemory; built: WorkerMemory };
+  apiMemory?: { tsx?: ApiMemory; built?: ApiMemory };
+}
+
+interface DrainFigures {
+    mode: 'live' | 'backlog';
     withdrawals: number;
     created: number;
     createSeconds: number;
-    firstCallbackToLastBroadcastSeconds: number;
+    /** live: first callback → last broadcast; backlog: broadcasts resumed → last broadcast. */
+    drainSeconds: number;
     broadcastsPerSecond: number;
     /** The same node taking as many pre-signed transactions from a bare client, one at a time. */
     bare: BareSend;
@@ -134,12 +144,10 @@ interface Figures {
     callbacksAcceptedSeconds: number;
     nonces: { first: number; last: number; count: number; contiguous: boolean; chainCount: number };
     failed: number;
+    /** CPU of the worker per withdrawal during the drain (live: from the first callback; backlog: from the resume), and of the API. */
+    workerCpuMsPerWithdrawal: number;
+    apiCpuMsPerWithdrawal: number;
     workerRssMB: number;
-  };
-  utxo?: UtxoFigures;
-  idle?: IdleLatency;
-  memory?: { tsx: WorkerMemory; built: WorkerMemory };
-  apiMemory?: { tsx?: ApiMemory; built?: ApiMemory };
 }
 
 async function main(): Promise<void> {
@@ -157,7 +165,11 @@ async function main(): Promise<void> {
     // ---------------------------------------------------------------- a Bitcoin vault of 2,000 coins (own bcoin node)
     if (want('utxo')) figures.utxo = await utxoBench(redisUrl, prefix, { utxos: 2_000, rounds: quick ? 3 : 10 }, log);
 
-    const anvil = await startAnvil();
+    // Blocks every second, as a chain makes them: automining one block per transaction makes
+    // anvil slower with every block (consecutive thousands of transfers took 1.7, 2.7, 4.0 and
+    // 5.0 s here), so the drain and its reference, a thousand blocks apart, would not meet the
+    // same node. With 1 s blocks the same runs take 0.8–1.2 s each, whatever came before.
+    const anvil = await startAnvil({ blockTime: 1 });
     stops.push(anvil.stop);
 
     // One API process (src/main.ts) and, from the pipeline phase on, one worker process
@@ -168,6 +180,7 @@ async function main(): Promise<void> {
     const acceptedAt = new Map<string, number>();
     const hrNow = () => performance.timeOrigin + performance.now();
     let firstCallback = Infinity;
+    let acceptedCount = 0;
     // While `held` is set, signed callbacks wait for it (the drain starts from 1,000 signed
     // withdrawals, not from their creation); once released, at most 64 are in flight.
     let held: { open: Promise<void>; release: () => void; waiting: number } | undefined;
@@ -192,6 +205,7 @@ async function main(): Promise<void> {
           // Signed now: a held callback's timestamp is as old as its wait.
           const res = await fetch(input, gate ? { ...init, headers: { 'content-type': 'application/json', ...signCallback(SECRET, body) } } : init);
           const at = hrNow();
+          if (res.ok) acceptedCount++;
           if (res.ok && body) {
             for (const d of (JSON.parse(body) as { dataToSign: string[] }).dataToSign) {
               accepted.set(d.toLowerCase(), Date.now());
@@ -398,7 +412,30 @@ async function main(): Promise<void> {
       funder.destroy();
       return { vaultId: vault.vaultId, address: reg.body.address as string };
     };
-    if (want('pipeline')) {
+    /** Waits until the worker has nothing waiting, running or delayed (look-agains, confirmation checks). */
+    const workerIdle = async () => {
+      const queues = createQueues(redis, config);
+      await waitFor(
+        'the worker to be idle',
+        worker,
+        async () => {
+          for (const q of [queues.broadcast, queues.confirm]) {
+            const c = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+            if (Object.values(c).some((v) => v > 0)) return false;
+          }
+          return true;
+        },
+        180_000,
+      );
+      await queues.close();
+    };
+    /**
+     * One drain of signed withdrawals from a fresh vault. `live`: the held callbacks are
+     * released and the receiver and the worker run at once (first callback → last broadcast).
+     * `backlog`: broadcasts are paused while the receiver accepts every callback, then resumed:
+     * the worker alone takes the service's signed withdrawals to the node (resume → last broadcast).
+     */
+    const drain = async (mode: 'live' | 'backlog'): Promise<DrainFigures> => {
       const n = SIZES.withdrawals;
       const { vaultId, address } = await fundedVault();
 
@@ -428,12 +465,25 @@ async function main(): Promise<void> {
 
       log(`drain reference: ${n} pre-signed transactions from a fresh account, sent one at a time by a bare client`);
       const bare = await bareSend(anvil.url, n, RECIPIENT);
-      log(`bare client: ${n} in ${r2(bare.seconds)} s (${r1(bare.perSecond)}/s, RPC p50 ${r1(bare.rpcMsP50)} ms)`);
+      log(`bare client: ${n} in ${r2(bare.seconds)} s (${r1(bare.perSecond)}/s, RPC p50 ${r1(bare.rpcMsP50)} ms) from height ${bare.height}`);
 
-      log(`drain: ${operationIDs.length} signed callbacks released`);
+      log(`drain (${mode}): ${operationIDs.length} signed callbacks released`);
+      const queues = mode === 'backlog' ? createQueues(redis, config) : undefined;
+      await queues?.broadcast.pause();
       firstCallback = Infinity;
+      acceptedCount = 0;
+      let workerCpu0 = cpuSeconds(worker);
+      const apiCpu0 = cpuSeconds(api.child);
       held = undefined;
       gate.release();
+      let resumedAt = NaN;
+      if (queues) {
+        await waitFor('every callback accepted', api.child, () => acceptedCount >= operationIDs.length, 120_000);
+        resumedAt = Date.now();
+        workerCpu0 = cpuSeconds(worker);
+        await queues.broadcast.resume();
+        await queues.close();
+      }
       let ops: Operation[] = [];
       await waitFor(
         'every withdrawal broadcast',
@@ -447,6 +497,9 @@ async function main(): Promise<void> {
       const broadcastAt = (o: Operation) => Date.parse(o.history.find((h) => h.status === 'BROADCAST')?.at ?? '');
       const sent = ops.filter((o) => Number.isFinite(broadcastAt(o)));
       const lastBroadcast = Math.max(...sent.map(broadcastAt));
+      // Up to the last look at the store (a few polls past the last broadcast); confirmation checks included.
+      const workerCpuMs = ((cpuSeconds(worker) - workerCpu0) * 1000) / n;
+      const apiCpuMs = ((cpuSeconds(api.child) - apiCpu0) * 1000) / n;
       const stats = await worker.stats();
       const vaultTxids = new Set(sent.map((o) => (o.txids[0] as string).toLowerCase()));
       const vaultSends = stats.sends.filter((s) => vaultTxids.has(s.txid.toLowerCase()));
@@ -467,17 +520,18 @@ async function main(): Promise<void> {
         await fetch(anvil.url, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionCount', params: [address, 'latest'] }),
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionCount', params: [address, 'pending'] }),
         })
       ).json()) as { result: string };
       const chainCount = Number(BigInt(countRes.result));
-      const drainSeconds = (lastBroadcast - firstCallback) / 1000;
+      const drainSeconds = (lastBroadcast - (mode === 'backlog' ? resumedAt : firstCallback)) / 1000;
       const lastAccepted = Math.max(...sent.map((o) => accepted.get(o.unsigned.payloads[0]?.digest ?? '') ?? -Infinity));
-      figures.pipeline = {
+      const result: DrainFigures = {
+        mode,
         withdrawals: n,
         created: operationIDs.length,
         createSeconds: r2(createSeconds),
-        firstCallbackToLastBroadcastSeconds: r2(drainSeconds),
+        drainSeconds: r2(drainSeconds),
         broadcastsPerSecond: r1(sent.length / drainSeconds),
         bare: { ...bare, seconds: r2(bare.seconds), perSecond: r1(bare.perSecond), rpcMsP50: r1(bare.rpcMsP50) },
         drainRatio: r2(sent.length / drainSeconds / bare.perSecond),
@@ -494,28 +548,24 @@ async function main(): Promise<void> {
           chainCount,
         },
         failed: ops.filter((o) => o.status === 'FAILED').length,
+        workerCpuMsPerWithdrawal: r2(workerCpuMs),
+        apiCpuMsPerWithdrawal: r2(apiCpuMs),
         workerRssMB: r1(stats.memory.rss / MB),
       };
-      log(`pipeline: ${JSON.stringify(figures.pipeline)}`);
+      log(`drain (${mode}): ${JSON.stringify(result)}`);
+      return result;
+    };
+    if (want('pipeline')) {
+      figures.pipeline = await drain('live');
+      // The backlog drain starts on a quiet worker: the live drain's look-agains and confirmation checks are done.
+      await workerIdle();
+      figures.backlog = await drain('backlog');
     }
 
     // ---------------------------------------------------------------- idle latency
     if (want('idle')) {
       // Idle means idle: the drain's look-agains and confirmation checks finish first.
-      const queues = createQueues(redis, config);
-      await waitFor(
-        'the worker to be idle',
-        worker,
-        async () => {
-          for (const q of [queues.broadcast, queues.confirm]) {
-            const c = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-            if (Object.values(c).some((v) => v > 0)) return false;
-          }
-          return true;
-        },
-        180_000,
-      );
-      await queues.close();
+      await workerIdle();
       const { vaultId } = await fundedVault();
       const warmup = 5;
       log(`idle latency: ${SIZES.idle} withdrawals one at a time (after ${warmup} not counted)`);
@@ -631,22 +681,24 @@ function report(f: Figures): void {
     rows.push(['node round trips per withdrawal', `${c.roundTripsPerWithdrawal}`, `${c.callsPerWithdrawal} calls: ${Object.entries(c.calls).map(([m, n]) => `${m} ${n}`).join(', ') || 'none'}`, '', '']);
     rows.push(['nonces of the created withdrawals', `${c.nonces.unique} distinct of ${c.nonces.count}`, '', '', `0..n-1: ${yes(c.nonces.contiguous)}`]);
   }
-  if (f.pipeline) {
-    const p = f.pipeline;
-    rows.push([`pipeline ${p.withdrawals} ETH withdrawals: create (s)`, `${p.createSeconds}`, `${p.created} created`, '', '']);
+  for (const p of [f.pipeline, f.backlog]) {
+    if (!p) continue;
+    const live = p.mode === 'live';
+    rows.push([`drain (${p.mode}) ${p.withdrawals} ETH withdrawals: create (s)`, `${p.createSeconds}`, `${p.created} created`, '', '']);
     rows.push([
-      'drain: first callback → last broadcast (s)',
-      `${p.firstCallbackToLastBroadcastSeconds} (${p.broadcastsPerSecond}/s)`,
-      `bare client ${p.bare.seconds} s (${p.bare.perSecond}/s)`,
+      live ? 'drain (live): first callback → last broadcast (s)' : 'drain (backlog): signed withdrawals held, broadcasts resumed → last broadcast (s)',
+      `${p.drainSeconds} (${p.broadcastsPerSecond}/s)`,
+      `bare client ${p.bare.seconds} s (${p.bare.perSecond}/s) at height ${p.bare.height}`,
       `ratio ${p.drainRatio}`,
       `≥ 0.5: ${yes(p.drainRatio >= 0.5)}`,
     ]);
-    rows.push(['node eth_sendRawTransaction p50 (ms)', `${p.rpcMsP50}`, `bare client ${p.bare.rpcMsP50}`, '', '']);
-    rows.push(['node sends / distinct transactions', `${p.nodeSends} / ${p.distinctSent}`, '', '', `none twice: ${yes(p.nodeSends === p.distinctSent && p.distinctSent === p.withdrawals)}`]);
-    rows.push(['callback accepted → BROADCAST p50 (ms)', `${p.callbackToBroadcastMsP50}`, '(includes queue wait)', '', '']);
-    rows.push(['drain: first callback → last callback accepted (s)', `${p.callbacksAcceptedSeconds}`, '(the receiver)', '', '']);
-    rows.push(['nonces of the vault', `${p.nonces.first}..${p.nonces.last} (${p.nonces.count})`, `chain count ${p.nonces.chainCount}`, '', `no gap: ${yes(p.nonces.contiguous && p.nonces.chainCount === p.withdrawals)}`]);
-    rows.push(['failed withdrawals / worker RSS (MB)', `${p.failed} / ${p.workerRssMB}`, '', '', '']);
+    rows.push([`drain (${p.mode}): node eth_sendRawTransaction p50 (ms)`, `${p.rpcMsP50}`, `bare client ${p.bare.rpcMsP50}`, '', '']);
+    rows.push([`drain (${p.mode}): node sends / distinct transactions`, `${p.nodeSends} / ${p.distinctSent}`, '', '', `none twice: ${yes(p.nodeSends === p.distinctSent && p.distinctSent === p.withdrawals)}`]);
+    if (live) rows.push(['drain (live): callback accepted → BROADCAST p50 (ms)', `${p.callbackToBroadcastMsP50}`, '(includes queue wait)', '', '']);
+    rows.push([`drain (${p.mode}): first callback → last callback accepted (s)`, `${p.callbacksAcceptedSeconds}`, '(the receiver)', '', '']);
+    rows.push([`drain (${p.mode}): nonces of the vault`, `${p.nonces.first}..${p.nonces.last} (${p.nonces.count})`, `chain count ${p.nonces.chainCount}`, '', `no gap: ${yes(p.nonces.contiguous && p.nonces.chainCount === p.withdrawals)}`]);
+    rows.push([`drain (${p.mode}): CPU per withdrawal, worker / API (ms)`, `${p.workerCpuMsPerWithdrawal} / ${p.apiCpuMsPerWithdrawal}`, '', '', '']);
+    rows.push([`drain (${p.mode}): failed withdrawals / worker RSS (MB)`, `${p.failed} / ${p.workerRssMB}`, '', '', '']);
   }
   if (f.utxo) {
     const u = f.utxo;

@@ -2,6 +2,7 @@ import type { AdaptorDeps, AssetInfo } from '../../src/ledger/adaptor.js';
 import type { ChainReads } from './network/chain-reads.js';
 import type { JsonRpcClient } from './network/json-rpc.js';
 import type { AssembledTxs } from './logic/assembled.js';
+import type { KeyAddresses } from './logic/address.js';
 import type { EthereumOptions } from './options.js';
 
 /** What every Ethereum logic function gets: one ledger's settings and its node client. */
@@ -16,4 +17,6 @@ export interface EthContext {
   nativeAsset: AssetInfo;
   /** Transactions combine assembled in this process, so broadcast need not parse them again. */
   assembled?: AssembledTxs;
+  /** Addresses of the vault keys seen lately (combine checks each payload's key is the vault's). */
+  addresses?: KeyAddresses;
 }

@@ -5,6 +5,7 @@ import type { EthContext } from './context.js';
 import { ETHEREUM_LEDGERS } from './ledgers.js';
 import { getBalances } from './logic/balances.js';
 import { AssembledTxs } from './logic/assembled.js';
+import { KeyAddresses } from './logic/address.js';
 import { broadcast } from './logic/broadcast.js';
 import { nextSequence, sendOrder } from './logic/send-order.js';
 import { combine } from './logic/combine.js';
@@ -24,7 +25,7 @@ function createEthereumAdaptor(ledgerId: string, options: EthereumOptions, deps:
   const nativeAsset = { symbol: 'ETH', decimals: 18, native: true };
   const tokens = options.tokens.map((t) => ({ symbol: t.symbol, decimals: t.decimals, native: false, contract: t.contract }));
   const rpc = new JsonRpcClient(options.rpcUrl, deps.fetch);
-  const ctx: EthContext = { ledgerId, chainId, options, rpc, reads: new ChainReads(rpc, options.headMaxAgeMs), deps, nativeAsset, assembled: new AssembledTxs() };
+  const ctx: EthContext = { ledgerId, chainId, options, rpc, reads: new ChainReads(rpc, options.headMaxAgeMs), deps, nativeAsset, assembled: new AssembledTxs(), addresses: new KeyAddresses() };
   return {
     ...ethereumAddressCodec(ledgerId, known?.network ?? `chain-${chainId}`),
     nativeAsset,

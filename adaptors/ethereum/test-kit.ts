@@ -99,7 +99,7 @@ export function sign(unsigned: UnsignedWithdrawal, key: TestKey, opts: { highS?:
   });
 }
 
-/** A signature as is, without the pipeline's checks: what combine must refuse on its own. */
+/** A signature as is, without the pipeline's checks (what those checks must refuse). */
 export function signUnchecked(digestHex: string, key: TestKey): VerifiedSignature[] {
   const { signature, recoveryId } = ecc.signRecoverable(Buffer.from(digestHex, 'hex'), key.priv);
   return [{ payloadIndex: 0, signature: Uint8Array.from(signature), recoveryId: recoveryId as 0 | 1 }];

@@ -2,6 +2,8 @@ import { keccak256, Transaction } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VerificationError } from '../../src/errors.js';
 import type { LedgerAdaptor } from '../../src/ledger/adaptor.js';
+import { publicKeyHex } from '../../src/ledger/public-key.js';
+import { verifySignature } from '../../src/ledger/signatures.js';
 import { ethBalance, intent, newKey, sign, signUnchecked, startHarness, waitReceipt, type Harness, type TestKey } from './test-kit.js';
 
 const ETH = 10n ** 18n;
@@ -112,18 +114,20 @@ describe('ethereum withdrawals end to end on a real anvil node', () => {
     expect(await ethBalance(h, i.recipientAddress)).toBe(13n);
   });
 
-  it('combine rejects a signature by another key, or over another digest', async () => {
+  it('signatures are checked once, as they come in; combine refuses a payload of another key and a tampered state', async () => {
     const i = intent(adaptor, { amount: 17n });
     const unsigned = await adaptor.craft(key.source, i);
     const other = newKey(adaptor);
-    // The pipeline's own check stops another key first; combine must stop it on its own too.
+    // The one signature check (src/ledger/signatures.ts) refuses another key and another digest.
     expect(() => sign(unsigned, other)).toThrow(VerificationError);
-    const byOther = () => adaptor.combine(unsigned, signUnchecked(unsigned.payloads[0]!.digest, other));
-    expect(byOther).toThrow(VerificationError);
-    expect(byOther).toThrow(/recovers 0x[0-9a-fA-F]{40}, not the vault address/);
     const i2 = intent(adaptor, { amount: 19n });
     const second = await adaptor.craft(key.source, i2);
-    expect(() => adaptor.combine(unsigned, signUnchecked(second.payloads[0]!.digest, key))).toThrow(/not the vault address/);
+    const [overSecond] = signUnchecked(second.payloads[0]!.digest, key);
+    expect(() => verifySignature(unsigned.payloads[0]!.digest, Buffer.from(overSecond!.signature).toString('hex'), overSecond!.recoveryId, key.publicKey)).toThrow(VerificationError);
+    // combine: the key the signature was checked against must be the vault's.
+    const otherKeyHex = publicKeyHex(other.publicKey);
+    const ofOtherKey = { ...unsigned, payloads: [{ ...unsigned.payloads[0]!, publicKey: otherKeyHex }] };
+    expect(() => adaptor.combine(ofOtherKey, signUnchecked(unsigned.payloads[0]!.digest, other))).toThrow(/is the key of 0x[0-9a-f]{40}, not of the vault address/);
     const tampered = { ...unsigned, state: { ...(unsigned.state as Record<string, string>), value: '1000' } };
     expect(() => adaptor.combine(tampered, sign(unsigned, key))).toThrow(/not the one that was signed/);
     await adaptor.release(unsigned, i.reference);

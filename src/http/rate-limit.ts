@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { LuaScript } from '../redis-script.js';
 import type { Redis } from 'ioredis';
 import { RateLimitedError } from '../errors.js';
 import type { AuthContext } from './auth.js';
@@ -17,7 +18,7 @@ export interface RateLimit {
  * until one is there. The key expires once the bucket would be full again, so idle clients
  * cost no memory. Returns 0 when taken, else the milliseconds to wait.
  */
-const TAKE = `
+const TAKE = new LuaScript(`
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local rate = tonumber(ARGV[1]) / 60000
@@ -31,7 +32,7 @@ if tokens >= 1 then tokens = tokens - 1 else wait = math.ceil((1 - tokens) / rat
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', now)
 redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / rate) + 1000)
 return wait
-`;
+`);
 
 /** The client a request is counted against: its API key when it sent a valid one, else its peer address. */
 export function clientOf(req: Request): string {
@@ -49,7 +50,7 @@ export function rateLimiter(redis: Redis, keyPrefix: string, limit: RateLimit): 
   return async (req) => {
     if (limit.perMinute === 0) return;
     const client = clientOf(req);
-    const waitMs = Number(await redis.eval(TAKE, 1, rateLimitKey(keyPrefix, client), String(limit.perMinute), String(limit.burst)));
+    const waitMs = Number(await TAKE.run(redis, 1, rateLimitKey(keyPrefix, client), String(limit.perMinute), String(limit.burst)));
     if (waitMs > 0) throw new RateLimitedError(client.startsWith('key:') ? 'this API key' : 'this client address', Math.ceil(waitMs / 1000));
   };
 }

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { LuaScript } from '../redis-script.js';
 import { reservationKeys } from '../redis-keys.js';
 
 /**
@@ -51,7 +52,7 @@ end
 redis.call('HSET', owners, n, owner)
 `;
 
-const RESERVE_SEQUENCE = `
+const RESERVE_SEQUENCE = new LuaScript(`
 local last = KEYS[1]
 local free = KEYS[2]
 local owners = KEYS[3]
@@ -59,7 +60,7 @@ local chainNext = ARGV[1]
 local owner = ARGV[2]
 ${ALLOCATE}
 return {n, refilled}
-`;
+`);
 
 /**
  * Amounts in the spend scripts are 80-digit zero-padded decimal strings (uint256 has 78
@@ -102,7 +103,7 @@ end
 
 // KEYS: last, free, owners, spent, spent-idx, spent-total, mined
 // ARGV: chainNext, owner, minedBelow, asset count, then (asset, balance, spend) per asset
-const RESERVE_WITHIN = `
+const RESERVE_WITHIN = new LuaScript(`
 local last, free, owners, spent, idx, total, minedKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local chainNext = ARGV[1]
 local owner = ARGV[2]
@@ -130,10 +131,10 @@ for i = 0, assets - 1 do
   redis.call('HSET', total, asset, add(redis.call('HGET', total, asset) or ZERO, spend))
 end
 return {'ok', n, refilled}
-`;
+`);
 
 // KEYS: spent, spent-idx, spent-total, mined · ARGV: n, then (asset, spend) pairs
-const RAISE_SPEND = `
+const RAISE_SPEND = new LuaScript(`
 ${AMOUNT_LUA}
 local mined = redis.call('GET', KEYS[4])
 if mined and ARGV[1] < mined then return 0 end
@@ -147,10 +148,10 @@ for i = 2, #ARGV, 2 do
   end
 end
 return 1
-`;
+`);
 
 // KEYS: free, owners, spent, spent-idx, spent-total · ARGV: n, owner
-const RELEASE_SEQUENCE = `
+const RELEASE_SEQUENCE = new LuaScript(`
 local free = KEYS[1]
 local owners = KEYS[2]
 local n = ARGV[1]
@@ -160,9 +161,9 @@ redis.call('HDEL', owners, n)
 redis.call('ZADD', free, 0, n)
 forget(KEYS[3], KEYS[4], KEYS[5], redis.call('ZRANGEBYLEX', KEYS[4], '[' .. n .. '|', '[' .. n .. '|\\255'))
 return 1
-`;
+`);
 
-const CLAIM_ITEMS = `
+const CLAIM_ITEMS = new LuaScript(`
 local owner = ARGV[1]
 local ttl = ARGV[2]
 for i, key in ipairs(KEYS) do
@@ -171,15 +172,15 @@ for i, key in ipairs(KEYS) do
 end
 for i, key in ipairs(KEYS) do redis.call('SET', key, owner, 'PX', ttl) end
 return 1
-`;
+`);
 
-const RELEASE_ITEMS = `
+const RELEASE_ITEMS = new LuaScript(`
 local n = 0
 for i, key in ipairs(KEYS) do
   if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key); n = n + 1 end
 end
 return n
-`;
+`);
 
 /** Contention worth counting: a coin claim lost to another owner, a number taken back from the free list. */
 export type ReservationEvent = 'utxo_claim_conflict' | 'sequence_refill';
@@ -229,7 +230,7 @@ export class Reservations {
    */
   async reserveSequence(scope: string, chainNext: bigint, owner: string): Promise<bigint> {
     const [last, free, owners] = this.seqKeys(scope);
-    const [n, refilled] = (await this.redis.eval(RESERVE_SEQUENCE, 3, last, free, owners, pad(chainNext), owner)) as [string, number];
+    const [n, refilled] = (await RESERVE_SEQUENCE.run(this.redis, 3, last, free, owners, pad(chainNext), owner)) as [string, number];
     if (refilled === 1) this.onEvent('sequence_refill', scope);
     return BigInt(n);
   }
@@ -248,7 +249,7 @@ export class Reservations {
     const assets = Object.keys(check.spend);
     const args = assets.flatMap((a) => [a, padAmount(check.balances[a] ?? 0n), padAmount(check.spend[a] as bigint)]);
     const keys = [...this.seqKeys(scope), ...this.spendKeys(scope)];
-    const r = (await this.redis.eval(RESERVE_WITHIN, keys.length, ...keys, pad(chainNext), owner, pad(check.minedBelow), String(assets.length), ...args)) as [string, ...(string | number)[]];
+    const r = (await RESERVE_WITHIN.run(this.redis, keys.length, ...keys, pad(chainNext), owner, pad(check.minedBelow), String(assets.length), ...args)) as [string, ...(string | number)[]];
     if (r[0] === 'stale') return { ok: false, reason: 'stale', minedBelow: BigInt(r[1] as string) };
     if (r[0] === 'short') return { ok: false, reason: 'short', asset: r[1] as string, pending: BigInt(r[2] as string) };
     if (r[2] === 1) this.onEvent('sequence_refill', scope);
@@ -263,14 +264,14 @@ export class Reservations {
   async raiseSpend(scope: string, n: bigint, spend: Record<string, bigint>): Promise<void> {
     const keys = this.spendKeys(scope);
     const args = Object.entries(spend).flatMap(([asset, amount]) => [asset, padAmount(amount)]);
-    await this.redis.eval(RAISE_SPEND, keys.length, ...keys, pad(n), ...args);
+    await RAISE_SPEND.run(this.redis, keys.length, ...keys, pad(n), ...args);
   }
 
   /** Gives a number back (operation failed before broadcast), with the spend recorded for it. Only its owner can. */
   async releaseSequence(scope: string, n: bigint, owner: string): Promise<boolean> {
     const [, free, owners] = this.seqKeys(scope);
     const [spent, idx, total] = this.spendKeys(scope);
-    return (await this.redis.eval(RELEASE_SEQUENCE, 5, free, owners, spent, idx, total, pad(n), owner)) === 1;
+    return (await RELEASE_SEQUENCE.run(this.redis, 5, free, owners, spent, idx, total, pad(n), owner)) === 1;
   }
 
   /** Marks a number as used for good (broadcast): it is never handed out again. */
@@ -293,7 +294,7 @@ export class Reservations {
   async claim(scope: string, items: string[], owner: string, ttlMs: number): Promise<boolean> {
     if (items.length === 0) return true;
     const keys = items.map((i) => this.itemKey(scope, i));
-    const claimed = (await this.redis.eval(CLAIM_ITEMS, keys.length, ...keys, owner, String(ttlMs))) === 1;
+    const claimed = (await CLAIM_ITEMS.run(this.redis, keys.length, ...keys, owner, String(ttlMs))) === 1;
     if (!claimed) this.onEvent('utxo_claim_conflict', scope);
     return claimed;
   }
@@ -302,6 +303,6 @@ export class Reservations {
   async release(scope: string, items: string[], owner: string): Promise<number> {
     if (items.length === 0) return 0;
     const keys = items.map((i) => this.itemKey(scope, i));
-    return (await this.redis.eval(RELEASE_ITEMS, keys.length, ...keys, owner)) as number;
+    return (await RELEASE_ITEMS.run(this.redis, keys.length, ...keys, owner)) as number;
   }
 }

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { LuaScript } from '../redis-script.js';
 import type { Redis } from 'ioredis';
 import { ConflictError, InvalidArgumentError } from '../errors.js';
 import type { Operation } from './operation.js';
@@ -24,11 +25,14 @@ interface Entry {
 }
 
 /** Replaces the claim only if it is still exactly the one read, so two retries cannot both take it over. */
-const TAKE_OVER = `
+// KEYS: the key · ARGV: the record this process wrote: deleted only while it is still that one.
+const DELETE_IF_MINE = new LuaScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
+
+const TAKE_OVER = new LuaScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
 return 1
-`;
+`);
 
 /**
  * `Idempotency-Key` for withdrawals: a client that retries a POST after a timeout gets the
@@ -88,7 +92,7 @@ export class Idempotency {
       await this.redis.set(redisKey, JSON.stringify({ ...entry, operationId: made.id }), 'EX', TTL_SECONDS);
       return false;
     }
-    return (await this.redis.eval(TAKE_OVER, 1, redisKey, raw, JSON.stringify(mine), TTL_SECONDS)) === 1;
+    return (await TAKE_OVER.run(this.redis, 1, redisKey, raw, JSON.stringify(mine), TTL_SECONDS)) === 1;
   }
 
   private async createUnderClaim(redisKey: string, mine: Entry, create: (id: string) => Promise<string>): Promise<string> {
@@ -98,7 +102,7 @@ export class Idempotency {
     } catch (e) {
       // Nothing was accepted: the client may retry with the same key. If this delete is lost
       // (Redis blip), the claim still runs out at `until`.
-      await this.redis.eval(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`, 1, redisKey, JSON.stringify(mine)).catch(() => undefined);
+      await DELETE_IF_MINE.run(this.redis, 1, redisKey, JSON.stringify(mine)).catch(() => undefined);
       throw e;
     }
     await this.redis.set(redisKey, JSON.stringify({ ...mine, operationId } satisfies Entry), 'EX', TTL_SECONDS);

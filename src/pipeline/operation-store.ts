@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
+import { LuaScript } from '../redis-script.js';
 import { ConflictError, NotFoundError } from '../errors.js';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Operation, OperationStatus } from './operation.js';
 import { appendEventLua, eventArgs, statusEventType, type WithdrawalEventType } from './outbox.js';
 import { withdrawalView } from './withdrawal-view.js';
@@ -23,36 +24,37 @@ export interface StoredSignature {
  * All keys of a script share the prefix, so a `{hash-tagged}` prefix keeps them in one Redis
  * Cluster slot.
  */
-// KEYS: op, seq, outbox · ARGV: the record as read, the new record, event (5 values, type '' = none)
-const COMPARE_AND_SET = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+// KEYS: op, seq, outbox · ARGV: SHA-1 of the record as read, the new record, event (5 values, type '' = none)
+// (the digest, not the record: a withdrawal's record is sent to Redis once per write, not twice)
+const COMPARE_AND_SET = new LuaScript(`
+if redis.sha1hex(redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return 0 end
 if ARGV[3] ~= '' then ${appendEventLua(2, 3, 3)} end
 redis.call('SET', KEYS[1], ARGV[2])
 return 1
-`;
+`);
 
 // KEYS: op, seq, outbox, vault-ops, open-ops, ops-by-time, digest… · ARGV: JSON, created ms, event (5 values; ARGV[6] is the id)
-const CREATE = `
+const CREATE = new LuaScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 ${appendEventLua(2, 3, 3)}
 redis.call('SET', KEYS[1], ARGV[1])
 for i = 7, #KEYS do redis.call('SADD', KEYS[i], ARGV[6]) end
 for i = 4, 6 do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[6]) end
 return 1
-`;
+`);
 
-// KEYS: op, seq, outbox, opid · ARGV: the record as the caller holds it, the new record, event (5 values), the id
-const LINK_CUSTODY_ID = `
+// KEYS: op, seq, outbox, opid · ARGV: SHA-1 of the record as the caller holds it, the new record, event (5 values), the id
+const LINK_CUSTODY_ID = new LuaScript(`
 redis.call('SET', KEYS[4], ARGV[8])
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if redis.sha1hex(redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return 0 end
 ${appendEventLua(2, 3, 3)}
 redis.call('SET', KEYS[1], ARGV[2])
 return 1
-`;
+`);
 
 // KEYS: digest-ops of each digest · ARGV[1]: the prefix of op keys. The records of the operations
 // in every set (a callback's lookup in one round trip); no unpack, so any number of digests.
-const FOR_DIGESTS = `
+const FOR_DIGESTS = new LuaScript(`
 local out = {}
 for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   local all = true
@@ -65,16 +67,19 @@ for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   end
 end
 return out
-`;
+`);
 
 // KEYS: the signature hash · ARGV: index, signature JSON, … → { newly set, fields after }
-const ADD_SIGNATURES = `
+const ADD_SIGNATURES = new LuaScript(`
 local added = 0
 for i = 1, #ARGV, 2 do added = added + redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1]) end
 return { added, redis.call('HLEN', KEYS[1]) }
-`;
+`);
 
 const NO_EVENT = ['', '', '', '', ''];
+
+/** What a compare-and-set compares: the stored text's SHA-1, as Lua's redis.sha1hex gives it. */
+const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex');
 
 export class OperationStore {
   private readonly keys: OperationKeys;
@@ -110,7 +115,7 @@ export class OperationStore {
       ...op.unsigned.payloads.map((p) => this.digestKey(p.digest)),
     ];
     const args = [JSON.stringify(op), String(Date.parse(op.createdAt)), ...this.event(op, statusEventType(op.status))];
-    const r = (await this.redis.eval(CREATE, keys.length, ...keys, ...args)) as number;
+    const r = (await CREATE.run(this.redis, keys.length, ...keys, ...args)) as number;
     if (r !== 1) throw new ConflictError(`operation ${op.id} exists`);
   }
 
@@ -138,7 +143,7 @@ export class OperationStore {
   /** The stored operations that have every one of these digests (a callback carries one per payload), read in one round trip. */
   async forDigests(digests: string[]): Promise<Operation[]> {
     if (digests.length === 0) return [];
-    const raws = (await this.redis.eval(FOR_DIGESTS, digests.length, ...digests.map((d) => this.digestKey(d)), this.keys.operation(''))) as string[];
+    const raws = (await FOR_DIGESTS.run(this.redis, digests.length, ...digests.map((d) => this.digestKey(d)), this.keys.operation(''))) as string[];
     return raws.map((r) => JSON.parse(r) as Operation);
   }
 
@@ -147,8 +152,8 @@ export class OperationStore {
     // One round trip when the record is still `op` as the caller holds it (just created); else read and retry.
     const next: Operation = { ...op, operationID, updatedAt: new Date().toISOString() };
     const keys = [...this.eventKeys(op.id), this.keys.custodyId(operationID)];
-    const args = [JSON.stringify(op), JSON.stringify(next), ...this.event(next, 'withdrawal.sign_requested'), op.id];
-    if ((await this.redis.eval(LINK_CUSTODY_ID, keys.length, ...keys, ...args)) === 1) return next;
+    const args = [sha1(JSON.stringify(op)), JSON.stringify(next), ...this.event(next, 'withdrawal.sign_requested'), op.id];
+    if ((await LINK_CUSTODY_ID.run(this.redis, keys.length, ...keys, ...args)) === 1) return next;
     return this.update(op.id, (o) => ({ ...o, operationID }), 'withdrawal.sign_requested');
   }
 
@@ -171,7 +176,7 @@ export class OperationStore {
       if (!next) return undefined;
       const type = eventOf(next);
       const ev = type ? this.event(next, type) : NO_EVENT;
-      if ((await this.redis.eval(COMPARE_AND_SET, 3, ...this.eventKeys(id), raw, JSON.stringify(next), ...ev)) === 1) return next;
+      if ((await COMPARE_AND_SET.run(this.redis, 3, ...this.eventKeys(id), sha1(raw), JSON.stringify(next), ...ev)) === 1) return next;
     }
     throw new ConflictError(`operation ${id} changed concurrently`);
   }
@@ -237,7 +242,7 @@ export class OperationStore {
    */
   async addSignatures(id: string, sigs: Map<number, StoredSignature>, attempt = 0): Promise<{ added: number; total: number }> {
     const args = [...sigs].flatMap(([index, sig]) => [String(index), JSON.stringify(sig)]);
-    const [added, total] = (await this.redis.eval(ADD_SIGNATURES, 1, this.sigsKey(id, attempt), ...args)) as [number, number];
+    const [added, total] = (await ADD_SIGNATURES.run(this.redis, 1, this.sigsKey(id, attempt), ...args)) as [number, number];
     return { added, total };
   }
 

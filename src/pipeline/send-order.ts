@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { LuaScript } from '../redis-script.js';
 import { sendLockKey, sendOrderKey } from '../redis-keys.js';
 
 /**
@@ -70,25 +71,25 @@ const pad = (n: bigint): string => n.toString().padStart(20, '0');
 // every number arithmetic is done by the caller.
 
 // KEYS: book, lock · ARGV: sequence, operation id, token, lock ms, book ttl s → {locked, lastSent|false}
-const READY_AND_TRY = `
+const READY_AND_TRY = new LuaScript(`
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 local locked = redis.call('SET', KEYS[2], ARGV[3], 'NX', 'PX', ARGV[4])
 return {locked and 1 or 0, redis.call('HGET', KEYS[1], 'lastSent') or false}
-`;
+`);
 
 // KEYS: book, lock · ARGV: padded sequence, sequence, operation id, token, lock ms → 1 while the lock is ours
-const RECORD_SENT = `
+const RECORD_SENT = new LuaScript(`
 local last = redis.call('HGET', KEYS[1], 'lastSent')
 if not last or ARGV[1] > last then redis.call('HSET', KEYS[1], 'lastSent', ARGV[1]) end
 if redis.call('HGET', KEYS[1], ARGV[2]) == ARGV[3] then redis.call('HDEL', KEYS[1], ARGV[2]) end
 if redis.call('GET', KEYS[2]) ~= ARGV[4] then return 0 end
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return 1
-`;
+`);
 
 // KEYS: book, lock · ARGV: token, next sequence, lock ms → 1 go on (a ready one waits), 0 released, -1 not ours
-const RELEASE_OR_CONTINUE = `
+const RELEASE_OR_CONTINUE = new LuaScript(`
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return -1 end
 if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 1 then
   redis.call('PEXPIRE', KEYS[2], ARGV[3])
@@ -96,26 +97,26 @@ if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 1 then
 end
 redis.call('DEL', KEYS[2])
 return 0
-`;
+`);
 
 // KEYS: lock · ARGV: token, lock ms
-const EXTEND = `
+const EXTEND = new LuaScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
-`;
+`);
 
 // KEYS: lock · ARGV: token
-const RELEASE = `
+const RELEASE = new LuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
-`;
+`);
 
 // KEYS: book · ARGV: sequence, operation id
-const FORGET = `
+const FORGET = new LuaScript(`
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
 return 0
-`;
+`);
 
 export type ReleaseOutcome = 'continue' | 'released' | 'lost';
 
@@ -144,9 +145,7 @@ export class SendOrderBook {
    * with `token`; returns whether it was taken and the last number this service sent.
    */
   async readyAndTryLock(ledgerId: string, account: string, sequence: bigint, operationId: string, token: string): Promise<{ locked: boolean; lastSent?: bigint }> {
-    const [locked, last] = (await this.redis.eval(
-      READY_AND_TRY,
-      2,
+    const [locked, last] = (await READY_AND_TRY.run(this.redis, 2,
       ...this.keys(ledgerId, account),
       sequence.toString(),
       operationId,
@@ -171,28 +170,28 @@ export class SendOrderBook {
 
   /** Records that `sequence` (of `operationId`) went out and renews the lock; false when the lock is no longer ours. */
   async recordSent(ledgerId: string, account: string, sequence: bigint, operationId: string, token: string): Promise<boolean> {
-    const r = await this.redis.eval(RECORD_SENT, 2, ...this.keys(ledgerId, account), pad(sequence), sequence.toString(), operationId, token, String(SendOrderBook.LOCK_MS));
+    const r = await RECORD_SENT.run(this.redis, 2, ...this.keys(ledgerId, account), pad(sequence), sequence.toString(), operationId, token, String(SendOrderBook.LOCK_MS));
     return r === 1;
   }
 
   /** Keeps the lock when a transaction is ready at `next`, else releases it, in one step. */
   async releaseOrContinue(ledgerId: string, account: string, token: string, next: bigint): Promise<ReleaseOutcome> {
-    const r = (await this.redis.eval(RELEASE_OR_CONTINUE, 2, ...this.keys(ledgerId, account), token, next.toString(), String(SendOrderBook.LOCK_MS))) as number;
+    const r = (await RELEASE_OR_CONTINUE.run(this.redis, 2, ...this.keys(ledgerId, account), token, next.toString(), String(SendOrderBook.LOCK_MS))) as number;
     return r === 1 ? 'continue' : r === 0 ? 'released' : 'lost';
   }
 
   /** Renews the lock; false when it is no longer ours. */
   async extend(ledgerId: string, account: string, token: string): Promise<boolean> {
-    return (await this.redis.eval(EXTEND, 1, this.keys(ledgerId, account)[1], token, String(SendOrderBook.LOCK_MS))) === 1;
+    return (await EXTEND.run(this.redis, 1, this.keys(ledgerId, account)[1], token, String(SendOrderBook.LOCK_MS))) === 1;
   }
 
   async release(ledgerId: string, account: string, token: string): Promise<void> {
-    await this.redis.eval(RELEASE, 1, this.keys(ledgerId, account)[1], token);
+    await RELEASE.run(this.redis, 1, this.keys(ledgerId, account)[1], token);
   }
 
   /** Takes an operation's entry out (it failed: its number is free for the one that refills it). */
   async forget(ledgerId: string, account: string, sequence: bigint, operationId: string): Promise<void> {
-    await this.redis.eval(FORGET, 1, this.keys(ledgerId, account)[0], sequence.toString(), operationId);
+    await FORGET.run(this.redis, 1, this.keys(ledgerId, account)[0], sequence.toString(), operationId);
   }
 
   /** The highest number this service sent from the account, if it knows. */

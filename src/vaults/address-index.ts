@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LuaScript } from '../redis-script.js';
 import type { Redis } from 'ioredis';
 import type { Bip44Account } from './vault-schema.js';
 import type { VaultKeys } from '../redis-keys.js';
@@ -27,7 +28,7 @@ function fingerprint(ledgerId: string, addressFormat: string | undefined, accoun
  * vault, and two scans finishing in either order leave the higher mark. A hash of another
  * fingerprint (the vault re-registered with another key or format) is dropped first.
  */
-const RAISE = `
+const RAISE = new LuaScript(`
 local fp = redis.call('HGET', KEYS[1], 'fp')
 if fp and fp ~= ARGV[1] then redis.call('DEL', KEYS[1]) end
 redis.call('HSET', KEYS[1], 'fp', ARGV[1])
@@ -41,7 +42,7 @@ for i = 2, #ARGV, 2 do
     redis.call('HSET', KEYS[1], field, value)
   end
 end
-`;
+`);
 
 /**
  * Per BIP44 account, the addresses derived so far and the last used index of each chain, in
@@ -90,7 +91,7 @@ export class AddressIndex {
       u.derived.forEach(([address, publicKey], i) => args.push(`${chain}:${u.from + i}`, `${address} ${publicKey}`));
       args.push(`used:${chain}`, String(u.lastUsed));
     }
-    await this.redis.eval(RAISE, 1, this.keys.addressIndex(vaultId, account.coin, account.account), ...args);
+    await RAISE.run(this.redis, 1, this.keys.addressIndex(vaultId, account.coin, account.account), ...args);
   }
 
   /** Forgets a vault's indexes (on removal), one per account. */

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { LuaScript } from '../redis-script.js';
 import type { WebhookKeys } from '../redis-keys.js';
 
 /**
@@ -35,7 +36,7 @@ export interface Delivery {
 export type NewDelivery = Pick<Delivery, 'id' | 'subscriptionId' | 'eventId' | 'type' | 'orderKey' | 'sequence' | 'operationID' | 'createdAt' | 'body'>;
 
 // KEYS: dispatched, pending, delivery, deliveries · ARGV: sequence (0 = unordered), id, created ms, ttl s, fields…
-const DISPATCH = `
+const DISPATCH = new LuaScript(`
 local seq = tonumber(ARGV[1])
 if seq > 0 then
   if seq <= tonumber(redis.call('GET', KEYS[1]) or '0') then return redis.call('LINDEX', KEYS[2], 0) end
@@ -47,16 +48,16 @@ if redis.call('EXISTS', KEYS[3]) == 0 then
   redis.call('RPUSH', KEYS[2], ARGV[2])
 end
 return redis.call('LINDEX', KEYS[2], 0)
-`;
+`);
 
 // KEYS: pending · ARGV: id. Removes a finished head; answers the next one.
-const ADVANCE = `
+const ADVANCE = new LuaScript(`
 if redis.call('LINDEX', KEYS[1], 0) == ARGV[1] then redis.call('LPOP', KEYS[1]) end
 return redis.call('LINDEX', KEYS[1], 0)
-`;
+`);
 
 // KEYS: delivery · ARGV: new status, allowed current statuses (none = any) after '|', fields…
-const SET_STATUS = `
+const SET_STATUS = new LuaScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local i = 2
 local allowed, any = false, true
@@ -68,7 +69,7 @@ end
 if not any and not allowed then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], unpack(ARGV, i + 1))
 return 1
-`;
+`);
 
 function flatten(fields: Record<string, string | number | undefined>): string[] {
   return Object.entries(fields).flatMap(([k, v]) => (v === undefined ? [] : [k, String(v)]));
@@ -111,7 +112,7 @@ export class DeliveryStore {
   async dispatch(d: NewDelivery, dedupeTtlSeconds: number): Promise<string | null> {
     const keys = [this.keys.dispatched(d.subscriptionId, d.orderKey), this.keys.pending(d.subscriptionId, d.orderKey), this.keys.delivery(d.id), this.keys.deliveries(d.subscriptionId)];
     const fields = flatten({ ...d, status: 'queued', attempts: 0 });
-    return (await this.redis.eval(DISPATCH, keys.length, ...keys, String(d.sequence ?? 0), d.id, String(Date.parse(d.createdAt)), String(dedupeTtlSeconds), ...fields)) as string | null;
+    return (await DISPATCH.run(this.redis, keys.length, ...keys, String(d.sequence ?? 0), d.id, String(Date.parse(d.createdAt)), String(dedupeTtlSeconds), ...fields)) as string | null;
   }
 
   async get(id: string): Promise<Delivery | undefined> {
@@ -120,7 +121,7 @@ export class DeliveryStore {
 
   /** Moves to `to` when the current status is one of `from` (empty: any); false when it was not. */
   async setStatus(id: string, from: DeliveryStatus[], to: DeliveryStatus, fields: Record<string, string | number | undefined> = {}): Promise<boolean> {
-    const r = (await this.redis.eval(SET_STATUS, 1, this.keys.delivery(id), to, ...from, '|', ...flatten(fields))) as number;
+    const r = (await SET_STATUS.run(this.redis, 1, this.keys.delivery(id), to, ...from, '|', ...flatten(fields))) as number;
     return r === 1;
   }
 
@@ -140,7 +141,7 @@ export class DeliveryStore {
 
   /** Takes a finished delivery out of its line; returns the next one, if any. */
   async advance(d: Pick<Delivery, 'id' | 'subscriptionId' | 'orderKey'>): Promise<string | null> {
-    return (await this.redis.eval(ADVANCE, 1, this.keys.pending(d.subscriptionId, d.orderKey), d.id)) as string | null;
+    return (await ADVANCE.run(this.redis, 1, this.keys.pending(d.subscriptionId, d.orderKey), d.id)) as string | null;
   }
 
   /** Lets every record of a deleted subscription expire (its lines and their dedupe markers too). */

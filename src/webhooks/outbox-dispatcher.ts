@@ -31,19 +31,26 @@ export function startOutboxDispatcher(opts: { redis: Redis; outboxKey: string; s
     const entries = await redis.xrange(outboxKey, '-', '+', 'COUNT', BATCH);
     if (entries.length === 0) return 0;
     const subscriptions = await service.deps.subscriptions.list();
-    for (const [id, fields] of entries) {
-      let event;
-      try {
-        event = parseOutboxEntry(fields);
-      } catch (e) {
-        // Only the store's scripts write the outbox; an entry that does not parse would block every later one.
-        logger.error({ entryId: id, err: (e as Error).message }, 'unreadable outbox entry skipped');
-        await redis.xdel(outboxKey, id);
-        continue;
+    // Handled entries are removed together, after their deliveries are recorded: a dispatcher
+    // stopped before that hands them to the next one, which recognises what was dispatched.
+    const handled: string[] = [];
+    try {
+      for (const [id, fields] of entries) {
+        let event;
+        try {
+          event = parseOutboxEntry(fields);
+        } catch (e) {
+          // Only the store's scripts write the outbox; an entry that does not parse would block every later one.
+          logger.error({ entryId: id, err: (e as Error).message }, 'unreadable outbox entry skipped');
+          handled.push(id);
+          continue;
+        }
+        const count = subscriptions.length ? await service.dispatch(event, subscriptions) : 0;
+        handled.push(id);
+        logger.debug({ eventId: event.id, type: event.type, deliveries: count }, 'outbox event dispatched');
       }
-      const count = subscriptions.length ? await service.dispatch(event, subscriptions) : 0;
-      await redis.xdel(outboxKey, id);
-      logger.debug({ eventId: event.id, type: event.type, deliveries: count }, 'outbox event dispatched');
+    } finally {
+      if (handled.length) await redis.xdel(outboxKey, ...handled);
     }
     return entries.length;
   };

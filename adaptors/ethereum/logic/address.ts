@@ -1,6 +1,6 @@
 import { getAddress, isAddress, keccak256 } from 'ethers';
 import { InvalidArgumentError } from '../../../src/errors.js';
-import { uncompressedPoint, type PublicKey } from '../../../src/ledger/public-key.js';
+import { storedPublicKey, uncompressedPoint, type PublicKey } from '../../../src/ledger/public-key.js';
 
 export const ADDRESS_FORMATS = ['eip55'] as const;
 
@@ -20,4 +20,30 @@ export function addressFromPublicKey(key: PublicKey, format?: string): string {
  */
 export function isValidAddress(address: string): boolean {
   return typeof address === 'string' && /^0x[0-9a-fA-F]{40}$/.test(address) && isAddress(address);
+}
+
+/** The lower-case address of a stored secp256k1 key (hex, as payloads hold it). */
+export function keyAddress(publicKeyHex: string): string {
+  return `0x${keccak256(uncompressedPoint(storedPublicKey(publicKeyHex, 'secp256k1')).subarray(1)).slice(-40)}`;
+}
+
+/**
+ * keyAddress of the keys seen lately: a vault signs many withdrawals with one key, and
+ * decompressing it (0.1 ms) each time is work thrown away. Bounded: the oldest go first.
+ */
+export class KeyAddresses {
+  private readonly byKey = new Map<string, string>();
+
+  constructor(private readonly max = 1024) {}
+
+  of(publicKeyHex: string): string {
+    const key = publicKeyHex.toLowerCase();
+    let address = this.byKey.get(key);
+    if (address === undefined) {
+      address = keyAddress(key);
+      this.byKey.set(key, address);
+      if (this.byKey.size > this.max) this.byKey.delete(this.byKey.keys().next().value as string);
+    }
+    return address;
+  }
 }
