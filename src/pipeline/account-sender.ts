@@ -3,7 +3,7 @@ import type { BroadcastResult, LedgerAdaptor, SignedTx } from '../ledger/adaptor
 import type { JobJournal } from './job-journal.js';
 import { fromStored, type Operation } from './operation.js';
 import type { PipelineDeps } from './pipeline-deps.js';
-import { addConfirmJob, broadcastJobId } from './queues.js';
+import { addConfirmJobs, broadcastJobId } from './queues.js';
 import { SendOrderBook, SenderBusy } from './send-order.js';
 import { sendSigned, sentLine, storedSigned } from './send-signed.js';
 
@@ -28,9 +28,10 @@ export type OwnOutcome =
   /** The node refused it; the job decides (retry, wait, fail). */
   | { kind: 'failed'; error: unknown };
 
-/** Ready entries read per round trip, and sends whose bookkeeping may still be under way. */
+/** Ready entries read per round trip, sends whose bookkeeping is written together, and bookkeeping writes under way at once. */
 const RUN = 64;
-const MAX_PENDING = 64;
+const BOOKKEEPING_BATCH = 32;
+const MAX_PENDING = 4;
 
 /**
  * Sends the job's transaction in the account's order (see send-order.ts): records it as
@@ -51,6 +52,8 @@ class SendSession {
   private released = false;
   private outcome: OwnOutcome | undefined;
   private readonly pending = new Set<Promise<void>>();
+  /** Sent, bookkeeping not yet written (written BOOKKEEPING_BATCH at a time, and before the lock goes). */
+  private sent: { op: Operation; sequence: bigint; results: BroadcastResult[] }[] = [];
   private readonly ledgerId: string;
 
   constructor(
@@ -179,28 +182,44 @@ class SendSession {
       }
       return false;
     }
-    this.track(this.afterSend(op, sequence, results));
+    this.sent.push({ op, sequence, results });
+    if (this.sent.length >= BOOKKEEPING_BATCH) this.writeBookkeeping();
     return true;
   }
 
-  /** What a job does once its transaction is out: the book, BROADCAST, the confirmation job, its log. */
-  private async afterSend(op: Operation, sequence: bigint, results: BroadcastResult[]): Promise<void> {
-    const isOwn = op.id === this.own.op.id;
+  /** Starts writing what the jobs of the sends so far would: the book, BROADCAST, the confirmation jobs, their logs. */
+  private writeBookkeeping(): void {
+    if (this.sent.length === 0) return;
+    const batch = this.sent;
+    this.sent = [];
+    this.track(this.afterSends(batch));
+  }
+
+  /** The bookkeeping of a batch of sends, a few round trips for all of them. */
+  private async afterSends(batch: { op: Operation; sequence: bigint; results: BroadcastResult[] }[]): Promise<void> {
+    const own = batch.find((b) => b.op.id === this.own.op.id);
     try {
-      const recorded = this.recordSent(sequence, op.id);
-      const moved = (await this.deps.store.transition(op.id, ['SIGNED'], 'BROADCAST', undefined, undefined, op)) ?? (await this.deps.store.get(op.id));
-      await addConfirmJob(this.deps.queues, moved, this.deps.config.confirmPollMs);
-      if (isOwn) {
-        this.outcome = { kind: 'sent', op: moved, results };
-        await this.own.journal.log(sentLine(results));
-      } else {
-        const line = `${new Date().toISOString()} ${sentLine(results, this.own.jobId ? `job ${this.own.jobId}` : 'the account sender')}`;
-        await this.deps.queues.broadcast.addJobLog(broadcastJobId(op.id), line).catch(() => undefined);
-      }
+      const recorded = this.book.recordSentMany(this.ledgerId, this.own.account, batch.map((b) => ({ sequence: b.sequence, operationId: b.op.id })), this.token).then((ours) => {
+        if (!ours) this.lost = true;
+      });
+      const moved = await this.deps.store.transitionMany(batch.map((b) => b.op), ['SIGNED'], 'BROADCAST');
+      await addConfirmJobs(this.deps.queues, moved.filter((o) => o.status === 'BROADCAST'), this.deps.config.confirmPollMs);
+      const by = this.own.jobId ? `job ${this.own.jobId}` : 'the account sender';
+      const at = new Date().toISOString();
+      await Promise.all(
+        batch.map(async (b, i) => {
+          if (b === own) {
+            this.outcome = { kind: 'sent', op: moved[i] as Operation, results: b.results };
+            await this.own.journal.log(sentLine(b.results));
+          } else {
+            await this.deps.queues.broadcast.addJobLog(broadcastJobId(b.op.id), `${at} ${sentLine(b.results, by)}`).catch(() => undefined);
+          }
+        }),
+      );
       await recorded;
     } catch (e) {
       // Its own job finds it SIGNED, below the account's next number, and sends it again: the node knows it.
-      if (isOwn) this.outcome = { kind: 'failed', error: e };
+      if (own) this.outcome = { kind: 'failed', error: e };
       throw e;
     }
   }
@@ -224,6 +243,7 @@ class SendSession {
   }
 
   private async settle(): Promise<void> {
+    this.writeBookkeeping();
     while (this.pending.size) await Promise.all([...this.pending]);
   }
 

@@ -25,7 +25,7 @@ export function isRetryable(e: unknown): boolean {
  * a delay; a refusal for good ends the operation FAILED with the node's words.
  */
 export async function processBroadcast(deps: PipelineDeps, operationId: string, journal: JobJournal = noJournal, opts: { waits?: number; jobId?: string } = {}): Promise<string> {
-  const [found, sigs] = await Promise.all([deps.store.get(operationId), deps.store.signatures(operationId)]);
+  const { op: found, signatures: sigs } = await deps.store.withSignatures(operationId);
   let op: Operation = found;
   if (op.status === 'CONFIRMED' || op.status === 'FAILED') return `already ${op.status}`;
   if (op.status === 'BROADCAST') {

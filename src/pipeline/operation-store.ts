@@ -24,12 +24,14 @@ export interface StoredSignature {
  * All keys of a script share the prefix, so a `{hash-tagged}` prefix keeps them in one Redis
  * Cluster slot.
  */
-// KEYS: op, seq, outbox · ARGV: SHA-1 of the record as read, the new record, event (5 values, type '' = none)
+// KEYS: op, seq, outbox, open-ops · ARGV: SHA-1 of the record as read, the new record, event (5
+// values, type '' = none), '1' when the operation leaves the open index (ARGV[8] is the id)
 // (the digest, not the record: a withdrawal's record is sent to Redis once per write, not twice)
 const COMPARE_AND_SET = new LuaScript(`
 if redis.sha1hex(redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return 0 end
 if ARGV[3] ~= '' then ${appendEventLua(2, 3, 3)} end
 redis.call('SET', KEYS[1], ARGV[2])
+if ARGV[8] == '1' then redis.call('ZREM', KEYS[4], ARGV[9]) end
 return 1
 `);
 
@@ -77,6 +79,9 @@ return { added, redis.call('HLEN', KEYS[1]) }
 `);
 
 const NO_EVENT = ['', '', '', '', ''];
+
+const parseSignatures = (all: Record<string, string>): Map<number, StoredSignature> =>
+  new Map(Object.entries(all).map(([i, v]) => [Number(i), JSON.parse(v) as StoredSignature]));
 
 /** What a compare-and-set compares: the stored text's SHA-1, as Lua's redis.sha1hex gives it. */
 const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex');
@@ -168,6 +173,7 @@ export class OperationStore {
     change: (op: Operation) => Operation | undefined,
     eventOf: (next: Operation) => WithdrawalEventType | undefined,
     known?: Operation,
+    leavesOpen = false,
   ): Promise<Operation | undefined> {
     for (let attempt = 0; attempt < 50; attempt++) {
       const raw = attempt === 0 && known ? JSON.stringify(known) : await this.redis.get(this.keys.operation(id));
@@ -176,9 +182,14 @@ export class OperationStore {
       if (!next) return undefined;
       const type = eventOf(next);
       const ev = type ? this.event(next, type) : NO_EVENT;
-      if ((await COMPARE_AND_SET.run(this.redis, 3, ...this.eventKeys(id), sha1(raw), JSON.stringify(next), ...ev)) === 1) return next;
+      if ((await COMPARE_AND_SET.run(this.redis, 4, ...this.casArgs(id, raw, next, ev, leavesOpen))) === 1) return next;
     }
     throw new ConflictError(`operation ${id} changed concurrently`);
+  }
+
+  /** Keys and arguments of COMPARE_AND_SET. */
+  private casArgs(id: string, raw: string, next: Operation, ev: string[], leavesOpen: boolean): string[] {
+    return [...this.eventKeys(id), this.keys.open, sha1(raw), JSON.stringify(next), ...ev, leavesOpen ? '1' : '0', id];
   }
 
   /** Read-modify-write of fields that do not change the status (txids, confirmations, attempts). */
@@ -214,10 +225,38 @@ export class OperationStore {
           : undefined,
       () => statusEventType(to),
       known,
+      to !== 'EXECUTING' && to !== 'SIGNED',
     );
-    if (!next) return undefined;
-    if (to !== 'EXECUTING' && to !== 'SIGNED') await this.redis.zrem(this.keys.open, id);
     return next;
+  }
+
+  /**
+   * `transition` of many operations, each from the record as the caller holds it, in one round
+   * trip (an account sender's run). An operation whose record changed meanwhile, or any the
+   * batch could not write, goes through `transition` on its own. Returns each operation as it
+   * is now (moved, or as another actor left it), in the given order.
+   */
+  async transitionMany(known: Operation[], from: OperationStatus[], to: OperationStatus): Promise<Operation[]> {
+    const at = new Date().toISOString();
+    const leavesOpen = to !== 'EXECUTING' && to !== 'SIGNED';
+    const nexts = known.map((op): Operation | undefined =>
+      from.includes(op.status) ? { ...op, status: to, updatedAt: at, history: [...op.history, { status: to, at }] } : undefined,
+    );
+    const batch = this.redis.pipeline();
+    for (const [i, op] of known.entries()) {
+      const next = nexts[i];
+      if (next) batch.evalsha(COMPARE_AND_SET.sha, 4, ...this.casArgs(op.id, JSON.stringify(op), next, this.event(next, statusEventType(to)), leavesOpen));
+    }
+    const replies = (await batch.exec()) ?? [];
+    let r = 0;
+    return Promise.all(
+      known.map(async (op, i) => {
+        if (!nexts[i]) return (await this.find(op.id)) ?? op;
+        const [err, written] = replies[r++] ?? [new Error('no reply')];
+        if (!err && written === 1) return nexts[i] as Operation;
+        return (await this.transition(op.id, from, to)) ?? (await this.get(op.id));
+      }),
+    );
   }
 
   /**
@@ -247,8 +286,16 @@ export class OperationStore {
   }
 
   async signatures(id: string, attempt = 0): Promise<Map<number, StoredSignature>> {
-    const all = await this.redis.hgetall(this.sigsKey(id, attempt));
-    return new Map(Object.entries(all).map(([i, v]) => [Number(i), JSON.parse(v) as StoredSignature]));
+    return parseSignatures(await this.redis.hgetall(this.sigsKey(id, attempt)));
+  }
+
+  /** The operation and the signatures of its original transaction, in one round trip. */
+  async withSignatures(id: string): Promise<{ op: Operation; signatures: Map<number, StoredSignature> }> {
+    const replies = (await this.redis.pipeline().get(this.keys.operation(id)).hgetall(this.sigsKey(id, 0)).exec()) ?? [];
+    for (const [err] of replies) if (err) throw err;
+    const raw = replies[0]?.[1] as string | null;
+    if (!raw) throw new NotFoundError(`operation ${id} not found`);
+    return { op: JSON.parse(raw) as Operation, signatures: parseSignatures((replies[1]?.[1] ?? {}) as Record<string, string>) };
   }
 
   async listForVault(vaultId: string, offset: number, limit: number): Promise<{ total: number; items: Operation[] }> {

@@ -66,6 +66,17 @@ export async function addConfirmJob(queues: Pick<Queues, 'confirm'>, op: Operati
   return queues.confirm.add(jobTitle(QUEUE.confirm, about), { operationId: op.id, about }, { jobId: confirmJobId(op.id), delay: delayMs });
 }
 
+/** addConfirmJob for many operations in one round trip (an account sender's run). */
+export async function addConfirmJobs(queues: Pick<Queues, 'confirm'>, ops: Operation[], delayMs: number): Promise<void> {
+  if (ops.length === 0) return;
+  await queues.confirm.addBulk(
+    ops.map((op) => {
+      const about = aboutOperation(op);
+      return { name: jobTitle(QUEUE.confirm, about), data: { operationId: op.id, about }, opts: { jobId: confirmJobId(op.id), delay: delayMs } };
+    }),
+  );
+}
+
 /** The reconciler's repeating job: one scheduler id, so every worker process that starts it keeps the one schedule. */
 export async function scheduleReconcile(queues: Pick<Queues, 'reconcile'>, everyMs: number): Promise<void> {
   await queues.reconcile.upsertJobScheduler(QUEUE.reconcile, { every: everyMs }, { name: QUEUE.reconcile });

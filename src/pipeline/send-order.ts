@@ -88,6 +88,18 @@ redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return 1
 `);
 
+// KEYS: book, lock · ARGV: token, lock ms, highest padded sequence, then sequence, operation id, … → 1 while the lock is ours
+const RECORD_SENT_MANY = new LuaScript(`
+local last = redis.call('HGET', KEYS[1], 'lastSent')
+if not last or ARGV[3] > last then redis.call('HSET', KEYS[1], 'lastSent', ARGV[3]) end
+for i = 4, #ARGV, 2 do
+  if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[i + 1] then redis.call('HDEL', KEYS[1], ARGV[i]) end
+end
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return 1
+`);
+
 // KEYS: book, lock · ARGV: token, next sequence, lock ms → 1 go on (a ready one waits), 0 released, -1 not ours
 const RELEASE_OR_CONTINUE = new LuaScript(`
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return -1 end
@@ -172,6 +184,13 @@ export class SendOrderBook {
   async recordSent(ledgerId: string, account: string, sequence: bigint, operationId: string, token: string): Promise<boolean> {
     const r = await RECORD_SENT.run(this.redis, 2, ...this.keys(ledgerId, account), pad(sequence), sequence.toString(), operationId, token, String(SendOrderBook.LOCK_MS));
     return r === 1;
+  }
+
+  /** recordSent of a run of sends in one step. */
+  async recordSentMany(ledgerId: string, account: string, sent: { sequence: bigint; operationId: string }[], token: string): Promise<boolean> {
+    const highest = sent.reduce((m, e) => (e.sequence > m ? e.sequence : m), sent[0]?.sequence ?? 0n);
+    const pairs = sent.flatMap((e) => [e.sequence.toString(), e.operationId]);
+    return (await RECORD_SENT_MANY.run(this.redis, 2, ...this.keys(ledgerId, account), token, String(SendOrderBook.LOCK_MS), pad(highest), ...pairs)) === 1;
   }
 
   /** Keeps the lock when a transaction is ready at `next`, else releases it, in one step. */
