@@ -84,6 +84,7 @@ function serviceEnv(redisUrl: string, prefix: string, port: number, ledgers: obj
 
 // BENCH_API_PROCESSES=2 runs the API as two processes on one port (bench/cluster-api.ts).
 const API_PROCESSES = Number(process.env.BENCH_API_PROCESSES ?? 1);
+const WORKER_PROCESSES = Number(process.env.BENCH_WORKER_PROCESSES ?? 1);
 
 async function startApi(name: string, env: Record<string, string>, opts: StartOptions = {}): Promise<{ child: Child; url: string }> {
   // BENCH_CPU_PROF=1 writes V8 CPU profiles of the API (of each API process) and the worker to bench/results/prof/ when they stop.
@@ -394,6 +395,15 @@ async function main(): Promise<void> {
     // ---------------------------------------------------------------- pipeline
     const worker = await startWorker('worker', env);
     stops.push(worker.stop);
+    // BENCH_WORKER_PROCESSES=2 adds worker processes for the drains and the idle phase (the memory phase uses the first alone).
+    const extraWorkers: Child[] = [];
+    for (let i = 2; i <= WORKER_PROCESSES; i++) {
+      const w = await startWorker(`worker-${i}`, env);
+      stops.push(w.stop);
+      extraWorkers.push(w);
+    }
+    const workersCpuSeconds = () => [worker, ...extraWorkers].reduce((sum, w) => sum + cpuSeconds(w), 0);
+    const workersSends = async () => (await Promise.all([worker, ...extraWorkers].map(async (w) => (await w.stats()).sends))).flat();
     const call = async (method: string, p: string, body?: unknown) => {
       const res = await fetch(api.url + p, {
         method,
@@ -472,7 +482,7 @@ async function main(): Promise<void> {
       await queues?.broadcast.pause();
       firstCallback = Infinity;
       acceptedCount = 0;
-      let workerCpu0 = cpuSeconds(worker);
+      let workerCpu0 = workersCpuSeconds();
       const apiCpu0 = cpuSeconds(api.child);
       held = undefined;
       gate.release();
@@ -480,7 +490,7 @@ async function main(): Promise<void> {
       if (queues) {
         await waitFor('every callback accepted', api.child, () => acceptedCount >= operationIDs.length, 120_000);
         resumedAt = Date.now();
-        workerCpu0 = cpuSeconds(worker);
+        workerCpu0 = workersCpuSeconds();
         await queues.broadcast.resume();
         await queues.close();
       }
@@ -498,11 +508,11 @@ async function main(): Promise<void> {
       const sent = ops.filter((o) => Number.isFinite(broadcastAt(o)));
       const lastBroadcast = Math.max(...sent.map(broadcastAt));
       // Up to the last look at the store (a few polls past the last broadcast); confirmation checks included.
-      const workerCpuMs = ((cpuSeconds(worker) - workerCpu0) * 1000) / n;
+      const workerCpuMs = ((workersCpuSeconds() - workerCpu0) * 1000) / n;
       const apiCpuMs = ((cpuSeconds(api.child) - apiCpu0) * 1000) / n;
       const stats = await worker.stats();
       const vaultTxids = new Set(sent.map((o) => (o.txids[0] as string).toLowerCase()));
-      const vaultSends = stats.sends.filter((s) => vaultTxids.has(s.txid.toLowerCase()));
+      const vaultSends = (await workersSends()).filter((s) => vaultTxids.has(s.txid.toLowerCase()));
       const callbackToBroadcast = sent.map((o) => broadcastAt(o) - (accepted.get(o.unsigned.payloads[0]?.digest ?? '') ?? NaN)).filter(Number.isFinite);
 
       // No nonce gap: the vault's transactions carry exactly the nonces 0..n-1.
@@ -574,7 +584,7 @@ async function main(): Promise<void> {
         warmup,
         store,
         accepted: acceptedAt,
-        sends: async () => (await worker.stats()).sends,
+        sends: workersSends,
         withdraw: async (i) => {
           const r = await call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, { recipientAddress: RECIPIENT, amount: '0.001', description: `idle ${i}` });
           if (r.status !== 200) throw new Error(`idle withdrawal ${i}: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
@@ -590,6 +600,7 @@ async function main(): Promise<void> {
       // more jobs; then a worker compiled to JavaScript and run by plain node, as the image runs it.
       const memDeps = { redis, store, config, operationId: `mem-${run}` };
       log(`memory: ${SIZES.jobs} jobs through the worker (tsx; RETAIN_COMPLETED_JOBS ${config.retainCompletedJobs})`);
+      for (const w of extraWorkers) await w.stop();
       const tsx = await workerMemory({ ...memDeps, worker, snapshot: (n) => heapSnapshot(worker, `worker-${n}`) }, SIZES.jobs);
       log(`memory (tsx): ${JSON.stringify(tsx)}`);
       await worker.stop();
@@ -697,7 +708,7 @@ function report(f: Figures): void {
     if (live) rows.push(['drain (live): callback accepted → BROADCAST p50 (ms)', `${p.callbackToBroadcastMsP50}`, '(includes queue wait)', '', '']);
     rows.push([`drain (${p.mode}): first callback → last callback accepted (s)`, `${p.callbacksAcceptedSeconds}`, '(the receiver)', '', '']);
     rows.push([`drain (${p.mode}): nonces of the vault`, `${p.nonces.first}..${p.nonces.last} (${p.nonces.count})`, `chain count ${p.nonces.chainCount}`, '', `no gap: ${yes(p.nonces.contiguous && p.nonces.chainCount === p.withdrawals)}`]);
-    rows.push([`drain (${p.mode}): CPU per withdrawal, worker / API (ms)`, `${p.workerCpuMsPerWithdrawal} / ${p.apiCpuMsPerWithdrawal}`, '', '', '']);
+    rows.push([`drain (${p.mode}): CPU per withdrawal, worker${WORKER_PROCESSES > 1 ? `s (${WORKER_PROCESSES} processes)` : ''} / API (ms)`, `${p.workerCpuMsPerWithdrawal} / ${p.apiCpuMsPerWithdrawal}`, '', '', '']);
     rows.push([`drain (${p.mode}): failed withdrawals / worker RSS (MB)`, `${p.failed} / ${p.workerRssMB}`, '', '', '']);
   }
   if (f.utxo) {

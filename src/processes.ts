@@ -5,6 +5,7 @@
  * the jobs), which uses `ledger/`, `vaults/` and `custody/`.
  */
 import type { Server } from 'node:http';
+import { secp256k1 } from './ledger/secp256k1.js';
 import type { Express } from 'express';
 import { families } from '../adaptors/index.js';
 import { claimProfileOrExit, loadConfigOrExit } from './config/config-or-exit.js';
@@ -127,7 +128,7 @@ export async function startApiProcess(): Promise<void> {
   if (config.inProcessWorker ?? false) workers = await pipeline.startWorkers();
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info({ port, ledgers: core.registry.ids(), sandbox: Boolean(sandbox), inProcessWorker: Boolean(workers) }, 'listening');
+  logger.info({ port, ledgers: core.registry.ids(), sandbox: Boolean(sandbox), inProcessWorker: Boolean(workers), secp256k1: secp256k1.name }, 'listening');
   if (sandbox) {
     process.stdout.write(
       `\n${[...sandbox.banner, `  API         http://127.0.0.1:${port}${API_BASE}  (OpenAPI ${API_BASE}/openapi.json, jobs /admin/queues)`].join('\n')}\n\n`,
@@ -167,7 +168,7 @@ export async function startWorkerProcess(): Promise<void> {
   );
   const address = health.address();
   const port = typeof address === 'object' && address ? address.port : config.workerPort;
-  logger.info({ ledgers: core.registry.ids(), port }, 'worker started; GET /status and /metrics on its port');
+  logger.info({ ledgers: core.registry.ids(), port, secp256k1: secp256k1.name }, 'worker started; GET /status and /metrics on its port');
   // Closing the workers lets their current jobs finish first.
   onShutdown(logger, 'worker', async () => {
     health.close();

@@ -1,7 +1,7 @@
 import { createPublicKey, verify as edVerify } from 'node:crypto';
-import * as ecc from 'tiny-secp256k1';
 import { VerificationError } from '../errors.js';
 import type { PublicKey } from './public-key.js';
+import { secp256k1 } from './secp256k1.js';
 
 /**
  * Signature checks live here once, for every ledger: the custody callback's `r||s`
@@ -61,13 +61,7 @@ export function verifySecp256k1(digest: Uint8Array, sigHex: string, v: number, k
   const expected = Buffer.from(key.bytes);
   // Recovery to the stored key proves the signature valid for it; try the hint first.
   for (const recoveryId of [hint, hint ^ 1] as (0 | 1)[]) {
-    let recovered: Uint8Array | null;
-    try {
-      recovered = ecc.recover(digest, lowS, recoveryId, true);
-    } catch {
-      // The library throws where r is no curve point's x: that simply recovers nothing.
-      recovered = null;
-    }
+    const recovered = secp256k1.recover(digest, lowS, recoveryId, true);
     if (recovered && expected.equals(Buffer.from(recovered))) return { signature: lowS, recoveryId };
   }
   throw new VerificationError('signature does not verify against the stored key and digest', 'bad-signature');

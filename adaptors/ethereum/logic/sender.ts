@@ -1,10 +1,10 @@
 import { getAddress, getBytes, keccak256, type Transaction } from 'ethers';
-import * as ecc from 'tiny-secp256k1';
+import { secp256k1 } from '../../../src/ledger/secp256k1.js';
 
 /**
- * The address that signed `tx`, recovered with tiny-secp256k1 (WebAssembly). ethers' own
- * `tx.from` recovers in plain JavaScript, several times slower: twice per withdrawal (the
- * check in combine, the sender at broadcast) it was the largest cost of the worker in a drain.
+ * The address that signed `tx`, recovered with libsecp256k1 or tiny-secp256k1
+ * (src/ledger/secp256k1.ts). ethers' own `tx.from` recovers in plain JavaScript, several times
+ * slower: per withdrawal it was the largest cost of the worker in a drain.
  * Undefined when the transaction carries no signature or the signature recovers no key.
  */
 export function senderOf(tx: Transaction): string | undefined {
@@ -23,11 +23,6 @@ export function senderOf(tx: Transaction): string | undefined {
  * checksum is a hash of its own), or undefined when it recovers no key.
  */
 export function signerOf(digest: Uint8Array, compact: Uint8Array, yParity: 0 | 1): string | undefined {
-  let key: Uint8Array | null;
-  try {
-    key = ecc.recover(digest, compact, yParity, false);
-  } catch {
-    key = null;
-  }
+  const key = secp256k1.recover(digest, compact, yParity, false);
   return key ? `0x${keccak256(key.subarray(1)).slice(-40)}` : undefined;
 }
