@@ -26,6 +26,26 @@ describe('send-order book', () => {
     expect(await book.readyRun('ethdev', '0xabc', 4n, 10)).toEqual([]);
   });
 
+  it('records a run of sends in one step: the highest number, only the entries still theirs, and only under the lock', async () => {
+    const book = new SendOrderBook(redis, prefix);
+    expect((await book.readyAndTryLock('ethdev', '0xRun', 10n, 'op-10', 'holder')).locked).toBe(true);
+    for (const [n, id] of [[11n, 'op-11'], [12n, 'op-12'], [13n, 'op-13']] as const) await book.readyAndTryLock('ethdev', '0xrun', n, id, 'other');
+    // 12's entry is another operation's now (its first one failed and the number was refilled).
+    await book.forget('ethdev', '0xrun', 12n, 'op-12');
+    await book.readyAndTryLock('ethdev', '0xrun', 12n, 'op-12b', 'other');
+    const run = [10n, 11n, 12n].map((sequence) => ({ sequence, operationId: `op-${sequence}` }));
+    expect(await book.recordSentMany('ethdev', '0xrun', run, 'other')).toBe(false);
+    expect(await book.recordSentMany('ethdev', '0xrun', run, 'holder')).toBe(true);
+    expect(await book.lastSent('ethdev', '0xrun')).toBe(12n);
+    expect(await book.readyRun('ethdev', '0xrun', 12n, 10)).toEqual([
+      { sequence: 12n, operationId: 'op-12b' },
+      { sequence: 13n, operationId: 'op-13' },
+    ]);
+    // A run below the last number sent does not move it back.
+    expect(await book.recordSentMany('ethdev', '0xrun', [{ sequence: 3n, operationId: 'op-3' }], 'holder')).toBe(true);
+    expect(await book.lastSent('ethdev', '0xrun')).toBe(12n);
+  });
+
   it('keeps the lock while a transaction is ready at the next number and releases it in the same step otherwise', async () => {
     const book = new SendOrderBook(redis, prefix);
     expect((await book.readyAndTryLock('ethdev', '0xDef', 0n, 'op-0', 'holder')).locked).toBe(true);

@@ -75,4 +75,30 @@ describe('outbox: every status change writes its event in the same step', () => 
     const [entry] = await redis.xrange(other.outboxKey, '-', '+');
     expect(parseOutboxEntry(entry![1])).toMatchObject({ withdrawalId: op.id, sequence: 2, type: 'withdrawal.signed' });
   });
+
+  it('transitionMany moves a run in one round trip, each with its event; a record changed meanwhile, or a server that lost the script, goes one by one', async () => {
+    const ops = Array.from({ length: 4 }, () => fakeOperation());
+    for (const op of ops) await store.create(op);
+    const signed = await Promise.all(ops.map(async (op) => (await store.transition(op.id, ['EXECUTING'], 'SIGNED', () => ({ txids: [`0x${op.id.slice(0, 8)}`] })))!));
+    // One changed since the caller read it (its record in hand is stale), one already moved on.
+    await store.update(signed[1]!.id, (o) => ({ ...o, confirmations: 0, stuck: undefined }));
+    await store.transition(signed[2]!.id, ['SIGNED'], 'FAILED', undefined, 'refused meanwhile');
+    const moved = await store.transitionMany(signed, ['SIGNED'], 'BROADCAST');
+    expect(moved.map((o) => o.status)).toEqual(['BROADCAST', 'BROADCAST', 'FAILED', 'BROADCAST']);
+    for (const op of [signed[0]!, signed[1]!, signed[3]!]) {
+      const stored = await store.get(op.id);
+      expect(stored.status).toBe('BROADCAST');
+      expect(stored.history.map((h) => h.status)).toEqual(['EXECUTING', 'SIGNED', 'BROADCAST']);
+      expect((await events(op.id)).map((e) => e.type)).toEqual(['withdrawal.created', 'withdrawal.signed', 'withdrawal.broadcast']);
+    }
+    expect((await events(signed[2]!.id)).map((e) => e.type)).toEqual(['withdrawal.created', 'withdrawal.signed', 'withdrawal.failed']);
+
+    // A Redis that lost its scripts (restart, SCRIPT FLUSH): the batch fails with NOSCRIPT and each goes on its own.
+    const more = Array.from({ length: 3 }, () => fakeOperation());
+    for (const op of more) await store.create(op);
+    const signedMore = await Promise.all(more.map(async (op) => (await store.transition(op.id, ['EXECUTING'], 'SIGNED'))!));
+    await redis.script('FLUSH');
+    expect((await store.transitionMany(signedMore, ['SIGNED'], 'BROADCAST')).map((o) => o.status)).toEqual(['BROADCAST', 'BROADCAST', 'BROADCAST']);
+    for (const op of signedMore) expect((await events(op.id)).map((e) => e.sequence)).toEqual([1, 2, 3]);
+  });
 });
