@@ -147,6 +147,8 @@ interface DrainFigures {
     failed: number;
     /** CPU of the worker per withdrawal during the drain (live: from the first callback; backlog: from the resume), and of the API. */
     workerCpuMsPerWithdrawal: number;
+    /** The same up to the worker having nothing left to do for them (confirmations, looks again). */
+    workerCpuMsPerWithdrawalUntilIdle?: number;
     apiCpuMsPerWithdrawal: number;
     workerRssMB: number;
 }
@@ -562,13 +564,15 @@ async function main(): Promise<void> {
         apiCpuMsPerWithdrawal: r2(apiCpuMs),
         workerRssMB: r1(stats.memory.rss / MB),
       };
+      // The rest of the withdrawals' life in the worker: confirmations, and whatever looks again.
+      await workerIdle();
+      result.workerCpuMsPerWithdrawalUntilIdle = r2(((workersCpuSeconds() - workerCpu0) * 1000) / n);
       log(`drain (${mode}): ${JSON.stringify(result)}`);
       return result;
     };
     if (want('pipeline')) {
+      // Each drain ends once the worker is idle, so the backlog drain starts on a quiet worker.
       figures.pipeline = await drain('live');
-      // The backlog drain starts on a quiet worker: the live drain's look-agains and confirmation checks are done.
-      await workerIdle();
       figures.backlog = await drain('backlog');
     }
 
@@ -708,7 +712,13 @@ function report(f: Figures): void {
     if (live) rows.push(['drain (live): callback accepted → BROADCAST p50 (ms)', `${p.callbackToBroadcastMsP50}`, '(includes queue wait)', '', '']);
     rows.push([`drain (${p.mode}): first callback → last callback accepted (s)`, `${p.callbacksAcceptedSeconds}`, '(the receiver)', '', '']);
     rows.push([`drain (${p.mode}): nonces of the vault`, `${p.nonces.first}..${p.nonces.last} (${p.nonces.count})`, `chain count ${p.nonces.chainCount}`, '', `no gap: ${yes(p.nonces.contiguous && p.nonces.chainCount === p.withdrawals)}`]);
-    rows.push([`drain (${p.mode}): CPU per withdrawal, worker${WORKER_PROCESSES > 1 ? `s (${WORKER_PROCESSES} processes)` : ''} / API (ms)`, `${p.workerCpuMsPerWithdrawal} / ${p.apiCpuMsPerWithdrawal}`, '', '', '']);
+    rows.push([
+      `drain (${p.mode}): CPU per withdrawal, worker${WORKER_PROCESSES > 1 ? `s (${WORKER_PROCESSES} processes)` : ''} / API (ms)`,
+      `${p.workerCpuMsPerWithdrawal} / ${p.apiCpuMsPerWithdrawal}`,
+      `worker until idle ${p.workerCpuMsPerWithdrawalUntilIdle ?? '?'}`,
+      '',
+      '',
+    ]);
     rows.push([`drain (${p.mode}): failed withdrawals / worker RSS (MB)`, `${p.failed} / ${p.workerRssMB}`, '', '', '']);
   }
   if (f.utxo) {
