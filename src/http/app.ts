@@ -1,10 +1,8 @@
-import express, { type Express, type Response, type Router } from 'express';
-import { pinoHttp } from 'pino-http';
-import { randomUUID } from 'node:crypto';
+import express, { type Express, type Router } from 'express';
 import type { AppContext } from './app-context.js';
 import { bearerAuth } from './auth.js';
 import { errorHandler, notFound } from './error-handler.js';
-import { boundedForLog } from '../logger.js';
+import { requestLog } from './request-log.js';
 import { openApiDocument, type DocumentedPath } from './openapi.js';
 import { mountRoute, type AnyRouteSpec } from './route.js';
 import { API_BASE } from '../api-base.js';
@@ -14,8 +12,7 @@ import { metricsRoute, openApiRoute } from './routes/meta-routes.js';
 import { serviceRoutes } from './routes/service-routes.js';
 import { vaultRoutes } from './routes/vault-routes.js';
 
-/** `res.locals` key of the fields a route adds to its request's log line. */
-export const REQUEST_LOG_FIELDS = 'requestLogFields';
+export { REQUEST_LOG_FIELDS } from './request-log.js';
 
 /** Raw body kept for routes that authenticate it (the signing callback's HMAC). */
 export interface RawBodyRequest {
@@ -47,22 +44,7 @@ export function createApp(ctx: AppContext, ext: AppExtensions = {}): Express {
     early.push(metricsRoute(ctx.metrics));
     app.use(routerOf(early, auth));
   }
-  app.use(
-    pinoHttp({
-      logger: ctx.logger,
-      genReqId: (req, res) => {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
-        res.setHeader('x-request-id', id);
-        return id;
-      },
-      // A hostile caller chooses the URL: the log keeps a bounded prefix of it.
-      serializers: { req: (req: { url?: string }) => ({ ...req, url: boundedForLog(req.url, 512) }) },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-      // A route names what it did (the callback's outcome and operation) on its request's one line.
-      customSuccessObject: (_req, res, line) => ({ ...line, ...(res as unknown as Response).locals?.[REQUEST_LOG_FIELDS] }),
-    }),
-  );
+  app.use(requestLog(ctx.logger));
   app.use(
     express.json({
       limit: ctx.config.bodyLimit,
