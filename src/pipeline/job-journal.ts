@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Operation } from './operation.js';
 import type { OperationStore } from './operation-store.js';
 import { describeJob, describeOperationJobs, QUEUE, type OperationJob, type Queues } from './queues.js';
+import { PredecessorPending, SenderBusy } from './send-order.js';
 
 /** The steps of one job run, written to the job's log (shown in the dashboard's Logs tab). */
 export interface JobJournal {
@@ -44,7 +45,9 @@ export async function runJournaled<T>(
     await journal.log(`done: ${String(result)}`);
     return result;
   } catch (e) {
-    if (!(e instanceof DelayedError)) await journal.log(`attempt ${job.attemptsMade + 1} ended with an error: ${(e as Error).message}`);
+    // Waiting for the account's earlier number or its sender is the normal course, not a failed attempt.
+    if (e instanceof PredecessorPending || e instanceof SenderBusy) await journal.log(`waits: ${e.message}; it looks again later`);
+    else if (!(e instanceof DelayedError)) await journal.log(`attempt ${job.attemptsMade + 1} ended with an error: ${(e as Error).message}`);
     throw e;
   } finally {
     try {

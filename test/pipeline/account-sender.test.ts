@@ -59,6 +59,9 @@ describe('one sender per account', () => {
     const firstJobId = (await jobOf(first.body.operationID)).id;
     const logs = (await loop.svc.pipeline!.deps.queues.broadcast.getJobLogs(broadcastJobId((await loop.svc.pipeline!.deps.store.resolve(second.body.operationID))!.id))).logs;
     expect(logs.join('\n')).toContain(`sent ${b.txids[0]} by job ${firstJobId}`);
+    // Its wait reads as one, not as a failed attempt.
+    expect(logs.some((l) => / waits: waiting for 0x[0-9a-fA-F]{40}'s transaction 0, which is not out yet/.test(l))).toBe(true);
+    expect(logs.join('\n')).not.toContain('ended with an error');
 
     // The waiting job wakes, finds its withdrawal sent, and finishes without a send of its own.
     const job = await jobOf(second.body.operationID);
