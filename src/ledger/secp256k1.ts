@@ -3,7 +3,7 @@ import * as wasm from 'tiny-secp256k1';
 
 /**
  * Public-key recovery from a secp256k1 signature, the costliest step of every signing
- * callback: by libsecp256k1 (the `secp256k1` package's native binding, loaded from the
+ * callback, and verification (Bitcoin's combine, per input): by libsecp256k1 (the `secp256k1` package's native binding, loaded from the
  * prebuilt binary the package ships for Linux, macOS and Windows, no compiler needed) where
  * it loads, about five times faster than tiny-secp256k1's WebAssembly build (0.06 against
  * 0.25-0.28 ms here), and by tiny-secp256k1 elsewhere. Both give the same answer
@@ -11,6 +11,7 @@ import * as wasm from 'tiny-secp256k1';
  */
 interface NativeSecp256k1 {
   ecdsaRecover(signature: Uint8Array, recoveryId: number, message32: Uint8Array, compressed?: boolean): Uint8Array;
+  ecdsaVerify(signature: Uint8Array, message32: Uint8Array, publicKey: Uint8Array): boolean;
 }
 
 function loadNative(): NativeSecp256k1 | undefined {
@@ -22,13 +23,15 @@ function loadNative(): NativeSecp256k1 | undefined {
   }
 }
 
-export interface Secp256k1Recovery {
+export interface Secp256k1 {
   readonly name: 'libsecp256k1' | 'tiny-secp256k1';
   /** The public key that made the 64-byte `r‖s` signature with `recoveryId` over `digest`, or null when none does. */
   recover(digest: Uint8Array, signature: Uint8Array, recoveryId: 0 | 1, compressed: boolean): Uint8Array | null;
+  /** Whether the 64-byte low-S `r‖s` signature over `digest` is by `publicKey` (a high-S one is refused). */
+  verify(digest: Uint8Array, signature: Uint8Array, publicKey: Uint8Array): boolean;
 }
 
-export const wasmRecovery: Secp256k1Recovery = {
+export const wasmSecp256k1: Secp256k1 = {
   name: 'tiny-secp256k1',
   recover: (digest, signature, recoveryId, compressed) => {
     try {
@@ -38,9 +41,16 @@ export const wasmRecovery: Secp256k1Recovery = {
       return null;
     }
   },
+  verify: (digest, signature, publicKey) => {
+    try {
+      return wasm.verify(digest, publicKey, signature, true);
+    } catch {
+      return false;
+    }
+  },
 };
 
-function nativeRecovery(native: NativeSecp256k1): Secp256k1Recovery {
+function nativeSecp256k1(native: NativeSecp256k1): Secp256k1 {
   return {
     name: 'libsecp256k1',
     recover: (digest, signature, recoveryId, compressed) => {
@@ -51,10 +61,18 @@ function nativeRecovery(native: NativeSecp256k1): Secp256k1Recovery {
         return null;
       }
     },
+    verify: (digest, signature, publicKey) => {
+      try {
+        return native.ecdsaVerify(signature, digest, publicKey);
+      } catch {
+        // A key or signature that does not parse verifies nothing.
+        return false;
+      }
+    },
   };
 }
 
 const native = loadNative();
 
 /** The fastest recovery this machine has. */
-export const secp256k1: Secp256k1Recovery = native ? nativeRecovery(native) : wasmRecovery;
+export const secp256k1: Secp256k1 = native ? nativeSecp256k1(native) : wasmSecp256k1;

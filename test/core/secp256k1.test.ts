@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import * as ecc from 'tiny-secp256k1';
 import { describe, expect, it } from 'vitest';
-import { secp256k1, wasmRecovery } from '../../src/ledger/secp256k1.js';
+import { secp256k1, wasmSecp256k1 } from '../../src/ledger/secp256k1.js';
 
-/** The recovery the service runs (native where it loads) answers as tiny-secp256k1 does, for good and bad signatures. */
-describe('secp256k1 recovery', () => {
+/** The secp256k1 the service runs (native where it loads) answers as tiny-secp256k1 does, for good and bad signatures. */
+describe('secp256k1 recovery and verification', () => {
   it('loads libsecp256k1 from the prebuilt binary on this platform', () => {
     expect(secp256k1.name).toBe('libsecp256k1');
   });
@@ -18,12 +18,31 @@ describe('secp256k1 recovery', () => {
       for (const compressed of [true, false]) {
         const expected = Buffer.from(ecc.pointFromScalar(priv, compressed) as Uint8Array);
         expect(Buffer.from(secp256k1.recover(digest, signature, id, compressed)!)).toEqual(expected);
-        expect(Buffer.from(wasmRecovery.recover(digest, signature, id, compressed)!)).toEqual(expected);
+        expect(Buffer.from(wasmSecp256k1.recover(digest, signature, id, compressed)!)).toEqual(expected);
       }
       const other = secp256k1.recover(digest, signature, (id ^ 1) as 0 | 1, true);
-      const otherWasm = wasmRecovery.recover(digest, signature, (id ^ 1) as 0 | 1, true);
+      const otherWasm = wasmSecp256k1.recover(digest, signature, (id ^ 1) as 0 | 1, true);
       expect(other === null ? null : Buffer.from(other)).toEqual(otherWasm === null ? null : Buffer.from(otherWasm));
       expect(other === null || !Buffer.from(other).equals(Buffer.from(ecc.pointFromScalar(priv, true) as Uint8Array))).toBe(true);
+    }
+  });
+
+  it('verifies as tiny-secp256k1 does: the signer, not another key or digest, and no high-S twin', () => {
+    const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+    for (let i = 0; i < 20; i++) {
+      const priv = randomBytes(32);
+      const digest = randomBytes(32);
+      const { signature } = ecc.signRecoverable(digest, priv);
+      const key = ecc.pointFromScalar(priv, true) as Uint8Array;
+      const other = ecc.pointFromScalar(randomBytes(32), true) as Uint8Array;
+      const highS = Uint8Array.from(signature);
+      highS.set(Buffer.from((N - BigInt(`0x${Buffer.from(signature.subarray(32)).toString('hex')}`)).toString(16).padStart(64, '0'), 'hex'), 32);
+      for (const impl of [secp256k1, wasmSecp256k1]) {
+        expect(impl.verify(digest, signature, key)).toBe(true);
+        expect(impl.verify(digest, signature, other)).toBe(false);
+        expect(impl.verify(randomBytes(32), signature, key)).toBe(false);
+        expect(impl.verify(digest, highS, key)).toBe(false);
+      }
     }
   });
 
@@ -34,6 +53,6 @@ describe('secp256k1 recovery', () => {
     sig[31] = 5;
     sig[63] = 1;
     expect(secp256k1.recover(digest, sig, 0, true)).toBeNull();
-    expect(wasmRecovery.recover(digest, sig, 0, true)).toBeNull();
+    expect(wasmSecp256k1.recover(digest, sig, 0, true)).toBeNull();
   });
 });

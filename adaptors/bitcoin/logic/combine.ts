@@ -1,6 +1,6 @@
 import { crypto as bcrypto, script as bscript } from 'bitcoinjs-lib';
-import * as ecc from 'tiny-secp256k1';
 import { PermanentLedgerError, VerificationError } from '../../../src/errors.js';
+import { secp256k1 } from '../../../src/ledger/secp256k1.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
 import type { BtcContext } from '../context.js';
 import { unsignedTx } from './craft.js';
@@ -40,7 +40,7 @@ export function combine(ctx: BtcContext, unsigned: UnsignedWithdrawal, signature
     if (!sig) throw new VerificationError(`no signature for payload ${payloadIndex}`, 'signature-missing');
     const pubkey = Buffer.from(input.publicKey, 'hex');
     // strict: high-S is non-standard on Bitcoin; src/ledger/signatures.ts normalised it already.
-    if (sig.signature.length !== 64 || !ecc.verify(digest, pubkey, sig.signature, true)) {
+    if (sig.signature.length !== 64 || !secp256k1.verify(digest, sig.signature, pubkey)) {
       throw new VerificationError(`signature for input ${i} does not verify against its sighash and key`, 'bad-signature');
     }
     const der = bscript.signature.encode(sig.signature, SIGHASH_ALL);
