@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 
 /**
  * A Lua script run by its SHA-1 (EVALSHA), sent whole (EVAL) only when the server does not
@@ -21,5 +21,10 @@ export class LuaScript {
       if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
       return redis.eval(this.lua, numKeys, ...keysAndArgs);
     }
+  }
+
+  /** Queues a run in a pipeline; a NOSCRIPT reply there is the caller's to handle (run it alone). */
+  addTo(pipeline: ChainableCommander, numKeys: number, ...keysAndArgs: (string | number)[]): void {
+    pipeline.evalsha(this.sha, numKeys, ...keysAndArgs);
   }
 }

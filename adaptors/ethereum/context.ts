@@ -16,7 +16,7 @@ export interface EthContext {
   deps: AdaptorDeps;
   nativeAsset: AssetInfo;
   /** Transactions combine assembled in this process, so broadcast need not parse them again. */
-  assembled?: AssembledTxs;
+  assembled: AssembledTxs;
   /** Addresses of the vault keys seen lately (combine checks each payload's key is the vault's). */
-  addresses?: KeyAddresses;
+  addresses: KeyAddresses;
 }

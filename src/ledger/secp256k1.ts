@@ -3,8 +3,8 @@ import * as wasm from 'tiny-secp256k1';
 
 /**
  * Public-key recovery from a secp256k1 signature, the costliest step of every signing
- * callback, and verification (Bitcoin's combine, per input): by libsecp256k1 (the `secp256k1` package's native binding, loaded from the
- * prebuilt binary the package ships for Linux, macOS and Windows, no compiler needed) where
+ * callback, and verification (Bitcoin's combine, per input): by libsecp256k1 (the
+ * `secp256k1` package's native binding, loaded from the prebuilt binary the package ships for Linux, macOS and Windows, no compiler needed) where
  * it loads, about five times faster than tiny-secp256k1's WebAssembly build (0.06 against
  * 0.25-0.28 ms here), and by tiny-secp256k1 elsewhere. Both give the same answer
  * (test/core/secp256k1.test.ts); which one runs is logged at start-up.
@@ -31,48 +31,30 @@ export interface Secp256k1 {
   verify(digest: Uint8Array, signature: Uint8Array, publicKey: Uint8Array): boolean;
 }
 
+/** `f()`, or `otherwise` where the library throws (r no curve point's x, a key that does not parse): nothing recovers or verifies then. */
+function orElse<T>(f: () => T, otherwise: T): T {
+  try {
+    return f();
+  } catch {
+    return otherwise;
+  }
+}
+
 export const wasmSecp256k1: Secp256k1 = {
   name: 'tiny-secp256k1',
-  recover: (digest, signature, recoveryId, compressed) => {
-    try {
-      return wasm.recover(digest, signature, recoveryId, compressed);
-    } catch {
-      // The library throws where r is no curve point's x: that simply recovers nothing.
-      return null;
-    }
-  },
-  verify: (digest, signature, publicKey) => {
-    try {
-      return wasm.verify(digest, publicKey, signature, true);
-    } catch {
-      return false;
-    }
-  },
+  recover: (digest, signature, recoveryId, compressed) => orElse(() => wasm.recover(digest, signature, recoveryId, compressed), null),
+  verify: (digest, signature, publicKey) => orElse(() => wasm.verify(digest, publicKey, signature, true), false),
 };
 
 function nativeSecp256k1(native: NativeSecp256k1): Secp256k1 {
   return {
     name: 'libsecp256k1',
-    recover: (digest, signature, recoveryId, compressed) => {
-      try {
-        return native.ecdsaRecover(signature, recoveryId, digest, compressed);
-      } catch {
-        // "could not recover": no key made this signature.
-        return null;
-      }
-    },
-    verify: (digest, signature, publicKey) => {
-      try {
-        return native.ecdsaVerify(signature, digest, publicKey);
-      } catch {
-        // A key or signature that does not parse verifies nothing.
-        return false;
-      }
-    },
+    recover: (digest, signature, recoveryId, compressed) => orElse(() => native.ecdsaRecover(signature, recoveryId, digest, compressed), null),
+    verify: (digest, signature, publicKey) => orElse(() => native.ecdsaVerify(signature, digest, publicKey), false),
   };
 }
 
 const native = loadNative();
 
-/** The fastest recovery this machine has. */
+/** The fastest secp256k1 this machine has. */
 export const secp256k1: Secp256k1 = native ? nativeSecp256k1(native) : wasmSecp256k1;

@@ -80,6 +80,23 @@ return { added, redis.call('HLEN', KEYS[1]) }
 
 const NO_EVENT = ['', '', '', '', ''];
 
+/** `op` moved to `to` at `at`, with `change` applied and the move in its history. */
+const moved = (op: Operation, to: OperationStatus, at: string, change: Partial<Operation> = {}, detail?: string): Operation => ({
+  ...op,
+  ...change,
+  status: to,
+  updatedAt: at,
+  history: [...op.history, { status: to, at, ...(detail ? { detail } : {}) }],
+});
+
+/** Whether a move to `to` takes the operation out of the index of those not yet broadcast. */
+const leavesOpen = (to: OperationStatus): boolean => to !== 'EXECUTING' && to !== 'SIGNED';
+
+const found = (id: string, op: Operation | undefined): Operation => {
+  if (!op) throw new NotFoundError(`operation ${id} not found`);
+  return op;
+};
+
 const parseSignatures = (all: Record<string, string>): Map<number, StoredSignature> =>
   new Map(Object.entries(all).map(([i, v]) => [Number(i), JSON.parse(v) as StoredSignature]));
 
@@ -130,9 +147,7 @@ export class OperationStore {
   }
 
   async get(id: string): Promise<Operation> {
-    const op = await this.find(id);
-    if (!op) throw new NotFoundError(`operation ${id} not found`);
-    return op;
+    return found(id, await this.find(id));
   }
 
   /** Resolves a client-facing id (custody operationID, or the internal id before signing began). */
@@ -173,7 +188,7 @@ export class OperationStore {
     change: (op: Operation) => Operation | undefined,
     eventOf: (next: Operation) => WithdrawalEventType | undefined,
     known?: Operation,
-    leavesOpen = false,
+    leaving = false,
   ): Promise<Operation | undefined> {
     for (let attempt = 0; attempt < 50; attempt++) {
       const raw = attempt === 0 && known ? JSON.stringify(known) : await this.redis.get(this.keys.operation(id));
@@ -182,14 +197,14 @@ export class OperationStore {
       if (!next) return undefined;
       const type = eventOf(next);
       const ev = type ? this.event(next, type) : NO_EVENT;
-      if ((await COMPARE_AND_SET.run(this.redis, 4, ...this.casArgs(id, raw, next, ev, leavesOpen))) === 1) return next;
+      if ((await COMPARE_AND_SET.run(this.redis, 4, ...this.casArgs(id, raw, next, ev, leaving))) === 1) return next;
     }
     throw new ConflictError(`operation ${id} changed concurrently`);
   }
 
   /** Keys and arguments of COMPARE_AND_SET. */
-  private casArgs(id: string, raw: string, next: Operation, ev: string[], leavesOpen: boolean): string[] {
-    return [...this.eventKeys(id), this.keys.open, sha1(raw), JSON.stringify(next), ...ev, leavesOpen ? '1' : '0', id];
+  private casArgs(id: string, raw: string, next: Operation, ev: string[], leaving: boolean): string[] {
+    return [...this.eventKeys(id), this.keys.open, sha1(raw), JSON.stringify(next), ...ev, leaving ? '1' : '0', id];
   }
 
   /** Read-modify-write of fields that do not change the status (txids, confirmations, attempts). */
@@ -211,23 +226,7 @@ export class OperationStore {
     known?: Operation,
   ): Promise<Operation | undefined> {
     const at = new Date().toISOString();
-    const next = await this.write(
-      id,
-      (current) =>
-        from.includes(current.status)
-          ? {
-              ...current,
-              ...change(current),
-              status: to,
-              updatedAt: at,
-              history: [...current.history, { status: to, at, ...(detail ? { detail } : {}) }],
-            }
-          : undefined,
-      () => statusEventType(to),
-      known,
-      to !== 'EXECUTING' && to !== 'SIGNED',
-    );
-    return next;
+    return this.write(id, (current) => (from.includes(current.status) ? moved(current, to, at, change(current), detail) : undefined), () => statusEventType(to), known, leavesOpen(to));
   }
 
   /**
@@ -238,14 +237,11 @@ export class OperationStore {
    */
   async transitionMany(known: Operation[], from: OperationStatus[], to: OperationStatus): Promise<Operation[]> {
     const at = new Date().toISOString();
-    const leavesOpen = to !== 'EXECUTING' && to !== 'SIGNED';
-    const nexts = known.map((op): Operation | undefined =>
-      from.includes(op.status) ? { ...op, status: to, updatedAt: at, history: [...op.history, { status: to, at }] } : undefined,
-    );
+    const nexts = known.map((op) => (from.includes(op.status) ? moved(op, to, at) : undefined));
     const batch = this.redis.pipeline();
     for (const [i, op] of known.entries()) {
       const next = nexts[i];
-      if (next) batch.evalsha(COMPARE_AND_SET.sha, 4, ...this.casArgs(op.id, JSON.stringify(op), next, this.event(next, statusEventType(to)), leavesOpen));
+      if (next) COMPARE_AND_SET.addTo(batch, 4, ...this.casArgs(op.id, JSON.stringify(op), next, this.event(next, statusEventType(to)), leavesOpen(to)));
     }
     const replies = (await batch.exec()) ?? [];
     let r = 0;
@@ -294,8 +290,7 @@ export class OperationStore {
     const replies = (await this.redis.pipeline().get(this.keys.operation(id)).hgetall(this.sigsKey(id, 0)).exec()) ?? [];
     for (const [err] of replies) if (err) throw err;
     const raw = replies[0]?.[1] as string | null;
-    if (!raw) throw new NotFoundError(`operation ${id} not found`);
-    return { op: JSON.parse(raw) as Operation, signatures: parseSignatures((replies[1]?.[1] ?? {}) as Record<string, string>) };
+    return { op: found(id, raw ? (JSON.parse(raw) as Operation) : undefined), signatures: parseSignatures((replies[1]?.[1] ?? {}) as Record<string, string>) };
   }
 
   async listForVault(vaultId: string, offset: number, limit: number): Promise<{ total: number; items: Operation[] }> {

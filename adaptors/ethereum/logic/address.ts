@@ -1,5 +1,6 @@
 import { getAddress, isAddress, keccak256 } from 'ethers';
 import { InvalidArgumentError } from '../../../src/errors.js';
+import { Recent } from './recent.js';
 import { storedPublicKey, uncompressedPoint, type PublicKey } from '../../../src/ledger/public-key.js';
 
 export const ADDRESS_FORMATS = ['eip55'] as const;
@@ -22,27 +23,24 @@ export function isValidAddress(address: string): boolean {
   return typeof address === 'string' && /^0x[0-9a-fA-F]{40}$/.test(address) && isAddress(address);
 }
 
-/** The lower-case address of a stored secp256k1 key (hex, as payloads hold it). */
-export function keyAddress(publicKeyHex: string): string {
-  return `0x${keccak256(uncompressedPoint(storedPublicKey(publicKeyHex, 'secp256k1')).subarray(1)).slice(-40)}`;
-}
-
 /**
- * keyAddress of the keys seen lately: a vault signs many withdrawals with one key, and
- * decompressing it (0.1 ms) each time is work thrown away. Bounded: the oldest go first.
+ * The lower-case addresses of the stored keys (hex, as payloads hold them) seen lately: a
+ * vault signs many withdrawals with one key, and decompressing it (0.1 ms) each time is work
+ * thrown away. Bounded: the oldest go first.
  */
 export class KeyAddresses {
-  private readonly byKey = new Map<string, string>();
+  private readonly byKey: Recent<string>;
 
-  constructor(private readonly max = 1024) {}
+  constructor(max = 1024) {
+    this.byKey = new Recent(max);
+  }
 
   of(publicKeyHex: string): string {
     const key = publicKeyHex.toLowerCase();
     let address = this.byKey.get(key);
     if (address === undefined) {
-      address = keyAddress(key);
+      address = addressFromPublicKey(storedPublicKey(key, 'secp256k1')).toLowerCase();
       this.byKey.set(key, address);
-      if (this.byKey.size > this.max) this.byKey.delete(this.byKey.keys().next().value as string);
     }
     return address;
   }

@@ -36,7 +36,7 @@ function parseSigned(raw: string, expectedTxid: string): { txid: string; from: s
  */
 export async function broadcast(ctx: EthContext, signed: SignedTx): Promise<BroadcastResult> {
   const raw = signed.serialized.startsWith('0x') ? signed.serialized : `0x${signed.serialized}`;
-  const { txid, from, nonce } = ctx.assembled?.find(signed.txid, raw) ?? parseSigned(raw, signed.txid);
+  const { txid, from, nonce } = ctx.assembled.find(signed.txid, raw) ?? parseSigned(raw, signed.txid);
 
   let alreadyKnown = false;
   try {

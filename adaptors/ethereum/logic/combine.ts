@@ -2,7 +2,6 @@ import { keccak256, Signature } from 'ethers';
 import { VerificationError } from '../../../src/errors.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
-import { keyAddress } from './address.js';
 import { bare, ethereumState, toTransaction } from './state.js';
 
 const hex = (bytes: Uint8Array): string => `0x${Buffer.from(bytes).toString('hex')}`;
@@ -47,12 +46,12 @@ export function combine(ctx: EthContext, unsigned: UnsignedWithdrawal, sigs: Ver
   // the recovery id that recovers that key (src/ledger/signatures.ts: the one place signatures
   // are checked; recovering again here was an eighth of the worker's time per withdrawal).
   // The digest is the rebuilt bytes' (above); the key must be the vault's.
-  const signer = ctx.addresses?.of(payload.publicKey) ?? keyAddress(payload.publicKey);
+  const signer = ctx.addresses.of(payload.publicKey);
   if (signer !== state.from.toLowerCase()) {
     throw new VerificationError(`the payload's key is the key of ${signer}, not of the vault address ${state.from}`, 'signer-mismatch', 422);
   }
   const serialized = tx.serialized;
   const txid = keccak256(serialized);
-  ctx.assembled?.remember({ txid, serialized, from: state.from, nonce: tx.nonce });
+  ctx.assembled.remember({ txid, serialized, from: state.from, nonce: tx.nonce });
   return [{ txIndex: 0, serialized, txid }];
 }

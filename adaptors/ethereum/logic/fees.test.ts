@@ -1,4 +1,6 @@
 import pino from 'pino';
+import { AssembledTxs } from './assembled.js';
+import { KeyAddresses } from './address.js';
 import { describe, expect, it } from 'vitest';
 import type { EthContext } from '../context.js';
 import { parseFee, quoteFee } from './fees.js';
@@ -28,6 +30,8 @@ function context(feeMode: 'eip1559' | 'legacy', answers: Record<string, unknown>
     rpc,
     reads: new ChainReads(rpc, options.headMaxAgeMs),
     deps,
+    assembled: new AssembledTxs(),
+    addresses: new KeyAddresses(),
     nativeAsset: { symbol: 'ETH', decimals: 18, native: true },
   };
   return { ctx, asked };
