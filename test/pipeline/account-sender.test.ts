@@ -4,7 +4,7 @@ import { SendOrderBook } from '../../src/pipeline/send-order.js';
 import { broadcastJobId } from '../../src/pipeline/queues.js';
 import type { TestChain } from '../helpers/chain.js';
 import type { Loop } from '../helpers/loop.js';
-import { type BroadcastCounter, type EthLoop, holdBackSignatures, RECIPIENT, startEthLoop, until, withdraw, withdrawalStatus } from './support.js';
+import { type BroadcastCounter, type EthLoop, holdBackSignatures, laterSignedFirst, RECIPIENT, startEthLoop, until, withdraw, withdrawalStatus } from './support.js';
 
 /**
  * One sender per account (src/pipeline/account-sender.ts), on anvil with the service's own
@@ -35,20 +35,13 @@ describe('one sender per account', () => {
   it('the job that sends nonce 0 sends the waiting nonce 1 too, once, and the waiting job then finishes without sending', async () => {
     const v = await loop.vault('ethdev');
     await chain.funder.sendEth(v.address, 10n ** 18n);
-    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
-    const first = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'nonce 0, signed late' });
-    unsigned.add(first.body.operationID);
-    await until('the first to be signed by the quorum', () => loop.custody.sim.operation(first.body.operationID)?.status === 'COMPLETED');
-    loop.custody.sim.setFaults({}, v.vaultId);
-    const second = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.02', description: 'nonce 1, waits' });
-    const waiting = await loop.waitFor(v.vaultId, second.body.operationID, (o) => o.status === 'SIGNED');
+    const { first, second, waiting, release } = await laterSignedFirst(loop, unsigned, v.vaultId, ['nonce 0, signed late', 'nonce 1, waits']);
     // Its job looked, found nonce 0 missing, and sleeps (its first look again is 10 s away).
     await until('the waiting job to sleep', async () => (await (await jobOf(second.body.operationID)).isDelayed()) || undefined);
     const before = counter.calls;
 
-    unsigned.delete(first.body.operationID);
     const resent = Date.now();
-    expect((await fetch(`${loop.custody.url}/operations/sign/${first.body.operationID}/resend`, { method: 'POST' })).status).toBe(200);
+    expect(await release()).toBe(200);
     const [a, b] = await Promise.all([first, second].map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED', 30_000)));
     // Both went out long before the waiting job's own look: the first job sent them, in order, once each.
     expect(Date.now() - resent).toBeLessThan(8_000);

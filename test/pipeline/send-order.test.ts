@@ -2,7 +2,7 @@ import type { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestChain } from '../helpers/chain.js';
 import type { Loop } from '../helpers/loop.js';
-import { type BroadcastCounter, type EthLoop, holdBackSignatures, RECIPIENT, startEthLoop, until, withdraw, withdrawalStatus } from './support.js';
+import { type BroadcastCounter, type EthLoop, holdBackSignatures, laterSignedFirst, RECIPIENT, startEthLoop, withdraw, withdrawalStatus } from './support.js';
 
 /**
  * Sending in order, on Hardhat in its automining mode, which refuses a nonce that leaves a gap:
@@ -30,13 +30,7 @@ describe('sending in order (Hardhat, refuses nonce gaps)', () => {
   it('a withdrawal signed before its predecessor waits SIGNED, sends nothing, and goes out right after it', async () => {
     const v = await loop.vault('ethdev');
     await chain.funder.sendEth(v.address, 10n ** 18n);
-    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
-    const first = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'signed late' });
-    unsigned.add(first.body.operationID);
-    await until('the first to be signed by the quorum', () => loop.custody.sim.operation(first.body.operationID)?.status === 'COMPLETED');
-    loop.custody.sim.setFaults({}, v.vaultId);
-    const second = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.02', description: 'signed early' });
-    const signed = await loop.waitFor(v.vaultId, second.body.operationID, (o) => o.status === 'SIGNED');
+    const { first, second, waiting: signed, release } = await laterSignedFirst(loop, unsigned, v.vaultId, ['signed late', 'signed early']);
     const callsBefore = counter.calls;
     await new Promise((r) => setTimeout(r, 1500));
     // Never handed to the node (which would refuse it), never failed.
@@ -45,8 +39,7 @@ describe('sending in order (Hardhat, refuses nonce gaps)', () => {
     expect(counter.sent).not.toContain(signed.txids[0]);
     expect(await p.getTransactionCount(v.address, 'pending')).toBe(0);
 
-    unsigned.delete(first.body.operationID);
-    expect((await fetch(`${loop.custody.url}/operations/sign/${first.body.operationID}/resend`, { method: 'POST' })).status).toBe(200);
+    expect(await release()).toBe(200);
     const [a, b] = await Promise.all(
       [first, second].map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED', 30_000)),
     );
@@ -57,14 +50,8 @@ describe('sending in order (Hardhat, refuses nonce gaps)', () => {
   it('a predecessor never signed frees its nonce; the next withdrawal fills it and the waiting one follows', async () => {
     const v = await loop.vault('ethdev');
     await chain.funder.sendEth(v.address, 10n ** 18n);
-    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
     {
-      const stalled = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'never signed' });
-      unsigned.add(stalled.body.operationID);
-      await until('its callback to be dropped', () => loop.custody.sim.operation(stalled.body.operationID)?.status === 'COMPLETED');
-      loop.custody.sim.setFaults({}, v.vaultId);
-      const waiting = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.02', description: 'waits for nonce 0' });
-      await loop.waitFor(v.vaultId, waiting.body.operationID, (o) => o.status === 'SIGNED');
+      const { first: stalled, second: waiting } = await laterSignedFirst(loop, unsigned, v.vaultId, ['never signed', 'waits for nonce 0']);
 
       const failed = await loop.waitFor(v.vaultId, stalled.body.operationID, (o) => o.status === 'FAILED', 20_000);
       expect(failed.failureReason).toMatch(/not signed within 6 s/);

@@ -208,6 +208,27 @@ export function holdBackSignatures(loop: Pick<Loop, 'svc'>): Set<string> {
   return unsigned;
 }
 
+/**
+ * Two withdrawals of a funded vault, the later signed first: the first one's callback is
+ * dropped (signed by the quorum, its signatures held back from reconciliation by `unsigned`,
+ * see holdBackSignatures), then the second is created and waits SIGNED. `release` lets the
+ * first one through (the custody service resends its callback) and answers the resend's status.
+ */
+export async function laterSignedFirst(loop: Loop, unsigned: Set<string>, vaultId: string, descriptions: [string, string]) {
+  loop.custody.sim.setFaults({ dropCallback: true }, vaultId);
+  const first = await withdraw(loop.svc, vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: descriptions[0] });
+  unsigned.add(first.body.operationID);
+  await until('the first to be signed by the quorum', () => loop.custody.sim.operation(first.body.operationID)?.status === 'COMPLETED');
+  loop.custody.sim.setFaults({}, vaultId);
+  const second = await withdraw(loop.svc, vaultId, { recipientAddress: RECIPIENT, amount: '0.02', description: descriptions[1] });
+  const waiting = await loop.waitFor(vaultId, second.body.operationID, (o) => o.status === 'SIGNED');
+  const release = async (): Promise<number> => {
+    unsigned.delete(first.body.operationID);
+    return (await fetch(`${loop.custody.url}/operations/sign/${first.body.operationID}/resend`, { method: 'POST' })).status;
+  };
+  return { first, second, waiting, release };
+}
+
 /** A withdrawal as GET /vaults/{vaultId}/withdrawals/{operationID} answers it. */
 export const withdrawalStatus = async (loop: Pick<Loop, 'svc'>, vaultId: string, operationID: string) =>
   (await loop.svc.call('GET', `/api/v1.0/vaults/${vaultId}/withdrawals/${operationID}`, { key: READ_KEY })).body;
