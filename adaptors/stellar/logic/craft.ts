@@ -12,7 +12,7 @@ import { assetLabel, findBalance, formatStroops, NATIVE_ASSET, parseStroops, STE
 import { resolveFee } from './fees.js';
 import { resolveMemo } from './memo.js';
 import { creationScope, sequenceScope } from './sequence.js';
-import { stellarState } from './state.js';
+import { signingPayload, stellarState } from './state.js';
 
 const MAX_INT64 = 2n ** 63n - 1n;
 const xlm = (stroops: bigint) => formatAmount(stroops, STELLAR_DECIMALS);
@@ -100,11 +100,8 @@ export async function craft(ctx: StellarContext, source: VaultSource, intent: Wi
       .addOperation(op)
       .build();
     return singlePayloadWithdrawal({
-      serialized: tx.toEnvelope().toXDR('hex'),
+      ...signingPayload(tx),
       signer: from,
-      hashAlgorithm: 'SHA256',
-      digest: tx.hash().toString('hex'),
-      preimage: tx.signatureBase().toString('hex'),
       fee,
       state: stellarState.encode({ source: sourceId, sequence: sequence.toString(), scope, maxTime: String(maxTime), creates }),
       expiresAt: maxTime * 1000,

@@ -4,7 +4,7 @@ import type { ReplacementInput, UnsignedWithdrawal } from '../../../src/ledger/a
 import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';
 import type { StellarContext } from '../context.js';
 import { resolveFee } from './fees.js';
-import { stellarState } from './state.js';
+import { signingPayload, stellarState } from './state.js';
 
 /** stellar-core's TransactionQueue FEE_MULTIPLIER: a queued transaction is replaced only by a fee-bump bidding 10x its fee rate. */
 const REPLACE_MULTIPLIER = 10n;
@@ -52,11 +52,8 @@ export async function replace(ctx: StellarContext, input: ReplacementInput): Pro
   const rate = asked > minimum ? asked : minimum;
   const bump = TransactionBuilder.buildFeeBumpTransaction(state.source, rate.toString(), inner, ctx.passphrase);
   return singlePayloadWithdrawal({
-    serialized: bump.toEnvelope().toXDR('hex'),
+    ...signingPayload(bump),
     signer: payload,
-    hashAlgorithm: 'SHA256',
-    digest: bump.hash().toString('hex'),
-    preimage: bump.signatureBase().toString('hex'),
     fee: BigInt(bump.fee),
     state: stellarState.encode({ ...state, feeBump: 'true' }),
     ...(input.unsigned.expiresAt ? { expiresAt: input.unsigned.expiresAt } : {}),

@@ -1,3 +1,4 @@
+import type { FeeBumpTransaction, Transaction } from '@stellar/stellar-sdk';
 import { z } from 'zod';
 import { defineStateCodec, type StateOf } from '../../../src/ledger/state-codec.js';
 
@@ -27,4 +28,9 @@ export type StellarState = StateOf<typeof stellarState>;
 /** Whether the state is a speed-up's: its envelope is a fee-bump around the signed original. */
 export function isFeeBump(state: StellarState): boolean {
   return state.feeBump === 'true';
+}
+
+/** What a Stellar transaction (or its fee bump) is as a withdrawal: its envelope, and the hash the vault signs over its signature base. */
+export function signingPayload(tx: Transaction | FeeBumpTransaction): { serialized: string; hashAlgorithm: 'SHA256'; digest: string; preimage: string } {
+  return { serialized: tx.toEnvelope().toXDR('hex'), hashAlgorithm: 'SHA256', digest: tx.hash().toString('hex'), preimage: tx.signatureBase().toString('hex') };
 }
