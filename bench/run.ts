@@ -707,7 +707,7 @@ function report(f: Figures): void {
       `ratio ${p.drainRatio}`,
       `≥ 0.5: ${yes(p.drainRatio >= 0.5)}`,
     ]);
-    rows.push([`drain (${p.mode}): node eth_sendRawTransaction p50 (ms)`, `${p.rpcMsP50}`, `bare client ${p.bare.rpcMsP50}`, '', '']);
+    rows.push([`drain (${p.mode}): node round trip carrying each eth_sendRawTransaction, p50 (ms; a batch counts for each of its transactions)`, `${p.rpcMsP50}`, `bare client ${p.bare.rpcMsP50}`, '', '']);
     rows.push([`drain (${p.mode}): node sends / distinct transactions`, `${p.nodeSends} / ${p.distinctSent}`, '', '', `none twice: ${yes(p.nodeSends === p.distinctSent && p.distinctSent === p.withdrawals)}`]);
     if (live) rows.push(['drain (live): callback accepted → BROADCAST p50 (ms)', `${p.callbackToBroadcastMsP50}`, '(includes queue wait)', '', '']);
     rows.push([`drain (${p.mode}): first callback → last callback accepted (s)`, `${p.callbacksAcceptedSeconds}`, '(the receiver)', '', '']);

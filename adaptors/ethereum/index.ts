@@ -6,7 +6,7 @@ import { ETHEREUM_LEDGERS } from './ledgers.js';
 import { getBalances } from './logic/balances.js';
 import { AssembledTxs } from './logic/assembled.js';
 import { KeyAddresses } from './logic/address.js';
-import { broadcast } from './logic/broadcast.js';
+import { broadcast, broadcastMany } from './logic/broadcast.js';
 import { nextSequence, sendOrder } from './logic/send-order.js';
 import { combine } from './logic/combine.js';
 import { craft, release } from './logic/craft.js';
@@ -40,6 +40,7 @@ function createEthereumAdaptor(ledgerId: string, options: EthereumOptions, deps:
     sendOrder,
     nextSequence: (account) => nextSequence(ctx, account),
     broadcast: (tx) => broadcast(ctx, tx),
+    broadcastMany: (txs) => broadcastMany(ctx, txs),
     txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
     replace: (input) => replace(ctx, input),
     stuckReason: (unsigned) => stuckReason(ctx, unsigned),

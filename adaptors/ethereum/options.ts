@@ -26,6 +26,12 @@ export const ethereumOptionsSchema = z.strictObject({
    * is asked on every withdrawal; the reads are still shared per block).
    */
   headMaxAgeMs: z.number().int().min(0).max(60_000).default(1000),
+  /**
+   * Signed transactions of one account sent together in one JSON-RPC batch when several are
+   * ready at once (a batch payout): one round trip per batch. Nodes execute a batch in order;
+   * 1 sends each on its own.
+   */
+  sendBatchSize: z.number().int().min(1).max(100).default(16),
 });
 
 export type EthereumOptions = z.infer<typeof ethereumOptionsSchema>;

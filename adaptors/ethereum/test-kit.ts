@@ -59,6 +59,22 @@ export async function startHarness(): Promise<Harness> {
   };
 }
 
+/** An adaptor of the harness's node whose requests are counted: round trips (HTTP requests) and calls by method. */
+export function countedAdaptor(h: Harness, options: Record<string, unknown>) {
+  const counts = { roundTrips: 0, calls: {} as Record<string, number> };
+  const counting = (async (input: string | URL | Request, init?: RequestInit) => {
+    counts.roundTrips += 1;
+    for (const c of [JSON.parse(String(init?.body))].flat() as { method: string }[]) counts.calls[c.method] = (counts.calls[c.method] ?? 0) + 1;
+    return fetch(input, init);
+  }) as typeof fetch;
+  const adaptor = ethereumFamily.create(
+    'ethdev',
+    ethereumFamily.optionsSchema.parse({ rpcUrl: h.chain.anvil.url, tokens: [h.chain.token], ...options }),
+    { logger: pino({ level: 'silent' }), fetch: counting, reservations: h.reservations },
+  );
+  return { adaptor, counts, reset: () => ((counts.roundTrips = 0), (counts.calls = {})), close: () => undefined };
+}
+
 export function newKey(adaptor: LedgerAdaptor): TestKey {
   let priv = randomBytes(32);
   while (!ecc.isPrivate(priv)) priv = randomBytes(32);

@@ -142,6 +142,9 @@ export interface BroadcastResult {
   alreadyKnown: boolean;
 }
 
+/** One transaction's answer within `broadcastMany`: what `broadcast` would have returned or thrown. */
+export type SendOutcome = { ok: true; result: BroadcastResult } | { ok: false; error: unknown };
+
 export interface TxStatus {
   /**
    * `unknown`: the node does not know the transaction while what it spends (nonce, sequence,
@@ -253,6 +256,17 @@ export interface LedgerAdaptor {
 
   /** Sends a signed transaction. "Already known" is success with `alreadyKnown: true`. */
   broadcast(tx: SignedTx): Promise<BroadcastResult>;
+
+  /**
+   * Optional: sends several signed transactions in as few round trips as the node allows (a
+   * JSON-RPC batch), which the node takes in the order given, each answered as `broadcast`
+   * would answer it. The account sender hands it a run of one account's consecutive numbers,
+   * so a batch payout costs a round trip per batch, not per transaction. The answers cover a
+   * prefix of `txs`: those past it were not sent (a later round trip failed; they go again
+   * later). Throws only when nothing was answered. Leave it out when the node has no such
+   * batch or may reorder it (Horizon): the sender then sends one at a time.
+   */
+  broadcastMany?(txs: SignedTx[]): Promise<SendOutcome[]>;
 
   /** Where a broadcast transaction stands. */
   txStatus(txid: string, unsigned: UnsignedWithdrawal): Promise<TxStatus>;

@@ -276,8 +276,14 @@ export class Reservations {
 
   /** Marks a number as used for good (broadcast): it is never handed out again. */
   async settleSequence(scope: string, n: bigint): Promise<void> {
+    await this.settleSequences(scope, [n]);
+  }
+
+  /** settleSequence for several numbers of one scope, in one command. */
+  async settleSequences(scope: string, ns: bigint[]): Promise<void> {
+    if (ns.length === 0) return;
     const [, , owners] = this.seqKeys(scope);
-    await this.redis.hdel(owners, pad(n));
+    await this.redis.hdel(owners, ...ns.map(pad));
   }
 
   private itemKey(scope: string, item: string): string {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { BroadcastResult, LedgerAdaptor, SignedTx } from '../ledger/adaptor.js';
+import type { BroadcastResult, LedgerAdaptor, SendOutcome, SignedTx } from '../ledger/adaptor.js';
 import type { JobJournal } from './job-journal.js';
 import { fromStored, type Operation } from './operation.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { addConfirmJobs, broadcastJobId } from './queues.js';
 import { SendOrderBook, SenderBusy } from './send-order.js';
-import { sendSigned, sentLine, storedSigned } from './send-signed.js';
+import { noteSent, sendSigned, sentLine, storedSigned } from './send-signed.js';
 
 /** A broadcast job's own withdrawal, SIGNED with its signed bytes stored, at its place in the account's order. */
 export interface OwnTransaction {
@@ -28,10 +28,17 @@ export type OwnOutcome =
   /** The node refused it; the job decides (retry, wait, fail). */
   | { kind: 'failed'; error: unknown };
 
-/** Ready entries read per round trip, sends whose bookkeeping is written together, and bookkeeping writes under way at once. */
+/** Ready entries read per round trip, sends whose bookkeeping is written together (and most handed to the node at once), and bookkeeping writes under way at once. */
 const RUN = 64;
 const BOOKKEEPING_BATCH = 32;
 const MAX_PENDING = 4;
+
+/** A withdrawal whose turn has come: SIGNED, its bytes stored, its number next in the account's order. */
+interface Ready {
+  op: Operation;
+  signed: SignedTx[];
+  sequence: bigint;
+}
 
 /**
  * Sends the job's transaction in the account's order (see send-order.ts): records it as
@@ -92,9 +99,8 @@ class SendSession {
           await this.send(fresh, own.signed, own.sequence);
         }
       }
-      // Its own turn: the record in hand is fresh (no one has sent this number).
-      const ownTurn = own.sequence === next;
-      if (!ownTurn || (await this.send(own.op, own.signed, next))) next = await this.sendReady(ownTurn ? next + 1n : next);
+      // Its own transaction, ready in the book, goes out with those after it when its turn has come.
+      next = await this.sendReady(next);
     } finally {
       clearInterval(heartbeat);
       await this.finish();
@@ -134,21 +140,46 @@ class SendSession {
         return next;
       }
       const ops = await this.load(run.map((e) => e.operationId));
+      // Consecutive withdrawals to send go to the node together; whatever else comes waits for them.
+      let group: Ready[] = [];
+      const sendGroup = async (): Promise<boolean> => {
+        const unsent = await this.sendAll(group);
+        if (unsent !== undefined) next = unsent;
+        else if (group.length > 0) next = (group[group.length - 1] as Ready).sequence + 1n;
+        group = [];
+        return unsent === undefined;
+      };
       for (const entry of run) {
         const op = ops.get(entry.operationId);
         const verdict = this.judge(op, entry.sequence);
+        if (verdict === 'send') {
+          group.push({ op: op as Operation, signed: storedSigned(op as Operation) as SignedTx[], sequence: entry.sequence });
+          continue;
+        }
+        if (!(await sendGroup())) return next;
         if (verdict === 'stop') {
           if (!op || op.status === 'FAILED') this.track(book.forget(ledgerId, own.account, entry.sequence, entry.operationId));
           return next;
         }
-        if (verdict === 'out') {
-          this.track(this.recordSent(entry.sequence, entry.operationId));
-        } else if (!(await this.send(op as Operation, storedSigned(op as Operation) as SignedTx[], entry.sequence))) {
-          return next;
-        }
+        this.track(this.recordSent(entry.sequence, entry.operationId));
         next = entry.sequence + 1n;
       }
+      if (!(await sendGroup())) return next;
     }
+  }
+
+  /** Sends a run of ready withdrawals in order: together where the adaptor can, else one at a time. Returns the first number not sent. */
+  private async sendAll(group: Ready[]): Promise<bigint | undefined> {
+    for (let at = 0; at < group.length; at += BOOKKEEPING_BATCH) {
+      const part = group.slice(at, at + BOOKKEEPING_BATCH);
+      if (part.length > 1 && this.adaptor.broadcastMany) {
+        const unsent = await this.sendTogether(part);
+        if (unsent !== undefined) return unsent;
+        continue;
+      }
+      for (const r of part) if (!(await this.send(r.op, r.signed, r.sequence))) return r.sequence;
+    }
+    return undefined;
   }
 
   /** Whether a ready entry's withdrawal goes out now, went out already, or stops the run. */
@@ -173,18 +204,58 @@ class SendSession {
     try {
       results = await sendSigned(this.deps, this.adaptor, op, signed);
     } catch (e) {
-      if (op.id === this.own.op.id) {
-        this.outcome = { kind: 'failed', error: e };
-      } else {
-        // Its own job decides what the refusal means (retry, wait, fail): wake it.
-        this.deps.logger.info({ operationId: op.id, err: (e as Error).message, by: this.own.op.id }, 'the node refused the next transaction of the account; its own job takes over');
-        this.track(this.wake(op.id));
-      }
+      this.refused(op, e);
       return false;
     }
     this.sent.push({ op, sequence, results });
     if (this.sent.length >= BOOKKEEPING_BATCH) this.writeBookkeeping();
     return true;
+  }
+
+  /**
+   * Sends withdrawals in one `broadcastMany`; returns the first number not sent. Each answer
+   * counts on its own: one the node took after one it refused is out (and BROADCAST); the
+   * refused one's job sends it again, below the account's next number.
+   */
+  private async sendTogether(group: Ready[]): Promise<bigint | undefined> {
+    const first = group[0] as Ready;
+    if (this.lost) return first.sequence;
+    while (this.pending.size >= MAX_PENDING) await Promise.race(this.pending);
+    let outcomes: SendOutcome[];
+    try {
+      outcomes = await (this.adaptor.broadcastMany as NonNullable<LedgerAdaptor['broadcastMany']>)(group.flatMap((r) => r.signed));
+    } catch (e) {
+      this.refused(first.op, e);
+      return first.sequence;
+    }
+    let unsent: bigint | undefined;
+    let at = 0;
+    for (const r of group) {
+      const answers = outcomes.slice(at, (at += r.signed.length));
+      const refusal = answers.find((o) => !o.ok);
+      if (answers.length === r.signed.length && !refusal) {
+        const results = answers.map((o) => (o as { result: BroadcastResult }).result);
+        for (const result of results) noteSent(this.deps, r.op, result);
+        this.sent.push({ op: r.op, sequence: r.sequence, results });
+        continue;
+      }
+      if (refusal) this.refused(r.op, refusal.error);
+      // Not answered (a later round trip failed): its job sends it; the first one is woken for that.
+      else if (unsent === undefined && r.op.id !== this.own.op.id) this.track(this.wake(r.op.id));
+      unsent ??= r.sequence;
+    }
+    if (this.sent.length >= BOOKKEEPING_BATCH) this.writeBookkeeping();
+    return unsent;
+  }
+
+  /** The node refused `op`'s transaction: its own job decides what that means (retry, wait, fail). */
+  private refused(op: Operation, e: unknown): void {
+    if (op.id === this.own.op.id) {
+      this.outcome = { kind: 'failed', error: e };
+      return;
+    }
+    this.deps.logger.info({ operationId: op.id, err: (e as Error).message, by: this.own.op.id }, 'the node refused the next transaction of the account; its own job takes over');
+    this.track(this.wake(op.id));
   }
 
   /** Starts writing what the jobs of the sends so far would: the book, BROADCAST, the confirmation jobs, their logs. */

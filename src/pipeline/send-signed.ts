@@ -21,11 +21,16 @@ export async function sendSigned(
   const results: BroadcastResult[] = [];
   for (const tx of signed) {
     const r = await adaptor.broadcast(tx);
-    deps.logger.info({ operationId: op.id, txid: r.txid, alreadyKnown: r.alreadyKnown, ledgerId: op.ledgerId }, 'broadcast');
-    deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: r.alreadyKnown ? 'already_known' : 'sent' });
+    noteSent(deps, op, r);
     results.push(r);
   }
   return results;
+}
+
+/** Logs and counts one transaction of `op` that the node took. */
+export function noteSent(deps: Pick<PipelineDeps, 'logger' | 'metrics'>, op: Operation, r: BroadcastResult): void {
+  deps.logger.info({ operationId: op.id, txid: r.txid, alreadyKnown: r.alreadyKnown, ledgerId: op.ledgerId }, 'broadcast');
+  deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: r.alreadyKnown ? 'already_known' : 'sent' });
 }
 
 /** What a job log says of a node's answer. */

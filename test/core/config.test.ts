@@ -137,7 +137,7 @@ describe('configuration', () => {
 
   it('refuses an unknown option of every family, naming the valid ones and the likely one', () => {
     expect(problems(ledgers({ ethdev: { rpcUrl: 'http://127.0.0.1:1', confirmation: 1 } }))).toEqual([
-      "LEDGERS.ethdev: unknown option 'confirmation' (did you mean 'confirmations'?). Valid options: rpcUrl, chainId, tokens, feeMode, confirmations, gasMarginPercent, headMaxAgeMs, family",
+      "LEDGERS.ethdev: unknown option 'confirmation' (did you mean 'confirmations'?). Valid options: rpcUrl, chainId, tokens, feeMode, confirmations, gasMarginPercent, headMaxAgeMs, sendBatchSize, family",
     ]);
     const [btc] = problems(ledgers({ btc: { url: 'https://esplora.example/api', backnd: 'core' } }));
     expect(btc).toMatch(/^LEDGERS\.btc: unknown option 'backnd' \(did you mean 'backend'\?\)\. Valid options: network, backend, url, /);

@@ -1,5 +1,7 @@
 import type { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ethRejection } from '../../adaptors/ethereum/network/errors.js';
+import type { LedgerAdaptor, SendOutcome } from '../../src/ledger/adaptor.js';
 import { SendOrderBook } from '../../src/pipeline/send-order.js';
 import { broadcastJobId } from '../../src/pipeline/queues.js';
 import type { TestChain } from '../helpers/chain.js';
@@ -78,6 +80,63 @@ describe('one sender per account', () => {
     expect(new Set(sends).size).toBe(20);
     const nonces = await Promise.all(done.map(async (o) => (await p.getTransaction(o.txids[0]))!.nonce));
     expect(nonces.sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
+  /** A vault whose nonce 0 is signed late, and nonces 1..4 SIGNED behind it, waiting. */
+  const fourBehindALateOne = async () => {
+    const v = await loop.vault('ethdev');
+    await chain.funder.sendEth(v.address, 10n ** 18n);
+    const { first, second, release } = await laterSignedFirst(loop, unsigned, v.vaultId, ['nonce 0, signed late', 'nonce 1, waits']);
+    const more = await Promise.all(
+      [2, 3, 4].map((n) => withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: `0.0${n}`, description: `nonce ${n}, waits` })),
+    );
+    const ids = [first, second, ...more].map((r) => r.body.operationID as string);
+    await Promise.all(ids.slice(1).map((id) => loop.waitFor(v.vaultId, id, (o) => o.status === 'SIGNED')));
+    return { v, ids, release };
+  };
+
+  it('the withdrawals ready behind a late one go to the node together: one batch, in nonce order, each once', async () => {
+    const { v, ids, release } = await fourBehindALateOne();
+    const [sentBefore, batchesBefore] = [counter.sent.length, counter.batches.length];
+    expect(await release()).toBe(200);
+    const done = await Promise.all(ids.map((id) => loop.waitFor(v.vaultId, id, (o) => o.status === 'CONFIRMED', 30_000)));
+    const txids = done.map((o) => o.txids[0] as string);
+    // The late one's job sent all five in one broadcastMany: the node got them in one round trip, in order.
+    expect(counter.batches.slice(batchesBefore)).toEqual([5]);
+    expect(counter.sent.slice(sentBefore)).toEqual(txids);
+    expect(await Promise.all(txids.map(async (t) => (await p.getTransaction(t))!.nonce))).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('a refusal inside a batch holds back none of those the node took: they are BROADCAST, and the refused one goes out on its own', async () => {
+    const { v, ids, release } = await fourBehindALateOne();
+    const adaptor = loop.svc.core.registry.get('ethdev') as LedgerAdaptor;
+    const counted = adaptor.broadcastMany as NonNullable<LedgerAdaptor['broadcastMany']>;
+    const refusedId = (await loop.svc.pipeline!.deps.store.resolve(ids[2] as string))!.txids[0] as string;
+    // The node refuses nonce 2 the first time (its pool is full) and takes the others of the batch.
+    let refusals = 0;
+    adaptor.broadcastMany = async (txs) => {
+      const i = txs.findIndex((t) => t.txid === refusedId);
+      if (i < 0 || refusals > 0) return counted(txs);
+      refusals++;
+      const rest = [...txs.slice(0, i), ...txs.slice(i + 1)];
+      const answers = await counted(rest);
+      const refusal: SendOutcome = { ok: false, error: ethRejection('txpool is full', -32000, 'test node') };
+      return [...answers.slice(0, i), refusal, ...answers.slice(i)];
+    };
+    try {
+      const sentBefore = counter.sent.length;
+      expect(await release()).toBe(200);
+      // Nonces 3 and 4 are in the node ahead of 2: BROADCAST while 2 waits for its own job.
+      await Promise.all([0, 1, 3, 4].map((k) => loop.waitFor(v.vaultId, ids[k] as string, (o) => o.status === 'BROADCAST' || o.status === 'CONFIRMED', 30_000)));
+      const done = await Promise.all(ids.map((id) => loop.waitFor(v.vaultId, id, (o) => o.status === 'CONFIRMED', 60_000)));
+      expect(refusals).toBe(1);
+      const txids = done.map((o) => o.txids[0] as string);
+      // Each went to the node once, the refused one last, on its own, sent again by its own job.
+      expect(counter.sent.slice(sentBefore)).toEqual([txids[0], txids[1], txids[3], txids[4], txids[2]]);
+      expect(await Promise.all(txids.map(async (t) => (await p.getTransaction(t))!.nonce))).toEqual([0, 1, 2, 3, 4]);
+    } finally {
+      adaptor.broadcastMany = counted;
+    }
   });
 
   it('a withdrawal whose account lock is held by a holder that died waits, sends nothing, and goes out once the lock expired', async () => {

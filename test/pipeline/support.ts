@@ -1,7 +1,7 @@
 /** Shared pieces of the signing-loop robustness tests (not a test file itself). */
 import { createServer, Socket, type Server } from 'node:net';
 import { JsonRpcProvider } from 'ethers';
-import type { LedgerAdaptor, SignedTx } from '../../src/ledger/adaptor.js';
+import type { BroadcastResult, LedgerAdaptor, SendOutcome, SignedTx } from '../../src/ledger/adaptor.js';
 import { signCallback } from '../../src/security/callback-hmac.js';
 import { startTestChain, type EvmNodeKind, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
@@ -10,47 +10,79 @@ import { READ_KEY, TEST_CALLBACK_SECRET, WITHDRAW_KEY, type TestService } from '
 export const RECIPIENT = '0x00000000000000000000000000000000000000B0';
 
 export interface BroadcastCounter {
-  /** Calls of the adaptor's broadcast (every attempt, successful or not). */
+  /** Transactions handed to the adaptor's broadcast or broadcastMany (every attempt, successful or not). */
   calls: number;
-  /** Attempts that threw. */
+  /** Attempts the node refused, or round trips that failed. */
   failures: number;
   /** txids of the attempts that succeeded, in order. */
   sent: string[];
+  /** How many transactions each broadcastMany call was given, in order. */
+  batches: number[];
   /** Puts the adaptor's own broadcast back. */
   restore(): void;
 }
 
 /**
- * Wraps `broadcast` of one ledger's adaptor (the registry hands out the same plain object to
- * the routes and the workers of this process). `around` may replace what a call does; it gets
- * the real broadcast to call.
+ * Wraps `broadcast` and `broadcastMany` of one ledger's adaptor (the registry hands out the same
+ * plain object to the routes and the workers of this process), counting each transaction. `around`
+ * may replace what a send does; it gets the real broadcast to call. With `around`, a
+ * `broadcastMany` sends its transactions one by one through it, in order, each answered on its own.
  */
 export function countBroadcasts(
   svc: TestService,
   ledgerId: string,
   around?: (real: LedgerAdaptor['broadcast'], tx: SignedTx) => ReturnType<LedgerAdaptor['broadcast']>,
 ): BroadcastCounter {
-  const adaptor = svc.core.registry.get(ledgerId) as LedgerAdaptor & { broadcast: LedgerAdaptor['broadcast'] };
+  const adaptor = svc.core.registry.get(ledgerId) as LedgerAdaptor & Pick<LedgerAdaptor, 'broadcast' | 'broadcastMany'>;
   const real = adaptor.broadcast;
+  const realMany = adaptor.broadcastMany;
   const counter: BroadcastCounter = {
     calls: 0,
     failures: 0,
     sent: [],
+    batches: [],
     restore: () => {
       adaptor.broadcast = real;
+      adaptor.broadcastMany = realMany;
     },
   };
-  adaptor.broadcast = async (tx) => {
+  // Counted as it starts (a call may never end: a worker killed mid-send); its answer as it ends.
+  const once = async (send: () => Promise<BroadcastResult>): Promise<SendOutcome> => {
     counter.calls++;
     try {
-      const r = await (around ? around(real, tx) : real(tx));
-      counter.sent.push(r.txid);
-      return r;
-    } catch (e) {
+      const result = await send();
+      counter.sent.push(result.txid);
+      return { ok: true, result };
+    } catch (error) {
       counter.failures++;
-      throw e;
+      return { ok: false, error };
     }
   };
+  adaptor.broadcast = async (tx) => {
+    const o = await once(() => (around ? around(real, tx) : real(tx)));
+    if (!o.ok) throw o.error;
+    return o.result;
+  };
+  if (realMany) {
+    adaptor.broadcastMany = async (txs) => {
+      counter.batches.push(txs.length);
+      if (around) {
+        const outcomes: SendOutcome[] = [];
+        for (const tx of txs) outcomes.push(await once(() => around(real, tx)));
+        return outcomes;
+      }
+      counter.calls += txs.length;
+      const outcomes = await realMany(txs).catch((e: unknown) => {
+        counter.failures++;
+        throw e;
+      });
+      for (const o of outcomes) {
+        if (o.ok) counter.sent.push(o.result.txid);
+        else counter.failures++;
+      }
+      return outcomes;
+    };
+  }
   return counter;
 }
 

@@ -1,9 +1,9 @@
 import { keccak256, Transaction } from 'ethers';
 import { InvalidArgumentError, NodeRejectionError } from '../../../src/errors.js';
-import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
+import type { BroadcastResult, SendOutcome, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
 import { ethRejection } from '../network/errors.js';
-import { JsonRpcError } from '../network/json-rpc.js';
+import { JsonRpcError, type Settled } from '../network/json-rpc.js';
 import { nonceScope } from './nonce.js';
 import { senderOf } from './sender.js';
 
@@ -27,35 +27,98 @@ function parseSigned(raw: string, expectedTxid: string): { txid: string; from: s
   return { txid, from, nonce: tx.nonce };
 }
 
-/**
- * `eth_sendRawTransaction`. A node that already has this exact transaction (mempool or chain)
- * is success with `alreadyKnown`, so a retried job after a lost answer does not fail. Network
- * trouble stays the client's retryable UnavailableError. Once accepted the nonce is settled
- * and can no longer be handed out again. Bytes that combine assembled in this process (the
- * same bytes under the same txid) skip the parse and the key recovery (assembled.ts).
- */
-export async function broadcast(ctx: EthContext, signed: SignedTx): Promise<BroadcastResult> {
-  const raw = signed.serialized.startsWith('0x') ? signed.serialized : `0x${signed.serialized}`;
-  const { txid, from, nonce } = ctx.assembled.find(signed.txid, raw) ?? parseSigned(raw, signed.txid);
+/** A transaction about to go out: its raw bytes, who sends it, under which number. */
+interface Outgoing {
+  raw: string;
+  txid: string;
+  from: string;
+  nonce: number;
+}
 
-  let alreadyKnown = false;
-  try {
-    await ctx.rpc.call<string>('eth_sendRawTransaction', [raw]);
-  } catch (e) {
-    if (!(e instanceof JsonRpcError)) throw e;
-    const rejection = ethRejection(e.rpcMessage, e.rpcCode, `${ctx.ledgerId} node refused nonce ${nonce} of ${from}`);
-    if (rejection.kind === 'already_known') {
-      alreadyKnown = true;
-    } else if (rejection.kind === 'nonce_too_low' || rejection.kind === 'replacement_underpriced') {
-      // Our own transaction already in (a lost answer, a resend) or another one holding the number.
-      if (!(await knownToNode(ctx, txid))) {
-        throw new NodeRejectionError('nonce_taken', `nonce ${nonce} of ${from} is used by another transaction (${e.rpcMessage})`, false);
-      }
-      alreadyKnown = true;
-    } else {
-      throw rejection;
+function outgoing(ctx: EthContext, signed: SignedTx): Outgoing {
+  const raw = signed.serialized.startsWith('0x') ? signed.serialized : `0x${signed.serialized}`;
+  return { raw, ...(ctx.assembled.find(signed.txid, raw) ?? parseSigned(raw, signed.txid)) };
+}
+
+/**
+ * What the node's answer to one `eth_sendRawTransaction` means. A node that already has this
+ * exact transaction (mempool or chain) is success with `alreadyKnown`, so a retried job after a
+ * lost answer does not fail; "nonce too low" is ours already in, or another transaction holding
+ * the number (the node tells which).
+ */
+async function answered(ctx: EthContext, tx: Outgoing, answer: Settled<unknown>): Promise<BroadcastResult> {
+  if (answer.ok) return { txid: tx.txid, alreadyKnown: false };
+  const e = answer.error;
+  if (!(e instanceof JsonRpcError)) throw e;
+  const rejection = ethRejection(e.rpcMessage, e.rpcCode, `${ctx.ledgerId} node refused nonce ${tx.nonce} of ${tx.from}`);
+  if (rejection.kind === 'already_known') return { txid: tx.txid, alreadyKnown: true };
+  if (rejection.kind === 'nonce_too_low' || rejection.kind === 'replacement_underpriced') {
+    if (!(await knownToNode(ctx, tx.txid))) {
+      throw new NodeRejectionError('nonce_taken', `nonce ${tx.nonce} of ${tx.from} is used by another transaction (${e.rpcMessage})`, false);
+    }
+    return { txid: tx.txid, alreadyKnown: true };
+  }
+  throw rejection;
+}
+
+/** One round trip: the transactions in order as one JSON-RPC batch; the numbers the node took are settled. */
+async function sendBatch(ctx: EthContext, txs: Outgoing[]): Promise<SendOutcome[]> {
+  const answers = await ctx.rpc.settle(txs.map((t) => ({ method: 'eth_sendRawTransaction', params: [t.raw] })));
+  const outcomes = await Promise.all(
+    txs.map((t, i) =>
+      answered(ctx, t, answers[i] as Settled<unknown>).then(
+        (result): SendOutcome => ({ ok: true, result }),
+        (error: unknown): SendOutcome => ({ ok: false, error }),
+      ),
+    ),
+  );
+  // Once accepted a nonce can no longer be handed out again.
+  const taken = new Map<string, bigint[]>();
+  outcomes.forEach((o, i) => {
+    if (!o.ok) return;
+    const t = txs[i] as Outgoing;
+    const scope = nonceScope(ctx, t.from);
+    taken.set(scope, [...(taken.get(scope) ?? []), BigInt(t.nonce)]);
+  });
+  await Promise.all([...taken].map(([scope, nonces]) => ctx.deps.reservations.settleSequences(scope, nonces)));
+  return outcomes;
+}
+
+/**
+ * `eth_sendRawTransaction` for several transactions, `sendBatchSize` per JSON-RPC batch (which
+ * nodes execute in order), each with its own answer. Bytes that cannot be read end the list
+ * (nothing after them is sent: a gap would hold the rest); a batch whose round trip fails ends
+ * it too, after the batches answered before it. Network trouble stays the client's retryable
+ * UnavailableError. Bytes that combine assembled in this process (the same bytes under the same
+ * txid) skip the parse and the key recovery (assembled.ts).
+ */
+export async function broadcastMany(ctx: EthContext, signed: SignedTx[]): Promise<SendOutcome[]> {
+  const outcomes: SendOutcome[] = [];
+  const txs: Outgoing[] = [];
+  let unreadable: SendOutcome | undefined;
+  for (const s of signed) {
+    try {
+      txs.push(outgoing(ctx, s));
+    } catch (error) {
+      unreadable = { ok: false, error };
+      break;
     }
   }
-  await ctx.deps.reservations.settleSequence(nonceScope(ctx, from), BigInt(nonce));
-  return { txid, alreadyKnown };
+  for (let at = 0; at < txs.length; at += ctx.options.sendBatchSize) {
+    try {
+      outcomes.push(...(await sendBatch(ctx, txs.slice(at, at + ctx.options.sendBatchSize))));
+    } catch (e) {
+      if (outcomes.length === 0) throw e;
+      return outcomes;
+    }
+  }
+  if (unreadable) outcomes.push(unreadable);
+  return outcomes;
+}
+
+/** `eth_sendRawTransaction` of one transaction (see broadcastMany). */
+export async function broadcast(ctx: EthContext, signed: SignedTx): Promise<BroadcastResult> {
+  const [outcome] = await broadcastMany(ctx, [signed]);
+  if (!outcome?.ok) throw outcome?.error;
+  return outcome.result;
 }

@@ -1,31 +1,11 @@
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InsufficientFundsError } from '../../../src/errors.js';
 import type { LedgerAdaptor, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
-import { testRedis } from '../../../test/helpers/redis.js';
-import { ethereumFamily } from '../index.js';
-import { intent, newKey, startHarness, type Harness, type TestKey } from '../test-kit.js';
+import { countedAdaptor, intent, newKey, startHarness, type Harness, type TestKey } from '../test-kit.js';
 
 const ETH = 10n ** 18n;
 const nonceOf = (u: UnsignedWithdrawal): bigint => BigInt((u.state as { nonce: string }).nonce);
 const spendOf = (u: UnsignedWithdrawal): bigint => BigInt((u.state as { value: string }).value) + u.fee;
-
-/** An adaptor whose node requests are counted: round trips (HTTP requests) and calls by method. */
-function countedAdaptor(h: Harness, options: Record<string, unknown>) {
-  const counts = { roundTrips: 0, calls: {} as Record<string, number> };
-  const counting = (async (input: string | URL | Request, init?: RequestInit) => {
-    counts.roundTrips += 1;
-    for (const c of [JSON.parse(String(init?.body))].flat() as { method: string }[]) counts.calls[c.method] = (counts.calls[c.method] ?? 0) + 1;
-    return fetch(input, init);
-  }) as typeof fetch;
-  const { redis } = testRedis();
-  const adaptor = ethereumFamily.create(
-    'ethdev',
-    ethereumFamily.optionsSchema.parse({ rpcUrl: h.chain.anvil.url, tokens: [h.chain.token], ...options }),
-    { logger: pino({ level: 'silent' }), fetch: counting, reservations: h.reservations },
-  );
-  return { adaptor, counts, reset: () => ((counts.roundTrips = 0), (counts.calls = {})), close: () => redis.disconnect() };
-}
 
 describe('ethereum craft reads the node once per block, and never promises more than the balance', () => {
   let h: Harness;

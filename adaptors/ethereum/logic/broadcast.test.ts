@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidArgumentError, NodeRejectionError } from '../../../src/errors.js';
+import type { LedgerAdaptor, SendOutcome, SignedTx } from '../../../src/ledger/adaptor.js';
+import { countedAdaptor, intent, newKey, sign, startHarness, waitReceipt, type Harness, type TestKey } from '../test-kit.js';
+
+const ETH = 10n ** 18n;
+const nonceOf = (state: unknown): number => Number((state as { nonce: string }).nonce);
+
+/** broadcastMany: one account's signed transactions in JSON-RPC batches, each answered on its own. */
+describe('ethereum broadcastMany', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h.close());
+
+  async function signedBy(adaptor: LedgerAdaptor, key: TestKey, amounts: bigint[]) {
+    const out: { signed: SignedTx; nonce: number; reference: string; unsigned: Awaited<ReturnType<LedgerAdaptor['craft']>> }[] = [];
+    for (const amount of amounts) {
+      const i = intent(adaptor, { amount });
+      const unsigned = await adaptor.craft(key.source, i);
+      out.push({ signed: adaptor.combine(unsigned, sign(unsigned, key))[0] as SignedTx, nonce: nonceOf(unsigned.state), reference: i.reference, unsigned });
+    }
+    return out;
+  }
+
+  it('sends them in order, sendBatchSize per round trip, and settles each nonce it got through', async () => {
+    const c = countedAdaptor(h, { sendBatchSize: 3 });
+    const key = newKey(c.adaptor);
+    await h.chain.funder.sendEth(key.address, ETH);
+    const txs = await signedBy(c.adaptor, key, [1n, 2n, 3n, 4n, 5n]);
+    c.reset();
+    const outcomes = await (c.adaptor.broadcastMany as NonNullable<LedgerAdaptor['broadcastMany']>)(txs.map((t) => t.signed));
+    expect(outcomes).toEqual(txs.map((t) => ({ ok: true, result: { txid: t.signed.txid, alreadyKnown: false } })));
+    expect(c.counts).toEqual({ roundTrips: 2, calls: { eth_sendRawTransaction: 5 } });
+    for (const t of txs) expect(BigInt((await waitReceipt(h, t.signed.txid)).blockNumber)).toBeGreaterThan(0n);
+    // Settled: a release after the send gives no number back, so the next withdrawal takes nonce 5.
+    await c.adaptor.release(txs[1]!.unsigned, txs[1]!.reference);
+    const [next] = await signedBy(c.adaptor, key, [6n]);
+    expect(next!.nonce).toBe(5);
+    // Sent again, each is already known: success, not an error.
+    const again = await (c.adaptor.broadcastMany as NonNullable<LedgerAdaptor['broadcastMany']>)(txs.slice(0, 2).map((t) => t.signed));
+    expect(again).toEqual(txs.slice(0, 2).map((t) => ({ ok: true, result: { txid: t.signed.txid, alreadyKnown: true } })));
+  });
+
+  it('answers each on its own: a number taken by another transaction is refused between two the node takes', async () => {
+    const a = h.adaptor();
+    const key = newKey(a);
+    await h.chain.funder.sendEth(key.address, ETH);
+    // Nonce 0 crafted, then given back and crafted again for another amount: two transactions for one number.
+    const [loser] = await signedBy(a, key, [7n]);
+    await a.release(loser!.unsigned, loser!.reference);
+    const [winner, after] = await signedBy(a, key, [8n, 9n]);
+    expect([loser!.nonce, winner!.nonce, after!.nonce]).toEqual([0, 0, 1]);
+    const outcomes = await (a.broadcastMany as NonNullable<LedgerAdaptor['broadcastMany']>)([winner!.signed, loser!.signed, after!.signed]);
+    expect(outcomes[0]).toEqual({ ok: true, result: { txid: winner!.signed.txid, alreadyKnown: false } });
+    expect((outcomes[1] as Extract<SendOutcome, { ok: false }>).error).toBeInstanceOf(NodeRejectionError);
+    expect((outcomes[1] as { error: NodeRejectionError }).error.kind).toBe('nonce_taken');
+    expect(outcomes[2]).toEqual({ ok: true, result: { txid: after!.signed.txid, alreadyKnown: false } });
+    await waitReceipt(h, after!.signed.txid);
+  });
+
+  it('ends the list at bytes it cannot read: nothing after them reaches the node', async () => {
+    const c = countedAdaptor(h, {});
+    const key = newKey(c.adaptor);
+    await h.chain.funder.sendEth(key.address, ETH);
+    const [first, last] = await signedBy(c.adaptor, key, [1n, 2n]);
+    c.reset();
+    const outcomes = await (c.adaptor.broadcastMany as NonNullable<LedgerAdaptor['broadcastMany']>)([
+      first!.signed,
+      { txIndex: 0, serialized: '0x02c0ffee', txid: `0x${'ab'.repeat(32)}` },
+      last!.signed,
+    ]);
+    expect(outcomes).toHaveLength(2);
+    expect(outcomes[0]).toEqual({ ok: true, result: { txid: first!.signed.txid, alreadyKnown: false } });
+    expect((outcomes[1] as { error: unknown }).error).toBeInstanceOf(InvalidArgumentError);
+    expect(c.counts.calls).toEqual({ eth_sendRawTransaction: 1 });
+    expect(await h.rpc('eth_getTransactionByHash', [last!.signed.txid])).toBeNull();
+  });
+});
