@@ -4,10 +4,14 @@ import type { Socket } from 'node:net';
 
 /**
  * Commands written in one turn of the event loop leave in one socket write (cork, then uncork
- * on the next tick), as a pipeline would, in the order they were written. A worker sends many
- * small commands from concurrent jobs; one write each was a fifth of its time in a drain (a
- * write to the socket costs more than the command's own work), and this takes about a tenth
- * off its CPU per withdrawal. A cluster client keeps one connection per node and is left as is.
+ * in the loop's check phase: after every I/O callback of that turn, so the commands of many
+ * requests that arrived together go as one), as a pipeline would, in the order they were
+ * written. A worker sends many small commands from concurrent jobs, an API many small commands
+ * from concurrent requests; one write each was a fifth of the worker's time in a drain (a
+ * write to the socket costs more than the command's own work). Coalescing per tick took a tenth
+ * off the worker's CPU per withdrawal; per turn of the loop, the API's CPU per callback fell by
+ * another 7 % (0.283–0.314 → 0.262–0.275 ms, `--only=ingest`).
+ * A cluster client keeps one connection per node and is left as is.
  */
 function coalesceWrites(socket: Socket): void {
   let corked = false;
@@ -16,7 +20,7 @@ function coalesceWrites(socket: Socket): void {
     if (!corked) {
       corked = true;
       socket.cork();
-      process.nextTick(() => {
+      setImmediate(() => {
         corked = false;
         socket.uncork();
       });
