@@ -228,7 +228,7 @@ export const ENV = {
   },
   retainCompletedJobs: { env: 'RETAIN_COMPLETED_JOBS', schema: int(0, 1_000_000), default: '1000', description: 'Finished jobs kept per queue for the dashboard.' },
   retainFailedJobs: { env: 'RETAIN_FAILED_JOBS', schema: int(0, 1_000_000), default: '5000', description: 'Failed jobs kept per queue.' },
-  workerConcurrency: { env: 'WORKER_CONCURRENCY', schema: int(1, 256), default: '8', description: 'Jobs a worker process runs at once per queue.' },
+  workerConcurrency: { env: 'WORKER_CONCURRENCY', schema: int(1, 256), default: '16', description: 'Jobs a worker process runs at once per queue.' },
   jobLockMs: {
     env: 'JOB_LOCK_MS',
     schema: int(1000, 600_000),
