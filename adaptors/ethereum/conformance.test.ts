@@ -45,6 +45,6 @@ for (const kind of EVM_NODES) {
         },
       };
     },
-    { tokens: true },
+    { tokens: true, sendsTogether: true },
   );
 }

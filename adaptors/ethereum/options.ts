@@ -28,7 +28,8 @@ export const ethereumOptionsSchema = z.strictObject({
   headMaxAgeMs: z.number().int().min(0).max(60_000).default(1000),
   /**
    * Signed transactions of one account sent together in one JSON-RPC batch when several are
-   * ready at once (a batch payout): one round trip per batch. Nodes execute a batch in order;
+   * ready at once (a batch payout): one round trip per batch. A node that runs a batch's
+   * entries out of order and refuses gaps gets the overtaken ones again (logic/broadcast.ts);
    * 1 sends each on its own.
    */
   sendBatchSize: z.number().int().min(1).max(100).default(16),

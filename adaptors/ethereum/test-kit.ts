@@ -6,7 +6,7 @@ import type { LedgerAdaptor, UnsignedWithdrawal, VaultSource, VerifiedSignature,
 import { parsePublicKey, toCustodyKeyId, type PublicKey } from '../../src/ledger/public-key.js';
 import { Reservations } from '../../src/ledger/reservations.js';
 import { verifySignature } from '../../src/ledger/signatures.js';
-import { startTestChain, type TestChain } from '../../test/helpers/chain.js';
+import { startTestChain, type EvmNodeKind, type TestChain } from '../../test/helpers/chain.js';
 import { testRedis } from '../../test/helpers/redis.js';
 
 /** Shared set-up of the Ethereum write-side tests: a fresh anvil, real Redis, test keys. */
@@ -28,8 +28,8 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
-  const chain = await startTestChain();
+export async function startHarness(kind?: EvmNodeKind): Promise<Harness> {
+  const chain = await startTestChain(kind);
   const { redis, prefix } = testRedis();
   const reservations = new Reservations(redis, prefix);
   const deps = { logger: pino({ level: 'silent' }), fetch, reservations };
@@ -59,13 +59,13 @@ export async function startHarness(): Promise<Harness> {
   };
 }
 
-/** An adaptor of the harness's node whose requests are counted: round trips (HTTP requests) and calls by method. */
-export function countedAdaptor(h: Harness, options: Record<string, unknown>) {
+/** An adaptor of the harness's node whose requests are counted (round trips, i.e. HTTP requests, and calls by method) on their way `through`. */
+export function countedAdaptor(h: Harness, options: Record<string, unknown>, through: typeof fetch = fetch) {
   const counts = { roundTrips: 0, calls: {} as Record<string, number> };
   const counting = (async (input: string | URL | Request, init?: RequestInit) => {
     counts.roundTrips += 1;
     for (const c of [JSON.parse(String(init?.body))].flat() as { method: string }[]) counts.calls[c.method] = (counts.calls[c.method] ?? 0) + 1;
-    return fetch(input, init);
+    return through(input, init);
   }) as typeof fetch;
   const adaptor = ethereumFamily.create(
     'ethdev',

@@ -46,7 +46,12 @@ export interface ConformanceSetup {
  * and write side (craft, sign with a test key, combine, decode and check sender, recipient,
  * amount and fee, broadcast, confirmation).
  */
-export function describeConformance(name: string, start: () => Promise<ConformanceSetup>, opts: { tokens: boolean }): void {
+export function describeConformance(
+  name: string,
+  start: () => Promise<ConformanceSetup>,
+  /** `sendsTogether`: the adaptor has `broadcastMany` (several transactions per round trip, in order). */
+  opts: { tokens: boolean; sendsTogether?: boolean },
+): void {
   describe(`adaptor conformance: ${name}`, () => {
     let s: ConformanceSetup;
     let a: LedgerAdaptor;
@@ -145,6 +150,35 @@ export function describeConformance(name: string, start: () => Promise<Conforman
         expect(status.confirmations).toBeGreaterThanOrEqual(1);
         const [received] = await a.getBalances([to], [asset]);
         expect(received?.amount).toBe(amount);
+      });
+    }
+
+    if (opts.sendsTogether) {
+      it('sends three withdrawals of one account together: in order, each answered, each already known the second time, all confirmed', async () => {
+        const many = a.broadcastMany;
+        expect(many).toBeTypeOf('function');
+        const address = a.addressFromPublicKey(s.signer.publicKey);
+        await s.fund(address, a.nativeAsset, 10n ** BigInt(a.nativeAsset.decimals));
+        const source: VaultSource = { vaultId: 'conformance', addresses: [{ address, publicKey: s.signer.publicKey, keyId: s.signer.keyId }], changeAddress: address };
+        const amount = 10n ** BigInt(Math.max(a.nativeAsset.decimals - 3, 0));
+        const sent: { signed: SignedTx; unsigned: Awaited<ReturnType<LedgerAdaptor['craft']>>; to: string }[] = [];
+        for (let i = 0; i < 3; i++) {
+          const to = await s.recipient(a.nativeAsset);
+          const unsigned = await a.craft(source, { reference: `conf-many-${i}-${Date.now()}`, recipientAddress: to, asset: a.nativeAsset, amount, fee: a.feeLevels()[0] as string });
+          const sigs = unsigned.payloads.map((p, payloadIndex) => {
+            const { signature, v } = s.signer.sign(p.digest);
+            return { payloadIndex, ...verifySignature(p.digest, signature, v, s.signer.publicKey) };
+          });
+          sent.push({ signed: a.combine(unsigned, sigs)[0] as SignedTx, unsigned, to });
+        }
+        const txs = sent.map((x) => x.signed);
+        expect(await many!(txs)).toEqual(txs.map((t) => ({ ok: true, result: { txid: t.txid, alreadyKnown: false } })));
+        expect(await many!(txs)).toEqual(txs.map((t) => ({ ok: true, result: { txid: t.txid, alreadyKnown: true } })));
+        await s.settle();
+        for (const x of sent) {
+          expect((await a.txStatus(x.signed.txid, x.unsigned)).state).toBe('confirmed');
+          expect((await a.getBalances([x.to], [a.nativeAsset]))[0]?.amount).toBe(amount);
+        }
       });
     }
   });

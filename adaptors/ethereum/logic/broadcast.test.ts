@@ -6,6 +6,17 @@ import { countedAdaptor, intent, newKey, sign, startHarness, waitReceipt, type H
 const ETH = 10n ** 18n;
 const nonceOf = (state: unknown): number => Number((state as { nonce: string }).nonce);
 
+/** Withdrawals of `key` crafted and signed one after another (consecutive nonces). */
+async function signedBy(adaptor: LedgerAdaptor, key: TestKey, amounts: bigint[]) {
+  const out: { signed: SignedTx; nonce: number; reference: string; unsigned: Awaited<ReturnType<LedgerAdaptor['craft']>> }[] = [];
+  for (const amount of amounts) {
+    const i = intent(adaptor, { amount });
+    const unsigned = await adaptor.craft(key.source, i);
+    out.push({ signed: adaptor.combine(unsigned, sign(unsigned, key))[0] as SignedTx, nonce: nonceOf(unsigned.state), reference: i.reference, unsigned });
+  }
+  return out;
+}
+
 /** broadcastMany: one account's signed transactions in JSON-RPC batches, each answered on its own. */
 describe('ethereum broadcastMany', () => {
   let h: Harness;
@@ -15,15 +26,6 @@ describe('ethereum broadcastMany', () => {
   });
   afterAll(() => h.close());
 
-  async function signedBy(adaptor: LedgerAdaptor, key: TestKey, amounts: bigint[]) {
-    const out: { signed: SignedTx; nonce: number; reference: string; unsigned: Awaited<ReturnType<LedgerAdaptor['craft']>> }[] = [];
-    for (const amount of amounts) {
-      const i = intent(adaptor, { amount });
-      const unsigned = await adaptor.craft(key.source, i);
-      out.push({ signed: adaptor.combine(unsigned, sign(unsigned, key))[0] as SignedTx, nonce: nonceOf(unsigned.state), reference: i.reference, unsigned });
-    }
-    return out;
-  }
 
   it('sends them in order, sendBatchSize per round trip, and settles each nonce it got through', async () => {
     const c = countedAdaptor(h, { sendBatchSize: 3 });
@@ -77,5 +79,40 @@ describe('ethereum broadcastMany', () => {
     expect((outcomes[1] as { error: unknown }).error).toBeInstanceOf(InvalidArgumentError);
     expect(c.counts.calls).toEqual({ eth_sendRawTransaction: 1 });
     expect(await h.rpc('eth_getTransactionByHash', [last!.signed.txid])).toBeNull();
+  });
+});
+
+/**
+ * A node that runs a batch's entries out of order and refuses gaps (Hardhat automining): each
+ * batch reaches it backwards, entry by entry, the worst order there is.
+ */
+describe('ethereum broadcastMany on a node that takes a batch out of order and refuses gaps', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness('hardhat');
+  });
+  afterAll(() => h.close());
+
+  const backwards = (async (input: string | URL | Request, init?: RequestInit) => {
+    const body = JSON.parse(String(init?.body)) as unknown;
+    if (!Array.isArray(body)) return fetch(input, init);
+    const answers: unknown[] = [];
+    for (const call of [...body].reverse()) answers.unshift(await (await fetch(input, { ...init, body: JSON.stringify(call) })).json());
+    return new Response(JSON.stringify(answers), { status: 200, headers: { 'content-type': 'application/json' } });
+  }) as typeof fetch;
+
+  it('sends the overtaken ones again, a round each, until every one is in, in nonce order on the chain', async () => {
+    const c = countedAdaptor(h, {}, backwards);
+    const key = newKey(c.adaptor);
+    await h.chain.funder.sendEth(key.address, ETH);
+    const txs = await signedBy(c.adaptor, key, [1n, 2n, 3n]);
+    c.reset();
+    const outcomes = await (c.adaptor.broadcastMany as NonNullable<LedgerAdaptor['broadcastMany']>)(txs.map((t) => t.signed));
+    expect(outcomes).toEqual(txs.map((t) => ({ ok: true, result: { txid: t.signed.txid, alreadyKnown: false } })));
+    // Nonces 2 and 1 overtook 0 and were refused; then 2 overtook 1; then 2 went alone.
+    expect(c.counts).toEqual({ roundTrips: 3, calls: { eth_sendRawTransaction: 6 } });
+    const blocks = await Promise.all(txs.map(async (t) => BigInt((await waitReceipt(h, t.signed.txid)).blockNumber)));
+    expect(blocks[0]! < blocks[1]! && blocks[1]! < blocks[2]!).toBe(true);
   });
 });

@@ -84,9 +84,36 @@ async function sendBatch(ctx: EthContext, txs: Outgoing[]): Promise<SendOutcome[
   return outcomes;
 }
 
+/** Whether the node refused `txs[i]` as "nonce too high" although an earlier entry of the same account in the batch got through. */
+function overtaken(txs: Outgoing[], outcomes: SendOutcome[], i: number): boolean {
+  const o = outcomes[i] as SendOutcome;
+  if (o.ok || !(o.error instanceof NodeRejectionError) || o.error.kind !== 'nonce_too_high') return false;
+  const from = (txs[i] as Outgoing).from.toLowerCase();
+  return txs.some((t, j) => j < i && (outcomes[j] as SendOutcome).ok && t.from.toLowerCase() === from);
+}
+
 /**
- * `eth_sendRawTransaction` for several transactions, `sendBatchSize` per JSON-RPC batch (which
- * nodes execute in order), each with its own answer. Bytes that cannot be read end the list
+ * One batch, in order. Geth-family nodes run a batch's entries one after another; Hardhat runs
+ * them at once, so a number can reach it before the one ahead of it in the same batch, and a
+ * node that refuses gaps answers "nonce too high" although that number got in. Such entries go
+ * again, in a batch of their own: the lowest of them now has its predecessor in, so every round
+ * takes at least one, and the rounds stop when one takes none.
+ */
+async function sendOrdered(ctx: EthContext, txs: Outgoing[]): Promise<SendOutcome[]> {
+  const outcomes = await sendBatch(ctx, txs);
+  for (let round = 0; round < txs.length; round++) {
+    const again = txs.flatMap((_, i) => (overtaken(txs, outcomes, i) ? [i] : []));
+    if (again.length === 0) break;
+    const answers = await sendBatch(ctx, again.map((i) => txs[i] as Outgoing));
+    again.forEach((i, k) => (outcomes[i] = answers[k] as SendOutcome));
+    if (!answers.some((o) => o.ok)) break;
+  }
+  return outcomes;
+}
+
+/**
+ * `eth_sendRawTransaction` for several transactions, `sendBatchSize` per JSON-RPC batch (taken
+ * in order, see sendOrdered), each with its own answer. Bytes that cannot be read end the list
  * (nothing after them is sent: a gap would hold the rest); a batch whose round trip fails ends
  * it too, after the batches answered before it. Network trouble stays the client's retryable
  * UnavailableError. Bytes that combine assembled in this process (the same bytes under the same
@@ -106,7 +133,7 @@ export async function broadcastMany(ctx: EthContext, signed: SignedTx[]): Promis
   }
   for (let at = 0; at < txs.length; at += ctx.options.sendBatchSize) {
     try {
-      outcomes.push(...(await sendBatch(ctx, txs.slice(at, at + ctx.options.sendBatchSize))));
+      outcomes.push(...(await sendOrdered(ctx, txs.slice(at, at + ctx.options.sendBatchSize))));
     } catch (e) {
       if (outcomes.length === 0) throw e;
       return outcomes;
