@@ -53,9 +53,12 @@ export async function runJournaled<T>(
     try {
       // A broadcast run refreshes its own job (in hand) from the record it last saw; its
       // confirmation job is added with a fresh description. A confirmation run refreshes the
-      // broadcast job as well.
+      // broadcast job as well: one added by this run may already have found the withdrawal
+      // CONFIRMED and said so here, so a run that left it BROADCAST reads it again rather than
+      // write an older status back.
       if (job.queueName === QUEUE.broadcast) {
-        const op = last ?? (await deps.store.find(operationId));
+        const seen = last ?? (await deps.store.find(operationId));
+        const op = seen?.status === 'BROADCAST' ? ((await deps.store.find(operationId)) ?? seen) : seen;
         if (op) await describeJob(job, op);
       } else {
         const op = await deps.store.find(operationId);
