@@ -57,8 +57,7 @@ export async function runJournaled<T>(
       // CONFIRMED and said so here, so a run that left it BROADCAST reads it again rather than
       // write an older status back.
       if (job.queueName === QUEUE.broadcast) {
-        const seen = last ?? (await deps.store.find(operationId));
-        const op = seen?.status === 'BROADCAST' ? ((await deps.store.find(operationId)) ?? seen) : seen;
+        const op = last && last.status !== 'BROADCAST' ? last : ((await deps.store.find(operationId)) ?? last);
         if (op) await describeJob(job, op);
       } else {
         const op = await deps.store.find(operationId);
