@@ -5,7 +5,7 @@ import { fromStored, type Operation } from './operation.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { addConfirmJobs, broadcastJobId } from './queues.js';
 import { SendOrderBook, SenderBusy } from './send-order.js';
-import { noteSent, sendSigned, sentLine, storedSigned } from './send-signed.js';
+import { noteSent, sentLine, storedSigned } from './send-signed.js';
 
 /** A broadcast job's own withdrawal, SIGNED with its signed bytes stored, at its place in the account's order. */
 export interface OwnTransaction {
@@ -96,7 +96,7 @@ class SendSession {
           this.outcome = { kind: 'sent', op: fresh, results: [] };
           this.track(this.book.forget(ledgerId, own.account, own.sequence, own.op.id));
         } else {
-          await this.send(fresh, own.signed, own.sequence);
+          await this.sendTogether([{ op: fresh, signed: own.signed, sequence: own.sequence }]);
         }
       }
       // Its own transaction, ready in the book, goes out with those after it when its turn has come.
@@ -168,16 +168,11 @@ class SendSession {
     }
   }
 
-  /** Sends a run of ready withdrawals in order: together where the adaptor can, else one at a time. Returns the first number not sent. */
+  /** Sends a run of ready withdrawals in order, BOOKKEEPING_BATCH at a time; returns the first number not sent. */
   private async sendAll(group: Ready[]): Promise<bigint | undefined> {
     for (let at = 0; at < group.length; at += BOOKKEEPING_BATCH) {
-      const part = group.slice(at, at + BOOKKEEPING_BATCH);
-      if (part.length > 1 && this.adaptor.broadcastMany) {
-        const unsent = await this.sendTogether(part);
-        if (unsent !== undefined) return unsent;
-        continue;
-      }
-      for (const r of part) if (!(await this.send(r.op, r.signed, r.sequence))) return r.sequence;
+      const unsent = await this.sendTogether(group.slice(at, at + BOOKKEEPING_BATCH));
+      if (unsent !== undefined) return unsent;
     }
     return undefined;
   }
@@ -196,24 +191,8 @@ class SendSession {
     return new Map((await this.deps.store.many(ids)).map((o) => [o.id, o]));
   }
 
-  /** Sends one withdrawal; false (and the run stops) when the node refused it or the lock was lost. */
-  private async send(op: Operation, signed: SignedTx[], sequence: bigint): Promise<boolean> {
-    if (this.lost) return false;
-    while (this.pending.size >= MAX_PENDING) await Promise.race(this.pending);
-    let results: BroadcastResult[];
-    try {
-      results = await sendSigned(this.deps, this.adaptor, op, signed);
-    } catch (e) {
-      this.refused(op, e);
-      return false;
-    }
-    this.sent.push({ op, sequence, results });
-    if (this.sent.length >= BOOKKEEPING_BATCH) this.writeBookkeeping();
-    return true;
-  }
-
   /**
-   * Sends withdrawals in one `broadcastMany`; returns the first number not sent. Each answer
+   * Sends withdrawals in order (see answers); returns the first number not sent. Each answer
    * counts on its own: one the node took after one it refused is out (and BROADCAST); the
    * refused one's job sends it again, below the account's next number.
    */
@@ -223,7 +202,7 @@ class SendSession {
     while (this.pending.size >= MAX_PENDING) await Promise.race(this.pending);
     let outcomes: SendOutcome[];
     try {
-      outcomes = await (this.adaptor.broadcastMany as NonNullable<LedgerAdaptor['broadcastMany']>)(group.flatMap((r) => r.signed));
+      outcomes = await this.answers(group.flatMap((r) => r.signed));
     } catch (e) {
       this.refused(first.op, e);
       return first.sequence;
@@ -232,10 +211,10 @@ class SendSession {
     let at = 0;
     for (const r of group) {
       const answers = outcomes.slice(at, (at += r.signed.length));
+      const results = answers.flatMap((o) => (o.ok ? [o.result] : []));
+      for (const result of results) noteSent(this.deps, r.op, result);
       const refusal = answers.find((o) => !o.ok);
-      if (answers.length === r.signed.length && !refusal) {
-        const results = answers.map((o) => (o as { result: BroadcastResult }).result);
-        for (const result of results) noteSent(this.deps, r.op, result);
+      if (results.length === r.signed.length) {
         this.sent.push({ op: r.op, sequence: r.sequence, results });
         continue;
       }
@@ -246,6 +225,24 @@ class SendSession {
     }
     if (this.sent.length >= BOOKKEEPING_BATCH) this.writeBookkeeping();
     return unsent;
+  }
+
+  /**
+   * The node's answers to `txs`, in order: in one `broadcastMany` where the adaptor has one,
+   * else one at a time up to the first refusal (the answers then cover a prefix).
+   */
+  private async answers(txs: SignedTx[]): Promise<SendOutcome[]> {
+    if (txs.length > 1 && this.adaptor.broadcastMany) return this.adaptor.broadcastMany(txs);
+    const outcomes: SendOutcome[] = [];
+    for (const tx of txs) {
+      try {
+        outcomes.push({ ok: true, result: await this.adaptor.broadcast(tx) });
+      } catch (error) {
+        outcomes.push({ ok: false, error });
+        break;
+      }
+    }
+    return outcomes;
   }
 
   /** The node refused `op`'s transaction: its own job decides what that means (retry, wait, fail). */
