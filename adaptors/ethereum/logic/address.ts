@@ -5,14 +5,18 @@ import { storedPublicKey, uncompressedPoint, type PublicKey } from '../../../src
 
 export const ADDRESS_FORMATS = ['eip55'] as const;
 
-/** EIP-55 checksummed address: last 20 bytes of keccak256(X || Y). */
+/** EIP-55 checksummed address of a key (see addressOfPoint). */
 export function addressFromPublicKey(key: PublicKey, format?: string): string {
   if (format !== undefined && format !== 'eip55') {
     throw new InvalidArgumentError(`Unknown address format '${format}'. Valid values: ${ADDRESS_FORMATS.join(', ')}`);
   }
   if (key.scheme !== 'secp256k1') throw new InvalidArgumentError('Ethereum addresses need a secp256k1 key');
-  const xy = uncompressedPoint(key).subarray(1);
-  return getAddress(`0x${keccak256(xy).slice(-40)}`);
+  return addressOfPoint(uncompressedPoint(key));
+}
+
+/** The EIP-55 address of an uncompressed secp256k1 point (0x04 ‖ X ‖ Y): the last 20 bytes of keccak256(X ‖ Y). */
+export function addressOfPoint(point: Uint8Array): string {
+  return getAddress(`0x${keccak256(point.subarray(1)).slice(-40)}`);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { getAddress, getBytes, keccak256, type Transaction } from 'ethers';
+import { getBytes, type Transaction } from 'ethers';
+import { addressOfPoint } from './address.js';
 import { secp256k1 } from '../../../src/ledger/secp256k1.js';
 
 /**
@@ -14,5 +15,5 @@ export function senderOf(tx: Transaction): string | undefined {
   compact.set(getBytes(sig.r), 0);
   compact.set(getBytes(sig.s), 32);
   const key = secp256k1.recover(getBytes(tx.unsignedHash), compact, sig.yParity, false);
-  return key ? getAddress(`0x${keccak256(key.subarray(1)).slice(-40)}`) : undefined;
+  return key ? addressOfPoint(key) : undefined;
 }
