@@ -14,9 +14,17 @@ import { constants, performance, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { keccak256 } from 'ethers';
 
-// The raw bytes are kept and hashed only when the bench asks: hashing on the send path would bill
-// the measured process for the measurement.
-const sends: { raw: string; ms: number; at: number }[] = [];
+// The raw bytes are kept and hashed, once each, when the bench asks: hashing on the send path
+// would bill the measured process for the measurement.
+const sends: { raw?: string; txid?: string; ms: number; at: number }[] = [];
+const hashedSends = (): { txid: string; ms: number; at: number }[] =>
+  sends.map((s) => {
+    if (s.raw !== undefined) {
+      s.txid = keccak256(s.raw);
+      delete s.raw;
+    }
+    return { txid: s.txid as string, ms: s.ms, at: s.at };
+  });
 const rpc = { roundTrips: 0, calls: {} as Record<string, number> };
 const realFetch = globalThis.fetch;
 const METHOD = /"method":"([\w]+)"/g;
@@ -69,7 +77,7 @@ process.on('message', (m: unknown) => {
     const memory = process.memoryUsage();
     // The interval samples every 250 ms; the reading in hand counts too.
     peakRss = Math.max(peakRss, memory.rss);
-    process.send?.({ kind: 'stats', memory, peakRss, sends: sends.map(({ raw, ms, at }) => ({ txid: keccak256(raw), ms, at })), rpc, cpu: process.cpuUsage(), v8: v8Memory(), gc });
+    process.send?.({ kind: 'stats', memory, peakRss, sends: hashedSends(), rpc, cpu: process.cpuUsage(), v8: v8Memory(), gc });
   }
   const snapshot = m as { kind?: string; file?: string } | null;
   if (snapshot?.kind === 'heap-snapshot' && snapshot.file) process.send?.({ kind: 'heap-snapshot', file: writeHeapSnapshot(snapshot.file) });

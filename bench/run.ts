@@ -34,7 +34,7 @@ import { prepareCallbacks, randomKeys } from './fixtures.js';
 import { statusUnderBatches, type StatusUnderBatches } from './status-under-batches.js';
 import { utxoBench, type UtxoFigures } from './utxo.js';
 import type { LoadResult } from './load.js';
-import { answers, buildDist, cpuSeconds, logSays, RESULTS, runLoad, startNode, waitFor, type Child, type StartOptions } from './procs.js';
+import { answers, buildDist, cpuSeconds, logSays, RESULTS, runLoad, startNode, waitFor, type Child, type ChildStats, type StartOptions } from './procs.js';
 import { workerMemory, type WorkerMemory } from './worker-memory.js';
 import { apiMemory, type ApiMemory } from './api-memory.js';
 
@@ -405,7 +405,8 @@ async function main(): Promise<void> {
       extraWorkers.push(w);
     }
     const workersCpuSeconds = () => [worker, ...extraWorkers].reduce((sum, w) => sum + cpuSeconds(w), 0);
-    const workersSends = async () => (await Promise.all([worker, ...extraWorkers].map(async (w) => (await w.stats()).sends))).flat();
+    const workersStats = () => Promise.all([worker, ...extraWorkers].map((w) => w.stats()));
+    const workersSends = async () => (await workersStats()).flatMap((s) => s.sends);
     const call = async (method: string, p: string, body?: unknown) => {
       const res = await fetch(api.url + p, {
         method,
@@ -512,9 +513,10 @@ async function main(): Promise<void> {
       // Up to the last look at the store (a few polls past the last broadcast); confirmation checks included.
       const workerCpuMs = ((workersCpuSeconds() - workerCpu0) * 1000) / n;
       const apiCpuMs = ((cpuSeconds(api.child) - apiCpu0) * 1000) / n;
-      const stats = await worker.stats();
+      const all = await workersStats();
+      const stats = all[0] as ChildStats;
       const vaultTxids = new Set(sent.map((o) => (o.txids[0] as string).toLowerCase()));
-      const vaultSends = (await workersSends()).filter((s) => vaultTxids.has(s.txid.toLowerCase()));
+      const vaultSends = all.flatMap((s) => s.sends).filter((s) => vaultTxids.has(s.txid.toLowerCase()));
       const callbackToBroadcast = sent.map((o) => broadcastAt(o) - (accepted.get(o.unsigned.payloads[0]?.digest ?? '') ?? NaN)).filter(Number.isFinite);
 
       // No nonce gap: the vault's transactions carry exactly the nonces 0..n-1.
