@@ -46,17 +46,15 @@ export function countBroadcasts(
       adaptor.broadcastMany = realMany;
     },
   };
+  const answered = (o: SendOutcome): SendOutcome => {
+    if (o.ok) counter.sent.push(o.result.txid);
+    else counter.failures++;
+    return o;
+  };
   // Counted as it starts (a call may never end: a worker killed mid-send); its answer as it ends.
   const once = async (send: () => Promise<BroadcastResult>): Promise<SendOutcome> => {
     counter.calls++;
-    try {
-      const result = await send();
-      counter.sent.push(result.txid);
-      return { ok: true, result };
-    } catch (error) {
-      counter.failures++;
-      return { ok: false, error };
-    }
+    return answered(await send().then((result): SendOutcome => ({ ok: true, result }), (error: unknown): SendOutcome => ({ ok: false, error })));
   };
   adaptor.broadcast = async (tx) => {
     const o = await once(() => (around ? around(real, tx) : real(tx)));
@@ -76,11 +74,7 @@ export function countBroadcasts(
         counter.failures++;
         throw e;
       });
-      for (const o of outcomes) {
-        if (o.ok) counter.sent.push(o.result.txid);
-        else counter.failures++;
-      }
-      return outcomes;
+      return outcomes.map(answered);
     };
   }
   return counter;
