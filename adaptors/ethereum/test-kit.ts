@@ -5,13 +5,12 @@ import { ethereumFamily } from './index.js';
 import type { LedgerAdaptor, UnsignedWithdrawal, VaultSource, VerifiedSignature, WithdrawalIntent } from '../../src/ledger/adaptor.js';
 import { parsePublicKey, toCustodyKeyId, type PublicKey } from '../../src/ledger/public-key.js';
 import { Reservations } from '../../src/ledger/reservations.js';
-import { verifySignature } from '../../src/ledger/signatures.js';
+import { verifySignature, SECP256K1_N as N } from '../../src/ledger/signatures.js';
 import { startTestChain, type EvmNodeKind, type TestChain } from '../../test/helpers/chain.js';
 import { testRedis } from '../../test/helpers/redis.js';
 
 /** Shared set-up of the Ethereum write-side tests: a fresh anvil, real Redis, test keys. */
 
-const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 export interface TestKey {
   priv: Uint8Array;
@@ -94,6 +93,12 @@ export function intent(adaptor: LedgerAdaptor, partial: Partial<WithdrawalIntent
   };
 }
 
+/** The same signature with the other s, N − s (valid with the other recovery bit): high for a low one. */
+export function otherS(rs: Uint8Array): Uint8Array {
+  const s = N - BigInt(`0x${Buffer.from(rs.subarray(32)).toString('hex')}`);
+  return Uint8Array.from(Buffer.concat([rs.subarray(0, 32), Buffer.from(s.toString(16).padStart(64, '0'), 'hex')]));
+}
+
 /**
  * Signs every payload digest like the custody service, then runs the callback's checks
  * (`verifySignature` against the stored digest and key) as the pipeline does. `highS` sends
@@ -103,14 +108,13 @@ export function sign(unsigned: UnsignedWithdrawal, key: TestKey, opts: { highS?:
   return unsigned.payloads.map((p, payloadIndex) => {
     const digest = Buffer.from(p.digest, 'hex');
     const { signature, recoveryId } = ecc.signRecoverable(digest, key.priv);
-    let sig = Buffer.from(signature);
+    let sig: Uint8Array = Uint8Array.from(signature);
     let v: number = recoveryId;
     if (opts.highS) {
-      const s = N - BigInt(`0x${sig.subarray(32).toString('hex')}`);
-      sig = Buffer.concat([sig.subarray(0, 32), Buffer.from(s.toString(16).padStart(64, '0'), 'hex')]);
+      sig = otherS(sig);
       v ^= 1;
     }
-    const checked = verifySignature(p.digest, sig.toString('hex'), v, parsePublicKey(p.publicKey, 'secp256k1'));
+    const checked = verifySignature(p.digest, Buffer.from(sig).toString('hex'), v, parsePublicKey(p.publicKey, 'secp256k1'));
     return { payloadIndex, signature: checked.signature, recoveryId: checked.recoveryId };
   });
 }

@@ -4,7 +4,7 @@ import { VerificationError } from '../../src/errors.js';
 import type { LedgerAdaptor } from '../../src/ledger/adaptor.js';
 import { publicKeyHex } from '../../src/ledger/public-key.js';
 import { verifySignature } from '../../src/ledger/signatures.js';
-import { ethBalance, intent, newKey, sign, signUnchecked, startHarness, waitReceipt, type Harness, type TestKey } from './test-kit.js';
+import { ethBalance, intent, newKey, otherS, sign, signUnchecked, startHarness, waitReceipt, type Harness, type TestKey } from './test-kit.js';
 
 const ETH = 10n ** 18n;
 
@@ -130,6 +130,9 @@ describe('ethereum withdrawals end to end on a real anvil node', () => {
     expect(() => adaptor.combine(ofOtherKey, signUnchecked(unsigned.payloads[0]!.digest, other))).toThrow(/is the key of 0x[0-9a-f]{40}, not of the vault address/);
     const tampered = { ...unsigned, state: { ...(unsigned.state as Record<string, string>), value: '1000' } };
     expect(() => adaptor.combine(tampered, sign(unsigned, key))).toThrow(/not the one that was signed/);
+    // A high-s signature never leaves combine (the receiver stores low s; nodes take only low s).
+    const [low] = sign(unsigned, key);
+    expect(() => adaptor.combine(unsigned, [{ ...low!, signature: otherS(low!.signature), recoveryId: (low!.recoveryId ^ 1) as 0 | 1 }])).toThrow(/low s/);
     await adaptor.release(unsigned, i.reference);
     await adaptor.release(second, i2.reference);
   });

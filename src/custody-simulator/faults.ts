@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { createKey, type VaultScheme } from './keys.js';
+import { SECP256K1_N as N } from '../ledger/signatures.js';
 
 /**
  * Misbehaviours of a custody service that the receiver must survive, injected on purpose.
@@ -48,7 +49,6 @@ export interface CallbackBody {
 /** What goes on the wire: `v` may be left out (EdDSA, `edV: 'absent'`). */
 export type SentCallbackBody = Omit<CallbackBody, 'v'> & { v?: number[] };
 
-const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 function highS(sigHex: string): string {
   const s = BigInt(`0x${sigHex.slice(64)}`);

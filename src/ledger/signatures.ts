@@ -9,7 +9,9 @@ import { secp256k1 } from './secp256k1.js';
  * never against what the callback echoes.
  */
 
-const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+/** The order of secp256k1's group. */
+export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const N = SECP256K1_N;
 const HALF_N = N >> 1n;
 
 function toBig(bytes: Uint8Array): bigint {
@@ -18,6 +20,11 @@ function toBig(bytes: Uint8Array): bigint {
 
 function to32(n: bigint): Uint8Array {
   return Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), 'hex'));
+}
+
+/** Whether 64 bytes `r || s` have the low S that verifySecp256k1 returns and Ethereum nodes require (EIP-2). */
+export function isLowS(signature: Uint8Array): boolean {
+  return signature.length === 64 && toBig(signature.subarray(32)) <= HALF_N;
 }
 
 export interface NormalisedSignature {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as ecc from 'tiny-secp256k1';
 import { describe, expect, it } from 'vitest';
 import { secp256k1, wasmSecp256k1 } from '../../src/ledger/secp256k1.js';
+import { SECP256K1_N } from '../../src/ledger/signatures.js';
 
 /** The secp256k1 the service runs (native where it loads) answers as tiny-secp256k1 does, for good and bad signatures. */
 describe('secp256k1 recovery and verification', () => {
@@ -28,7 +29,7 @@ describe('secp256k1 recovery and verification', () => {
   });
 
   it('verifies as tiny-secp256k1 does: the signer, not another key or digest, and no high-S twin', () => {
-    const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+    const N = SECP256K1_N;
     for (let i = 0; i < 20; i++) {
       const priv = randomBytes(32);
       const digest = randomBytes(32);

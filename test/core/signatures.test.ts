@@ -3,7 +3,7 @@ import * as ecc from 'tiny-secp256k1';
 import { describe, expect, it } from 'vitest';
 import { VerificationError } from '../../src/errors.js';
 import { parsePublicKey, toCustodyKeyId } from '../../src/ledger/public-key.js';
-import { verifySecp256k1 } from '../../src/ledger/signatures.js';
+import { verifySecp256k1, SECP256K1_N as N } from '../../src/ledger/signatures.js';
 
 // A real completed custody operation (custody-facts.md).
 const KEY =
@@ -11,7 +11,6 @@ const KEY =
 const DIGEST = Buffer.from('d0e5595ac689a1df9f0b13443e0efd876eeb762d50a05f7179b1506bfccfeec5', 'hex');
 const SIG =
   '1FDDA3173D3AC20E7F7DDBA292A984C70FDCB7E4556BBE1A1433CA059CECB968423AB79E50392D98AA55D066DFF2E9351318F7E9AF375368F0B1DB1259349853';
-const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 const key = parsePublicKey(KEY, 'secp256k1');
 

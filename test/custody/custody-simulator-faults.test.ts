@@ -4,11 +4,10 @@ import { CustodyClient } from '../../src/custody/custody-client.js';
 import { startCustodySimulator, type Faults } from '../../src/custody-simulator/index.js';
 import { VerificationError } from '../../src/errors.js';
 import { parsePublicKey } from '../../src/ledger/public-key.js';
-import { verifySignature } from '../../src/ledger/signatures.js';
+import { verifySignature, SECP256K1_N as N } from '../../src/ledger/signatures.js';
 import { quietLogger, startReceiver } from './helpers.js';
 
 const SECRET = 'faults-test-secret';
-const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn();

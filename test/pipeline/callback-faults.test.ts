@@ -4,8 +4,8 @@ import type { Faults } from '../../src/custody-simulator/index.js';
 import type { TestChain } from '../helpers/chain.js';
 import type { Loop } from '../helpers/loop.js';
 import { type BroadcastCounter, type EthLoop, postCallback, RECIPIENT, simCallbackBody, startEthLoop, until, withdraw } from './support.js';
+import { SECP256K1_N as N } from '../../src/ledger/signatures.js';
 
-const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 /**
  * A custody service that misbehaves the ways real ones do (duplicates, legacy v, high S,

@@ -1,10 +1,10 @@
-import { keccak256, Signature } from 'ethers';
+import { keccak256 } from 'ethers';
 import { VerificationError } from '../../../src/errors.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
+import { isLowS } from '../../../src/ledger/signatures.js';
 import type { EthContext } from '../context.js';
-import { bare, ethereumState, toTransaction } from './state.js';
-
-const hex = (bytes: Uint8Array): string => `0x${Buffer.from(bytes).toString('hex')}`;
+import { signedSerialized, unsignedSerialized } from './serialize.js';
+import { bare, ethereumState } from './state.js';
 
 /**
  * Attaches the one signature to the transaction rebuilt from state. The rebuilt unsigned
@@ -25,23 +25,16 @@ export function combine(ctx: EthContext, unsigned: UnsignedWithdrawal, sigs: Ver
       422,
     );
   }
-  const tx = toTransaction(state);
-  // Each getter of an ethers Transaction serializes it again: the unsigned bytes, their hash
-  // and the signed bytes are taken once each.
-  const unsignedSerialized = tx.unsignedSerialized;
-  const preimage = bare(unsignedSerialized);
-  const digest = keccak256(unsignedSerialized);
+  const rebuilt = unsignedSerialized(state);
+  const preimage = bare(rebuilt);
+  const digest = keccak256(rebuilt);
   if (preimage !== unsigned.txs[0]?.serialized || preimage !== payload.preimage || bare(digest) !== payload.digest) {
     throw new VerificationError('the transaction rebuilt from state is not the one that was signed', 'tx-mismatch', 422);
   }
   if (sig.signature.length !== 64) {
     throw new VerificationError(`a secp256k1 signature has 64 bytes, got ${sig.signature.length}`, 'malformed-signature', 422);
   }
-  tx.signature = Signature.from({
-    r: hex(sig.signature.subarray(0, 32)),
-    s: hex(sig.signature.subarray(32)),
-    yParity: sig.recoveryId,
-  });
+  if (!isLowS(sig.signature)) throw new VerificationError('an Ethereum signature has a low s (EIP-2)', 'malformed-signature', 422);
   // The signature was checked when it came in, against this payload's digest and key, with
   // the recovery id that recovers that key (src/ledger/signatures.ts: the one place signatures
   // are checked; recovering again here was an eighth of the worker's time per withdrawal).
@@ -50,8 +43,8 @@ export function combine(ctx: EthContext, unsigned: UnsignedWithdrawal, sigs: Ver
   if (signer !== state.from.toLowerCase()) {
     throw new VerificationError(`the payload's key is the key of ${signer}, not of the vault address ${state.from}`, 'signer-mismatch', 422);
   }
-  const serialized = tx.serialized;
+  const serialized = signedSerialized(state, { rs: sig.signature, yParity: sig.recoveryId });
   const txid = keccak256(serialized);
-  ctx.assembled.remember({ txid, serialized, from: state.from, nonce: tx.nonce });
+  ctx.assembled.remember({ txid, serialized, from: state.from, nonce: Number(state.nonce) });
   return [{ txIndex: 0, serialized, txid }];
 }

@@ -1,9 +1,10 @@
-import { keccak256, Transaction } from 'ethers';
+import { keccak256 } from 'ethers';
 import { z } from 'zod';
 import type { UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import { singlePayloadWithdrawal, type SinglePayload } from '../../../src/ledger/single-payload.js';
 import { defineStateCodec, type StateOf } from '../../../src/ledger/state-codec.js';
 import type { FeeQuote } from './fees.js';
+import { unsignedSerialized } from './serialize.js';
 
 const uint = z.string().regex(/^\d+$/);
 const hex = z.string().regex(/^0x[0-9a-f]*$/);
@@ -47,22 +48,6 @@ export function withFee(
     : { ...base, type: 0, gasPrice: fee.gasPrice.toString() };
 }
 
-/** The unsigned transaction the state describes; type 0 carries the chain id for EIP-155. */
-export function toTransaction(s: EthereumState): Transaction {
-  return Transaction.from({
-    type: s.type,
-    chainId: BigInt(s.chainId),
-    nonce: Number(s.nonce),
-    to: s.to,
-    value: BigInt(s.value),
-    data: s.data,
-    gasLimit: BigInt(s.gasLimit),
-    ...(s.type === 2
-      ? { maxFeePerGas: BigInt(s.maxFeePerGas ?? '0'), maxPriorityFeePerGas: BigInt(s.maxPriorityFeePerGas ?? '0') }
-      : { gasPrice: BigInt(s.gasPrice ?? '0') }),
-  });
-}
-
 /** 0x-less lower hex, the contract's convention for preimages and digests. */
 export function bare(hexText: string): string {
   return hexText.replace(/^0x/, '').toLowerCase();
@@ -70,7 +55,7 @@ export function bare(hexText: string): string {
 
 /** The unsigned withdrawal of one transaction state: its bytes, the keccak digest the vault signs, `fee` at most. */
 export function unsignedOf(state: EthereumState, signer: SinglePayload['signer'], fee: bigint): UnsignedWithdrawal {
-  const preimage = toTransaction(state).unsignedSerialized;
+  const preimage = unsignedSerialized(state);
   return singlePayloadWithdrawal({
     serialized: bare(preimage),
     signer,
