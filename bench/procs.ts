@@ -17,6 +17,8 @@ export interface Child {
   log: string;
   /** process.memoryUsage(), peak RSS, eth_sendRawTransaction timings and node round trips (service children started with the preload). */
   stats(): Promise<ChildStats>;
+  /** The `eth_sendRawTransaction` calls the child made so far (service children only). */
+  sentCount(): Promise<number>;
   /** Writes a V8 heap snapshot of the child to `file` (service children only); resolves with the file. */
   heapSnapshot(file: string): Promise<string>;
   stop(): Promise<void>;
@@ -75,6 +77,7 @@ export function startNode(name: string, script: string, args: string[], env: Rec
     proc,
     log,
     stats: () => ask<ChildStats>(proc, name, 'stats', 'stats', 10_000),
+    sentCount: async () => (await ask<{ count: number }>(proc, name, 'sent', 'sent', 10_000)).count,
     // A snapshot of a few hundred MB takes seconds to write on a loaded machine.
     heapSnapshot: async (file) => (await ask<{ file: string }>(proc, name, { kind: 'heap-snapshot', file }, 'heap-snapshot', 120_000)).file,
     stop: async () => {
