@@ -33,6 +33,7 @@ declare module 'autocannon' {
   }
   interface Instance {
     on(event: 'done', cb: (r: Result) => void): void;
+    on(event: 'response', cb: () => void): void;
   }
   function autocannon(opts: Options): Instance;
   export default autocannon;
