@@ -20,7 +20,7 @@ import { startCustodySimulator } from '../src/custody-simulator/index.js';
 import { toCustodyKeyId } from '../src/ledger/public-key.js';
 import { OperationStore } from '../src/pipeline/operation-store.js';
 import type { Operation } from '../src/pipeline/operation.js';
-import { createQueues } from '../src/pipeline/queues.js';
+import { broadcastJobId, createQueues } from '../src/pipeline/queues.js';
 import { operationKeys, servicePrefix } from '../src/redis-keys.js';
 import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
 import { freePort } from '../src/sandbox/free-port.js';
@@ -140,6 +140,12 @@ interface DrainFigures {
     /** eth_sendRawTransaction calls for the vault's transactions, and distinct transactions among them. */
     nodeSends: number;
     distinctSent: number;
+    /** HTTP requests that carried the vault's sends (a JSON-RPC batch is one). */
+    sendRequests: number;
+    /** Runs of the withdrawals' broadcast jobs up to the drain's end (looks again included). */
+    broadcastRuns: number;
+    /** Garbage collections of the (first) worker from the callbacks' release to the end: scavenges, full. */
+    workerGcs: { minor: number; major: number };
     callbackToBroadcastMsP50: number;
     /** First callback sent → last one accepted by the API: the receiver's share of the drain. */
     callbacksAcceptedSeconds: number;
@@ -481,23 +487,23 @@ async function main(): Promise<void> {
       log(`bare client: ${n} in ${r2(bare.seconds)} s (${r1(bare.perSecond)}/s, RPC p50 ${r1(bare.rpcMsP50)} ms) from height ${bare.height}`);
 
       log(`drain (${mode}): ${operationIDs.length} signed callbacks released`);
-      const queues = mode === 'backlog' ? createQueues(redis, config) : undefined;
-      await queues?.broadcast.pause();
+      const queues = createQueues(redis, config);
+      if (mode === 'backlog') await queues.broadcast.pause();
       firstCallback = Infinity;
       acceptedCount = 0;
       const workersSent = async () => (await Promise.all([worker, ...extraWorkers].map((w) => w.sentCount()))).reduce((a, b) => a + b, 0);
       const sentBefore = await workersSent();
+      const gcBefore = (await worker.stats()).gc;
       let workerCpu0 = workersCpuSeconds();
       const apiCpu0 = cpuSeconds(api.child);
       held = undefined;
       gate.release();
       let resumedAt = NaN;
-      if (queues) {
+      if (mode === 'backlog') {
         await waitFor('every callback accepted', api.child, () => acceptedCount >= operationIDs.length, 120_000);
         resumedAt = Date.now();
         workerCpu0 = workersCpuSeconds();
         await queues.broadcast.resume();
-        await queues.close();
       }
       let ops: Operation[] = [];
       let lastRead = Date.now();
@@ -557,6 +563,11 @@ async function main(): Promise<void> {
         rpcMsP50: r1(pct(vaultSends.map((s) => s.ms), 50)),
         nodeSends: vaultSends.length,
         distinctSent: new Set(vaultSends.map((s) => s.txid.toLowerCase())).size,
+        // The sends of one batch share the moment its answer was read.
+        sendRequests: new Set(vaultSends.map((s) => s.at)).size,
+        workerGcs: { minor: stats.gc.minor - gcBefore.minor, major: stats.gc.major - gcBefore.major },
+        // Runs of the withdrawals' broadcast jobs so far: one each, plus a run for every look again.
+        broadcastRuns: (await Promise.all(ops.map((o) => queues.broadcast.getJob(broadcastJobId(o.id))))).reduce((a, j) => a + (j?.attemptsStarted ?? 0), 0),
         callbackToBroadcastMsP50: r1(pct(callbackToBroadcast, 50)),
         callbacksAcceptedSeconds: r2((lastAccepted - firstCallback) / 1000),
         nonces: {
@@ -574,6 +585,7 @@ async function main(): Promise<void> {
       // The rest of the withdrawals' life in the worker: confirmations, and whatever looks again.
       await workerIdle();
       result.workerCpuMsPerWithdrawalUntilIdle = r2(((workersCpuSeconds() - workerCpu0) * 1000) / n);
+      await queues.close();
       log(`drain (${mode}): ${JSON.stringify(result)}`);
       return result;
     };
@@ -715,7 +727,7 @@ function report(f: Figures): void {
       `≥ 0.5: ${yes(p.drainRatio >= 0.5)}`,
     ]);
     rows.push([`drain (${p.mode}): node round trip carrying each eth_sendRawTransaction, p50 (ms; a batch counts for each of its transactions)`, `${p.rpcMsP50}`, `bare client ${p.bare.rpcMsP50}`, '', '']);
-    rows.push([`drain (${p.mode}): node sends / distinct transactions`, `${p.nodeSends} / ${p.distinctSent}`, '', '', `none twice: ${yes(p.nodeSends === p.distinctSent && p.distinctSent === p.withdrawals)}`]);
+    rows.push([`drain (${p.mode}): node sends / distinct transactions`, `${p.nodeSends} / ${p.distinctSent}`, `in ${p.sendRequests} requests`, '', `none twice: ${yes(p.nodeSends === p.distinctSent && p.distinctSent === p.withdrawals)}`]);
     if (live) rows.push(['drain (live): callback accepted → BROADCAST p50 (ms)', `${p.callbackToBroadcastMsP50}`, '(includes queue wait)', '', '']);
     rows.push([`drain (${p.mode}): first callback → last callback accepted (s)`, `${p.callbacksAcceptedSeconds}`, '(the receiver)', '', '']);
     rows.push([`drain (${p.mode}): nonces of the vault`, `${p.nonces.first}..${p.nonces.last} (${p.nonces.count})`, `chain count ${p.nonces.chainCount}`, '', `no gap: ${yes(p.nonces.contiguous && p.nonces.chainCount === p.withdrawals)}`]);
