@@ -28,13 +28,17 @@ function quantity(value: bigint): Uint8Array {
   return Buffer.from(hex.length % 2 ? `0${hex}` : hex, 'hex');
 }
 
-function uint(state: EthereumState, field: keyof EthereumState, limit = UINT256_LIMIT): Uint8Array {
+type NumberField = 'chainId' | 'nonce' | 'value' | 'gasLimit' | 'maxFeePerGas' | 'maxPriorityFeePerGas' | 'gasPrice';
+
+/** A decimal field of the state as an RLP number, refused when the transaction cannot carry it. */
+function uint(state: EthereumState, field: NumberField, limit = UINT256_LIMIT): Uint8Array {
   const value = BigInt(state[field] ?? '0');
   if (value >= limit) throw new StoredStateError('Ethereum', `${field} ${value} is out of range`);
   return quantity(value);
 }
 
-function hexBytes(state: EthereumState, field: 'to' | 'data', text: string): Uint8Array {
+/** `to` (an address, or empty) or `data` as bytes. */
+function hexBytes(field: 'to' | 'data', text: string): Uint8Array {
   const digits = text.slice(2);
   if (!text.startsWith('0x') || digits.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(digits)) {
     throw new StoredStateError('Ethereum', `${field} ${text} is not hex bytes`);
@@ -53,7 +57,7 @@ function trimmed(bytes: Uint8Array): Uint8Array {
 /** The fields every form shares, in the order of the state's type. */
 function fields(state: EthereumState): Uint8Array[] {
   const nonce = uint(state, 'nonce', BigInt(Number.MAX_SAFE_INTEGER) + 1n);
-  const common = [uint(state, 'gasLimit'), hexBytes(state, 'to', state.to || '0x'), uint(state, 'value'), hexBytes(state, 'data', state.data)];
+  const common = [uint(state, 'gasLimit'), hexBytes('to', state.to || '0x'), uint(state, 'value'), hexBytes('data', state.data)];
   if (state.type !== 2) return [nonce, uint(state, 'gasPrice'), ...common];
   // No node takes a tip above the fee cap (ethers refuses to serialize one as well).
   if (BigInt(state.maxPriorityFeePerGas ?? '0') > BigInt(state.maxFeePerGas ?? '0')) {
