@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { families } from '../../adaptors/index.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { sandboxRoutes } from '../../src/http/routes/sandbox-routes.js';
@@ -65,8 +65,11 @@ describe('POST /sandbox/vaults', () => {
     expect(await emulatorVaults()).toEqual([]);
   });
 
-  it('vaults requested at once (the first ones) share one account and its three participants', async () => {
-    const results = await Promise.all([0, 1, 2].map(() => call('POST', '/api/v1.0/sandbox/vaults', { key: ADMIN_KEY, body: { ledgerId: 'btcregtest' } })));
+  it('vaults requested at once (the first ones, in the same millisecond) share one account and its three participants', async () => {
+    // One frozen clock: the vaults' names must not collide in the custody account.
+    const now = Date.now();
+    const clock = vi.spyOn(Date, 'now').mockReturnValue(now);
+    const results = await Promise.all([0, 1, 2].map(() => call('POST', '/api/v1.0/sandbox/vaults', { key: ADMIN_KEY, body: { ledgerId: 'btcregtest' } }))).finally(() => clock.mockRestore());
     for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(201);
     const vaults = await emulatorVaults();
     expect(vaults).toHaveLength(3);

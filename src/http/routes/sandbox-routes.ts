@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { InvalidArgumentError, unknownValue } from '../../errors.js';
 import { formatAmount, parseAmount } from '../../ledger/amounts.js';
@@ -28,7 +29,9 @@ export function sandboxRoutes(core: Pick<Core, 'registry' | 'vaults' | 'custody'
         if (body.addressFormat !== undefined && !formats.includes(body.addressFormat)) {
           throw unknownValue('addressFormat', body.addressFormat, formats);
         }
-        const { vaultId } = await sandbox.custody.createVault(adaptor.scheme === 'ed25519' ? 'EDDSA' : 'ECDSA', `${adaptor.ledgerId}-${Date.now().toString(36)}`);
+        // Names are unique per custody account: requests in the same millisecond must not share one.
+        const name = `${adaptor.ledgerId}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+        const { vaultId } = await sandbox.custody.createVault(adaptor.scheme === 'ed25519' ? 'EDDSA' : 'ECDSA', name);
         // Registered by id, as POST /admin/vaults {vaultId, ledgerId} does: the key comes from the custody service.
         const { publicKey } = (await readVaultKey(core.custody, vaultId)) as { publicKey: string };
         const record: VaultRecord = {
