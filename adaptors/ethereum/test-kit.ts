@@ -5,7 +5,7 @@ import { ethereumFamily } from './index.js';
 import type { LedgerAdaptor, UnsignedWithdrawal, VaultSource, VerifiedSignature, WithdrawalIntent } from '../../src/ledger/adaptor.js';
 import { parsePublicKey, toCustodyKeyId, type PublicKey } from '../../src/ledger/public-key.js';
 import { Reservations } from '../../src/ledger/reservations.js';
-import { verifySignature, SECP256K1_N as N } from '../../src/ledger/signatures.js';
+import { otherS, verifySignature } from '../../src/ledger/signatures.js';
 import { startTestChain, type EvmNodeKind, type TestChain } from '../../test/helpers/chain.js';
 import { testRedis } from '../../test/helpers/redis.js';
 
@@ -91,12 +91,6 @@ export function intent(adaptor: LedgerAdaptor, partial: Partial<WithdrawalIntent
     fee: 'MEDIUM',
     ...partial,
   };
-}
-
-/** The same signature with the other s, N − s (valid with the other recovery bit): high for a low one. */
-export function otherS(rs: Uint8Array): Uint8Array {
-  const s = N - BigInt(`0x${Buffer.from(rs.subarray(32)).toString('hex')}`);
-  return Uint8Array.from(Buffer.concat([rs.subarray(0, 32), Buffer.from(s.toString(16).padStart(64, '0'), 'hex')]));
 }
 
 /**

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VerificationError } from '../../src/errors.js';
 import type { LedgerAdaptor } from '../../src/ledger/adaptor.js';
 import { publicKeyHex } from '../../src/ledger/public-key.js';
-import { verifySignature } from '../../src/ledger/signatures.js';
-import { ethBalance, intent, newKey, otherS, sign, signUnchecked, startHarness, waitReceipt, type Harness, type TestKey } from './test-kit.js';
+import { otherS, verifySignature } from '../../src/ledger/signatures.js';
+import { ethBalance, intent, newKey, sign, signUnchecked, startHarness, waitReceipt, type Harness, type TestKey } from './test-kit.js';
 
 const ETH = 10n ** 18n;
 

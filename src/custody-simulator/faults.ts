@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createKey, type VaultScheme } from './keys.js';
-import { SECP256K1_N as N } from '../ledger/signatures.js';
+import { otherS } from '../ledger/signatures.js';
 
 /**
  * Misbehaviours of a custody service that the receiver must survive, injected on purpose.
@@ -51,8 +51,7 @@ export type SentCallbackBody = Omit<CallbackBody, 'v'> & { v?: number[] };
 
 
 function highS(sigHex: string): string {
-  const s = BigInt(`0x${sigHex.slice(64)}`);
-  return sigHex.slice(0, 64) + (N - s).toString(16).padStart(64, '0').toUpperCase();
+  return sigHex.slice(0, 64) + Buffer.from(otherS(Buffer.from(sigHex, 'hex')).subarray(32)).toString('hex').toUpperCase();
 }
 
 function flipLastByte(sigHex: string): string {

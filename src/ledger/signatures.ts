@@ -11,8 +11,7 @@ import { secp256k1 } from './secp256k1.js';
 
 /** The order of secp256k1's group. */
 export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
-const N = SECP256K1_N;
-const HALF_N = N >> 1n;
+const HALF_N = SECP256K1_N >> 1n;
 
 function toBig(bytes: Uint8Array): bigint {
   return BigInt(`0x${Buffer.from(bytes).toString('hex') || '0'}`);
@@ -20,6 +19,17 @@ function toBig(bytes: Uint8Array): bigint {
 
 function to32(n: bigint): Uint8Array {
   return Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), 'hex'));
+}
+
+/**
+ * The malleated twin of 64 bytes `r || s`: `r || N − s`, as valid as the original with the other
+ * recovery id (high S for a low one and back).
+ */
+export function otherS(signature: Uint8Array): Uint8Array {
+  const twin = new Uint8Array(64);
+  twin.set(signature.subarray(0, 32), 0);
+  twin.set(to32(SECP256K1_N - toBig(signature.subarray(32))), 32);
+  return twin;
 }
 
 /** Whether 64 bytes `r || s` have the low S that verifySecp256k1 returns and Ethereum nodes require (EIP-2). */
@@ -53,18 +63,16 @@ export function verifySecp256k1(digest: Uint8Array, sigHex: string, v: number, k
   }
   const sig = parseCompact(sigHex);
   const r = toBig(sig.subarray(0, 32));
-  let s = toBig(sig.subarray(32));
-  if (r === 0n || r >= N || s === 0n || s >= N) {
+  const s = toBig(sig.subarray(32));
+  if (r === 0n || r >= SECP256K1_N || s === 0n || s >= SECP256K1_N) {
     throw new VerificationError('signature r or s out of range', 'malformed-signature');
   }
   let hint = v >= 27 ? v - 27 : v;
+  let lowS = sig;
   if (s > HALF_N) {
-    s = N - s;
+    lowS = otherS(sig);
     hint ^= 1;
   }
-  const lowS = new Uint8Array(64);
-  lowS.set(sig.subarray(0, 32), 0);
-  lowS.set(to32(s), 32);
   const expected = Buffer.from(key.bytes);
   // Recovery to the stored key proves the signature valid for it; try the hint first.
   for (const recoveryId of [hint, hint ^ 1] as (0 | 1)[]) {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as ecc from 'tiny-secp256k1';
 import { describe, expect, it } from 'vitest';
 import { secp256k1, wasmSecp256k1 } from '../../src/ledger/secp256k1.js';
-import { SECP256K1_N } from '../../src/ledger/signatures.js';
+import { otherS } from '../../src/ledger/signatures.js';
 
 /** The secp256k1 the service runs (native where it loads) answers as tiny-secp256k1 does, for good and bad signatures. */
 describe('secp256k1 recovery and verification', () => {
@@ -29,15 +29,13 @@ describe('secp256k1 recovery and verification', () => {
   });
 
   it('verifies as tiny-secp256k1 does: the signer, not another key or digest, and no high-S twin', () => {
-    const N = SECP256K1_N;
     for (let i = 0; i < 20; i++) {
       const priv = randomBytes(32);
       const digest = randomBytes(32);
       const { signature } = ecc.signRecoverable(digest, priv);
       const key = ecc.pointFromScalar(priv, true) as Uint8Array;
       const other = ecc.pointFromScalar(randomBytes(32), true) as Uint8Array;
-      const highS = Uint8Array.from(signature);
-      highS.set(Buffer.from((N - BigInt(`0x${Buffer.from(signature.subarray(32)).toString('hex')}`)).toString(16).padStart(64, '0'), 'hex'), 32);
+      const highS = otherS(signature);
       for (const impl of [secp256k1, wasmSecp256k1]) {
         expect(impl.verify(digest, signature, key)).toBe(true);
         expect(impl.verify(digest, signature, other)).toBe(false);

@@ -3,7 +3,7 @@ import * as ecc from 'tiny-secp256k1';
 import { describe, expect, it } from 'vitest';
 import { VerificationError } from '../../src/errors.js';
 import { parsePublicKey, toCustodyKeyId } from '../../src/ledger/public-key.js';
-import { verifySecp256k1, SECP256K1_N as N } from '../../src/ledger/signatures.js';
+import { otherS, verifySecp256k1 } from '../../src/ledger/signatures.js';
 
 // A real completed custody operation (custody-facts.md).
 const KEY =
@@ -15,8 +15,7 @@ const SIG =
 const key = parsePublicKey(KEY, 'secp256k1');
 
 function highS(sigHex: string): string {
-  const s = BigInt(`0x${sigHex.slice(64)}`);
-  return sigHex.slice(0, 64) + (N - s).toString(16).padStart(64, '0');
+  return sigHex.slice(0, 64) + Buffer.from(otherS(Buffer.from(sigHex, 'hex')).subarray(32)).toString('hex');
 }
 
 describe('secp256k1 callback signatures', () => {
