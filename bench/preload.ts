@@ -5,7 +5,7 @@
  * was read (epoch ms, sub-millisecond: `performance.timeOrigin + now()`), keyed by txid,
  * counts the JSON-RPC requests sent to the node (HTTP round trips, and calls by method, a
  * batch counting once as a round trip), and answers the bench's messages:
- * - `sent`: the number of `eth_sendRawTransaction` calls so far;
+ * - `counters`: the number of `eth_sendRawTransaction` calls so far and the GC counts;
  * - `stats`: those figures, process.memoryUsage(), the peak RSS, V8's heap spaces, the GC
  *   counts and process.cpuUsage();
  * - `{kind: 'heap-snapshot', file}`: writes a V8 heap snapshot there (to compare two of them
@@ -74,8 +74,8 @@ setInterval(() => {
 }, 250).unref();
 
 process.on('message', (m: unknown) => {
-  // How many sends so far: cheap enough to poll while a drain runs.
-  if (m === 'sent') process.send?.({ kind: 'sent', count: sends.length });
+  // Cheap enough to poll while a drain runs (stats hashes and ships every send).
+  if (m === 'counters') process.send?.({ kind: 'counters', sent: sends.length, gc });
   if (m === 'stats') {
     const memory = process.memoryUsage();
     // The interval samples every 250 ms; the reading in hand counts too.

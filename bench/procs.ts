@@ -17,11 +17,16 @@ export interface Child {
   log: string;
   /** process.memoryUsage(), peak RSS, eth_sendRawTransaction timings and node round trips (service children started with the preload). */
   stats(): Promise<ChildStats>;
-  /** The `eth_sendRawTransaction` calls the child made so far (service children only). */
-  sentCount(): Promise<number>;
+  /** The `eth_sendRawTransaction` calls the child made so far and its GC counts (service children only). */
+  counters(): Promise<ChildCounters>;
   /** Writes a V8 heap snapshot of the child to `file` (service children only); resolves with the file. */
   heapSnapshot(file: string): Promise<string>;
   stop(): Promise<void>;
+}
+
+export interface ChildCounters {
+  sent: number;
+  gc: { minor: number; major: number };
 }
 
 export interface ChildStats {
@@ -36,7 +41,7 @@ export interface ChildStats {
   /** V8's committed bytes per heap space and its own malloc (bench/preload.ts). */
   v8: { spaces: Record<string, { physical: number; used: number }>; physical: number; malloced: number; peakMalloced: number };
   /** Garbage collections since the start: young-generation scavenges and full mark-compacts. */
-  gc: { minor: number; major: number };
+  gc: ChildCounters['gc'];
 }
 
 export interface StartOptions {
@@ -77,7 +82,7 @@ export function startNode(name: string, script: string, args: string[], env: Rec
     proc,
     log,
     stats: () => ask<ChildStats>(proc, name, 'stats', 'stats', 10_000),
-    sentCount: async () => (await ask<{ count: number }>(proc, name, 'sent', 'sent', 10_000)).count,
+    counters: () => ask<ChildCounters>(proc, name, 'counters', 'counters', 10_000),
     // A snapshot of a few hundred MB takes seconds to write on a loaded machine.
     heapSnapshot: async (file) => (await ask<{ file: string }>(proc, name, { kind: 'heap-snapshot', file }, 'heap-snapshot', 120_000)).file,
     stop: async () => {

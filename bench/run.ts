@@ -491,9 +491,9 @@ async function main(): Promise<void> {
       if (mode === 'backlog') await queues.broadcast.pause();
       firstCallback = Infinity;
       acceptedCount = 0;
-      const workersSent = async () => (await Promise.all([worker, ...extraWorkers].map((w) => w.sentCount()))).reduce((a, b) => a + b, 0);
+      const workersSent = async () => (await Promise.all([worker, ...extraWorkers].map((w) => w.counters()))).reduce((a, c) => a + c.sent, 0);
       const sentBefore = await workersSent();
-      const gcBefore = (await worker.stats()).gc;
+      const gcBefore = (await worker.counters()).gc;
       let workerCpu0 = workersCpuSeconds();
       const apiCpu0 = cpuSeconds(api.child);
       held = undefined;
