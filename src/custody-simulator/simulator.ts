@@ -6,6 +6,7 @@
  * exercised over real HTTP, including the faults a real service shows.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { BIP32Interface } from 'bip32';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Express } from 'express';
@@ -115,6 +116,9 @@ export function createCustodySimulator(opts: CustodySimulatorOptions): CustodySi
   const faults = { global: {} as Faults, byVault: new Map<string, Faults>() };
   const inFlight = new Set<Promise<unknown>>();
   const closing = new AbortController();
+  // Every approval and callback in flight waits on it: a batch of 1,000 sign requests is 1,000
+  // listeners at once (each removed when its wait ends), not a leak to warn about.
+  setMaxListeners(Infinity, closing.signal);
 
   const info = (v: SimVault): SimVaultInfo => ({
     vaultId: v.vaultId,

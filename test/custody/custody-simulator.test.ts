@@ -11,13 +11,13 @@ afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn();
 });
 
-async function setup(extra: { apiKey?: string; receiverStatuses?: number[] } = {}) {
+async function setup(extra: { apiKey?: string; receiverStatuses?: number[]; approvalDelayMs?: number } = {}) {
   const receiver = await startReceiver(SECRET, extra.receiverStatuses);
   const sim = await startCustodySimulator({
     secret: SECRET,
     callbackBaseUrl: receiver.url,
     apiKey: extra.apiKey,
-    quorum: { approvers: 2, required: 1, approvalDelayMs: 2 },
+    quorum: { approvers: 2, required: 1, approvalDelayMs: extra.approvalDelayMs ?? 2 },
     callbackRetry: { attempts: 3, baseDelayMs: 5 },
   });
   cleanup.push(receiver.close, sim.stop);
@@ -108,6 +108,21 @@ describe('custody simulator HTTP surface', () => {
     expect((await call('GET', '/operations/sign/unknown')).status).toBe(404);
     const route = await call('GET', '/no/such/route');
     expect(route).toMatchObject({ status: 404, json: { status: 404, title: 'Not found' } });
+  });
+
+  it('runs many sign requests at once without a listener warning', async () => {
+    // Approvals slow enough that all 30 wait at once.
+    const { sim, call, receiver } = await setup({ approvalDelayMs: 300 });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    cleanup.push(async () => void process.off('warning', onWarning));
+    const vault = sim.sim.createVault('ECDSA');
+    const answers = await Promise.all(Array.from({ length: 30 }, () => call('POST', `/vaults/${vault.vaultId}/sign`, btcRequest(vault.publicKey))));
+    expect(answers.map((a) => a.status)).toEqual(Array(30).fill(200));
+    await receiver.waitFor(30);
+    await sim.sim.settled();
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
   });
 
   it('signs for an ed25519 vault', async () => {
