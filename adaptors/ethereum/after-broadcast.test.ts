@@ -150,6 +150,45 @@ describe('after the broadcast on Ethereum (anvil)', () => {
     expect(done.txids).not.toEqual(op.txids);
   });
 
+  it('a speed-up the quorum declined ends failed at once, and the withdrawal can be sped up again', async () => {
+    const { v, id } = await broadcastWithdrawal('ethdev', '0.1');
+    // The custody service says so with a callback without signatures; reconciliation would too.
+    e.loop.custody.sim.setFaults({ end: 'DECLINED', notifyEnd: true }, v.vaultId);
+    const first = await post(v.vaultId, id, 'speed-up');
+    expect(first.status).toBe(200);
+    const ended = await e.loop.waitFor(v.vaultId, id, (o) => o.attempts[1]?.status === 'failed');
+    expect(ended.attempts[1].failureReason).toMatch(/DECLINED at the custody service/);
+    expect(ended.status).toBe('BROADCAST');
+    e.loop.custody.sim.setFaults({}, v.vaultId);
+    const again = await post(v.vaultId, id, 'speed-up');
+    expect([again.status, again.body.errCode]).toEqual([200, undefined]);
+    await e.loop.waitFor(v.vaultId, id, (o) => o.attempts[2]?.status === 'broadcast');
+    await rpc('evm_mine');
+    await e.loop.waitFor(v.vaultId, id, (o) => o.status === 'CONFIRMED');
+  });
+
+  it('a speed-up asked for again after its sign request failed is sent, though it repeats the failed one\'s transaction', async () => {
+    const { v, id } = await broadcastWithdrawal('ethdev', '0.1');
+    const custody = e.loop.svc.pipeline!.deps.custody;
+    const real = custody.requestSign.bind(custody);
+    custody.requestSign = async () => {
+      custody.requestSign = real;
+      throw new Error('custody service unavailable');
+    };
+    expect((await post(v.vaultId, id, 'speed-up', { fee: '500' })).status).toBeGreaterThanOrEqual(500);
+    const second = await post(v.vaultId, id, 'speed-up', { fee: '500' });
+    expect(second.status).toBe(200);
+    expect(second.body.attempts.map((a: { status: string }) => a.status)).toEqual(['broadcast', 'failed', 'signing']);
+    // Same nonce, same fee: the same transaction, so the same digest as the failed attempt.
+    const stored = (await e.loop.svc.pipeline!.deps.store.resolve(id))!;
+    expect(stored.attempts?.[2]?.unsigned?.payloads[0]?.digest).toBe(stored.attempts?.[1]?.unsigned?.payloads[0]?.digest);
+    const sent = await e.loop.waitFor(v.vaultId, id, (o) => o.attempts[2]?.status === 'broadcast', 15_000);
+    expect(sent.attempts[1].status).toBe('failed');
+    await rpc('evm_mine');
+    const done = await e.loop.waitFor(v.vaultId, id, (o) => o.status === 'CONFIRMED');
+    expect(done.txids).toEqual(sent.attempts[2].txids);
+  });
+
   it('answers 404 for an unknown withdrawal and 403 without the withdraw scope', async () => {
     const v = await e.loop.vault('ethdev');
     expect((await post(v.vaultId, 'nope', 'speed-up')).status).toBe(404);

@@ -34,8 +34,12 @@ function fail(reason: string, details: string, status = 400): never {
   throw new VerificationError(details, reason, status);
 }
 
-/** Which stored payload each callback entry is, and the digest the callback claims for it. */
-function entries(body: CallbackBody, n: number, scheme: string): { payload: number; digest: string }[] {
+/**
+ * Which stored payload each callback entry is, the digest the callback claims for it and the
+ * key it echoes for it. `dataToSign` (and `publicKeys` with it, when it names one key per
+ * digest) is either the subset matching the signatures or the whole original list.
+ */
+function entries(body: CallbackBody, n: number, scheme: string): { payload: number; digest: string; echoed: string | undefined }[] {
   if (body.signatures.length === 0) fail('malformed', 'the callback carries no signatures');
   const v = body.v ?? [];
   const edWithoutV = scheme === 'ed25519' && v.length === 0;
@@ -43,10 +47,27 @@ function entries(body: CallbackBody, n: number, scheme: string): { payload: numb
   const ids = body.originalEntryIds ?? body.signatures.map((_, i) => i);
   if (ids.length !== body.signatures.length) fail('malformed', 'originalEntryIds and signatures differ in length');
   if (new Set(ids).size !== ids.length || ids.some((i) => i >= n)) fail('malformed', `originalEntryIds must be distinct indexes below ${n}`);
-  // dataToSign is either the subset matching the signatures or the whole original list.
   const subset = body.dataToSign.length === ids.length;
   if (!subset && body.dataToSign.length !== n) fail('digest-mismatch', `dataToSign has ${body.dataToSign.length} entries; the operation has ${n}`);
-  return ids.map((payload, j) => ({ payload, digest: norm((subset ? body.dataToSign[j] : body.dataToSign[payload]) as string) }));
+  const keys = body.publicKeys;
+  const keysByPayload = !subset && keys.length === n;
+  return ids.map((payload, j) => ({
+    payload,
+    digest: norm((subset ? body.dataToSign[j] : body.dataToSign[payload]) as string),
+    echoed: keys.length === 1 ? keys[0] : keys[keysByPayload ? payload : j],
+  }));
+}
+
+/**
+ * The attempt whose transaction has this digest. A replacement asked for again after its sign
+ * request failed builds the same transaction (same nonce, same fee), hence the same digests:
+ * the attempt still waiting for its signatures is meant, not the failed one. 0 (the original)
+ * when no attempt has it; the digest check then refuses the callback.
+ */
+export function attemptOfDigest(op: Operation, digest: string): number {
+  const d = norm(digest);
+  const carrying = attemptsOf(op).flatMap((_, i) => (unsignedOf(op, i).payloads.some((p) => p.digest === d) ? [i] : []));
+  return carrying.find((i) => i > 0 && attemptsOf(op)[i]?.status === 'signing') ?? carrying[0] ?? 0;
 }
 
 /** Whether the keys a callback echoes are the stored keys of the payloads its digests name. */
@@ -109,15 +130,13 @@ export async function acceptSignatures(
   if (op.ledgerId.toLowerCase() !== ledgerId.toLowerCase()) fail('ledger-mismatch', `ledgerId '${ledgerId}' does not match the operation's ledger`);
   const adaptor = deps.registry.get(op.ledgerId);
   // The original or a replacement (speed-up, cancel): each has its own digests.
-  const first = norm(body.dataToSign[0] as string);
-  const attempt = Math.max(0, attemptsOf(op).findIndex((_, i) => unsignedOf(op, i).payloads.some((p) => p.digest === first)));
+  const attempt = attemptOfDigest(op, body.dataToSign[0] as string);
   const payloads = unsignedOf(op, attempt).payloads;
   const verified = new Map<number, StoredSignature>();
-  for (const [j, { payload, digest }] of entries(body, payloads.length, adaptor.scheme).entries()) {
+  for (const [j, { payload, digest, echoed }] of entries(body, payloads.length, adaptor.scheme).entries()) {
     const stored = payloads[payload] as (typeof payloads)[number];
     if (digest !== stored.digest) fail('digest-mismatch', `entry ${j}: digest differs from the stored digest of payload ${payload}`);
     const storedKey = storedPublicKey(stored.publicKey, adaptor.scheme);
-    const echoed = body.publicKeys.length === 1 ? body.publicKeys[0] : body.publicKeys[j];
     let echoedKey;
     try {
       echoedKey = echoed === undefined ? undefined : parsePublicKey(echoed, adaptor.scheme);

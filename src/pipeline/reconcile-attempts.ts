@@ -1,15 +1,18 @@
 import { isAppError } from '../errors.js';
-import { acceptSignatures } from './accept-signatures.js';
-import { attemptsOf, withAttempt } from './attempts.js';
+import { attemptsOf } from './attempts.js';
 import type { Operation } from './operation.js';
 import type { PipelineDeps } from './pipeline-deps.js';
+import { failSigningAttempt, settleFromCustody } from './settle-from-custody.js';
 
 /**
  * Replacements (speed-up, cancel) waiting for their signatures RECONCILE_AFTER_SECONDS after
- * they were asked for, looked up at the custody service as reconciliation does for originals:
- * a completed sign operation whose callback was lost goes through the same path as a
- * callback; one unsigned after SIGN_TIMEOUT_SECONDS, or whose sign request never got out,
- * ends as a failed attempt, so the withdrawal can be replaced again.
+ * they were asked for, looked up at the custody service as reconciliation does for originals
+ * (`settleFromCustody`): a completed sign operation whose callback was lost goes through the
+ * same path as a callback; one that ended unsigned (declined, canceled, failed) ends the
+ * attempt failed. So does one still unsigned after SIGN_TIMEOUT_SECONDS, or whose sign
+ * request never got out, so the withdrawal can be replaced again. Failing an attempt gives
+ * nothing back (the withdrawal's own transaction is out), so a custody service that cannot be
+ * asked past the timeout fails it too: a late signature then finds it over and is not sent.
  */
 export async function reconcileAttempts(deps: PipelineDeps, op: Operation): Promise<void> {
   const now = Date.now();
@@ -17,22 +20,19 @@ export async function reconcileAttempts(deps: PipelineDeps, op: Operation): Prom
     if (i === 0 || a.status !== 'signing') continue;
     const age = now - Date.parse(a.createdAt);
     if (age < deps.config.reconcileAfterSeconds * 1000) continue;
-    if (!a.operationID || age > deps.config.signTimeoutSeconds * 1000) {
-      const reason = a.operationID ? `not signed within ${deps.config.signTimeoutSeconds} s (SIGN_TIMEOUT_SECONDS)` : 'the sign request never reached the custody service';
-      await deps.store.update(op.id, (o) => ({ ...o, attempts: withAttempt(o, i, (x) => (x.status === 'signing' ? { ...x, status: 'failed', failureReason: reason } : x)) }));
+    const timedOut = age > deps.config.signTimeoutSeconds * 1000;
+    const timeout = `not signed within ${deps.config.signTimeoutSeconds} s (SIGN_TIMEOUT_SECONDS)`;
+    if (!a.operationID) {
+      await failSigningAttempt(deps, op.id, i, 'the sign request never reached the custody service');
       continue;
     }
     try {
-      const remote = await deps.custody.getSignOperation(a.operationID);
-      if (remote.status !== 'COMPLETED') continue;
-      if (remote.signatures.length === 0) {
-        await deps.custody.resend(a.operationID);
-        continue;
-      }
-      const r = await acceptSignatures(deps, op.ledgerId, { publicKeys: remote.publicKeys, providerData: '', dataToSign: remote.dataToSign, signatures: remote.signatures, v: remote.v });
-      deps.logger.info({ operationId: op.id, attempt: i, outcome: r.outcome }, 'reconciled a replacement without callback');
+      const outcome = await settleFromCustody(deps, op, i);
+      if (outcome === 'pending' && timedOut) await failSigningAttempt(deps, op.id, i, timeout);
+      else if (outcome !== 'pending') deps.logger.info({ operationId: op.id, attempt: i, outcome }, 'reconciled a replacement without callback');
     } catch (e) {
       deps.logger.warn({ operationId: op.id, attempt: i, err: isAppError(e) ? e.message : e }, 'could not reconcile a replacement');
+      if (timedOut) await failSigningAttempt(deps, op.id, i, timeout);
     }
   }
 }

@@ -1,7 +1,8 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { AppError, ForbiddenError, UnauthorizedError, UnavailableError, VerificationError } from '../../errors.js';
-import { acceptSignatures, callbackBodySchema, operationForDigests } from '../../pipeline/accept-signatures.js';
+import { acceptSignatures, attemptOfDigest, callbackBodySchema, operationForDigests } from '../../pipeline/accept-signatures.js';
+import { attemptsOf } from '../../pipeline/attempts.js';
 import { SETTLE_OUTCOMES, settleFromCustody } from '../../pipeline/settle-from-custody.js';
 import { boundedForLog } from '../../logger.js';
 import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
@@ -22,7 +23,8 @@ const normaliseIp = (ip: string | undefined): string => (ip ?? '').replace(/^::f
  *
  * A callback without signatures only says that the operation ended: it is not trusted, the
  * custody service is asked instead (`settleFromCustody`), and a declined, canceled, failed or
- * errored sign operation ends the withdrawal FAILED with its reservations given back.
+ * errored sign operation ends the withdrawal FAILED with its reservations given back (a
+ * replacement's ends that attempt only).
  */
 export function callbackRoute(deps: PipelineDeps) {
   const { callbackSecret, callbackToleranceSeconds, callbackAllowedIps } = deps.config;
@@ -79,11 +81,14 @@ export function callbackRoute(deps: PipelineDeps) {
       try {
         if (body.signatures.length === 0) {
           const op = await operationForDigests(deps, query.ledgerId, body.dataToSign, body.publicKeys);
-          if (op.status === 'EXECUTING' && !op.operationID) {
+          // The original or a replacement (speed-up, cancel), by the digests: each has its own sign operation.
+          const attempt = attemptOfDigest(op, body.dataToSign[0] as string);
+          const waiting = attemptsOf(op)[attempt];
+          if (attempt === 0 ? op.status === 'EXECUTING' && !op.operationID : waiting?.status === 'signing' && !waiting.operationID) {
             // The sign request's answer is not recorded yet, so there is nothing to look up: resend.
             throw new UnavailableError('the sign operation of this withdrawal is not recorded yet; send the callback again', undefined, 'ERR_NOT_READY');
           }
-          const outcome = await settleFromCustody(deps, op);
+          const outcome = await settleFromCustody(deps, op, attempt);
           logged(outcome, op.id, 'no signatures: the sign operation was looked up at the custody service');
           deps.metrics?.callbacksAccepted.inc({ outcome });
           return { accepted: true, outcome, operationID: op.operationID ?? op.id };
