@@ -19,7 +19,8 @@ function refusal(op: Operation, kind: ReplacementKind): string | undefined {
   const latest = liveAttempts(op).at(-1);
   if (latest === undefined) return `withdrawal ${id} has no transaction out on the network`;
   if (kind === 'speed-up' && attempts[latest]?.kind === 'cancel') return `withdrawal ${id} is being cancelled; use /cancel again to raise the cancel's fee`;
-  if ((attempts[latest]?.minedAt ?? 0) > 0) return `withdrawal ${id} is already mined and waits for its confirmations`;
+  // Any attempt out and mined (an older one can land while a later one waits) spent the nonce, sequence or inputs.
+  if (liveAttempts(op).some((i) => (attempts[i]?.minedAt ?? 0) > 0)) return `withdrawal ${id} is already mined and waits for its confirmations`;
   return undefined;
 }
 
