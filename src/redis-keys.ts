@@ -39,6 +39,7 @@ export const profileKey = (prefix: string): string => `${prefix}profile`;
  *                        fee sign the very same digest.
  * - `vault-ops:{vault}`  sorted set of a vault's operations by creation time
  * - `open-ops`           sorted set of operations not yet broadcast (EXECUTING, SIGNED), for reconciliation
+ * - `reconcile-cursor`   the last `open-ops` entry reconciliation checked (`{ms, id}` JSON), where its next run goes on
  * - `ops-by-time`        sorted set of every operation by creation time (the operator's list)
  * - `outbox`             stream of withdrawal events (see outbox.ts)
  * (`{id}` here stands for the value, not a hash tag.)
@@ -53,6 +54,7 @@ export interface OperationKeys {
   digest(hex: string): string;
   byVault(vaultId: string): string;
   readonly open: string;
+  readonly reconcileCursor: string;
   readonly byTime: string;
   readonly outbox: string;
 }
@@ -66,6 +68,7 @@ export function operationKeys(prefix: string): OperationKeys {
     digest: (hex) => `${prefix}digest-ops:${hex.toLowerCase()}`,
     byVault: (vaultId) => `${prefix}vault-ops:${vaultId}`,
     open: `${prefix}open-ops`,
+    reconcileCursor: `${prefix}reconcile-cursor`,
     byTime: `${prefix}ops-by-time`,
     outbox: `${prefix}outbox`,
   };

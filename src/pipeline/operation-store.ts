@@ -7,6 +7,12 @@ import { appendEventLua, eventArgs, statusEventType, type WithdrawalEventType } 
 import { withdrawalView } from './withdrawal-view.js';
 import { operationKeys, type OperationKeys } from '../redis-keys.js';
 
+/** An entry of the index of operations not yet broadcast: the id and its creation time (the score). */
+export interface OpenEntry {
+  id: string;
+  ms: number;
+}
+
 export interface StoredSignature {
   signature: string;
   recoveryId: 0 | 1;
@@ -331,8 +337,37 @@ export class OperationStore {
     return raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as Operation);
   }
 
-  /** Operations not yet broadcast that were created before `beforeMs`. */
-  async openBefore(beforeMs: number, limit = 100): Promise<string[]> {
-    return this.redis.zrangebyscore(this.keys.open, 0, beforeMs, 'LIMIT', 0, limit);
+  /**
+   * Up to `count` operations not yet broadcast created at or before `beforeMs`, oldest first,
+   * going on after `after` (the last entry of a previous page). The cursor is an entry, not an
+   * offset: the operations before it leave the index as they are settled.
+   */
+  async openPage(beforeMs: number, count: number, after?: OpenEntry): Promise<OpenEntry[]> {
+    const out: OpenEntry[] = [];
+    // Entries of one millisecond come in member order; the ones up to the cursor's id were on earlier pages.
+    const isNew = (e: OpenEntry) => after === undefined || e.ms > after.ms || e.id > after.id;
+    let offset = 0;
+    while (out.length < count) {
+      const flat = await this.redis.zrangebyscore(this.keys.open, after?.ms ?? '-inf', beforeMs, 'WITHSCORES', 'LIMIT', offset, count);
+      if (flat.length === 0) break;
+      offset += flat.length / 2;
+      for (let i = 0; i < flat.length; i += 2) {
+        const e = { id: flat[i] as string, ms: Number(flat[i + 1]) };
+        if (isNew(e) && out.length < count) out.push(e);
+      }
+    }
+    return out;
+  }
+
+  /** Where the previous reconciliation run stopped in the open index; undefined: at its start. */
+  async reconcileCursor(): Promise<OpenEntry | undefined> {
+    const raw = await this.redis.get(this.keys.reconcileCursor);
+    return raw ? (JSON.parse(raw) as OpenEntry) : undefined;
+  }
+
+  /** Records where reconciliation stopped; undefined sends the next run back to the start. */
+  async saveReconcileCursor(at: OpenEntry | undefined): Promise<void> {
+    if (at) await this.redis.set(this.keys.reconcileCursor, JSON.stringify(at));
+    else await this.redis.del(this.keys.reconcileCursor);
   }
 }

@@ -24,7 +24,7 @@ describe('Redis key names stay as they are on disk', () => {
 
   const keysUnder = async (p: string) => (await redis.keys(`${p}*`)).map((k) => k.slice(p.length)).sort();
 
-  it('the operation store: record, signatures, event counter, custody id, digest index, lists, outbox', async () => {
+  it('the operation store: record, signatures, event counter, custody id, digest index, lists, reconciliation cursor, outbox', async () => {
     const p = `${prefix}ops:`;
     const store = new OperationStore(redis, p);
     const op = fakeOperation({ vaultId: 'vault-a' });
@@ -33,6 +33,7 @@ describe('Redis key names stay as they are on disk', () => {
     await store.linkCustodyId(op, 'custody-1');
     await store.addSignatures(op.id, new Map([[0, { signature: 'aa', recoveryId: 0 }]]));
     await store.addSignatures(op.id, new Map([[0, { signature: 'bb', recoveryId: 1 }]]), 2);
+    await store.saveReconcileCursor({ ms: 1, id: op.id });
     expect(await keysUnder(p)).toEqual(
       [
         `op:${op.id}`,
@@ -43,6 +44,7 @@ describe('Redis key names stay as they are on disk', () => {
         `digest-ops:${digest.toLowerCase()}`,
         'vault-ops:vault-a',
         'open-ops',
+        'reconcile-cursor',
         'ops-by-time',
         'outbox',
       ].sort(),
