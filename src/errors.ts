@@ -164,6 +164,11 @@ export function isAppError(e: unknown): e is AppError {
   return e instanceof AppError;
 }
 
+/** Errors worth another attempt: back ends down, timeouts, anything not known to be final. */
+export function isRetryable(e: unknown): boolean {
+  return e instanceof AppError ? e.retryable : true;
+}
+
 /**
  * What a node's refusal of a transaction means, whatever client said it. Each family maps its
  * nodes' texts and codes to one of these once, at its network edge (`adaptors/<family>/network/errors.ts`).

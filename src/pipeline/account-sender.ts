@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isRetryable } from '../errors.js';
 import type { BroadcastResult, LedgerAdaptor, SendOutcome, SignedTx } from '../ledger/adaptor.js';
 import type { JobJournal } from './job-journal.js';
 import { fromStored, type Operation } from './operation.js';
@@ -25,7 +26,7 @@ export type OwnOutcome =
   | { kind: 'sent'; op: Operation; results: BroadcastResult[] }
   /** Its predecessor is not out yet; the lock holder that sends the predecessor sends it next. */
   | { kind: 'waiting'; next: bigint }
-  /** The node refused it; the job decides (retry, wait, fail). */
+  /** The node refused it; the job decides (retry, wait, fail). A refusal for good has left the book already. */
   | { kind: 'failed'; error: unknown };
 
 /** Ready entries read per round trip, sends whose bookkeeping is written together (and most handed to the node at once), and bookkeeping writes under way at once. */
@@ -204,7 +205,7 @@ class SendSession {
     try {
       outcomes = await this.answers(group.flatMap((r) => r.signed));
     } catch (e) {
-      this.refused(first.op, e);
+      this.refused(first, e);
       return first.sequence;
     }
     let unsent: bigint | undefined;
@@ -218,7 +219,7 @@ class SendSession {
         this.sent.push({ op: r.op, sequence: r.sequence, results });
         continue;
       }
-      if (refusal) this.refused(r.op, refusal.error);
+      if (refusal) this.refused(r, refusal.error);
       // Not answered (a later round trip failed): its job sends it; the first one is woken for that.
       else if (unsent === undefined && r.op.id !== this.own.op.id) this.track(this.wake(r.op.id));
       unsent ??= r.sequence;
@@ -246,9 +247,12 @@ class SendSession {
   }
 
   /** The node refused `op`'s transaction: its own job decides what that means (retry, wait, fail). */
-  private refused(op: Operation, e: unknown): void {
+  private refused({ op, sequence }: Ready, e: unknown): void {
     if (op.id === this.own.op.id) {
       this.outcome = { kind: 'failed', error: e };
+      // Out of the book before the lock goes (finish settles first): a job taking the lock next
+      // must not send the bytes of a withdrawal this job is about to end FAILED.
+      if (!isRetryable(e)) this.track(this.book.forget(this.ledgerId, this.own.account, sequence, op.id));
       return;
     }
     this.deps.logger.info({ operationId: op.id, err: (e as Error).message, by: this.own.op.id }, 'the node refused the next transaction of the account; its own job takes over');

@@ -1,5 +1,5 @@
 import { UnrecoverableError } from 'bullmq';
-import { AppError, NodeRejectionError } from '../errors.js';
+import { AppError, isRetryable, NodeRejectionError } from '../errors.js';
 import type { VerifiedSignature } from '../ledger/adaptor.js';
 import { sendInOrder, type OwnOutcome } from './account-sender.js';
 import { fromStored, type Operation } from './operation.js';
@@ -10,11 +10,6 @@ import { sendSigned, sentLine, storedSigned } from './send-signed.js';
 import { failOperation } from './fail-operation.js';
 import { noJournal, type JobJournal } from './job-journal.js';
 
-/** Errors worth another attempt: back ends down, timeouts, anything not known to be final. */
-export function isRetryable(e: unknown): boolean {
-  return e instanceof AppError ? e.retryable : true;
-}
-
 /**
  * Assembles and broadcasts one signed withdrawal. Idempotent: it reloads the operation,
  * records the txids and signed bytes before anything is sent (later runs send those bytes),
@@ -22,7 +17,7 @@ export function isRetryable(e: unknown): boolean {
  * On ledgers with an account order the transaction goes out through the account's sender
  * (account-sender.ts): a job that waits for its predecessor or for another job sending the
  * account's transactions throws PredecessorPending or SenderBusy, which the worker turns into
- * a delay; a refusal for good ends the operation FAILED with the node's words.
+ * a delay; a refusal for good ends the operation FAILED with the node's words, if still SIGNED.
  */
 export async function processBroadcast(deps: PipelineDeps, operationId: string, journal: JobJournal = noJournal, opts: { waits?: number; jobId?: string } = {}): Promise<string> {
   const { op: found, signatures: sigs } = await deps.store.withSignatures(operationId);
@@ -80,10 +75,9 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string, 
     return 'broadcast';
   }
 
-  const book = deps.sendOrder;
   // A job that goes to sleep leaves its description as the record in hand says (SIGNED).
   journal.seen?.(op);
-  const outcome: OwnOutcome = await sendInOrder(deps, book, adaptor, { op, signed, ...order, journal, waits: opts.waits ?? 0, jobId: opts.jobId });
+  const outcome: OwnOutcome = await sendInOrder(deps, deps.sendOrder, adaptor, { op, signed, ...order, journal, waits: opts.waits ?? 0, jobId: opts.jobId });
   journal.seen?.(outcome.kind === 'sent' ? outcome.op : op);
   if (outcome.kind === 'sent') return outcome.op.status === 'BROADCAST' ? 'broadcast' : `moved to ${outcome.op.status} meanwhile`;
   if (outcome.kind === 'waiting') {
@@ -96,18 +90,25 @@ export async function processBroadcast(deps: PipelineDeps, operationId: string, 
     deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: 'waiting_for_predecessor' });
     throw new PredecessorPending(order.account, order.sequence, order.sequence - 1n);
   }
-  if (!isRetryable(outcome.error)) await book.forget(op.ledgerId, order.account, order.sequence, op.id);
   journal.seen?.(undefined);
   return refused(deps, op, outcome.error, journal);
 }
 
-/** The node refused the job's own transaction: retried (thrown) or FAILED for good. */
-async function refused(deps: PipelineDeps, op: Operation, e: unknown, journal: JobJournal): Promise<never> {
+/**
+ * The node refused the job's own transaction: retried (thrown), or FAILED for good. Only from
+ * SIGNED: the answer may be older than a send of the same bytes by another run that the node
+ * took, and a withdrawal that is out is never ended by an old answer.
+ */
+async function refused(deps: PipelineDeps, op: Operation, e: unknown, journal: JobJournal): Promise<string> {
   deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: isRetryable(e) ? 'retryable_error' : 'rejected' });
   await journal.log(`sent ${op.txids.join(', ')}; the node answered: ${(e as Error).message} (${isRetryable(e) ? 'retrying' : 'final'})`);
   if (isRetryable(e)) throw e;
-  await failOperation(deps, op, failureReason(e));
-  throw new UnrecoverableError((e as Error).message);
+  if (await failOperation(deps, op, failureReason(e), ['SIGNED'])) throw new UnrecoverableError((e as Error).message);
+  const now = await deps.store.get(op.id);
+  journal.seen?.(now);
+  await journal.log(`the withdrawal is ${now.status} meanwhile: that answer no longer decides`);
+  if (now.status === 'BROADCAST') await scheduleConfirm(deps, now);
+  return `moved to ${now.status} meanwhile`;
 }
 
 export async function scheduleConfirm(deps: PipelineDeps, op: Operation): Promise<void> {

@@ -1,6 +1,7 @@
 import type { VerifiedSignature } from '../ledger/adaptor.js';
 import { attemptsOf, unsignedOf, withAttempt } from './attempts.js';
-import { isRetryable, scheduleConfirm } from './broadcast-job.js';
+import { isRetryable } from '../errors.js';
+import { scheduleConfirm } from './broadcast-job.js';
 import { fromStored } from './operation.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 

@@ -116,3 +116,72 @@ describe('ethereum broadcastMany on a node that takes a batch out of order and r
     expect(blocks[0]! < blocks[1]! && blocks[1]! < blocks[2]!).toBe(true);
   });
 });
+
+/**
+ * A node that cannot answer is not a node that refuses: its answer says nothing of the
+ * transaction, and the same bytes are sent again later (the pipeline retries what is retryable,
+ * and ends FAILED what is not).
+ */
+describe('ethereum broadcast when the node cannot answer', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h.close());
+
+  /** A node whose answers to the calls `fails(method)` picks are `error`, each entry of a batch on its own, while `on()`. */
+  const answering = (fails: (method: string) => boolean, error: { code: number; message?: string }) => {
+    let on = true;
+    const through = (async (input: string | URL | Request, init?: RequestInit) => {
+      const body = JSON.parse(String(init?.body)) as { id: number; method: string } | { id: number; method: string }[];
+      const calls = [body].flat();
+      if (!on || !calls.every((c) => fails(c.method))) return fetch(input, init);
+      const answers = calls.map((c) => ({ jsonrpc: '2.0', id: c.id, error }));
+      return new Response(JSON.stringify(Array.isArray(body) ? answers : answers[0]), { status: 200, headers: { 'content-type': 'application/json' } });
+    }) as typeof fetch;
+    return { through, off: () => (on = false) };
+  };
+  const failure = (o: SendOutcome | undefined): unknown => (o && !o.ok ? o.error : undefined);
+
+  it('a resend of a mined transaction whose "nonce too low" lookup errs is retryable, not a refusal; asked again, it is already known', async () => {
+    const node = answering((m) => m === 'eth_getTransactionByHash', { code: -32000, message: 'transaction indexing is in progress' });
+    const { adaptor } = countedAdaptor(h, {}, node.through);
+    const key = newKey(adaptor);
+    await h.chain.funder.sendEth(key.address, ETH);
+    const [tx] = await signedBy(adaptor, key, [1000n]);
+    // The first send went in and was mined; its answer could have been lost on the way back.
+    await adaptor.broadcast(tx!.signed);
+    await waitReceipt(h, tx!.signed.txid);
+    const e = await adaptor.broadcast(tx!.signed).then(() => undefined, (x: unknown) => x);
+    expect(e).not.toBeInstanceOf(NodeRejectionError);
+    expect(e).toMatchObject({ retryable: true, errCode: 'ERR_NODE_UNAVAILABLE' });
+    expect((e as Error).message).toContain('transaction indexing is in progress');
+    node.off();
+    expect(await adaptor.broadcast(tx!.signed)).toEqual({ txid: tx!.signed.txid, alreadyKnown: true });
+  });
+
+  for (const error of [
+    { code: -32005, message: 'daily request count exceeded, request rate limited' },
+    { code: 429, message: 'Your app has exceeded its compute units per second capacity. If you have retries enabled, you can safely ignore this message.' },
+    { code: -32005, message: 'Limit exceeded' },
+    { code: -32000 },
+  ]) {
+    it(`a send answered ${error.code} "${error.message?.slice(0, 40) ?? '(no message)'}" is retryable, each entry of a batch; later the same bytes go in`, async () => {
+      const node = answering((m) => m === 'eth_sendRawTransaction', error);
+      const c = countedAdaptor(h, {}, node.through);
+      const key = newKey(c.adaptor);
+      await h.chain.funder.sendEth(key.address, ETH);
+      const txs = await signedBy(c.adaptor, key, [1n, 2n]);
+      const outcomes = await (c.adaptor.broadcastMany as NonNullable<LedgerAdaptor['broadcastMany']>)(txs.map((t) => t.signed));
+      expect(outcomes).toHaveLength(2);
+      for (const o of outcomes) {
+        expect(failure(o)).not.toBeInstanceOf(NodeRejectionError);
+        expect(failure(o)).toMatchObject({ retryable: true });
+      }
+      node.off();
+      const again = await (c.adaptor.broadcastMany as NonNullable<LedgerAdaptor['broadcastMany']>)(txs.map((t) => t.signed));
+      expect(again).toEqual(txs.map((t) => ({ ok: true, result: { txid: t.signed.txid, alreadyKnown: false } })));
+    });
+  }
+});

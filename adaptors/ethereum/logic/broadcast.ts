@@ -1,15 +1,11 @@
 import { keccak256, Transaction } from 'ethers';
-import { InvalidArgumentError, NodeRejectionError } from '../../../src/errors.js';
+import { InvalidArgumentError, NodeRejectionError, UnavailableError } from '../../../src/errors.js';
 import type { BroadcastResult, SendOutcome, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
 import { ethRejection } from '../network/errors.js';
 import { JsonRpcError, type Settled } from '../network/json-rpc.js';
 import { nonceScope } from './nonce.js';
 import { senderOf } from './sender.js';
-
-async function knownToNode(ctx: EthContext, txid: string): Promise<boolean> {
-  return (await ctx.rpc.call<unknown>('eth_getTransactionByHash', [txid])) !== null;
-}
 
 /** The sender and nonce of signed bytes from anywhere, checked against the txid they came with. */
 function parseSigned(raw: string, expectedTxid: string): { txid: string; from: string; nonce: number } {
@@ -41,6 +37,19 @@ function outgoing(ctx: EthContext, signed: SignedTx): Outgoing {
 }
 
 /**
+ * Whether the node has `tx` (pool or chain), asked after it refused the number. A lookup that
+ * fails (an index still being built, a rate limit) leaves the question open: the send is
+ * retried and the node asked again, never taken as a refusal of a transaction that may be in.
+ */
+async function knownToNode(ctx: EthContext, tx: Outgoing, refusal: string): Promise<boolean> {
+  try {
+    return (await ctx.rpc.call<unknown>('eth_getTransactionByHash', [tx.txid])) !== null;
+  } catch (e) {
+    throw new UnavailableError(`${ctx.ledgerId} node refused nonce ${tx.nonce} of ${tx.from} (${refusal}) and could not tell whether it holds ${tx.txid}: ${(e as Error).message}`, e, 'ERR_NODE_UNAVAILABLE');
+  }
+}
+
+/**
  * What the node's answer to one `eth_sendRawTransaction` means. A node that already has this
  * exact transaction (mempool or chain) is success with `alreadyKnown`, so a retried job after a
  * lost answer does not fail; "nonce too low" is ours already in, or another transaction holding
@@ -53,7 +62,7 @@ async function answered(ctx: EthContext, tx: Outgoing, answer: Settled<unknown>)
   const rejection = ethRejection(e.rpcMessage, e.rpcCode, `${ctx.ledgerId} node refused nonce ${tx.nonce} of ${tx.from}`);
   if (rejection.kind === 'already_known') return { txid: tx.txid, alreadyKnown: true };
   if (rejection.kind === 'nonce_too_low' || rejection.kind === 'replacement_underpriced') {
-    if (!(await knownToNode(ctx, tx.txid))) {
+    if (!(await knownToNode(ctx, tx, e.rpcMessage))) {
       throw new NodeRejectionError('nonce_taken', `nonce ${tx.nonce} of ${tx.from} is used by another transaction (${e.rpcMessage})`, false);
     }
     return { txid: tx.txid, alreadyKnown: true };

@@ -17,14 +17,21 @@ export interface NodeMessageRow {
   /** Whether the same signed bytes can be accepted later. */
   retryable: boolean;
   pattern: RegExp;
-  examples: { client: string; message: string; code?: number }[];
+  examples: NodeMessageExample[];
+}
+
+export interface NodeMessageExample {
+  client: string;
+  message: string;
+  code?: number;
 }
 
 export const ETH_NODE_MESSAGES: readonly NodeMessageRow[] = [
   {
     kind: 'already_known',
     retryable: false,
-    pattern: /already known|known transaction|already imported|alreadyknown|existing tx with same hash/i,
+    // `\b`: "unknown transaction type" is a refusal, not this.
+    pattern: /already known|\bknown transaction|already imported|alreadyknown|existing tx with same hash/i,
     examples: [
       { client: 'geth', message: 'already known' },
       { client: 'erigon', message: 'already known' },
@@ -181,6 +188,31 @@ export const ETH_NODE_MESSAGES: readonly NodeMessageRow[] = [
 /** The row a node's message falls under, or undefined for a text no client table knows. */
 export function classifyEthMessage(message: string): NodeMessageRow | undefined {
   return ETH_NODE_MESSAGES.find((row) => row.pattern.test(message));
+}
+
+/**
+ * Hosted providers turn away a call over their quota with a JSON-RPC error inside an HTTP 200
+ * answer, each entry of a batch on its own. The call never reached the node, so it says nothing
+ * of the call: it is asked again later, like an HTTP 429. Read from the words only, after the
+ * refusal rows and never of a gas limit: -32005 is also Besu's "Transaction gas limit exceeds
+ * block gas limit".
+ */
+export const ETH_RATE_LIMIT: { pattern: RegExp; examples: NodeMessageExample[] } = {
+  pattern: /rate[- ]?limit|request limit|request rate exceeded|(?<!gas )limit exceeded|exceeded .{0,60}capacity|too many requests|credits limited/i,
+  examples: [
+    { client: 'infura', message: 'daily request count exceeded, request rate limited', code: -32005 },
+    { client: 'infura', message: 'project ID request rate exceeded', code: -32005 },
+    { client: 'alchemy', message: 'Your app has exceeded its compute units per second capacity. If you have retries enabled, you can safely ignore this message. If not, check out https://docs.alchemy.com/reference/throughput', code: 429 },
+    { client: 'quicknode', message: 'credits limited to 6000/sec', code: -32012 },
+    { client: 'optimism (public endpoint)', message: 'This request has been rate limited.', code: -32000 },
+    { client: 'EIP-1474', message: 'Limit exceeded', code: -32005 },
+    { client: 'op-geth (relaying its sequencer)', message: '429 Too Many Requests: {"jsonrpc":"2.0","error":{"code":-32016,"message":"over rate limit"},"id":2239375}', code: -32000 },
+  ],
+};
+
+/** Whether a JSON-RPC error's words are a provider's rate limit rather than the node's answer to the call. */
+export function isRateLimit(message: string): boolean {
+  return ETH_RATE_LIMIT.pattern.test(message) && classifyEthMessage(message) === undefined;
 }
 
 /**

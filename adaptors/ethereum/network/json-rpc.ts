@@ -1,6 +1,12 @@
 import { UnavailableError, UpstreamError } from '../../../src/errors.js';
+import { isRateLimit } from './errors.js';
 
-/** A JSON-RPC error the node answered with; `code` is the node's, e.g. -32003 nonce too low. */
+/**
+ * A JSON-RPC error the node answered with; `code` is the node's, e.g. -32003 nonce too low. The
+ * error of a send is the node's verdict on the transaction, read by the refusal table
+ * (errors.ts); the error of a read is the node failing to answer (an index still being built, a
+ * backend behind the others), worth asking again.
+ */
 export class JsonRpcError extends UpstreamError {
   constructor(
     readonly method: string,
@@ -8,7 +14,7 @@ export class JsonRpcError extends UpstreamError {
     readonly rpcMessage: string,
     readonly data?: unknown,
   ) {
-    super(`${method}: ${rpcMessage} (code ${rpcCode})`, false, undefined, 'ERR_NODE_REJECTED');
+    super(`${method}: ${rpcMessage} (code ${rpcCode})`, method !== 'eth_sendRawTransaction', undefined, 'ERR_NODE_REJECTED');
   }
 }
 
@@ -23,7 +29,24 @@ export type Settled<T> = { ok: true; value: T } | { ok: false; error: Error };
 interface RpcResponse {
   id: number;
   result?: unknown;
-  error?: { code: number; message: string; data?: unknown };
+  error?: RpcErrorEntry;
+}
+
+interface RpcErrorEntry {
+  code: number;
+  message?: unknown;
+  data?: unknown;
+}
+
+/**
+ * One call's error entry as a typed error. A provider's rate limit and an entry without words
+ * say nothing of the call (it may never have reached the node): asked again, like an HTTP 429.
+ */
+function callError(method: string, error: RpcErrorEntry): Error {
+  const message = typeof error.message === 'string' ? error.message : '';
+  if (message.trim() === '') return new UpstreamError(`Ethereum node answered ${method} with error code ${error.code} and no message`, true, undefined, 'ERR_NODE_UNAVAILABLE');
+  if (isRateLimit(message)) return new UnavailableError(`Ethereum node rate-limited ${method}: ${message} (code ${error.code})`, undefined, 'ERR_NODE_UNAVAILABLE');
+  return new JsonRpcError(method, error.code, message, error.data);
 }
 
 /** Minimal JSON-RPC 2.0 client over an injected fetch, with batching. */
@@ -84,7 +107,7 @@ export class JsonRpcClient {
     return calls.map((c, i): Settled<T> => {
       const r = byId.get(first + i);
       if (!r) return { ok: false, error: new UpstreamError(`Ethereum node gave no answer to ${c.method}`, true) };
-      if (r.error) return { ok: false, error: new JsonRpcError(c.method, r.error.code, r.error.message, r.error.data) };
+      if (r.error) return { ok: false, error: callError(c.method, r.error) };
       return { ok: true, value: r.result as T };
     });
   }
