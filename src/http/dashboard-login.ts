@@ -54,7 +54,7 @@ export function dashboardLoginRouter(base: string, records: readonly ApiKeyRecor
         logger.warn({ ip: req.ip }, 'dashboard login refused');
         return sendPage(res, 401, loginPage(base, 'That is not an API key with the admin scope.'));
       }
-      setSessionCookie(req, res, await sessions.create(record.name), base);
+      setSessionCookie(req, res, await sessions.create(record.sha256), base);
       logger.info({ keyName: record.name }, 'dashboard login');
       res.redirect(303, `${base}/`);
     } catch (e) {

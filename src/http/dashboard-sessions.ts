@@ -10,7 +10,8 @@ export const SESSION_IDLE_SECONDS = 30 * 60;
 export const SESSION_MAX_SECONDS = 8 * 60 * 60;
 
 interface StoredSession {
-  keyName: string;
+  /** SHA-256 of the API key that opened it (as API_KEYS holds it): a key replaced under the same name ends its sessions. */
+  keySha256: string;
   createdAt: number;
 }
 
@@ -30,27 +31,29 @@ export class DashboardSessions {
     return dashboardSessionKey(this.prefix, createHash('sha256').update(token, 'utf8').digest('hex'));
   }
 
-  async create(keyName: string): Promise<string> {
+  async create(keySha256: string): Promise<string> {
     const token = randomBytes(32).toString('base64url');
-    const session: StoredSession = { keyName, createdAt: this.now() };
+    const session: StoredSession = { keySha256, createdAt: this.now() };
     await this.redis.set(this.key(token), JSON.stringify(session), 'EX', SESSION_IDLE_SECONDS);
     return token;
   }
 
-  /** The API key name a live session was opened with; each use extends the idle timeout. */
+  /** The SHA-256 of the API key a live session was opened with; each use extends the idle timeout. */
   async check(token: string): Promise<string | undefined> {
     if (!/^[\w-]{43}$/.test(token)) return undefined;
     const key = this.key(token);
     const raw = await this.redis.get(key);
     if (!raw) return undefined;
-    const session = JSON.parse(raw) as StoredSession;
+    const session = JSON.parse(raw) as Partial<StoredSession>;
+    // A session stored before keys were recorded by hash names no key: it ends.
+    if (typeof session.keySha256 !== 'string' || typeof session.createdAt !== 'number') return undefined;
     const left = SESSION_MAX_SECONDS - Math.floor((this.now() - session.createdAt) / 1000);
     if (left <= 0) {
       await this.redis.del(key);
       return undefined;
     }
     await this.redis.expire(key, Math.min(SESSION_IDLE_SECONDS, left));
-    return session.keyName;
+    return session.keySha256;
   }
 
   async end(token: string): Promise<void> {

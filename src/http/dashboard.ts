@@ -41,17 +41,18 @@ function dashboardAuth(records: readonly ApiKeyRecord[], sessions: DashboardSess
     try {
       const key = req.headers.authorization ? headerKey(req.headers.authorization) : undefined;
       const token = key === undefined ? sessionToken(req) : undefined;
-      if (key !== undefined) {
-        const record = findApiKey(records, key);
-        if (record?.scopes.includes('admin')) return next();
-      } else if (token) {
-        const keyName = await sessions.check(token);
-        const record = keyName === undefined ? undefined : records.find((r) => r.name === keyName);
-        if (record?.scopes.includes('admin')) {
-          // SameSite=Strict already keeps the cookie off other sites' requests; this is the second lock.
-          if (!['GET', 'HEAD'].includes(req.method) && isCrossSite(req)) return next(new ForbiddenError('The dashboard refuses changes requested from another site.'));
-          return next();
-        }
+      let record: ApiKeyRecord | undefined;
+      if (key !== undefined) record = findApiKey(records, key);
+      else if (token) {
+        // By the key's hash, not its name: a key replaced under the same name ends its sessions.
+        const keySha256 = await sessions.check(token);
+        record = keySha256 === undefined ? undefined : records.find((r) => r.sha256 === keySha256);
+      }
+      if (record?.scopes.includes('admin')) {
+        // Whatever the credentials (a browser resends cached Basic ones too): SameSite=Strict keeps
+        // the cookie off other sites' requests, and this is the second lock.
+        if (!['GET', 'HEAD'].includes(req.method) && isCrossSite(req)) return next(new ForbiddenError('The dashboard refuses changes requested from another site.'));
+        return next();
       }
       if (wantsPage(req)) return res.redirect(303, `${req.baseUrl}/login`);
       // No Basic challenge on the page's own API calls: a browser would answer it with a dialog.

@@ -10,10 +10,11 @@ describe('dashboard sessions in Redis', () => {
 
   it('stores only a digest of the token, with the idle timeout, and ends on logout', async () => {
     const sessions = new DashboardSessions(redis, prefix);
-    const token = await sessions.create('ops');
-    expect(await sessions.check(token)).toBe('ops');
+    const keySha256 = createHash('sha256').update('the admin key').digest('hex');
+    const token = await sessions.create(keySha256);
+    expect(await sessions.check(token)).toBe(keySha256);
     const stored = await redis.get(keyOf(token));
-    expect(JSON.parse(stored as string)).toMatchObject({ keyName: 'ops' });
+    expect(JSON.parse(stored as string)).toMatchObject({ keySha256 });
     expect(stored).not.toContain(token);
     const ttl = await redis.ttl(keyOf(token));
     expect(ttl).toBeGreaterThan(SESSION_IDLE_SECONDS - 60);
@@ -34,6 +35,13 @@ describe('dashboard sessions in Redis', () => {
     now += 20 * 1000;
     expect(await sessions.check(token)).toBeUndefined();
     expect(await redis.exists(keyOf(token))).toBe(0);
+  });
+
+  it('ends a session stored by key name, before sessions named their key by its hash', async () => {
+    const sessions = new DashboardSessions(redis, prefix);
+    const token = await sessions.create('x');
+    await redis.set(keyOf(token), JSON.stringify({ keyName: 'ops', createdAt: Date.now() }), 'EX', 60);
+    expect(await sessions.check(token)).toBeUndefined();
   });
 
   it('answers nothing for tokens it never issued, of any shape', async () => {
