@@ -57,10 +57,17 @@ export async function issueToken(ctx: EmulatorContext, kind: TokenRecord['kind']
   return token;
 }
 
+/**
+ * Who a bearer token speaks for. An API key keeps the role it was created with; an access token
+ * acts with its user's role as stored now (the token result states the role at login only), so
+ * a user demoted or disabled after logging in loses those rights at once.
+ */
 export async function principalOf(ctx: EmulatorContext, token: string): Promise<Principal | undefined> {
   const record = await ctx.store.getToken(tokenHash(token));
   if (!record || record.kind === 'refresh' || record.expiresAt <= ctx.now()) return undefined;
-  return { owner: record.owner, role: record.role as Role, kind: record.kind };
+  if (record.kind === 'apikey') return { owner: record.owner, role: record.role as Role, kind: record.kind };
+  const user = await ctx.store.get<User>('user', record.owner);
+  return user?.enabled ? { owner: user.name, role: user.role, kind: record.kind } : undefined;
 }
 
 /** `Authorization: Bearer <access token | API key>` on every management call that the spec shows with it. */

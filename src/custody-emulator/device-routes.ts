@@ -9,7 +9,7 @@ import { joinVault } from './members.js';
 import type { Operation, Participant, Vault } from './model.js';
 import { forbidden, parse, unauthorized } from './problem.js';
 import { participantOr404 } from './participants.js';
-import { loadDirectory, memberActive, operationView, participantView, vaultView } from './views.js';
+import { loadDirectory, memberActive, operationDetails, operationView, participantView, vaultView } from './views.js';
 
 /** The emulator's administrator (its own credentials, not a custody user) in HTTP Basic. */
 function adminOnly(ctx: EmulatorContext): RequestHandler {
@@ -70,14 +70,14 @@ export function deviceRoutes(ctx: EmulatorContext): Router {
     r.post(`/participants/:id/operations/:operationId/${decision}`, async (req, res) => {
       await participantOr404(ctx, req.params.id);
       const op = await answer(ctx, String(req.params.operationId), req.params.id, decision);
-      res.json(operationView(op, await vaultOr404(ctx, op.vaultID), await loadDirectory(ctx)));
+      res.json(await operationDetails(ctx, op));
     });
   }
 
   /** The stored operation with its callback deliveries (delivered, failed, dropped). */
   r.get('/operations/:operationId', async (req, res) => {
     const op = await operationOr404(ctx, req.params.operationId);
-    res.json({ ...operationView(op, await vaultOr404(ctx, op.vaultID), await loadDirectory(ctx)), deliveries: op.deliveries });
+    res.json({ ...(await operationDetails(ctx, op)), deliveries: op.deliveries });
   });
 
   r.get('/approver-policy', async (_req, res) => {

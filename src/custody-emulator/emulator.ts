@@ -96,7 +96,7 @@ export async function createCustodyEmulator(opts: CustodyEmulatorOptions): Promi
     void p.finally(() => inFlight.delete(p));
   };
   const ctx: EmulatorContext = {
-    store: createStore(opts.redis, opts.prefix),
+    store: createStore(opts.redis, opts.prefix, now),
     now,
     iso: () => new Date(now()).toISOString(),
     logger,

@@ -119,6 +119,23 @@ export async function answer(ctx: EmulatorContext, operationID: string, memberId
   return done;
 }
 
+/**
+ * Withdraws a participant's answers from the operations still waiting for a quorum, when its
+ * device is re-credentialed (reactivation): what a lost or replaced device approved no longer
+ * counts, and the new device answers afresh. Call inside `exclusive`; returns the operations changed.
+ */
+export async function withdrawPendingAnswers(ctx: EmulatorContext, participantId: string): Promise<Operation[]> {
+  const changed: Operation[] = [];
+  for (const op of await ctx.store.list<Operation>('operation')) {
+    if (op.status !== 'PENDING' || !op.answers[participantId]) continue;
+    const { [participantId]: _withdrawn, ...answers } = op.answers;
+    const next: Operation = { ...op, answers };
+    await ctx.store.put('operation', next.operationID, next);
+    changed.push(next);
+  }
+  return changed;
+}
+
 export async function cancel(ctx: EmulatorContext, operationID: string): Promise<Operation> {
   return ctx.store.exclusive(async () => {
     const op = await operationOr404(ctx, operationID);

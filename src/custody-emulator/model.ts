@@ -95,6 +95,12 @@ export interface Vault {
   createdAt: string;
 }
 
+/**
+ * What an operation's view shows of its vault. A deleted vault leaves this much behind (no
+ * key material), so that its operations can still be read.
+ */
+export type VaultOutline = Pick<Vault, 'id' | 'accountID' | 'name' | 'providerKind' | 'policyId' | 'groups'>;
+
 export const OPERATION_STATUSES = ['PENDING', 'APPROVED', 'COMPLETED', 'DECLINED', 'CANCELED', 'FAILED', 'ERROR'] as const;
 export type OperationStatus = (typeof OPERATION_STATUSES)[number];
 export type OperationKind = 'SIGN' | 'ADD_MEMBER' | 'JOIN_POLICY_VAULT' | 'UPDATE_VAULT';

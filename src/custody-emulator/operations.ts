@@ -5,20 +5,19 @@ import { destination } from './callback.js';
 import type { EmulatorContext, Revision } from './context.js';
 import { cancel, newOperation, operationOr404, vaultOr404 } from './engine.js';
 import { listParams, page } from './listing.js';
-import { OPERATION_STATUSES, type Operation, type OperationKind, type Vault } from './model.js';
+import { OPERATION_STATUSES, type Operation, type OperationKind } from './model.js';
 import { badRequest } from './problem.js';
 import { validateSign } from './sign.js';
-import { loadDirectory, operationSummary, operationView } from './views.js';
+import { operationDetails, operationSummary, operationVaults } from './views.js';
 import { requireInitialized } from './vaults.js';
 
 /** Sign requests and every operation's status, cancel and resend. */
 export function operationRoutes(ctx: EmulatorContext, revision: Revision): Router {
   const r = Router();
   const store = ctx.store;
-  const details = async (op: Operation) => operationView(op, await vaultOr404(ctx, op.vaultID), await loadDirectory(ctx));
   const byKind = (path: string, kind: OperationKind) =>
     r.get(path, async (req, res) => {
-      res.json(await details(await operationOr404(ctx, String(req.params.operationId), kind)));
+      res.json(await operationDetails(ctx, await operationOr404(ctx, String(req.params.operationId), kind)));
     });
 
   r.post('/vaults/:id/sign', async (req, res) => {
@@ -38,7 +37,7 @@ export function operationRoutes(ctx: EmulatorContext, revision: Revision): Route
   byKind('/operations/addmember/:operationId', 'ADD_MEMBER');
   byKind('/operations/joinpolicyvault/:operationId', 'JOIN_POLICY_VAULT');
   r.get('/operations/:operationId', async (req, res) => {
-    res.json(await details(await operationOr404(ctx, req.params.operationId)));
+    res.json(await operationDetails(ctx, await operationOr404(ctx, req.params.operationId)));
   });
 
   r.post('/operations/sign/:operationId/resend', async (req, res) => {
@@ -57,7 +56,7 @@ export function operationRoutes(ctx: EmulatorContext, revision: Revision): Route
   r.get('/accounts/:id/operations', async (req, res) => {
     const q = listParams(req.query, { status: z.enum(OPERATION_STATUSES).optional() });
     const account = await accountOr404(ctx, req.params.id);
-    const vaults = new Map((await store.list<Vault>('vault')).map((v) => [v.id, v]));
+    const vaults = await operationVaults(ctx);
     const rows = (await store.list<Operation>('operation'))
       .filter((o) => o.accountID === account.id && (!q.status || o.status === q.status))
       .map((o) => operationSummary(o, vaults.get(o.vaultID)) as Record<string, string> & { description: string });

@@ -3,6 +3,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { accountOr404 } from './accounts.js';
 import type { EmulatorContext, Revision } from './context.js';
+import { withdrawPendingAnswers } from './engine.js';
 import { listParams, page, queryFlag } from './listing.js';
 import type { Operation, Participant, Vault } from './model.js';
 import { conflict, forbidden, notAcceptable, notFound, parse } from './problem.js';
@@ -111,18 +112,21 @@ export function participantRoutes(ctx: EmulatorContext, revision: Revision): Rou
   });
 
   r.post('/participants/:id/reactivate', async (req, res) => {
-    const p = await store.exclusive(async () => {
+    const { p, reopened } = await store.exclusive(async () => {
       const p = await participantOr404(ctx, req.params.id);
       const pending = (await store.list<Operation>('operation')).some(
         (o) => o.kind === 'JOIN_POLICY_VAULT' && o.status === 'PENDING' && o.member?.participantID === p.id,
       );
       if (pending) throw forbidden(`Participant ${p.id} has a pending request to join a vault.`, 'pending-join-request');
-      // A new code re-credentials a lost or replaced device: the old device no longer counts.
+      // A new code re-credentials a lost or replaced device: the old device no longer counts,
+      // neither for what it may do next nor for the approvals it gave to pending operations.
       const next: Participant = { ...p, status: 'NOT_ACTIVATED', activationCode: activationCode(), modificationTime: ctx.iso() };
       await store.put('participant', p.id, next);
-      return next;
+      return { p: next, reopened: await withdrawPendingAnswers(ctx, p.id) };
     });
     await ctx.hooks.participantCreated(p);
+    // The automatic approver policy plans those operations again, now short of an answer.
+    reopened.forEach((op) => ctx.hooks.operationCreated(op));
     res.status(200).json({ id: p.id, activationCode: p.activationCode, name: p.name });
   });
   return r;

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { emulatorKeys } from '../redis-keys.js';
 
 /** Record kinds, each one Redis hash `{prefix}{kind}` of id → JSON. */
-export type Kind = 'user' | 'apikey' | 'account' | 'participant' | 'vault' | 'operation' | 'meta';
+export type Kind = 'user' | 'apikey' | 'account' | 'participant' | 'vault' | 'deleted-vault' | 'operation' | 'meta';
 
 export interface TokenRecord {
   kind: 'access' | 'refresh' | 'apikey';
@@ -31,7 +31,12 @@ export interface EmulatorStore {
   ping(): Promise<boolean>;
 }
 
-export function createStore(redis: Redis, prefix: string): EmulatorStore {
+/**
+ * `now` is the clock token expiry is checked against (the emulator's, which tests may pin or
+ * move): each token's Redis TTL is measured on it, so Redis never drops a token earlier
+ * than its `expiresAt` says.
+ */
+export function createStore(redis: Redis, prefix: string, now: () => number = Date.now): EmulatorStore {
   const keys = emulatorKeys(prefix);
   const hash = (kind: Kind) => keys.records(kind);
   const tokenKey = (h: string) => keys.token(h);
@@ -53,7 +58,7 @@ export function createStore(redis: Redis, prefix: string): EmulatorStore {
       return (await redis.hvals(hash(kind))).map((t) => JSON.parse(t) as T);
     },
     async putToken(h, token) {
-      const ttl = Math.max(1, token.expiresAt - Date.now());
+      const ttl = Math.max(1, token.expiresAt - now());
       await redis.multi().set(tokenKey(h), JSON.stringify(token), 'PX', ttl).sadd(ownerKey(token.owner), h).exec();
     },
     async getToken(h) {

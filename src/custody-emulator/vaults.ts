@@ -6,9 +6,9 @@ import type { EmulatorContext, Revision } from './context.js';
 import { newOperation, vaultOr404 } from './engine.js';
 import { accountPath, bip32Root, keyIndex, newSecret, signerAt } from './keys.js';
 import { listParams, page, queryFlag } from './listing.js';
-import type { Account, Operation, Participant, Vault } from './model.js';
+import type { Account, Operation, Participant, Vault, VaultOutline } from './model.js';
 import { badRequest, conflict, forbidden, notAcceptable, notFound, parse } from './problem.js';
-import { loadDirectory, operationView, vaultView } from './views.js';
+import { loadDirectory, operationDetails, vaultView } from './views.js';
 
 const createBody = z.object({
   name: z.string().trim().min(1).max(200),
@@ -93,6 +93,11 @@ export function addAccount(vault: Vault, coinType: number, name: string): { inde
   return { index, keyId: signer.keyId };
 }
 
+/** What a deleted vault leaves behind for its operations' views: no key material. */
+function outline(v: Vault): VaultOutline {
+  return { id: v.id, accountID: v.accountID, name: v.name, providerKind: v.providerKind, policyId: v.policyId, groups: v.groups };
+}
+
 export function requireInitialized(vault: Vault): void {
   if (vault.status !== 'INITIALIZED') throw badRequest(`Vault ${vault.id} is ${vault.status}: every member must join first.`, 'vault-not-initialized');
 }
@@ -152,7 +157,7 @@ export function vaultRoutes(ctx: EmulatorContext, revision: Revision): Router {
     });
     if (!op) return void res.status(200).end();
     ctx.hooks.operationCreated(op);
-    res.status(202).json(operationView(op, await vaultOr404(ctx, op.vaultID), await loadDirectory(ctx)));
+    res.status(202).json(await operationDetails(ctx, op));
   });
 
   r.delete('/vaults/:id', async (req, res) => {
@@ -162,6 +167,7 @@ export function vaultRoutes(ctx: EmulatorContext, revision: Revision): Router {
       for (const op of await store.list<Operation>('operation')) {
         if (op.vaultID === vault.id && op.status === 'PENDING') await store.put('operation', op.operationID, { ...op, status: 'CANCELED', statusText: 'Canceled' });
       }
+      await store.put('deleted-vault', vault.id, outline(vault));
       await store.del('vault', vault.id);
     });
     res.status(200).end();

@@ -1,5 +1,6 @@
 import type { EmulatorContext, Revision } from './context.js';
-import type { Account, ApprovalGroup, Operation, Participant, Vault } from './model.js';
+import type { Account, ApprovalGroup, Operation, Participant, Vault, VaultOutline } from './model.js';
+import { notFound } from './problem.js';
 
 /** Accounts and participants by id: the names every wire view needs. */
 export interface Directory {
@@ -10,6 +11,25 @@ export interface Directory {
 export async function loadDirectory(ctx: EmulatorContext): Promise<Directory> {
   const [accounts, participants] = await Promise.all([ctx.store.list<Account>('account'), ctx.store.list<Participant>('participant')]);
   return { accounts: new Map(accounts.map((a) => [a.id, a])), participants: new Map(participants.map((p) => [p.id, p])) };
+}
+
+/** Every vault an operation may name, by id: the live ones and what deleted ones left behind. */
+export async function operationVaults(ctx: EmulatorContext): Promise<Map<string, VaultOutline>> {
+  const [deleted, live] = await Promise.all([ctx.store.list<VaultOutline>('deleted-vault'), ctx.store.list<Vault>('vault')]);
+  return new Map([...deleted, ...live].map((v) => [v.id, v]));
+}
+
+/** The vault an operation names: the live one, else what was kept of it when it was deleted. */
+export async function operationVault(ctx: EmulatorContext, op: Operation): Promise<VaultOutline> {
+  const vault = (await ctx.store.get<Vault>('vault', op.vaultID)) ?? (await ctx.store.get<VaultOutline>('deleted-vault', op.vaultID));
+  if (!vault) throw notFound(`Vault ${op.vaultID} does not exist.`);
+  return vault;
+}
+
+/** An operation's details as the status routes answer them; they need no live vault. */
+export async function operationDetails(ctx: EmulatorContext, op: Operation): Promise<Record<string, unknown>> {
+  const [vault, dir] = await Promise.all([operationVault(ctx, op), loadDirectory(ctx)]);
+  return operationView(op, vault, dir);
 }
 
 export function participantView(p: Participant, dir: Directory, revision: Revision, vaults?: Vault[]): Record<string, unknown> {
@@ -47,12 +67,12 @@ export function vaultPublicKeyText(v: Vault): string {
   return v.publicKey;
 }
 
-export function memberActive(vault: Vault, memberId: string, dir: Directory): boolean {
+export function memberActive(vault: Pick<Vault, 'groups'>, memberId: string, dir: Directory): boolean {
   const member = vault.groups.flatMap((g) => g.members).find((m) => m.id === memberId);
   return !!member && member.joined && member.status === 'ACTIVE' && dir.participants.get(memberId)?.status === 'ACTIVATED';
 }
 
-export function groupsView(vault: Vault, dir: Directory, op?: Operation): Record<string, unknown>[] {
+export function groupsView(vault: VaultOutline, dir: Directory, op?: Operation): Record<string, unknown>[] {
   return vault.groups.map((g: ApprovalGroup) => ({
     name: g.name,
     requiredApprovals: g.requiredApprovals,
@@ -74,7 +94,7 @@ export function groupsView(vault: Vault, dir: Directory, op?: Operation): Record
   }));
 }
 
-export function memberView(vault: Vault, memberId: string, dir: Directory): Record<string, unknown> {
+export function memberView(vault: Pick<Vault, 'groups'>, memberId: string, dir: Directory): Record<string, unknown> {
   const member = vault.groups.flatMap((g) => g.members).find((m) => m.id === memberId);
   const p = dir.participants.get(memberId);
   const account = p ? dir.accounts.get(p.accountID) : undefined;
@@ -120,7 +140,7 @@ const STATUS_TEXT: Record<Operation['status'], string> = {
 };
 export const statusText = (status: Operation['status']) => STATUS_TEXT[status];
 
-export function operationSummary(op: Operation, vault: Vault | undefined): Record<string, unknown> {
+export function operationSummary(op: Operation, vault: VaultOutline | undefined): Record<string, unknown> {
   return {
     operationID: op.operationID,
     kind: op.kind,
@@ -136,7 +156,7 @@ export function operationSummary(op: Operation, vault: Vault | undefined): Recor
   };
 }
 
-export function operationView(op: Operation, vault: Vault, dir: Directory): Record<string, unknown> {
+export function operationView(op: Operation, vault: VaultOutline, dir: Directory): Record<string, unknown> {
   const base = { ...operationSummary(op, vault), groups: groupsView(vault, dir, op), policyDetails: { id: vault.policyId, name: 'Default policy' } };
   if (op.kind === 'SIGN' && op.sign) {
     const s = op.sign;

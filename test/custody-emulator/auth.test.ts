@@ -52,6 +52,38 @@ describe('custody emulator authentication', () => {
     expectProblem(await h.call('GET', '/accounts', undefined, { token: renewed.json.refresh_token }), 401);
   });
 
+  it('keeps an access token valid for its 20 minutes of a pinned emulator clock, whatever the wall clock says', async () => {
+    // Pinned well before the wall clock: Redis must keep the token as long as the emulator's clock says.
+    const clock = { now: Date.parse('2020-01-01T00:00:00Z') };
+    const h = await setup(clock);
+    const token = (await h.login()).json.access_token as string;
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await h.call('GET', '/accounts', undefined, { token })).status).toBe(200);
+    clock.now += 19 * 60 * 1000;
+    expect((await h.call('GET', '/accounts', undefined, { token })).status).toBe(200);
+    clock.now += 2 * 60 * 1000;
+    expectProblem(await h.call('GET', '/accounts', undefined, { token }), 401);
+  });
+
+  it("acts on a user's access token with the user's current role: a demoted Super_User loses user and API-key administration at once", async () => {
+    const h = await setup();
+    expect((await h.api('POST', '/auth/users', { name: 'bob', password: 'bob-password', role: 'Super_User' })).status).toBe(201);
+    const bob = (await h.login('bob', 'bob-password')).json.access_token as string;
+    const mint = (clientId: string) => h.call('POST', '/auth/apikeys', { client_id: clientId, client_role: 'Super_User', scope: '/mng', grant_type: 'client_credentials' }, { token: bob });
+    expect((await h.call('GET', '/auth/users', undefined, { token: bob })).status).toBe(200);
+
+    expect((await h.api('PUT', '/auth/users/bob', { role: 'Trader' })).status).toBe(200);
+    expectProblem(await mint('bob-key'), 403, 'role-not-allowed');
+    expectProblem(await h.call('POST', '/auth/users', { name: 'eve', password: 'eve-password', role: 'Super_User' }, { token: bob }), 403, 'role-not-allowed');
+    expect((await h.api('GET', '/auth/apikeys')).json).toEqual([]);
+    // The token itself stays valid, for what a Trader may do.
+    expect((await h.call('GET', '/accounts', undefined, { token: bob })).status).toBe(200);
+
+    // Promoted again (on the older path), the same token administers again.
+    expect((await h.api('PUT', '/auth/bob', { role: 'Super_User' })).status).toBe(200);
+    expect((await mint('bob-key')).status).toBe(201);
+  });
+
   it('creates, lists, uses and revokes API keys valid for a year', async () => {
     const clock = { now: Date.now() };
     const h = await setup(clock);

@@ -138,6 +138,52 @@ describe('custody emulator vault lifecycle and sign operations', () => {
     expect(listed.json.items.map((o: { operationID: string }) => o.operationID)).toEqual([declined]);
   });
 
+  it("does not count a reactivated participant's approvals from its old device toward a pending quorum", async () => {
+    const { h, receiver } = await setup();
+    const { vaultId, members } = await quorumVault(h);
+    const [alice, bob] = [members[0]!, members[1]!];
+    const publicKey = (await h.api('GET', `/vaults/${vaultId}/publickey`)).json.publicKey as string;
+    const id = (await h.api('POST', `/vaults/${vaultId}/sign`, signRequest(publicKey))).json.operationID as string;
+    expect((await approve(h, alice.id, id)).json.groups[0].members[0].status).toBe('DONE');
+
+    // alice reports her phone lost: a new code, and her new device activates with it.
+    const code = (await h.api('POST', `/participants/${alice.id}/reactivate`)).json.activationCode as string;
+    expect((await h.api('GET', `/operations/sign/${id}`)).json.groups[0].members[0]).toMatchObject({ status: 'STARTED', isApproved: false });
+    expect((await h.device('POST', `/participants/${alice.id}/activate`, { activationCode: code })).status).toBe(200);
+
+    // bob's approval is the only one that counts now: one of two.
+    const after = await approve(h, bob.id, id);
+    expect(after.json).toMatchObject({ status: 'PENDING', isApproved: false });
+    expect(after.json.groups[0].members.map((m: { status: string }) => m.status)).toEqual(['STARTED', 'DONE', 'STARTED']);
+    // The new device answers afresh, and completes the quorum.
+    expect((await h.device('GET', `/participants/${alice.id}/operations`)).json.map((o: { operationID: string }) => o.operationID)).toEqual([id]);
+    expect((await approve(h, alice.id, id)).json).toMatchObject({ status: 'COMPLETED', isApproved: true });
+    await receiver.waitFor(1);
+  });
+
+  it('serves the operations of a deleted vault as the account listing shows them', async () => {
+    const { h } = await setup();
+    const { account, vaultId, members } = await quorumVault(h, {}, false);
+    expect((await h.device('POST', `/participants/${members[0]!.id}/vaults/${vaultId}/join`)).status).toBe(200);
+    expect((await h.api('DELETE', `/vaults/${vaultId}`)).status).toBe(200);
+    expectProblem(await h.api('GET', `/vaults/${vaultId}`), 404);
+
+    const listed = (await h.api('GET', `/accounts/${account.id}/operations`)).json.items as Record<string, unknown>[];
+    expect(listed.map((o) => o.status).sort()).toEqual(['CANCELED', 'CANCELED', 'COMPLETED']);
+    for (const item of listed) {
+      const id = item.operationID as string;
+      for (const path of [`/operations/${id}`, `/operations/joinpolicyvault/${id}`]) {
+        const one = await h.api('GET', path);
+        expect(one.status, JSON.stringify(one.json)).toBe(200);
+        expect(one.json).toMatchObject(item);
+      }
+      expect((await h.device('GET', `/operations/${id}`)).json).toMatchObject({ ...item, deliveries: { delivered: 0, failed: 0, dropped: 0 } });
+      // What the deleted vault left behind still names it.
+      expect(item).toMatchObject({ kind: 'JOIN_POLICY_VAULT', vaultID: vaultId, vaultName: 'hot' });
+    }
+    expectProblem(await h.api('GET', '/operations/no-such-operation'), 404);
+  });
+
   it('applies the quorum rule to member suspension unless forced, and adds a member through an operation', async () => {
     const { h } = await setup();
     const { vaultId, members, account } = await quorumVault(h);
