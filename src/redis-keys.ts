@@ -118,6 +118,7 @@ export function vaultKeys(prefix: string): VaultKeys {
  * The webhooks (webhooks/):
  * - `webhook-subscriptions`                 hash: subscription id → subscription JSON (with its secret)
  * - `webhook:{sub}:deliveries`              sorted set of a subscription's deliveries by creation time
+ * - `webhook:{sub}:expiring`                sorted set of its finished deliveries by when their records expire (ms)
  * - `webhook-delivery:{delivery}`           hash: one delivery (event body, status, attempts, last answer)
  * - `webhook:{sub}:pending:{withdrawal}`    list of deliveries not yet made, in event order; only the head has a job
  * - `webhook:{sub}:dispatched:{withdrawal}` sequence of the last event dispatched (a re-read outbox entry is skipped)
@@ -125,6 +126,7 @@ export function vaultKeys(prefix: string): VaultKeys {
 export interface WebhookKeys {
   subscriptions: string;
   deliveries(subscriptionId: string): string;
+  expiring(subscriptionId: string): string;
   delivery(deliveryId: string): string;
   pending(subscriptionId: string, orderKey: string): string;
   dispatched(subscriptionId: string, orderKey: string): string;
@@ -134,6 +136,7 @@ export function webhookKeys(prefix: string): WebhookKeys {
   return {
     subscriptions: `${prefix}webhook-subscriptions`,
     deliveries: (sub) => `${prefix}webhook:${sub}:deliveries`,
+    expiring: (sub) => `${prefix}webhook:${sub}:expiring`,
     delivery: (id) => `${prefix}webhook-delivery:${id}`,
     pending: (sub, key) => `${prefix}webhook:${sub}:pending:${key}`,
     dispatched: (sub, key) => `${prefix}webhook:${sub}:dispatched:${key}`,

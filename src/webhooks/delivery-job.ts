@@ -28,7 +28,7 @@ export async function processDelivery(service: WebhookService, job: Job<Delivery
   const sub = await subscriptions.find(d.subscriptionId);
   if (!sub) {
     await deliveries.setStatus(d.id, [], 'cancelled');
-    await deliveries.expire(d.id, RETAIN_FINISHED_SECONDS);
+    await deliveries.expire(d, RETAIN_FINISHED_SECONDS);
     return next();
   }
   // A failed delivery run again (retry from the API or the dashboard) is pending again.
@@ -46,6 +46,6 @@ export async function processDelivery(service: WebhookService, job: Job<Delivery
     throw err;
   }
   await deliveries.setStatus(d.id, [], 'delivered', { deliveredAt: new Date().toISOString() });
-  await deliveries.expire(d.id, RETAIN_FINISHED_SECONDS);
+  await deliveries.expire(d, RETAIN_FINISHED_SECONDS);
   await next();
 }

@@ -35,7 +35,9 @@ export interface Delivery {
 
 export type NewDelivery = Pick<Delivery, 'id' | 'subscriptionId' | 'eventId' | 'type' | 'orderKey' | 'sequence' | 'operationID' | 'createdAt' | 'body'>;
 
-// KEYS: dispatched, pending, delivery, deliveries · ARGV: sequence (0 = unordered), id, created ms, ttl s, fields…
+// KEYS: dispatched, pending, delivery, deliveries, expiring · ARGV: sequence (0 = unordered), id, created ms, ttl s, fields…
+// A record made again after an earlier one expired is not finished: its index entry must not
+// leave with the earlier one's expiry.
 const DISPATCH = new LuaScript(`
 local seq = tonumber(ARGV[1])
 if seq > 0 then
@@ -45,9 +47,32 @@ end
 if redis.call('EXISTS', KEYS[3]) == 0 then
   redis.call('HSET', KEYS[3], unpack(ARGV, 5))
   redis.call('ZADD', KEYS[4], ARGV[3], ARGV[2])
+  redis.call('ZREM', KEYS[5], ARGV[2])
   redis.call('RPUSH', KEYS[2], ARGV[2])
 end
 return redis.call('LINDEX', KEYS[2], 0)
+`);
+
+/** At most this many index entries leave per finished delivery: each call stays short, and a backlog still drains. */
+const PRUNE_BATCH = 100;
+
+// KEYS: delivery, deliveries, expiring · ARGV: id, seconds. Gives a finished delivery its
+// retention and takes the index entries of expired records out. The index is by creation time,
+// where a failed or queued delivery may be older than any retention, so what leaves is read
+// from `expiring` (finished deliveries only, by expiry): O(log n + removed), never a scan.
+// Redis's clock both sets the expiry and says it has passed. An entry already out of the index
+// (a deleted subscription's, forgotten) is not tracked: nothing would ever prune it.
+const EXPIRE = new LuaScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local at = now + tonumber(ARGV[2]) * 1000
+redis.call('PEXPIREAT', KEYS[1], at)
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then redis.call('ZADD', KEYS[3], at, ARGV[1]) end
+local gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, ${PRUNE_BATCH})
+if #gone > 0 then
+  redis.call('ZREM', KEYS[2], unpack(gone))
+  redis.call('ZREM', KEYS[3], unpack(gone))
+end
 `);
 
 // KEYS: pending · ARGV: id. Removes a finished head; answers the next one.
@@ -110,7 +135,13 @@ export class DeliveryStore {
    * Returns the delivery now first in line, which is the one that may be sent.
    */
   async dispatch(d: NewDelivery, dedupeTtlSeconds: number): Promise<string | null> {
-    const keys = [this.keys.dispatched(d.subscriptionId, d.orderKey), this.keys.pending(d.subscriptionId, d.orderKey), this.keys.delivery(d.id), this.keys.deliveries(d.subscriptionId)];
+    const keys = [
+      this.keys.dispatched(d.subscriptionId, d.orderKey),
+      this.keys.pending(d.subscriptionId, d.orderKey),
+      this.keys.delivery(d.id),
+      this.keys.deliveries(d.subscriptionId),
+      this.keys.expiring(d.subscriptionId),
+    ];
     const fields = flatten({ ...d, status: 'queued', attempts: 0 });
     return (await DISPATCH.run(this.redis, keys.length, ...keys, String(d.sequence ?? 0), d.id, String(Date.parse(d.createdAt)), String(dedupeTtlSeconds), ...fields)) as string | null;
   }
@@ -134,9 +165,13 @@ export class DeliveryStore {
     await tx.exec();
   }
 
-  /** Finished deliveries are kept this long for the API, then vanish from it. */
-  async expire(id: string, seconds: number): Promise<void> {
-    await this.redis.expire(this.keys.delivery(id), seconds);
+  /**
+   * Finished deliveries are kept this long for the API, then vanish from it: the record
+   * expires, and its index entry leaves when a later delivery of the subscription finishes.
+   * Deliveries not finished (queued, pending, failed) keep their entries.
+   */
+  async expire(d: Pick<Delivery, 'id' | 'subscriptionId'>, seconds: number): Promise<void> {
+    await EXPIRE.run(this.redis, 3, this.keys.delivery(d.id), this.keys.deliveries(d.subscriptionId), this.keys.expiring(d.subscriptionId), d.id, seconds);
   }
 
   /** Takes a finished delivery out of its line; returns the next one, if any. */
@@ -149,7 +184,7 @@ export class DeliveryStore {
     const zkey = this.keys.deliveries(subscriptionId);
     const ids = await this.redis.zrange(zkey, 0, -1);
     const orderKeys = ids.length ? await Promise.all(ids.map((id) => this.redis.hget(this.keys.delivery(id), 'orderKey'))) : [];
-    const tx = this.redis.pipeline().expire(zkey, seconds);
+    const tx = this.redis.pipeline().expire(zkey, seconds).expire(this.keys.expiring(subscriptionId), seconds);
     for (const id of ids) tx.expire(this.keys.delivery(id), seconds);
     for (const key of new Set(orderKeys.filter((k): k is string => k !== null))) {
       tx.expire(this.keys.pending(subscriptionId, key), seconds).expire(this.keys.dispatched(subscriptionId, key), seconds);
