@@ -24,7 +24,7 @@ describe('after the broadcast on Bitcoin (bcoin regtest)', () => {
   const post = (vaultId: string, id: string, kind: string, body: object = {}) =>
     loop.svc.call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals/${id}/${kind}`, { key: WITHDRAW_KEY, body });
   const chainTx = async (txid: string) => Transaction.fromHex(await (await fetch(`${regtest.url}/tx/${txid}/hex`)).text());
-  const known = async (txid: string) => (await fetch(`${regtest.url}/tx/${txid}/status`)).status === 200;
+  const known = async (txid: string) => (await fetch(`${regtest.url}/tx/${txid}/hex`)).status === 200;
 
   beforeAll(async () => {
     regtest = await startBitcoinRegtest();

@@ -1,7 +1,7 @@
 import { address as baddress, Transaction } from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InsufficientFundsError, InvalidArgumentError, NodeRejectionError, VerificationError } from '../../src/errors.js';
+import { ConflictError, InsufficientFundsError, InvalidArgumentError, NodeRejectionError, VerificationError } from '../../src/errors.js';
 import type { LedgerAdaptor, WithdrawalIntent } from '../../src/ledger/adaptor.js';
 import { formatAmount } from '../../src/ledger/amounts.js';
 import type { Reservations } from '../../src/ledger/reservations.js';
@@ -199,6 +199,31 @@ describe('bitcoin withdrawals on a real regtest node (bcoin behind the Esplora f
     expect(await adaptor.broadcast(signed!)).toEqual({ txid: signed!.txid, alreadyKnown: true });
   });
 
+  it('counts a resend of its own transaction as sent once it is mined and every output spent since (the node answers "inputs missing")', async () => {
+    const key = newKey();
+    const vault = vaultOf(adaptor, key, 'p2wpkh');
+    const own = vault.changeAddress;
+    await regtest.faucet(own, 1_000_000n);
+    // A consolidation: one output, no change; mined.
+    const u1 = await adaptor.craft(vault, intent(own, 100_000n, '2'));
+    const [s1] = adaptor.combine(u1, signAll(u1, [key]));
+    await adaptor.broadcast(s1!);
+    // A cancel of it, never sent: another transaction of the same coin, which the node never had.
+    const c1 = await adaptor.replace!({ kind: 'cancel', unsigned: u1, signed: [s1!], fee: '20', source: vault });
+    const [cs1] = adaptor.combine(c1, signAll(c1, [key]));
+    await regtest.mine(1);
+    // The next withdrawal spends that one output; mined too. The node now says "missingorspent", not "already in utxo set".
+    const u2 = await adaptor.craft(vault, intent(recipient, 500_000n, '2'));
+    expect((u2.state as { inputs: { txid: string }[] }).inputs.map((i) => i.txid)).toEqual([s1!.txid]);
+    const [s2] = adaptor.combine(u2, signAll(u2, [key]));
+    await adaptor.broadcast(s2!);
+    await regtest.mine(1);
+    // The first send's answer was lost: its broadcast job sends the same bytes again.
+    expect(await adaptor.broadcast(s1!).catch((e: unknown) => e)).toEqual({ txid: s1!.txid, alreadyKnown: true });
+    // The same answer for a transaction the back end never had stays a refusal.
+    expect(await adaptor.broadcast(cs1!).catch((e: unknown) => e)).toMatchObject({ kind: 'missing_inputs', retryable: false });
+  });
+
   it('counts own unconfirmed change but not unconfirmed deposits from others', async () => {
     const key = newKey();
     const vault = vaultOf(adaptor, key, 'p2wpkh');
@@ -220,5 +245,67 @@ describe('bitcoin withdrawals on a real regtest node (bcoin behind the Esplora f
     await regtest.mine(1);
     const [b3] = await adaptor.getBalances([vault.changeAddress], [BTC]);
     expect(b3!.amount).toBe(420_000n - unsigned.fee);
+  });
+
+  /** W1 at 1 sat/vB in the mempool, and W2 spending W1's unconfirmed change (the own-change rule allows it). */
+  async function spendingUnconfirmedChange() {
+    const key = newKey();
+    const vault = vaultOf(adaptor, key, 'p2wpkh');
+    await regtest.faucet(vault.changeAddress, 1_000_000n);
+    const u1 = await adaptor.craft(vault, intent(recipient, 100_000n, '1'));
+    const [s1] = adaptor.combine(u1, signAll(u1, [key]));
+    await adaptor.broadcast(s1!);
+    const spend = async () => {
+      const u2 = await adaptor.craft(vault, intent(recipient, 200_000n, '1'));
+      expect((u2.state as { inputs: { txid: string }[] }).inputs.map((i) => i.txid)).toEqual([s1!.txid]);
+      const [s2] = adaptor.combine(u2, signAll(u2, [key]));
+      await adaptor.broadcast(s2!);
+      return { u2, s2: s2! };
+    };
+    return { key, vault, u1, s1: s1!, spend };
+  }
+  const mempool = () => (regtest.node.node as unknown as { mempool: { evictEntry(e: unknown): void; getEntry(h: string): unknown } }).mempool;
+  const known = async (txid: string) => (await fetch(`${regtest.url}/tx/${txid}/hex`)).status === 200;
+
+  it("refuses to speed up or cancel a transaction whose change another withdrawal spends (409 naming it), and evicts nothing", async () => {
+    const { vault, u1, s1, spend } = await spendingUnconfirmedChange();
+    const { u2, s2 } = await spend();
+    for (const kind of ['speed-up', 'cancel'] as const) {
+      const err = await adaptor.replace!({ kind, unsigned: u1, signed: [s1], fee: '20', source: vault }).catch((e: unknown) => e);
+      expect(err, `${kind} must be refused`).toBeInstanceOf(ConflictError);
+      expect(err).toMatchObject({ status: 409, errCode: 'ERR_NOT_REPLACEABLE' });
+      expect((err as Error).message).toContain(`${s1.txid}:1 by ${s2.txid}`);
+    }
+    expect(await adaptor.txStatus(s2.txid, u2)).toMatchObject({ state: 'pending' });
+    await regtest.mine(1);
+    expect(await adaptor.txStatus(s2.txid, u2)).toMatchObject({ state: 'confirmed' });
+  });
+
+  it('fails a withdrawal whose input came from a transaction replaced after it was sent: that input no longer exists', async () => {
+    const { key, vault, u1, s1, spend } = await spendingUnconfirmedChange();
+    // The speed-up is built (and signed) while nothing spends W1's change yet; W2 comes meanwhile.
+    const r1 = await adaptor.replace!({ kind: 'speed-up', unsigned: u1, signed: [s1], fee: '20', source: vault });
+    const [rs1] = adaptor.combine(r1, signAll(r1, [key]));
+    const { u2, s2 } = await spend();
+    await adaptor.broadcast(rs1!);
+    expect(await known(s2.txid)).toBe(false);
+    await regtest.mine(1);
+    const st = await adaptor.txStatus(s2.txid, u2).catch((e: unknown) => `threw: ${(e as Error).message}`);
+    expect(st).toMatchObject({ state: 'failed', reason: expect.stringContaining(`its input ${s1.txid}:1 no longer exists`) });
+    expect((st as { reason: string }).reason).toContain(`spent by ${rs1!.txid}`);
+    expect(st).not.toHaveProperty('spentBy');
+  });
+
+  it('keeps a withdrawal whose parent transaction was only dropped unknown (sent again later), not failed: the parent may still be mined', async () => {
+    const { s1, spend } = await spendingUnconfirmedChange();
+    const { u2, s2 } = await spend();
+    // Evicted from the node's mempool with its child, as from a full mempool: W1's own withdrawal sends it again.
+    mempool().evictEntry(mempool().getEntry(Buffer.from(s1.txid, 'hex').reverse().toString('hex')));
+    expect([await known(s1.txid), await known(s2.txid)]).toEqual([false, false]);
+    expect(await adaptor.txStatus(s2.txid, u2)).toMatchObject({ state: 'unknown' });
+    await adaptor.broadcast(s1);
+    await adaptor.broadcast(s2);
+    expect(await adaptor.txStatus(s2.txid, u2)).toMatchObject({ state: 'pending' });
+    await regtest.mine(1);
   });
 });

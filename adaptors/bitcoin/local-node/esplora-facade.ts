@@ -35,10 +35,14 @@ function outputJson(o: { script: { toRaw(): Buffer }; value: number }): Record<s
 }
 
 async function meta(node: RegtestNode, txid: string): Promise<BcoinMeta> {
-  if (!TXID.test(txid)) throw new HttpError(400, 'Invalid hex string');
-  const m = await node.node.getMeta(revHex(txid));
+  const m = await metaOrNull(node, txid);
   if (!m) throw new HttpError(404, 'Transaction not found');
   return m;
+}
+
+async function metaOrNull(node: RegtestNode, txid: string): Promise<BcoinMeta | null> {
+  if (!TXID.test(txid)) throw new HttpError(400, 'Invalid hex string');
+  return node.node.getMeta(revHex(txid));
 }
 
 async function txJson(node: RegtestNode, m: BcoinMeta): Promise<Record<string, unknown>> {
@@ -73,9 +77,13 @@ async function txJson(node: RegtestNode, m: BcoinMeta): Promise<Record<string, u
   };
 }
 
-/** Esplora's outspend: the transaction (mempool or chain) spending output `vout`, found through the output's address index. */
+/**
+ * Esplora's outspend: the transaction (mempool or chain) spending output `vout`, found through
+ * the output's address index. Like electrs, `{spent:false}` for a transaction it does not know.
+ */
 async function outspend(node: RegtestNode, txid: string, vout: number): Promise<Record<string, unknown>> {
-  const parent = await meta(node, txid);
+  const parent = await metaOrNull(node, txid);
+  if (!parent) return { spent: false };
   const output = parent.tx.outputs[vout];
   if (!output) throw new HttpError(400, 'Invalid output index');
   const address = output.script.getAddress();
@@ -146,8 +154,17 @@ async function route(node: RegtestNode, method: string, path: string, body: stri
   }
   if (method === 'GET' && (m = /^\/address\/([^/]+)$/.exec(path))) return { json: await addressStats(node, decodeURIComponent(m[1] as string)) };
   if (method === 'GET' && (m = /^\/tx\/([^/]+)$/.exec(path))) return { json: await txJson(node, await meta(node, m[1] as string)) };
-  if (method === 'GET' && (m = /^\/tx\/([^/]+)\/status$/.exec(path))) return { json: status(await meta(node, m[1] as string)) };
+  if (method === 'GET' && (m = /^\/tx\/([^/]+)\/status$/.exec(path))) {
+    // electrs looks only for a confirming block: a transaction it does not know is "unconfirmed" too.
+    const found = await metaOrNull(node, m[1] as string);
+    return { json: found ? status(found) : { confirmed: false } };
+  }
   if (method === 'GET' && (m = /^\/tx\/([^/]+)\/outspend\/(\d+)$/.exec(path))) return { json: await outspend(node, m[1] as string, Number(m[2])) };
+  if (method === 'GET' && (m = /^\/tx\/([^/]+)\/outspends$/.exec(path))) {
+    const txid = m[1] as string;
+    const { tx } = await meta(node, txid);
+    return { json: await Promise.all(tx.outputs.map((_, vout) => outspend(node, txid, vout))) };
+  }
   if (method === 'GET' && (m = /^\/tx\/([^/]+)\/hex$/.exec(path))) return { text: (await meta(node, m[1] as string)).tx.toRaw().toString('hex') };
   if (method === 'GET' && path === '/fee-estimates') {
     const table: Record<string, number> = {};

@@ -1,7 +1,22 @@
+import { UnavailableError } from '../../../src/errors.js';
 import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { BtcContext } from '../context.js';
 import { BroadcastRejected } from '../network/backend.js';
 import { bitcoinRejection } from '../network/errors.js';
+
+/**
+ * Whether the back end has `txid` (mempool or chain), asked after the node said its inputs are
+ * missing or taken: that is also its answer to our own transaction once mined with every output
+ * spent since, when the answer to the first send was lost. A lookup that fails leaves the
+ * question open: the send is retried, never taken as a refusal of a transaction that may be in.
+ */
+async function knownToBackend(ctx: BtcContext, txid: string, refusal: string): Promise<boolean> {
+  try {
+    return (await ctx.backend.txStatus(txid)) !== undefined;
+  } catch (e) {
+    throw new UnavailableError(`${ctx.ledgerId} node refused ${txid} (${refusal}) and could not tell whether it holds it: ${(e as Error).message}`, e, 'ERR_NODE_UNAVAILABLE');
+  }
+}
 
 /** Sends through the back end; "already known" is success, other refusals are the typed rejection of network/errors.ts. */
 export async function broadcast(ctx: BtcContext, tx: SignedTx): Promise<BroadcastResult> {
@@ -13,6 +28,9 @@ export async function broadcast(ctx: BtcContext, tx: SignedTx): Promise<Broadcas
     if (!(e instanceof BroadcastRejected)) throw e;
     const rejection = bitcoinRejection(e.reason, e.code, `${ctx.ledgerId} node refused ${tx.txid}`);
     if (rejection.kind === 'already_known') return { txid: tx.txid, alreadyKnown: true };
+    if ((rejection.kind === 'missing_inputs' || rejection.kind === 'inputs_conflict') && (await knownToBackend(ctx, tx.txid, e.reason))) {
+      return { txid: tx.txid, alreadyKnown: true };
+    }
     throw rejection;
   }
 }

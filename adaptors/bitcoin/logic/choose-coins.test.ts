@@ -112,3 +112,33 @@ describe('coins within the standard transaction size', () => {
     expect(err.details).toContain('at most 1000 inputs');
   });
 });
+
+describe('change that has no room beside the coins', () => {
+  const p2tr = Uint8Array.from([0x51, 0x20, ...new Array<number>(32).fill(7)]);
+  const p2sh = Uint8Array.from([0xa9, 0x14, ...new Array<number>(20).fill(3), 0x87]);
+
+  it('is never burnt as fee: the payment is refused with the most that leaves room for it, which goes through with its change', () => {
+    // 1,095 P2SH-P2WPKH inputs fit with the P2TR output alone, 1,094 with a change output too. The
+    // amount needs 1,095 coins, which leave ~0.0095 BTC of change that only fits as fee.
+    const coins = Array.from({ length: 1_200 }, () => coin(1_000_000n, 'p2sh-p2wpkh'));
+    const amount = 1_094n * 1_000_000n - 50_000n;
+    const err = (() => {
+      try {
+        return chooseCoins(coins, { script: p2tr, amount }, p2sh, 1, false, 2_000);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err, 'expected a refusal, not a selection').toBeInstanceOf(InvalidArgumentError);
+    const max = maxSendable(coins, p2tr.length, 1, 2_000, p2sh);
+    expect(max.amount).toBeLessThan(amount);
+    expect((err as InvalidArgumentError).fields).toMatchObject({ field: 'amount', maxAmountBaseUnits: max.amount.toString(), maxInputs: max.inputs });
+    const c = chooseCoins(coins, { script: p2tr, amount: max.amount }, p2sh, 1, false, 2_000);
+    if (!c.ok) throw new Error('the named maximum must be sendable');
+    expect(c.change).toBeGreaterThan(0n);
+    const weight = signedWeight(c.inputs.map((x) => x.format), [p2tr.length, p2sh.length]);
+    expect(weight).toBeLessThanOrEqual(MAX_STANDARD_TX_WEIGHT);
+    // What it pays beyond its size at 1 sat/vB: nothing.
+    expect(c.fee - BigInt(vbytes(weight))).toBeLessThan(1_000n);
+  });
+});

@@ -49,20 +49,31 @@ class Growing {
 /**
  * The most one transaction can carry to one output of `scriptLength` bytes: the coins that
  * pay for themselves, largest first, as many as fit in `maxInputs` and MAX_STANDARD_TX_WEIGHT.
+ * With `changeScript`, room is kept for a change output of at least its dust threshold: the
+ * most that still leaves one, so that every smaller amount can be sent too.
  */
-export function maxSendable(candidates: Candidate[], scriptLength: number, rate: number, maxInputs: number): { amount: bigint; inputs: number } {
+export function maxSendable(
+  candidates: Candidate[],
+  scriptLength: number,
+  rate: number,
+  maxInputs: number,
+  changeScript?: Uint8Array,
+): { amount: bigint; inputs: number } {
+  const outputs = changeScript ? [scriptLength, changeScript.length] : [scriptLength];
   const g = new Growing(maxInputs);
   for (const c of candidates.filter((x) => pays(x, rate)).sort(byValueDown)) {
-    if (!g.fitsWith(c, [scriptLength])) break;
+    if (!g.fitsWith(c, outputs)) break;
     g.add(c);
   }
-  const amount = g.sum - feeOf(g.weightWith(undefined, [scriptLength]), rate);
+  const amount = g.sum - feeOf(g.weightWith(undefined, outputs), rate) - (changeScript ? dustThreshold(changeScript) : 0n);
   return { amount: amount > 0n ? amount : 0n, inputs: g.inputs.length };
 }
 
 /**
  * Largest coins first until the amount and fee are covered: the fewest inputs, used when the
- * general selector's pick is over the standard size. Undefined when no pick fits.
+ * general selector's pick is over the standard size. Undefined when no pick fits, and when
+ * the change (at or above dust) would not fit beside them: without its output all of it
+ * would go to the fee. Only a change under the dust threshold goes to the fee.
  */
 function largestFirst(candidates: Candidate[], recipient: Recipient, changeScript: Uint8Array, rate: number, maxInputs: number): Choice | undefined {
   const g = new Growing(maxInputs);
@@ -74,10 +85,10 @@ function largestFirst(candidates: Candidate[], recipient: Recipient, changeScrip
     if (g.sum < recipient.amount + feeOf(g.weightWith(undefined, alone), rate)) continue;
     const changeWeight = g.weightWith(undefined, withChange);
     const change = g.sum - recipient.amount - feeOf(changeWeight, rate);
-    if (changeWeight <= MAX_STANDARD_TX_WEIGHT && change >= dustThreshold(changeScript)) {
-      return { ok: true, inputs: g.inputs, send: recipient.amount, change, fee: g.sum - recipient.amount - change, toSelf: false };
-    }
-    return { ok: true, inputs: g.inputs, send: recipient.amount, change: 0n, fee: g.sum - recipient.amount, toSelf: false };
+    if (change < dustThreshold(changeScript)) return { ok: true, inputs: g.inputs, send: recipient.amount, change: 0n, fee: g.sum - recipient.amount, toSelf: false };
+    // A change worth keeping with no room beside these coins: refused, never burnt (fewer of the largest fall short).
+    if (changeWeight > MAX_STANDARD_TX_WEIGHT) return undefined;
+    return { ok: true, inputs: g.inputs, send: recipient.amount, change, fee: g.sum - recipient.amount - change, toSelf: false };
   }
   return undefined;
 }
@@ -157,5 +168,7 @@ export function chooseCoins(candidates: Candidate[], recipient: Recipient, chang
   if (sel.inputs.length <= maxInputs && tallyWeight(tally, outputs) <= MAX_STANDARD_TX_WEIGHT) return { ...sel, send: recipient.amount, toSelf: false };
   const alt = largestFirst(candidates, recipient, changeScript, rate, maxInputs);
   if (alt) return alt;
-  throw tooLarge(recipient.amount, sendable(), rate, maxInputs);
+  const most = sendable();
+  // Under what the largest coins hold, but their change has no room beside them: name the most that leaves room.
+  throw tooLarge(recipient.amount, most.amount < recipient.amount ? most : maxSendable(candidates, recipient.script.length, rate, maxInputs, changeScript), rate, maxInputs);
 }

@@ -111,7 +111,16 @@ function build(
     feeRate,
     inputs: inputs.map(({ utxo, format }) => {
       const { va } = keys.get(utxo.address) as { va: VaultSource['addresses'][number] };
-      return { txid: utxo.txid, vout: utxo.vout, value: utxo.value.toString(), address: utxo.address, format, publicKey: publicKeyHex(va.publicKey), keyId: va.keyId };
+      return {
+        txid: utxo.txid,
+        vout: utxo.vout,
+        value: utxo.value.toString(),
+        address: utxo.address,
+        format,
+        publicKey: publicKeyHex(va.publicKey),
+        keyId: va.keyId,
+        ...(utxo.parentInputs ? { parentInputs: utxo.parentInputs } : {}),
+      };
     }),
     outputs,
     reserved,

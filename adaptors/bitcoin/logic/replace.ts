@@ -18,14 +18,43 @@ export function signedVsize(ctx: BtcContext, state: BitcoinState): bigint {
 }
 
 /**
+ * The transactions spending outputs of `txid` (`txid:vout` → spender, undefined where the back
+ * end does not name it). Only asked of a transaction the back end has: Core's `gettxout`
+ * answers "spent" for the outputs of one it does not.
+ */
+async function spentOutputs(ctx: BtcContext, txid: string, outputs: number): Promise<{ output: string; by?: string }[]> {
+  if (!(await ctx.backend.txStatus(txid))) return [];
+  const spends = await Promise.all(Array.from({ length: outputs }, (_, vout) => ctx.backend.outspend(txid, vout)));
+  return spends.flatMap((o, vout) => (o.spent ? [{ output: `${txid}:${vout}`, ...(o.txid ? { by: o.txid } : {}) }] : []));
+}
+
+/**
+ * Refuses to replace a transaction whose outputs are already spent (another withdrawal took
+ * its unconfirmed change, or the recipient spent the payment): the replacement would evict
+ * those spenders with it, and they could never be mined. BIP125 rule 3 would also make it pay
+ * their fees, which the minimum below does not count.
+ */
+async function refuseIfSpent(ctx: BtcContext, input: ReplacementInput, outputs: number): Promise<void> {
+  const spent = (await Promise.all(input.signed.map((s) => spentOutputs(ctx, s.txid, outputs)))).flat();
+  if (spent.length === 0) return;
+  const list = spent.map((s) => `${s.output} by ${s.by ?? 'a transaction the node does not name'}`).join(', ');
+  throw new ConflictError(
+    `the transaction cannot be ${input.kind === 'cancel' ? 'cancelled' : 'sped up'}: its outputs are already spent (${list}), and a replacement would evict the transaction(s) spending them; wait for it to be mined`,
+    'ERR_NOT_REPLACEABLE',
+  );
+}
+
+/**
  * A BIP125 replacement from the same inputs (they signal RBF): the same payment with a higher
  * fee taken from the change (speed-up), or everything back to the vault's change address
  * (cancel). Rules 3 and 4: the new absolute fee is at least the old one plus the incremental
  * relay fee for the new size, and the asked rate (default HIGH) applies when higher. No new
- * inputs are added: a change too small for the higher fee is a 409.
+ * inputs are added: a change too small for the higher fee is a 409, and so is a transaction
+ * whose outputs are already spent.
  */
 export async function replace(ctx: BtcContext, input: ReplacementInput): Promise<UnsignedWithdrawal> {
   const old = bitcoinState.decode(input.unsigned.state, { ledgerId: ctx.ledgerId });
+  await refuseIfSpent(ctx, input, old.outputs.length);
   const oldFee = input.unsigned.fee;
   const rate = BigInt(await resolveFeeRate(ctx, input.fee ?? 'HIGH'));
   const total = old.inputs.reduce((s, i) => s + BigInt(i.value), 0n);

@@ -9,17 +9,24 @@ import type { BitcoinBackend, Utxo } from '../network/backend.js';
  * already spent by a mempool transaction are excluded. Unconfirmed deposits from others are
  * not counted until mined: they can still be replaced or dropped. With the Bitcoin Core back
  * end (`scantxoutset` sees only the confirmed UTXO set), own change counts once mined.
+ *
+ * Own unconfirmed change carries what its transaction spends (`parentInputs`), so that a
+ * withdrawal spending it can later tell that transaction replaced from merely dropped.
  */
 export async function spendableUtxos(backend: BitcoinBackend, addresses: string[], own: Iterable<string>): Promise<Utxo[]> {
   const ownSet = new Set(own);
   const all = await backend.utxos(addresses);
   const pendingTxids = [...new Set(all.filter((u) => !u.confirmed).map((u) => u.txid))];
-  const ownTx = new Set<string>();
+  const ownTx = new Map<string, string[]>();
   await Promise.all(
     pendingTxids.map(async (txid) => {
-      const from = await backend.inputAddresses(txid);
-      if (from.length > 0 && from.every((a) => ownSet.has(a))) ownTx.add(txid);
+      const from = await backend.prevouts(txid);
+      if (from.length > 0 && from.every((p) => ownSet.has(p.address))) ownTx.set(txid, from.map((p) => `${p.txid}:${p.vout}`));
     }),
   );
-  return all.filter((u) => u.confirmed || ownTx.has(u.txid));
+  return all.flatMap((u) => {
+    if (u.confirmed) return [u];
+    const parentInputs = ownTx.get(u.txid);
+    return parentInputs ? [{ ...u, parentInputs }] : [];
+  });
 }

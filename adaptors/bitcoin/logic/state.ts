@@ -16,6 +16,8 @@ export interface BitcoinState {
     /** Compressed key hex. */
     publicKey: string;
     keyId: string;
+    /** For a coin unconfirmed when crafted: what its transaction spends (`txid:vout`), to tell that transaction replaced from dropped. */
+    parentInputs?: string[];
   }[];
   outputs: { address: string; value: string; change: boolean }[];
   /** `txid:vout` items held in Reservations under the withdrawal's reference. */
@@ -38,6 +40,7 @@ const schema: z.ZodType<BitcoinState> = z.looseObject({
       format: z.enum(ADDRESS_FORMATS),
       publicKey: z.string().regex(/^[0-9a-f]{66}$/),
       keyId: z.string(),
+      parentInputs: z.array(z.string().regex(/^[0-9a-f]{64}:\d+$/)).optional(),
     }),
   ),
   outputs: z.array(z.looseObject({ address: z.string(), value: sats, change: z.boolean() })),

@@ -11,6 +11,18 @@ export interface Utxo {
   address: string;
   confirmed: boolean;
   blockHeight?: number;
+  /**
+   * For an unconfirmed coin: the outputs (`txid:vout`) its transaction spends. Once that
+   * transaction is gone, one of them spent by another transaction says it was replaced.
+   */
+  parentInputs?: string[];
+}
+
+/** An output a transaction spends, and the address that held it. */
+export interface Prevout {
+  txid: string;
+  vout: number;
+  address: string;
 }
 
 export interface BackendTxStatus {
@@ -40,8 +52,8 @@ export interface BitcoinBackend {
    * `scantxoutset` sees only the confirmed UTXO set.
    */
   utxos(addresses: string[]): Promise<Utxo[]>;
-  /** Addresses that funded the inputs of a transaction (for the own-change rule). */
-  inputAddresses(txid: string): Promise<string[]>;
+  /** The outputs a transaction spends, with the addresses that held them (for the own-change rule). */
+  prevouts(txid: string): Promise<Prevout[]>;
   /** Whether each address ever received or sent, when the back end can tell; undefined otherwise. */
   addressesUsed(addresses: string[]): Promise<boolean[] | undefined>;
   /** Fee rate in sat/vB for confirmation within `targetBlocks`, or undefined when the node has no estimate. */

@@ -102,6 +102,12 @@ describe('Bitcoin Core RPC client against recorded responses', () => {
     expect(classifyBitcoinReason(mined.reason)?.kind === 'already_known').toBe(true);
   });
 
+  it('lists the outputs a transaction spends, with the addresses that held them', async () => {
+    expect(await core.prevouts('8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a001')).toEqual([
+      { txid: '8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a000', vout: 1, address: 'tb1qlyvkqn8ayzrse2zy0dl0h5nq9ewxdvlwsxeelp' },
+    ]);
+  });
+
   it('reads confirmations of a transaction, unknown as undefined', async () => {
     expect(await core.txStatus('8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a001')).toEqual({ confirmed: true, blockHeight: 2542100 });
     expect(await core.txStatus('unknown')).toBeUndefined();

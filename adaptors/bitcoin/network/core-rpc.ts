@@ -1,5 +1,5 @@
 import { UnavailableError, UpstreamError } from '../../../src/errors.js';
-import { BroadcastRejected, type BackendTxStatus, type BitcoinBackend, type Utxo } from './backend.js';
+import { BroadcastRejected, type BackendTxStatus, type BitcoinBackend, type Prevout, type Utxo } from './backend.js';
 
 /** An error Bitcoin Core answered, with its RPC code (e.g. -26 RPC_VERIFY_REJECTED). */
 export class CoreRpcError extends UpstreamError {
@@ -138,9 +138,9 @@ export class CoreRpcBackend implements BitcoinBackend {
       }));
   }
 
-  async inputAddresses(txid: string): Promise<string[]> {
-    const tx = await this.call<{ vin: { prevout?: { scriptPubKey?: { address?: string } } }[] }>('getrawtransaction', [txid, 2]);
-    return tx.vin.map((i) => i.prevout?.scriptPubKey?.address ?? '');
+  async prevouts(txid: string): Promise<Prevout[]> {
+    const tx = await this.call<{ vin: { txid?: string; vout?: number; prevout?: { scriptPubKey?: { address?: string } } }[] }>('getrawtransaction', [txid, 2]);
+    return tx.vin.map((i) => ({ txid: i.txid ?? '', vout: i.vout ?? 0, address: i.prevout?.scriptPubKey?.address ?? '' }));
   }
 
   async addressesUsed(): Promise<undefined> {

@@ -49,7 +49,7 @@ describe('Esplora client against recorded responses', () => {
       [1, 25_000n, false, ADDR],
       [0, 7_000n, false, ADDR],
     ]);
-    expect(await esplora.inputAddresses(utxos[1]!.txid)).toEqual([ADDR]);
+    expect(await esplora.prevouts(utxos[1]!.txid)).toEqual([{ txid: '8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a001', vout: 1, address: ADDR }]);
   });
 
   it('counts confirmed coins plus own unconfirmed change, not unconfirmed deposits from others', async () => {
@@ -68,7 +68,7 @@ describe('Esplora client against recorded responses', () => {
     expect(await esplora.feeRate(2000)).toBeUndefined();
   });
 
-  it('reads transaction status, unknown as undefined', async () => {
+  it('reads transaction status, unknown as undefined (electrs answers "unconfirmed" for a txid it does not have)', async () => {
     expect(await esplora.txStatus('8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a001')).toEqual({ confirmed: true, blockHeight: 2542100 });
     expect(await esplora.txStatus('8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a002')).toEqual({ confirmed: false, blockHeight: undefined });
     expect(await esplora.txStatus(`${'00'.repeat(31)}ff`)).toBeUndefined();

@@ -1,5 +1,5 @@
 import { UpstreamError } from '../../../src/errors.js';
-import { BroadcastRejected, type BackendTxStatus, type BitcoinBackend, type Utxo } from './backend.js';
+import { BroadcastRejected, type BackendTxStatus, type BitcoinBackend, type Prevout, type Utxo } from './backend.js';
 import { httpRequest, parseJson } from './http.js';
 
 /** Shapes of the Esplora REST API (github.com/Blockstream/esplora/blob/master/API.md). */
@@ -106,9 +106,9 @@ export class EsploraBackend implements BitcoinBackend {
     return lists.flat();
   }
 
-  async inputAddresses(txid: string): Promise<string[]> {
+  async prevouts(txid: string): Promise<Prevout[]> {
     const tx = await this.getJson<EsploraTx>(`/tx/${txid}`);
-    return tx.vin.map((i) => i.prevout?.scriptpubkey_address ?? '');
+    return tx.vin.map((i) => ({ txid: i.txid, vout: i.vout, address: i.prevout?.scriptpubkey_address ?? '' }));
   }
 
   async addressesUsed(addresses: string[]): Promise<boolean[]> {
@@ -142,11 +142,19 @@ export class EsploraBackend implements BitcoinBackend {
     throw new BroadcastRejected(reason, code);
   }
 
+  /**
+   * electrs answers `/tx/:txid/status` with `{"confirmed":false}` for every transaction not in a
+   * block, whether in its mempool or unknown (it looks only for a confirming block), so an
+   * unconfirmed answer is checked against `/tx/:txid/outspends`, which is 404 for a transaction
+   * it does not have, and small (one entry per output).
+   */
   async txStatus(txid: string): Promise<BackendTxStatus | undefined> {
     const text = await this.get(`/tx/${txid}/status`, true);
     if (text === undefined) return undefined;
     const s = parseJson<EsploraStatus>('Esplora', text);
-    return { confirmed: s.confirmed, blockHeight: s.block_height };
+    if (s.confirmed) return { confirmed: true, blockHeight: s.block_height };
+    if ((await this.get(`/tx/${txid}/outspends`, true)) === undefined) return undefined;
+    return { confirmed: false };
   }
 
   /** Esplora `GET /tx/:txid/outspend/:vout`: `{spent, txid?, vin?, status?}`. */

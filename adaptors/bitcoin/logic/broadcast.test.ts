@@ -1,0 +1,43 @@
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { NodeRejectionError, UnavailableError } from '../../../src/errors.js';
+import type { BtcContext } from '../context.js';
+import { BroadcastRejected, type BackendTxStatus, type BitcoinBackend } from '../network/backend.js';
+import { broadcast } from './broadcast.js';
+
+const TX = { txIndex: 0, txid: 'ab'.repeat(32), serialized: '00' };
+
+/** A back end that refuses every send with `reason` and answers the txid lookup with `lookup`. */
+function refusing(reason: string, code: number, lookup: () => Promise<BackendTxStatus | undefined>): BtcContext {
+  const backend: Partial<BitcoinBackend> = {
+    broadcast: () => Promise.reject(new BroadcastRejected(reason, code)),
+    txStatus: lookup,
+  };
+  return { ledgerId: 'btcregtest', backend, deps: { logger: pino({ level: 'silent' }) } } as unknown as BtcContext;
+}
+
+describe('broadcast: inputs missing or taken', () => {
+  for (const [reason, code] of [
+    ['bad-txns-inputs-missingorspent', -25],
+    ['txn-mempool-conflict', -26],
+  ] as const) {
+    it(`counts "${reason}" as sent when the back end has the very transaction (mined, its outputs since spent)`, async () => {
+      const ctx = refusing(reason, code, async () => ({ confirmed: true, blockHeight: 7 }));
+      expect(await broadcast(ctx, TX)).toEqual({ txid: TX.txid, alreadyKnown: true });
+    });
+  }
+
+  it('is a refusal that is not retried when the back end does not have it', async () => {
+    const err = await broadcast(refusing('bad-txns-inputs-missingorspent', -25, async () => undefined), TX).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NodeRejectionError);
+    expect(err).toMatchObject({ kind: 'missing_inputs', retryable: false });
+  });
+
+  it('decides nothing when the lookup fails: a retryable error, never a refusal', async () => {
+    const ctx = refusing('bad-txns-inputs-missingorspent', -25, () => Promise.reject(new Error('HTTP 502')));
+    const err = await broadcast(ctx, TX).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnavailableError);
+    expect(err).toMatchObject({ retryable: true });
+    expect((err as Error).message).toContain('bad-txns-inputs-missingorspent');
+  });
+});
