@@ -7,8 +7,13 @@ import {
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS, parseSetComputeUnitLimitInstruction, parseSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { parseTransferSolInstruction, SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, parseTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import type { LedgerAdaptor, PublicKey, SignedTx, VaultSource } from '../../src/ledger/adaptor.js';
+import type { Redis } from 'ioredis';
+import pino from 'pino';
+import type { LedgerAdaptor, PublicKey, SignedTx, UnsignedWithdrawal, VaultSource } from '../../src/ledger/adaptor.js';
+import { Reservations } from '../../src/ledger/reservations.js';
 import { verifySignature } from '../../src/ledger/signatures.js';
+import { solanaFamily } from './index.js';
+import type { LocalSolanaNode } from './local-node/index.js';
 import { LAMPORTS_PER_SIGNATURE } from './logic/fees.js';
 import { nonceAccountAddress } from './logic/nonce.js';
 
@@ -64,18 +69,38 @@ export function decodeSolanaTx(signed: SignedTx): DecodedSolanaTx {
   return out;
 }
 
+/** The Solana adaptor of `solanadev` on a local node, with the node's USDC. */
+export function localAdaptor(node: LocalSolanaNode, redis: Redis, prefix: string): LedgerAdaptor {
+  return solanaFamily.create('solanadev', solanaFamily.optionsSchema.parse({ rpcUrl: node.url, tokens: [node.usdc] }), {
+    logger: pino({ level: 'silent' }),
+    fetch,
+    reservations: new Reservations(redis, prefix),
+  });
+}
+
+/** A vault of one ed25519 key, as the registry hands it to craft. */
+export function vaultOf(adaptor: LedgerAdaptor, signer: TestKey, vaultId = 'v'): VaultSource {
+  const address = adaptor.addressFromPublicKey(signer.publicKey);
+  return { vaultId, addresses: [{ address, publicKey: signer.publicKey, keyId: signer.keyId }], changeAddress: address };
+}
+
+/** Signs the one payload as the custody service would and combines it: the signed transaction. */
+export function signWith(adaptor: LedgerAdaptor, signer: TestKey, unsigned: UnsignedWithdrawal): SignedTx {
+  const p = unsigned.payloads[0]!;
+  const sig = signer.sign(p.digest);
+  const [signed] = adaptor.combine(unsigned, [{ payloadIndex: 0, ...verifySignature(p.digest, sig.signature, sig.v, signer.publicKey) }]);
+  return signed!;
+}
+
 /**
  * Creates the vault's durable nonce account through the adaptor itself (craft, sign, combine,
  * broadcast), paid by exactly what it costs, so the vault holds nothing afterwards.
  */
 export async function setUpNonce(adaptor: LedgerAdaptor, signer: TestKey, fundSol: (address: string, lamports: bigint) => Promise<unknown>, rent: bigint): Promise<void> {
-  const address = adaptor.addressFromPublicKey(signer.publicKey);
+  const source = vaultOf(adaptor, signer, 'setup');
+  const address = source.changeAddress;
   await fundSol(address, rent + LAMPORTS_PER_SIGNATURE);
-  const source: VaultSource = { vaultId: 'setup', addresses: [{ address, publicKey: signer.publicKey, keyId: signer.keyId }], changeAddress: address };
   const unsigned = await adaptor.craft(source, { reference: `setup-${address}`, recipientAddress: await nonceAccountAddress(address), asset: adaptor.nativeAsset, amount: rent, fee: 'LOW' });
   if (unsigned.fee !== LAMPORTS_PER_SIGNATURE) throw new Error(`unexpected setup fee ${unsigned.fee}`);
-  const p = unsigned.payloads[0]!;
-  const sig = signer.sign(p.digest);
-  const [signed] = adaptor.combine(unsigned, [{ payloadIndex: 0, ...verifySignature(p.digest, sig.signature, sig.v, signer.publicKey) }]);
-  await adaptor.broadcast(signed!);
+  await adaptor.broadcast(signWith(adaptor, signer, unsigned));
 }

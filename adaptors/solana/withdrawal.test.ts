@@ -9,7 +9,7 @@ import { testRedis } from '../../test/helpers/redis.js';
 import { solanaFamily } from './index.js';
 import { startLocalSolanaNode, type LocalSolanaNode } from './local-node/index.js';
 import { nonceAccountAddress } from './logic/nonce.js';
-import { setUpNonce } from './test-kit.js';
+import { setUpNonce, signWith, vaultOf } from './test-kit.js';
 
 describe('solana withdrawals against the local node', () => {
   let node: LocalSolanaNode;
@@ -81,6 +81,20 @@ describe('solana withdrawals against the local node', () => {
     expect(await other.txStatus(signedB!.txid, b)).toMatchObject({ state: 'confirmed', confirmations: 1 });
   });
 
+  it('a transfer the node took but dropped is unknown while its nonce is unused (so it is sent again), and lands when sent again', async () => {
+    const vault = ed25519Signer();
+    const src = vaultOf(adaptor, vault, 'dropped');
+    await setUpNonce(adaptor, vault, (a, l) => node.fund(a, 'SOL', l), node.svm.minimumBalanceForRentExemption(80n));
+    await node.fund(src.changeAddress, 'SOL', 1_000_000_000n);
+    const unsigned = await adaptor.craft(src, intent('i'));
+    const signed = signWith(adaptor, vault, unsigned);
+    node.facade.dropNextSend();
+    expect(await adaptor.broadcast(signed)).toEqual({ txid: signed.txid, alreadyKnown: false });
+    expect(await adaptor.txStatus(signed.txid, unsigned)).toEqual({ state: 'unknown', confirmations: 0 });
+    await adaptor.broadcast(signed);
+    expect(await adaptor.txStatus(signed.txid, unsigned)).toMatchObject({ state: 'confirmed' });
+  });
+
   it('a setup that never landed fails once its blockhash is past its last valid height', async () => {
     const vault = ed25519Signer();
     const address = adaptor.addressFromPublicKey(vault.publicKey);
@@ -90,7 +104,8 @@ describe('solana withdrawals against the local node', () => {
     const p = unsigned.payloads[0]!;
     const s = vault.sign(p.digest);
     const [signed] = adaptor.combine(unsigned, [{ payloadIndex: 0, ...verifySignature(p.digest, s.signature, s.v, vault.publicKey) }]);
-    expect(await adaptor.txStatus(signed!.txid, unsigned)).toMatchObject({ state: 'pending' });
+    // Never sent while its blockhash is valid: unknown, so the pipeline sends it (again).
+    expect(await adaptor.txStatus(signed!.txid, unsigned)).toMatchObject({ state: 'unknown' });
     for (let i = 0; i < 151; i++) node.facade.nextSlot();
     expect(await adaptor.txStatus(signed!.txid, unsigned)).toMatchObject({ state: 'failed', reason: /blockhash expired/ });
     await expect(adaptor.broadcast(signed!)).rejects.toThrow(/BlockhashNotFound/);

@@ -46,6 +46,9 @@ export class SvmRpcFacade {
 
   private readonly recent: RecentBlockhashes;
 
+  /** Set by dropNextSend: the next transaction that passes preflight is answered but never executed. */
+  private dropping = false;
+
   constructor(private readonly svm: LiteSVM) {
     this.recent = new RecentBlockhashes(svm);
     this.recent.record(this.slot());
@@ -60,6 +63,15 @@ export class SvmRpcFacade {
     this.svm.warpToSlot(this.slot() + 1n);
     this.svm.expireBlockhash();
     this.recent.record(this.slot());
+  }
+
+  /**
+   * The next transaction sent is checked and answered with its signature, as an RPC node
+   * answers when it takes a transaction, but never executed: what happens when no leader
+   * includes it before the node stops retrying it (about 150 blocks) or restarts.
+   */
+  dropNextSend(): void {
+    this.dropping = true;
   }
 
   /** Answers one JSON-RPC request body; errors in JSON-RPC's shape. */
@@ -138,6 +150,10 @@ export class SvmRpcFacade {
     if (preflight instanceof FailedTransactionMetadata) {
       const err = describeFailure(preflight);
       return fail(-32002, `Transaction simulation failed: ${err}`, { err, logs: preflight.meta().logs() });
+    }
+    if (this.dropping) {
+      this.dropping = false;
+      return signature;
     }
     const result = this.svm.sendTransaction(tx);
     if (result instanceof FailedTransactionMetadata) {

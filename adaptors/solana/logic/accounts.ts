@@ -18,14 +18,36 @@ export async function associatedTokenAccount(owner: string, mint: string): Promi
   return ata;
 }
 
-/** Token units in an SPL token account (amount is the u64 at offset 64); 0 when it does not exist. */
+export interface TokenAccountState {
+  mint: string;
+  /** The wallet that may move the tokens. */
+  owner: string;
+  amount: bigint;
+}
+
+/**
+ * An initialized classic SPL token account (mint, owner, amount u64, ..., state u8 at 108);
+ * undefined for any other account, mints and multisigs of the Token program included.
+ */
+export function readTokenAccount(acc: RpcAccount): TokenAccountState | undefined {
+  const data = accountData(acc);
+  if (acc.owner !== TOKEN_PROGRAM_ADDRESS || data.length !== TOKEN_ACCOUNT_SPACE || data[108] === 0) return undefined;
+  const b58 = getBase58Decoder();
+  return { mint: b58.decode(data.subarray(0, 32)), owner: b58.decode(data.subarray(32, 64)), amount: Buffer.from(data.subarray(64, 72)).readBigUInt64LE() };
+}
+
+/** Token units in an SPL token account; 0 when it does not exist. */
 export function tokenAmount(acc: RpcAccount | null, mint: string, where: string): bigint {
   if (!acc) return 0n;
-  const data = accountData(acc);
-  if (acc.owner !== TOKEN_PROGRAM_ADDRESS || data.length < TOKEN_ACCOUNT_SPACE) throw new UpstreamError(`${where} is not an SPL token account`, false);
-  const accountMint = getBase58Decoder().decode(data.subarray(0, 32));
-  if (accountMint !== mint) throw new UpstreamError(`${where} holds mint ${accountMint}, not ${mint}`, false);
-  return Buffer.from(data.subarray(64, 72)).readBigUInt64LE();
+  const account = readTokenAccount(acc);
+  if (!account) throw new UpstreamError(`${where} is not an SPL token account`, false);
+  if (account.mint !== mint) throw new UpstreamError(`${where} holds mint ${account.mint}, not ${mint}`, false);
+  return account.amount;
+}
+
+/** A plain System account, as a key's address is once it holds SOL: no data, nobody's state. */
+export function isWalletAccount(acc: RpcAccount): boolean {
+  return acc.owner === SYSTEM_PROGRAM_ADDRESS && accountData(acc).length === 0;
 }
 
 export interface NonceAccountState {

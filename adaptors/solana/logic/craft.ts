@@ -4,7 +4,8 @@ import { formatAmount } from '../../../src/ledger/amounts.js';
 import { claimReservation, reserveAndBuild } from '../../../src/ledger/reserve-and-build.js';
 import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';
 import type { SolanaContext } from '../context.js';
-import { associatedTokenAccount, NONCE_ACCOUNT_SPACE, readNonceAccount, TOKEN_ACCOUNT_SPACE, tokenAmount } from './accounts.js';
+import type { RpcAccount } from '../network/rpc.js';
+import { associatedTokenAccount, isWalletAccount, NONCE_ACCOUNT_SPACE, readNonceAccount, TOKEN_ACCOUNT_SPACE, tokenAmount } from './accounts.js';
 import { addressFromPublicKey, isValidAddress } from './address.js';
 import { knownAsset, SOL } from './assets.js';
 import { LAMPORTS_PER_SIGNATURE, priorityLamports, resolvePriorityFee } from './fees.js';
@@ -12,6 +13,7 @@ import { COMPUTE_UNITS, computeBudget, nonceSetup, solTransfer, tokenTransfer } 
 import { compileMessage, type Lifetime } from './message.js';
 import { nonceAccountAddress, nonceScope } from './nonce.js';
 import { solanaState, type SolanaState } from './state.js';
+import { tokenRecipient, type TokenRecipient } from './token-recipient.js';
 
 const MAX_U64 = 2n ** 64n - 1n;
 /** A claim outlives any quorum approval; release() frees it sooner when the operation ends. */
@@ -22,12 +24,14 @@ const sol = (lamports: bigint) => `${formatAmount(lamports, SOL.decimals)} SOL`;
 
 /**
  * Builds one transaction from the vault's address, signed by the vault alone:
- * - SOL or SPL (TransferChecked, creating the recipient's associated token account when
- *   missing, rent paid by the vault and counted in the fee), with `advanceNonceAccount` on
- *   the vault's durable nonce account first, so approval may take as long as it takes;
- * - or, when the recipient is the vault's own nonce address and that account does not exist,
- *   the setup: create the nonce account with `amount` lamports and make the vault its
- *   authority. Only this setup uses a recent blockhash (it must be signed within a minute).
+ * - SOL or SPL (TransferChecked to the recipient's associated token account, created when
+ *   missing with its rent paid by the vault and counted in the fee, or to the recipient
+ *   itself when it is a token account of the mint), with `advanceNonceAccount` on the vault's
+ *   durable nonce account first, so approval may take as long as it takes;
+ * - or, when the recipient is the vault's own nonce address and no nonce account is there
+ *   (nothing, or SOL someone sent to it), the setup: pay it `amount` lamports, make it the
+ *   nonce account and the vault its authority. Only this setup uses a recent blockhash (it
+ *   must be signed within a minute).
  * The nonce value is claimed under the operation's reference, so two withdrawals of one vault
  * never carry the same nonce (only one of them could ever land).
  */
@@ -46,10 +50,11 @@ export async function craft(ctx: SolanaContext, source: VaultSource, intent: Wit
   const mint = asset.contract;
   const [fromAta, toAta] = mint ? await Promise.all([associatedTokenAccount(vault, mint), associatedTokenAccount(recipient, mint)]) : [];
   const keys = [vault, nonceAccount, recipient, ...(fromAta && toAta ? [fromAta, toAta] : [])];
-  const [accounts, rentFloor, rentSpecial] = await Promise.all([
+  const [accounts, rentFloor, nonceRent, tokenAccountRent] = await Promise.all([
     ctx.rpc.getMultipleAccounts(keys),
     ctx.rpc.rentExemptMinimum(0),
-    ctx.rpc.rentExemptMinimum(mint ? TOKEN_ACCOUNT_SPACE : NONCE_ACCOUNT_SPACE),
+    ctx.rpc.rentExemptMinimum(NONCE_ACCOUNT_SPACE),
+    mint ? ctx.rpc.rentExemptMinimum(TOKEN_ACCOUNT_SPACE) : 0n,
   ]);
   const [vaultAcc, nonceAcc, recipientAcc, fromAtaAcc, toAtaAcc] = accounts;
   const lamports = BigInt(vaultAcc?.lamports ?? 0);
@@ -58,16 +63,20 @@ export async function craft(ctx: SolanaContext, source: VaultSource, intent: Wit
   let lifetime: Lifetime;
   let kind: SolanaState['kind'];
   let plan: { instructions: ReturnType<typeof nonceSetup>; units: number; rent: bigint; spendSol: bigint };
-  if (!nonceAcc) {
+  // SOL sent straight to the nonce address leaves a plain System account there: still no nonce account.
+  if (!nonceAcc || isWalletAccount(nonceAcc)) {
+    const { minimum, why } = setupMinimum(nonceAcc, nonceRent);
     if (recipient !== nonceAccount) {
       throw new ConflictError(
         `vault ${source.vaultId} has no durable nonce account yet. Create it once with a SOL withdrawal of at least ` +
-          `${sol(rentSpecial)} (its rent-exempt minimum) to the vault's nonce address ${nonceAccount}; once that is confirmed, withdrawals work.`,
+          `${sol(minimum)} (${why}) to the vault's nonce address ${nonceAccount}; once that is confirmed, withdrawals work.`,
         'ERR_NONCE_ACCOUNT_MISSING',
       );
     }
     if (!asset.native) throw new InvalidArgumentError(`the nonce account ${nonceAccount} is created with SOL, not ${asset.symbol}`);
-    if (intent.amount < rentSpecial) throw new InvalidArgumentError(`creating the nonce account needs at least ${sol(rentSpecial)}, got ${sol(intent.amount)}`, { minimum: rentSpecial.toString() });
+    if (intent.amount < minimum) {
+      throw new InvalidArgumentError(`creating the nonce account needs at least ${sol(minimum)} (${why}), got ${sol(intent.amount)}`, { minimum: minimum.toString() });
+    }
     kind = 'nonce-setup';
     const { blockhash, lastValidBlockHeight } = await ctx.rpc.getLatestBlockhash();
     lifetime = { kind: 'blockhash', blockhash, lastValidBlockHeight };
@@ -78,7 +87,16 @@ export async function craft(ctx: SolanaContext, source: VaultSource, intent: Wit
     kind = 'transfer';
     lifetime = { kind: 'nonce', nonce: state.nonce, nonceAccount };
     plan = mint
-      ? tokenPlan(asset, vault, recipient, mint, fromAta as string, toAta as string, intent.amount, tokenAmount(fromAtaAcc ?? null, mint, `token account of ${vault}`), !toAtaAcc, rentSpecial)
+      ? tokenPlan(
+          asset,
+          vault,
+          mint,
+          fromAta as string,
+          tokenRecipient({ recipient, recipientAccount: recipientAcc ?? null, ata: toAta as string, ataAccount: toAtaAcc ?? null, asset, mint, vault, nonceAccount }),
+          intent.amount,
+          tokenAmount(fromAtaAcc ?? null, mint, `token account of ${vault}`),
+          tokenAccountRent,
+        )
       : solPlan(vault, recipient, intent.amount, !recipientAcc, rentFloor);
   }
 
@@ -133,18 +151,14 @@ function solPlan(vault: string, recipient: string, amount: bigint, newAccount: b
   return { instructions: [solTransfer(vault, recipient, amount)], units: COMPUTE_UNITS.sol, rent: 0n, spendSol: amount };
 }
 
-function tokenPlan(
-  asset: AssetInfo,
-  vault: string,
-  recipient: string,
-  mint: string,
-  fromAta: string,
-  toAta: string,
-  amount: bigint,
-  held: bigint,
-  createRecipientAccount: boolean,
-  accountRent: bigint,
-) {
+/** What the setup must pay the nonce address so that it holds its rent-exempt minimum (at least 1 lamport), and why. */
+function setupMinimum(existing: RpcAccount | null | undefined, nonceRent: bigint): { minimum: bigint; why: string } {
+  const held = BigInt(existing?.lamports ?? 0);
+  if (held === 0n) return { minimum: nonceRent, why: 'its rent-exempt minimum' };
+  return { minimum: held < nonceRent ? nonceRent - held : 1n, why: `its rent-exempt minimum ${sol(nonceRent)}, of which ${sol(held)} is already there` };
+}
+
+function tokenPlan(asset: AssetInfo, vault: string, mint: string, fromAta: string, to: TokenRecipient, amount: bigint, held: bigint, accountRent: bigint) {
   if (held < amount) {
     throw new InsufficientFundsError(`${vault} holds ${formatAmount(held, asset.decimals)} ${asset.symbol}; this withdrawal needs ${formatAmount(amount, asset.decimals)}`, {
       asset: asset.symbol,
@@ -153,9 +167,9 @@ function tokenPlan(
     });
   }
   return {
-    instructions: tokenTransfer({ vault, recipient, mint, decimals: asset.decimals, from: fromAta, to: toAta, amount, createRecipientAccount }),
-    units: createRecipientAccount ? COMPUTE_UNITS.tokenWithAccount : COMPUTE_UNITS.token,
-    rent: createRecipientAccount ? accountRent : 0n,
+    instructions: tokenTransfer({ vault, mint, decimals: asset.decimals, from: fromAta, to: to.tokenAccount, amount, createFor: to.createFor }),
+    units: to.createFor ? COMPUTE_UNITS.tokenWithAccount : COMPUTE_UNITS.token,
+    rent: to.createFor ? accountRent : 0n,
     spendSol: 0n,
   };
 }

@@ -1,6 +1,6 @@
 import { createNoopSigner, type Address, type Instruction } from '@solana/kit';
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
-import { getCreateAccountWithSeedInstruction, getInitializeNonceAccountInstruction, getTransferSolInstruction, SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
+import { getAllocateWithSeedInstruction, getInitializeNonceAccountInstruction, getTransferSolInstruction, SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { NONCE_ACCOUNT_SPACE } from './accounts.js';
 import { NONCE_SEED } from './nonce.js';
@@ -22,20 +22,12 @@ export function solTransfer(vault: string, to: string, lamports: bigint): Instru
   return getTransferSolInstruction({ source: createNoopSigner(vault as Address), destination: to as Address, amount: lamports });
 }
 
-export function tokenTransfer(p: {
-  vault: string;
-  recipient: string;
-  mint: string;
-  decimals: number;
-  from: string;
-  to: string;
-  amount: bigint;
-  createRecipientAccount: boolean;
-}): Instruction[] {
+/** TransferChecked from the vault's token account, after creating the recipient's associated token account when `createFor` names its owner. */
+export function tokenTransfer(p: { vault: string; mint: string; decimals: number; from: string; to: string; amount: bigint; createFor?: string }): Instruction[] {
   const vault = createNoopSigner(p.vault as Address);
   const out: Instruction[] = [];
-  if (p.createRecipientAccount) {
-    out.push(getCreateAssociatedTokenIdempotentInstruction({ payer: vault, ata: p.to as Address, owner: p.recipient as Address, mint: p.mint as Address }));
+  if (p.createFor) {
+    out.push(getCreateAssociatedTokenIdempotentInstruction({ payer: vault, ata: p.to as Address, owner: p.createFor as Address, mint: p.mint as Address }));
   }
   out.push(
     getTransferCheckedInstruction({
@@ -50,17 +42,22 @@ export function tokenTransfer(p: {
   return out;
 }
 
-/** Creates the vault's nonce account at its seed address and makes the vault its authority. */
+/**
+ * Makes the vault's seed address its nonce account with the vault as authority: pays it
+ * `lamports` (creating it as a plain System account when nothing is there), gives it the nonce
+ * account's size (allocateWithSeed, which the vault signs as the base; the owner stays the
+ * System program), and initializes it. createAccountWithSeed would refuse an address that
+ * already holds lamports, so anyone could block the setup by sending SOL there first.
+ */
 export function nonceSetup(vault: string, nonceAccount: string, lamports: bigint): Instruction[] {
   const signer = createNoopSigner(vault as Address);
   return [
-    getCreateAccountWithSeedInstruction({
-      payer: signer,
+    getTransferSolInstruction({ source: signer, destination: nonceAccount as Address, amount: lamports }),
+    getAllocateWithSeedInstruction({
       newAccount: nonceAccount as Address,
       baseAccount: signer,
       base: vault as Address,
       seed: NONCE_SEED,
-      amount: lamports,
       space: NONCE_ACCOUNT_SPACE,
       programAddress: SYSTEM_PROGRAM_ADDRESS,
     }),

@@ -272,6 +272,7 @@ function applyOp(
       sequence: BigInt(ledgerSeq) << 32n,
       subentries: 0,
       trustlines: new Map(),
+      data: new Map(),
       lastModifiedLedger: ledgerSeq,
     });
     return result('createAccount', 'op_success');
@@ -335,6 +336,22 @@ function applyOp(
     src.trustlines.set(key, { balance: 0n, limit, lastModifiedLedger: ledgerSeq });
     src.subentries += 1;
     return result('changeTrust', 'op_success');
+  }
+
+  if (op.type === 'manageData') {
+    // stellar-core: a name of printable ASCII (no control characters); a value sets, none removes.
+    if (!/^[\x20-\x7e]{1,64}$/.test(op.name)) return result('manageData', 'op_data_invalid_name');
+    if (op.value === undefined || op.value === null) {
+      if (!src.data.delete(op.name)) return result('manageData', 'op_data_name_not_found');
+      src.subentries -= 1;
+      return result('manageData', 'op_success');
+    }
+    if (!src.data.has(op.name)) {
+      if (src.balance < state.minBalance(src, 1)) return result('manageData', 'op_low_reserve');
+      src.subentries += 1;
+    }
+    src.data.set(op.name, Buffer.from(op.value));
+    return result('manageData', 'op_success');
   }
 
   return result('other', 'op_not_supported');

@@ -8,7 +8,7 @@ import type { AccountEntry, LedgerHeader, TxRecord } from './ledger.js';
 export const SIMULATOR_NOTICE =
   'Local Stellar ledger SIMULATOR for development and tests: not stellar-core, not Horizon. ' +
   'It implements a Horizon subset (accounts, fee_stats, ledgers, transactions, friendbot) and ' +
-  'payment, create_account and change_trust with stellar-core rules.';
+  'payment, create_account, change_trust and manage_data with stellar-core rules.';
 
 export function amount(stroops: bigint): string {
   const neg = stroops < 0n;
@@ -52,7 +52,8 @@ export function accountJson(base: string, a: AccountEntry) {
       { balance: amount(a.balance), buying_liabilities: '0.0000000', selling_liabilities: '0.0000000', asset_type: 'native' },
     ],
     signers: [{ weight: 1, key: a.id, type: 'ed25519_public_key' }],
-    data: {},
+    // Horizon shows each data entry's value in base64.
+    data: Object.fromEntries([...a.data].map(([name, value]) => [name, value.toString('base64')])),
     num_sponsoring: 0,
     num_sponsored: 0,
     paging_token: a.id,

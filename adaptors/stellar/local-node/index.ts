@@ -4,7 +4,7 @@
  * stands in for one. It is NOT stellar-core and NOT Horizon: it implements the Horizon subset
  * the Stellar adaptor uses (`/`, `/accounts/:id`, `/fee_stats`, `/ledgers`, `/transactions`
  * POST and GET, `/friendbot`) with Horizon's response and problem+json shapes, and applies
- * payment, create_account and change_trust with stellar-core's rules: exact sequence numbers,
+ * payment, create_account, change_trust and manage_data with stellar-core's rules: exact sequence numbers,
  * base fee, base reserve, time bounds, trustlines, and envelope signatures verified through
  * the Stellar SDK (independently of the adaptor's combine). Fee-bump envelopes (CAP-15) are
  * checked as stellar-core checks them (inner signatures and sequence, fee source signature,
@@ -50,6 +50,8 @@ export interface LocalStellarLedger {
   issue(asset: CreditAsset, to: string, amount: string): Promise<void>;
   /** Submits a change_trust signed by `signer` (the tests' own key). */
   changeTrust(signer: Keypair, asset: CreditAsset, limit?: string): Promise<void>;
+  /** Submits a manage_data signed by `signer`: sets the data entry `name`, or removes it (`value` null). */
+  manageData(signer: Keypair, name: string, value: string | null): Promise<void>;
   /** Submits a base64 envelope as POST /transactions would, without HTTP. */
   submit(envelopeXdr: string): SubmitOutcome;
   account(id: string): AccountEntry | undefined;
@@ -87,6 +89,7 @@ export async function startStellarLedger(opts: StellarLedgerOptions = {}): Promi
     sequence: 0n,
     subentries: 0,
     trustlines: new Map(),
+    data: new Map(),
     lastModifiedLedger: state.latest().sequence,
   });
   const issuers = new Map<string, Keypair>();
@@ -173,6 +176,9 @@ export async function startStellarLedger(opts: StellarLedgerOptions = {}): Promi
       submitOrThrow(
         signedTx(signer, (b) => b.addOperation(Operation.changeTrust({ asset: new Asset(asset.code, asset.issuer), limit }))),
       );
+    },
+    manageData: async (signer, name, value) => {
+      submitOrThrow(signedTx(signer, (b) => b.addOperation(Operation.manageData({ name, value }))));
     },
     submit: (envelopeXdr) => submitEnvelope(state, passphrase, envelopeXdr),
     account: (id) => state.accounts.get(id),

@@ -19,10 +19,12 @@ export interface AccountEntry {
   id: string;
   balance: bigint;
   sequence: bigint;
-  /** Trustlines count as subentries: each raises the minimum balance by one base reserve. */
+  /** Trustlines and data entries count as subentries: each raises the minimum balance by one base reserve. */
   subentries: number;
   /** Keyed `CODE:ISSUER`. */
   trustlines: Map<string, Trustline>;
+  /** Data entries (manage_data): name → value of 1 to 64 bytes. */
+  data: Map<string, Buffer>;
   lastModifiedLedger: number;
 }
 
@@ -82,7 +84,7 @@ export function assetKey(code: string, issuer: string): string {
 }
 
 export function cloneAccount(a: AccountEntry): AccountEntry {
-  return { ...a, trustlines: new Map([...a.trustlines].map(([k, t]) => [k, { ...t }])) };
+  return { ...a, trustlines: new Map([...a.trustlines].map(([k, t]) => [k, { ...t }])), data: new Map(a.data) };
 }
 
 export class LedgerState {

@@ -142,6 +142,27 @@ describe('local Stellar ledger simulator: Horizon shapes and stellar-core rules'
     expect(acct.body.subentry_count).toBe(1);
   });
 
+  it('keeps data entries (manage_data) as Horizon shows them: values in base64, each one a subentry', async () => {
+    const dave = Keypair.random();
+    await ledger.fund(dave.publicKey(), '3');
+    await ledger.manageData(dave, 'config.memo_required', '1');
+    await ledger.manageData(dave, 'note', 'a');
+    await ledger.manageData(dave, 'note', 'b');
+    let acct = await get(`/accounts/${dave.publicKey()}`);
+    expect(acct.body.data).toEqual({ 'config.memo_required': 'MQ==', note: 'Yg==' });
+    expect(acct.body.subentry_count).toBe(2);
+    await ledger.manageData(dave, 'note', null);
+    await expect(ledger.manageData(dave, 'note', null)).rejects.toThrow('op_data_name_not_found');
+    await expect(ledger.manageData(dave, 'bad\nname', '1')).rejects.toThrow('op_data_invalid_name');
+    acct = await get(`/accounts/${dave.publicKey()}`);
+    expect([acct.body.data, acct.body.subentry_count]).toEqual([{ 'config.memo_required': 'MQ==' }, 1]);
+    // Left at its minimum balance (2 reserves) once the fee is paid, a data entry (one more reserve) is unaffordable.
+    const poor = Keypair.random();
+    await ledger.fund(poor.publicKey(), '1.0000100');
+    await expect(ledger.manageData(poor, 'x', '1')).rejects.toThrow('op_low_reserve');
+    expect((await get(`/accounts/${poor.publicKey()}`)).body.data).toEqual({});
+  });
+
   it('answers a resubmitted transaction with its recorded result', async () => {
     const env = build([alice], [pay(Keypair.master(ledger.passphrase).publicKey(), '1')]);
     const first = await post(env);

@@ -5,7 +5,7 @@ import { xdr } from '@stellar/stellar-sdk';
  * for them, so `result_xdr` in responses decodes the way a real one does.
  */
 
-export type OpKind = 'payment' | 'createAccount' | 'changeTrust' | 'other';
+export type OpKind = 'payment' | 'createAccount' | 'changeTrust' | 'manageData' | 'other';
 
 /** Horizon code → arm name of the operation's XDR result union. */
 const OP_ARMS: Record<Exclude<OpKind, 'other'>, Record<string, string>> = {
@@ -32,6 +32,13 @@ const OP_ARMS: Record<Exclude<OpKind, 'other'>, Record<string, string>> = {
     op_invalid_limit: 'changeTrustInvalidLimit',
     op_low_reserve: 'changeTrustLowReserve',
     op_self_not_allowed: 'changeTrustSelfNotAllowed',
+  },
+  manageData: {
+    op_success: 'manageDataSuccess',
+    op_not_supported_yet: 'manageDataNotSupportedYet',
+    op_data_name_not_found: 'manageDataNameNotFound',
+    op_low_reserve: 'manageDataLowReserve',
+    op_data_invalid_name: 'manageDataInvalidName',
   },
 };
 
@@ -65,6 +72,7 @@ function opResult(o: OpOutcome): xdr.OperationResult {
     payment: xdr.PaymentResult,
     createAccount: xdr.CreateAccountResult,
     changeTrust: xdr.ChangeTrustResult,
+    manageData: xdr.ManageDataResult,
   };
   const inner = (unions[o.kind] as UnionFactory)[arm]?.();
   const tr = (xdr.OperationResultTr as unknown as UnionFactory)[o.kind]?.(inner) as xdr.OperationResultTr;

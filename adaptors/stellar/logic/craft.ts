@@ -10,7 +10,7 @@ import type { HorizonAccount } from '../network/horizon.js';
 import { addressFromPublicKey, splitRecipient } from './address.js';
 import { assetLabel, findBalance, formatStroops, NATIVE_ASSET, parseStroops, STELLAR_DECIMALS, toSdkAsset } from './assets.js';
 import { resolveFee } from './fees.js';
-import { resolveMemo } from './memo.js';
+import { checkMemoRequired, resolveMemo } from './memo.js';
 import { creationScope, sequenceScope } from './sequence.js';
 import { signingPayload, stellarState } from './state.js';
 
@@ -20,6 +20,7 @@ const xlm = (stroops: bigint) => formatAmount(stroops, STELLAR_DECIMALS);
 /**
  * One operation from the vault's account: `payment` to an existing account (native or credit,
  * `G…` or muxed `M…`), `create_account` for native XLM to an account that does not exist yet.
+ * A memo-less payment to a `G…` account that requires a memo (SEP-29) is refused.
  * The source is the vault's first address (Stellar vault keys are single ed25519 keys).
  *
  * An account that a pending withdrawal is creating is held for it: a second withdrawal to it
@@ -57,6 +58,7 @@ export async function craft(ctx: StellarContext, source: VaultSource, intent: Wi
       available: 0n,
     });
   }
+  checkMemoRequired(dest, destAccount, memo);
   const destExists = destId === sourceId || destAccount !== undefined;
   const baseReserve = BigInt(ledger.base_reserve_in_stroops);
   const fee = await resolveFee(ctx.horizon, intent.fee, BigInt(ledger.base_fee_in_stroops));

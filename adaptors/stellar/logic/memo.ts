@@ -1,5 +1,6 @@
-import { Memo } from '@stellar/stellar-sdk';
+import { Memo, StrKey } from '@stellar/stellar-sdk';
 import { InvalidArgumentError } from '../../../src/errors.js';
+import type { HorizonAccount } from '../network/horizon.js';
 
 /**
  * Memo text format, as clients send it in `memo` or in a recipient's `?memo=`:
@@ -38,4 +39,19 @@ export function resolveMemo(intentMemo: string | undefined, recipientMemo: strin
   }
   const text = intentMemo ?? recipientMemo;
   return text === undefined ? Memo.none() : parseMemo(text);
+}
+
+/**
+ * SEP-29: an account that needs a memo on incoming payments (an exchange's shared deposit
+ * account) says so with the data entry `config.memo_required` = "1". A muxed `M…`
+ * destination carries its own id and needs no memo (SEP-29 checks only non-muxed ones).
+ */
+export function checkMemoRequired(destination: string, account: HorizonAccount | undefined, memo: Memo): void {
+  if (memo.type !== 'none' || !account || StrKey.isValidMed25519PublicKey(destination)) return;
+  const value = account.data?.['config.memo_required'];
+  if (value === undefined || Buffer.from(value, 'base64').toString('utf8') !== '1') return;
+  throw new InvalidArgumentError(
+    `${destination} requires a memo on incoming payments (SEP-29: its config.memo_required is 1); send it with the memo the recipient gave, or to its muxed M… address`,
+    { field: 'memo' },
+  );
 }

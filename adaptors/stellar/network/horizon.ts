@@ -23,6 +23,8 @@ export interface HorizonAccount {
   num_sponsoring?: number;
   num_sponsored?: number;
   balances: HorizonBalance[];
+  /** Data entries: name → value in base64. */
+  data?: Record<string, string>;
 }
 
 export interface HorizonLedger {
