@@ -37,6 +37,7 @@ function createStellarAdaptor(ledgerId: string, options: StellarOptions, deps: A
     ...stellarAddressCodec(ledgerId, known?.network ?? 'custom'),
     nativeAsset: NATIVE_ASSET,
     confirmations: options.confirmations,
+    carriesMemo: true,
     assets: () => [...assets],
     feeLevels: () => [...FEE_LEVELS],
     health: () => health(ctx),

@@ -80,7 +80,7 @@ export interface WithdrawalIntent {
   amount: bigint;
   /** One of `feeLevels()`, or a custom constant the adaptor documents (gwei, sat/vB, stroops). */
   fee: string;
-  /** Ledger memo (Stellar), when the request carried one. */
+  /** Ledger memo, when the request carried one (only on a ledger that `carriesMemo`). */
   memo?: string;
 }
 
@@ -196,6 +196,12 @@ export interface LedgerAdaptor {
    * would only burn a fee.
    */
   readonly consolidates?: boolean;
+  /**
+   * Whether a transaction carries a memo to its recipient (Stellar), which exchanges use to
+   * credit a deposit. Without it a withdrawal with a memo is refused: sent without the memo, the
+   * deposit could be lost.
+   */
+  readonly carriesMemo?: boolean;
 
   /** Native asset first, then configured tokens. */
   assets(): AssetInfo[];

@@ -31,7 +31,9 @@ function significantDigits(text: string): number {
 
 /**
  * Parses a client amount (number or decimal string) into base units.
- * Rejects zero, negatives, non-numbers, and more fractional digits than the asset has.
+ * Rejects zero, negatives, non-numbers, and more fractional digits than the asset has, and
+ * text around the digits (whitespace too): what is stored and shown is the client's text, so
+ * it must be the number itself. A caller whose input may be padded trims it first, on purpose.
  */
 export function parseAmount(input: unknown, decimals: number, what = 'amount'): bigint {
   let text: string;
@@ -44,13 +46,13 @@ export function parseAmount(input: unknown, decimals: number, what = 'amount'): 
       );
     }
   } else if (typeof input === 'string') {
-    text = input.trim();
+    text = input;
   } else {
     throw new InvalidArgumentError(`${what} must be a positive decimal number or string`);
   }
   if (text.startsWith('-')) throw new InvalidArgumentError(`${what} must be positive, got ${text}`);
   const m = DECIMAL.exec(text);
-  if (!m) throw new InvalidArgumentError(`${what} '${text}' is not a decimal number`);
+  if (!m) throw new InvalidArgumentError(`${what} ${JSON.stringify(text)} is not a decimal number`);
   const intPart = m[1] ?? '0';
   const frac = (m[2] ?? '').replace(/0+$/, '');
   if (frac.length > decimals) {

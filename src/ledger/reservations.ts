@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { LuaScript } from '../redis-script.js';
-import { reservationKeys } from '../redis-keys.js';
+import { operationKeys, reservationKeys } from '../redis-keys.js';
 
 /**
  * Reservations in Redis that keep concurrent withdrawals (across any number of
@@ -15,6 +15,29 @@ import { reservationKeys } from '../redis-keys.js';
  * reservation takes the lowest free number that the chain has not yet passed, before
  * handing out a new one. So a withdrawal that fails before broadcast never leaves a
  * gap that blocks the ones after it.
+ *
+ * Orphans: a craft reserves its number before the withdrawal is stored, so a creation that
+ * fails in between (Redis error on the store, and on the release it then tries; the API process
+ * killed) leaves a number whose owner no withdrawal will ever release. Unreleased, it blocks the
+ * account for good: every later transaction waits for it, and its spend counts against the
+ * balance. So the owners hash also records, per number `n`, since when it is held (field
+ * `n:since`, ms on Redis' clock, or `stored` once its withdrawal was seen stored), and a
+ * reservation first looks at the owner of the account's next number (`chainNext`: the one
+ * every later transaction waits for) and, when its spend check fails, at every owner. One held
+ * longer than the grace period without its withdrawal seen stored is settled before anything is
+ * reserved: its withdrawal exists (marked `stored`, never asked about again), or it does not and
+ * the number goes back to the free list, which this very reservation then refills. Everything
+ * is in Redis, so this survives any process dying; no sweep is needed, since a freed number
+ * only helps once a reservation refills it. A number found without `n:since` (reserved by a
+ * version that did not record it, perhaps by a process still creating its withdrawal) starts
+ * its grace period when first found.
+ *
+ * The grace period (ORPHAN_GRACE_MS) keeps a withdrawal being created right now from losing
+ * its number: from its reservation to its store takes one build and one Redis write (commands
+ * time out after 5 s), and a whole creation request is bounded by its node and custody calls
+ * to about a minute (see idempotency.ts); ten minutes is far past either. Should a store still
+ * land after its number was taken back, both withdrawals use one number and only one of them
+ * can be taken by the ledger: one fails, none is paid twice.
  */
 
 const WIDTH = 20;
@@ -25,7 +48,43 @@ const padAmount = (n: bigint): string => {
   return n.toString().padStart(AMOUNT_WIDTH, '0');
 };
 
-// Picks the number `n` for `owner` (locals: last, free, owners, chainNext, owner; sets n, refilled).
+/** How long a number may be held without its withdrawal stored before it counts as orphaned. */
+export const ORPHAN_GRACE_MS = 10 * 60_000;
+
+/** The grace argument that skips the check: the second run, after the overdue owners were settled. */
+const NO_CHECK = -1;
+
+/** At most this many overdue owners are settled per reservation; the next reservation goes on. */
+const MAX_OVERDUE = 100;
+
+// Finds owners past the grace period (locals: owners, grace; sets now). Lists are flat: n, owner, n, owner…
+const OVERDUE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function overdue(m, since)
+  if grace < 0 or since == 'stored' then return false end
+  if not since then
+    redis.call('HSET', owners, m .. ':since', string.format('%.0f', now))
+    return false
+  end
+  return tonumber(since) <= now - grace
+end
+local function overdueAt(list, m)
+  local holder = redis.call('HGET', owners, m)
+  if holder and overdue(m, redis.call('HGET', owners, m .. ':since')) then list[#list + 1] = m; list[#list + 1] = holder end
+end
+local function overdueAll(list)
+  local all = redis.call('HGETALL', owners)
+  local field = {}
+  for i = 1, #all, 2 do field[all[i]] = all[i + 1] end
+  for m, holder in pairs(field) do
+    if #list >= ${2 * MAX_OVERDUE} then return end
+    if #m == ${WIDTH} and overdue(m, field[m .. ':since'] or false) then list[#list + 1] = m; list[#list + 1] = holder end
+  end
+end
+`;
+
+// Picks the number `n` for `owner` (locals: last, free, owners, chainNext, owner, now; sets n, refilled).
 const ALLOCATE = `
 local function inc(s)
   local digits = {}
@@ -49,17 +108,23 @@ else
   if current and current >= chainNext then n = inc(current) else n = chainNext end
   redis.call('SET', last, n)
 end
-redis.call('HSET', owners, n, owner)
+redis.call('HSET', owners, n, owner, n .. ':since', string.format('%.0f', now))
 `;
 
+// KEYS: last, free, owners · ARGV: chainNext, owner, grace (ms)
 const RESERVE_SEQUENCE = new LuaScript(`
 local last = KEYS[1]
 local free = KEYS[2]
 local owners = KEYS[3]
 local chainNext = ARGV[1]
 local owner = ARGV[2]
+local grace = tonumber(ARGV[3])
+${OVERDUE}
+local late = {}
+overdueAt(late, chainNext)
+if #late > 0 then return {'check', late} end
 ${ALLOCATE}
-return {n, refilled}
+return {'ok', n, refilled}
 `);
 
 /**
@@ -102,29 +167,37 @@ end
 `;
 
 // KEYS: last, free, owners, spent, spent-idx, spent-total, mined
-// ARGV: chainNext, owner, minedBelow, asset count, then (asset, balance, spend) per asset
+// ARGV: chainNext, owner, minedBelow, grace (ms), asset count, then (asset, balance, spend) per asset
 const RESERVE_WITHIN = new LuaScript(`
 local last, free, owners, spent, idx, total, minedKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local chainNext = ARGV[1]
 local owner = ARGV[2]
 local mined = ARGV[3]
+local grace = tonumber(ARGV[4])
 ${AMOUNT_LUA}
+${OVERDUE}
 local seen = redis.call('GET', minedKey)
 if seen and mined < seen then return {'stale', seen} end
 if mined ~= seen then
   redis.call('SET', minedKey, mined)
   forget(spent, idx, total, redis.call('ZRANGEBYLEX', idx, '-', '(' .. mined))
 end
-local assets = tonumber(ARGV[4])
+local assets = tonumber(ARGV[5])
+local shortAsset, shortPending
 for i = 0, assets - 1 do
-  local asset, balance, spend = ARGV[5 + 3 * i], ARGV[6 + 3 * i], ARGV[7 + 3 * i]
+  local asset, balance, spend = ARGV[6 + 3 * i], ARGV[7 + 3 * i], ARGV[8 + 3 * i]
   local pending = redis.call('HGET', total, asset) or ZERO
-  if add(pending, spend) > balance then return {'short', asset, pending} end
+  if not shortAsset and add(pending, spend) > balance then shortAsset, shortPending = asset, pending end
 end
+-- An orphan's spend may be what refuses this one: then every overdue owner is settled first.
+local late = {}
+if shortAsset then overdueAll(late) else overdueAt(late, chainNext) end
+if #late > 0 then return {'check', late} end
+if shortAsset then return {'short', shortAsset, shortPending} end
 ${ALLOCATE}
 forget(spent, idx, total, redis.call('ZRANGEBYLEX', idx, '[' .. n .. '|', '[' .. n .. '|\\255'))
 for i = 0, assets - 1 do
-  local asset, spend = ARGV[5 + 3 * i], ARGV[7 + 3 * i]
+  local asset, spend = ARGV[6 + 3 * i], ARGV[8 + 3 * i]
   local m = n .. '|' .. asset
   redis.call('HSET', spent, m, spend)
   redis.call('ZADD', idx, 0, m)
@@ -157,9 +230,16 @@ local owners = KEYS[2]
 local n = ARGV[1]
 if redis.call('HGET', owners, n) ~= ARGV[2] then return 0 end
 ${AMOUNT_LUA}
-redis.call('HDEL', owners, n)
+redis.call('HDEL', owners, n, n .. ':since')
 redis.call('ZADD', free, 0, n)
 forget(KEYS[3], KEYS[4], KEYS[5], redis.call('ZRANGEBYLEX', KEYS[4], '[' .. n .. '|', '[' .. n .. '|\\255'))
+return 1
+`);
+
+// KEYS: owners · ARGV: n, owner: its withdrawal was seen stored (unless the number changed hands since).
+const MARK_STORED = new LuaScript(`
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1] .. ':since', 'stored')
 return 1
 `);
 
@@ -205,11 +285,16 @@ export type SpendReservation =
   /** Another reservation already saw a later block (`minedBelow` is behind): read the account again. */
   | { ok: false; reason: 'stale'; minedBelow: bigint };
 
+/** A script's answer when it reserved nothing because owners are overdue: `['check', [n, owner, n, owner…]]`. */
+type Overdue = ['check', string[]];
+
 export class Reservations {
   constructor(
     private readonly redis: Redis,
+    /** The service's prefix: also the operation store's, where an owner's withdrawal is looked up. */
     private readonly prefix = 'byow:',
     private readonly onEvent: (kind: ReservationEvent, scope: string) => void = () => undefined,
+    private readonly orphanGraceMs = ORPHAN_GRACE_MS,
   ) {}
 
   private seqKeys(scope: string): [string, string, string] {
@@ -229,10 +314,10 @@ export class Reservations {
    * `chainNext` (the node's pending nonce, or account sequence + 1).
    */
   async reserveSequence(scope: string, chainNext: bigint, owner: string): Promise<bigint> {
-    const [last, free, owners] = this.seqKeys(scope);
-    const [n, refilled] = (await RESERVE_SEQUENCE.run(this.redis, 3, last, free, owners, pad(chainNext), owner)) as [string, number];
-    if (refilled === 1) this.onEvent('sequence_refill', scope);
-    return BigInt(n);
+    const keys = this.seqKeys(scope);
+    const r = await this.afterOverdue(scope, (grace) => RESERVE_SEQUENCE.run(this.redis, keys.length, ...keys, pad(chainNext), owner, grace) as Promise<['ok', string, number] | Overdue>);
+    if (r[2] === 1) this.onEvent('sequence_refill', scope);
+    return BigInt(r[1]);
   }
 
   /**
@@ -249,11 +334,41 @@ export class Reservations {
     const assets = Object.keys(check.spend);
     const args = assets.flatMap((a) => [a, padAmount(check.balances[a] ?? 0n), padAmount(check.spend[a] as bigint)]);
     const keys = [...this.seqKeys(scope), ...this.spendKeys(scope)];
-    const r = (await RESERVE_WITHIN.run(this.redis, keys.length, ...keys, pad(chainNext), owner, pad(check.minedBelow), String(assets.length), ...args)) as [string, ...(string | number)[]];
-    if (r[0] === 'stale') return { ok: false, reason: 'stale', minedBelow: BigInt(r[1] as string) };
-    if (r[0] === 'short') return { ok: false, reason: 'short', asset: r[1] as string, pending: BigInt(r[2] as string) };
+    type Reply = ['stale', string] | ['short', string, string] | ['ok', string, number] | Overdue;
+    const r = await this.afterOverdue(scope, (grace) => RESERVE_WITHIN.run(this.redis, keys.length, ...keys, pad(chainNext), owner, pad(check.minedBelow), grace, String(assets.length), ...args) as Promise<Reply>);
+    if (r[0] === 'stale') return { ok: false, reason: 'stale', minedBelow: BigInt(r[1]) };
+    if (r[0] === 'short') return { ok: false, reason: 'short', asset: r[1], pending: BigInt(r[2]) };
     if (r[2] === 1) this.onEvent('sequence_refill', scope);
-    return { ok: true, n: BigInt(r[1] as string) };
+    return { ok: true, n: BigInt(r[1]) };
+  }
+
+  /**
+   * Runs a reservation script with the orphan check; when it names overdue owners instead of
+   * reserving, settles them and runs it once more without the check.
+   */
+  private async afterOverdue<R extends unknown[]>(scope: string, run: (grace: number) => Promise<R | Overdue>): Promise<R> {
+    const first = await run(this.orphanGraceMs);
+    if (first[0] !== 'check') return first as R;
+    await this.settleOverdue(scope, (first as Overdue)[1]);
+    return (await run(NO_CHECK)) as R;
+  }
+
+  /**
+   * Owners that held a number past the grace period without their withdrawal seen stored: one
+   * whose withdrawal exists is marked stored, one whose withdrawal does not exist is an orphan
+   * (see the top of this file) and its number goes back to the free list with its spend. An
+   * owner is an operation id (`WithdrawalIntent.reference`).
+   */
+  private async settleOverdue(scope: string, late: string[]): Promise<void> {
+    const [, , owners] = this.seqKeys(scope);
+    const operation = operationKeys(this.prefix).operation;
+    const pairs = Array.from({ length: late.length / 2 }, (_, i) => [late[2 * i] as string, late[2 * i + 1] as string] as const);
+    await Promise.all(
+      pairs.map(async ([n, owner]) => {
+        if ((await this.redis.exists(operation(owner))) === 1) await MARK_STORED.run(this.redis, 1, owners, n, owner);
+        else await this.releaseSequence(scope, BigInt(n), owner);
+      }),
+    );
   }
 
   /**
@@ -283,7 +398,7 @@ export class Reservations {
   async settleSequences(scope: string, ns: bigint[]): Promise<void> {
     if (ns.length === 0) return;
     const [, , owners] = this.seqKeys(scope);
-    await this.redis.hdel(owners, ...ns.map(pad));
+    await this.redis.hdel(owners, ...ns.flatMap((n) => [pad(n), `${pad(n)}:since`]));
   }
 
   private itemKey(scope: string, item: string): string {

@@ -9,8 +9,9 @@ import type { Reservations } from './reservations.js';
  * reservation or the build throws, everything already held is given back, and the error the
  * caller sees is always the one that stopped the craft: a release that fails too is logged
  * and attached to that error (`releaseFailures`), never thrown in its place. A reservation
- * that cannot be given back expires or is refilled by the next craft; the original error is
- * what tells the client why the withdrawal was refused.
+ * that cannot be given back is not held for good: a claim expires, and a sequence number is
+ * taken back by the account's next reservation after a grace period (reservations.ts); the
+ * original error is what tells the client why the withdrawal was refused.
  */
 
 /** One thing a craft holds: how to take it, and how to give back what was taken. */
@@ -61,7 +62,7 @@ function attach(error: unknown, failures: unknown[]): void {
 
 /** Gives everything back, last taken first; every release is tried, failures are logged and attached to `cause`. */
 async function undo(logger: Logger, held: readonly HeldReservation[], cause: unknown): Promise<void> {
-  const why = 'could not release a reservation after a failed craft; it stays held until it expires or is refilled';
+  const why = 'could not release a reservation after a failed craft; it stays held until it expires or is taken back';
   attach(cause, await releaseEach(logger, [...held].reverse(), why, { cause }));
 }
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError, NotFoundError } from '../errors.js';
 import { parseAmount } from '../ledger/amounts.js';
-import type { LedgerAdaptor } from '../ledger/adaptor.js';
-import { resolveAssets } from '../ledger/registry.js';
+import type { AssetInfo, LedgerAdaptor } from '../ledger/adaptor.js';
+import { ALL_ASSETS, resolveAssets } from '../ledger/registry.js';
 import { singleAddress, vaultAddresses, vaultSource } from '../vaults/vault-addresses.js';
 import type { VaultStore } from '../vaults/vault-store.js';
 import { failOperation } from './fail-operation.js';
@@ -42,6 +42,34 @@ async function recipientOf(adaptor: LedgerAdaptor, vaults: VaultStore, input: Wi
 }
 
 /**
+ * The one asset a withdrawal sends. `*` means every asset to a balance query; a withdrawal
+ * cannot send that, so it is refused (and not listed among the valid values) like any unknown symbol.
+ */
+function withdrawalAsset(adaptor: LedgerAdaptor, symbol: string | undefined): AssetInfo {
+  if (symbol === undefined) return adaptor.nativeAsset;
+  if (symbol !== ALL_ASSETS) {
+    try {
+      return resolveAssets(adaptor, [symbol])[0] as AssetInfo;
+    } catch (e) {
+      // Refused below again: the balance query's refusal offers `*` among the valid values.
+      if (!(e instanceof InvalidArgumentError)) throw e;
+    }
+  }
+  const valid = adaptor.assets().map((a) => a.symbol);
+  throw new InvalidArgumentError(`Unknown asset '${symbol}' for ledger ${adaptor.ledgerId}: a withdrawal sends one asset. Valid values: ${valid.join(', ')}`, {
+    field: 'asset',
+    valid,
+  });
+}
+
+/** A memo the ledger cannot carry would be dropped, and a deposit that needs it lost: refused instead. */
+function checkMemo(adaptor: LedgerAdaptor, memo: string | undefined): void {
+  if (memo && !adaptor.carriesMemo) {
+    throw new InvalidArgumentError(`${adaptor.ledgerId} transactions carry no memo; send the withdrawal without one`, { field: 'memo' });
+  }
+}
+
+/**
  * Builds a withdrawal, stores it durably, then asks the custody service to sign it.
  * If the sign request fails, the operation ends FAILED and its reservations are returned.
  */
@@ -55,9 +83,9 @@ export async function createWithdrawal(
   const vault = await deps.vaults.find(vaultId);
   if (!vault) throw new NotFoundError(`Vault '${vaultId}' is not registered`);
   const adaptor = deps.registry.get(vault.ledgerId);
-  const [asset] = resolveAssets(adaptor, [input.asset ?? adaptor.nativeAsset.symbol]);
-  if (!asset) throw new InvalidArgumentError('asset is required');
+  const asset = withdrawalAsset(adaptor, input.asset);
   const amount = parseAmount(input.amount, asset.decimals);
+  checkMemo(adaptor, input.memo);
   const fee = input.fee ?? (adaptor.feeLevels()[0] as string);
   const gap = deps.config.bip44GapLimit;
   const recipientAddress = await recipientOf(adaptor, deps.vaults, input, gap);
@@ -86,7 +114,12 @@ export async function createWithdrawal(
   try {
     await deps.store.create(op);
   } catch (e) {
-    await adaptor.release(unsigned, id).catch(() => undefined);
+    // A release lost here too does not hold for good: a nonce or sequence number is taken back
+    // by the account's next reservation after a grace period (ledger/reservations.ts); claimed
+    // coins and durable nonces stay held until their claim expires.
+    await adaptor.release(unsigned, id).catch((err: unknown) => {
+      deps.logger.error({ err, operationId: id, cause: e }, 'could not release the reservations of a withdrawal that was not stored');
+    });
     throw e;
   }
   const callbackUrl = deps.config.publicUrl ? signCallbackUrl(deps.config.publicUrl, adaptor.ledgerId) : undefined;

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Reservations } from '../../src/ledger/reservations.js';
+import { operationKeys, reservationKeys } from '../../src/redis-keys.js';
 import { testRedis } from '../helpers/redis.js';
 
 describe('reservations in Redis', () => {
@@ -53,5 +54,70 @@ describe('reservations in Redis', () => {
     expect(await r.release('btc', ['t:0', 't:1'], 'op2')).toBe(0);
     expect(await r.release('btc', ['t:0', 't:1'], 'op1')).toBe(2);
     expect(await r.claim('btc', ['t:1', 't:2'], 'op2', 60_000)).toBe(true);
+  });
+});
+
+/**
+ * A creation that fails after its craft reserved a number (Redis error on the store and on the
+ * release it then tries, or the API process killed) leaves an owner that no withdrawal will ever
+ * release. Past the grace period the next reservation of the account takes the number back.
+ */
+describe('numbers held by a withdrawal that was never stored', () => {
+  const { redis, prefix } = testRedis();
+  const GRACE_MS = 200;
+  const r = new Reservations(redis, prefix, undefined, GRACE_MS);
+  const pastGrace = () => new Promise((done) => setTimeout(done, GRACE_MS + 50));
+  const store = (operationId: string) => redis.set(operationKeys(prefix).operation(operationId), '{}');
+  afterAll(() => redis.disconnect());
+
+  it('stay held within the grace period: the withdrawal may be being created right now', async () => {
+    expect(await r.reserveSequence('eth:o1', 0n, 'being-created')).toBe(0n);
+    expect(await r.reserveSequence('eth:o1', 0n, 'next')).toBe(1n);
+    expect(await r.releaseSequence('eth:o1', 0n, 'being-created')).toBe(true);
+  });
+
+  it('past the grace period go to the next reservation, which the account was waiting for', async () => {
+    expect(await r.reserveSequence('eth:o2', 0n, 'orphan')).toBe(0n);
+    await pastGrace();
+    expect(await r.reserveSequence('eth:o2', 0n, 'next')).toBe(0n);
+    expect(await r.releaseSequence('eth:o2', 0n, 'orphan')).toBe(false);
+    expect(await r.reserveSequence('eth:o2', 0n, 'after')).toBe(1n);
+  });
+
+  it('are kept by an owner whose withdrawal is stored, past the grace period too', async () => {
+    await store('stored-op');
+    expect(await r.reserveSequence('eth:o3', 0n, 'stored-op')).toBe(0n);
+    await pastGrace();
+    expect(await r.reserveSequence('eth:o3', 0n, 'next')).toBe(1n);
+    expect(await r.reserveSequence('eth:o3', 0n, 'after')).toBe(2n);
+    expect(await r.releaseSequence('eth:o3', 0n, 'stored-op')).toBe(true);
+  });
+
+  it('stop counting against the balance once taken back, wherever they are in the sequence', async () => {
+    const spend = (eth: bigint) => ({ balances: { ETH: 10n }, minedBelow: 0n, spend: { ETH: eth } });
+    await store('stored-op-2');
+    expect(await r.reserveSequenceWithin('eth:o4', 0n, 'stored-op-2', spend(1n))).toEqual({ ok: true, n: 0n });
+    expect(await r.reserveSequenceWithin('eth:o4', 0n, 'orphan', spend(6n))).toEqual({ ok: true, n: 1n });
+    expect(await r.reserveSequenceWithin('eth:o4', 0n, 'too-much', spend(6n))).toEqual({ ok: false, reason: 'short', asset: 'ETH', pending: 7n });
+    await pastGrace();
+    expect(await r.reserveSequenceWithin('eth:o4', 0n, 'now-fits', spend(6n))).toEqual({ ok: true, n: 1n });
+    expect(await r.releaseSequence('eth:o4', 1n, 'orphan')).toBe(false);
+  });
+
+  it('reserved by a version that did not record since when, get their grace period from when they are found', async () => {
+    const { owners, last } = reservationKeys(prefix).sequence('eth:o5');
+    await redis.hset(owners, '0'.padStart(20, '0'), 'reserved-by-an-older-version');
+    await redis.set(last, '0'.padStart(20, '0'));
+    expect(await r.reserveSequence('eth:o5', 0n, 'next')).toBe(1n);
+    await pastGrace();
+    expect(await r.reserveSequence('eth:o5', 0n, 'after')).toBe(0n);
+  });
+
+  it('leave nothing in the owners hash once settled or released', async () => {
+    const a = await r.reserveSequence('eth:o6', 0n, 'a');
+    const b = await r.reserveSequence('eth:o6', 0n, 'b');
+    await r.settleSequence('eth:o6', a);
+    await r.releaseSequence('eth:o6', b, 'b');
+    expect(await redis.hgetall(reservationKeys(prefix).sequence('eth:o6').owners)).toEqual({});
   });
 });

@@ -45,6 +45,19 @@ describe('ethereum craft refuses what it cannot build, with figures', () => {
     expect(zero.fields).toMatchObject({ field: 'amount' });
   });
 
+  it('an amount above uint256 (2^256-1 base units) is a 422 on amount, before anything is encoded or reserved', async () => {
+    const key = newKey(adaptor);
+    const demo = adaptor.assets()[1]!;
+    await h.chain.funder.sendEth(key.address, 10n ** 18n);
+    for (const asset of [demo, adaptor.nativeAsset]) {
+      const e = await rejection(adaptor.craft(key.source, intent(adaptor, { asset, amount: 2n ** 256n })));
+      expect(e).toBeInstanceOf(InvalidArgumentError);
+      expect(e.fields).toEqual({ field: 'amount' });
+    }
+    const unsigned = await adaptor.craft(key.source, intent(adaptor, { amount: 1n }));
+    expect(unsigned.state).toMatchObject({ nonce: '0' });
+  });
+
   it('ETH: amount + gasLimit × maxFeePerGas over the balance is InsufficientFunds with the figures', async () => {
     const key = newKey(adaptor);
     await h.chain.funder.sendEth(key.address, 1_000_000n);

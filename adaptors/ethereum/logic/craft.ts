@@ -15,6 +15,8 @@ import { ethereumState, unsignedOf, withFee } from './state.js';
 
 const ERC20 = new Interface(['function transfer(address to, uint256 amount) returns (bool)']);
 const PLAIN_TRANSFER_GAS = 21_000n;
+/** A transaction's value and an ERC-20 transfer's amount are both uint256. */
+const MAX_UINT256 = 2n ** 256n - 1n;
 
 interface Call {
   to: string;
@@ -23,6 +25,9 @@ interface Call {
 }
 
 function transferCall(intent: WithdrawalIntent): Call {
+  if (intent.amount > MAX_UINT256) {
+    throw new InvalidArgumentError(`amount is above what an Ethereum transfer can carry (2^256-1 base units of ${intent.asset.symbol})`, { field: 'amount' });
+  }
   const recipient = getAddress(intent.recipientAddress);
   if (intent.asset.native) return { to: recipient, value: intent.amount, data: '0x' };
   const contract = intent.asset.contract;
