@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addConfirmJob, confirmJobId } from '../../src/pipeline/queues.js';
+import type { Workers } from '../../src/pipeline/workers.js';
+import { queuePrefix } from '../../src/redis-keys.js';
+import { freePort } from '../../src/sandbox/free-port.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { fakeOperation } from '../webhooks/support.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A worker process that dies (SIGKILL, OOM, a lost machine) while a job is active leaves the
+ * job locked until JOB_LOCK_MS; it is then "stalled" and another worker takes it. BullMQ counts
+ * stalls over a job's whole life, and a confirm job polls for hours: two such deaths must not
+ * fail it for good, or its withdrawal stays BROADCAST forever (never CONFIRMED, no webhook).
+ */
+describe('a confirm job whose worker died twice', () => {
+  let svc: TestService;
+  let workers: Workers | undefined;
+  let crashConn: Redis;
+
+  beforeAll(async () => {
+    svc = await startTestService({ ethdev: { rpcUrl: `http://127.0.0.1:${await freePort()}` } }, { pipeline: true, env: { JOB_LOCK_MS: '2000' } });
+    crashConn = new Redis(svc.core.config.redisUrl, { maxRetriesPerRequest: null });
+  });
+  afterAll(async () => {
+    await workers?.close();
+    crashConn?.disconnect();
+    await svc?.stop();
+  });
+
+  it('is taken up again, not failed for good', async () => {
+    const { store } = svc.pipeline!.deps;
+    const queues = svc.pipeline!.deps.queues;
+    const op = fakeOperation();
+    await store.create(op);
+    await store.transition(op.id, ['EXECUTING'], 'SIGNED', () => ({ txids: ['0x01'] }));
+    const broadcast = (await store.transition(op.id, ['SIGNED'], 'BROADCAST'))!;
+    await addConfirmJob(queues, broadcast, 0);
+
+    // A worker process that takes the job and dies (no lock renewal, no completion): twice.
+    const dying = new Worker('confirm', null, { connection: crashConn, prefix: queuePrefix(svc.core.config.keyPrefix), lockDuration: 300, stalledInterval: 300, maxStalledCount: 1 });
+    const check = () => (dying as unknown as { moveStalledJobsToWait(): Promise<unknown> }).moveStalledJobsToWait();
+    const first = await dying.getNextJob(randomUUID());
+    expect(first?.id).toBe(confirmJobId(op.id));
+    await sleep(400);
+    await check(); // marks it
+    await sleep(400);
+    await check(); // lock gone: back to wait (stalled once), as any live worker's checker does
+    const second = await dying.getNextJob(randomUUID());
+    expect(second?.id).toBe(confirmJobId(op.id));
+    await dying.close(true).catch(() => undefined);
+
+    // A healthy worker process comes up; its stalled checker finds the job a second time.
+    workers = await svc.pipeline!.startWorkers();
+    await sleep(5000);
+    const job = await queues.confirm.getJob(confirmJobId(op.id));
+    const after = `${await job!.getState()} (${job!.failedReason ?? ''}), withdrawal ${(await store.get(op.id)).status}`;
+    expect(after, after).not.toMatch(/^failed/);
+    expect(job!.failedReason ?? '').not.toMatch(/stalled/);
+  });
+});
