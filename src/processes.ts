@@ -76,7 +76,7 @@ export function createPipeline(core: Core): Pipeline {
     mount: (app) => mountDashboard(app, { queues: allQueues(), records: apiKeyRecords(config), readOnly: config.dashboardReadOnly, redis: core.redis, prefix: core.prefix, logger }),
     startWorkers: async () => {
       const [pipelineWorkers, webhookWorkers] = await Promise.all([startWorkers(deps, config.redisUrl), webhooks.start()]);
-      return { running: () => pipelineWorkers.running(), close: async () => void (await Promise.all([pipelineWorkers.close(), webhookWorkers.close()])) };
+      return { running: () => pipelineWorkers.running() && webhookWorkers.running(), close: async () => void (await Promise.all([pipelineWorkers.close(), webhookWorkers.close()])) };
     },
     close: async () => void (await Promise.all([queues.close(), webhooks.close()])),
   };
@@ -162,7 +162,7 @@ export async function startWorkerProcess(): Promise<void> {
   const pipeline = createPipeline(core);
   const workers = await pipeline.startWorkers();
   const health = await startWorkerHealthServer(
-    { redis: core.redis, workers, metrics: core.metrics, version: config.version, timeoutMs: config.healthTimeoutMs },
+    { redis: core.redis, prefix: core.prefix, workers, metrics: core.metrics, version: config.version, timeoutMs: config.healthTimeoutMs },
     config.workerPort,
     config.host,
   );

@@ -64,10 +64,22 @@ export function redisClient(url: string, options: RedisOptions): Redis {
   return cluster as unknown as Redis;
 }
 
+/**
+ * Whether every key starting with `prefix` hashes by the same tag. Redis's rule: the tag is
+ * what lies between the first `{` and the first `}` after it; when that is empty (or there is
+ * none) the whole key is hashed. So `{byow}` and `a{byow}b` hold; `{}{byow}` and `byow}` don't.
+ */
+function prefixHasHashTag(prefix: string): boolean {
+  const open = prefix.indexOf('{');
+  const close = open < 0 ? -1 : prefix.indexOf('}', open + 1);
+  return close > open + 1;
+}
+
 /** Why a key prefix will not hold on a cluster, or undefined when it will (or no cluster is used). */
 export function clusterPrefixProblem(url: string, prefix: string): string | undefined {
-  if (!isClusterUrl(url)) return undefined;
-  return /\{[^{}]+\}/.test(prefix) ? undefined : `REDIS_PREFIX must contain a hash tag such as {${prefix}} on a Redis Cluster, so every script's keys share one slot`;
+  if (!isClusterUrl(url) || prefixHasHashTag(prefix)) return undefined;
+  const tag = prefix.replace(/[{}]/g, '') || 'byow';
+  return `REDIS_PREFIX must contain a hash tag such as {${tag}} on a Redis Cluster, so every script's keys share one slot: Redis hashes the text between the first { and the next }, or the whole key when that is empty`;
 }
 
 /**

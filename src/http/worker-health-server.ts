@@ -1,11 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import { NotFoundError } from '../errors.js';
 import { probe } from './routes/service-routes.js';
+import { redisHealth } from './redis-health.js';
 import type { DependencyHealth } from './app-context.js';
 import type { Core } from '../core.js';
 import type { Workers } from '../pipeline/workers.js';
 
-export interface WorkerHealthDeps extends Pick<Core, 'redis' | 'metrics'> {
+export interface WorkerHealthDeps extends Pick<Core, 'redis' | 'prefix' | 'metrics'> {
   workers: Workers;
   version: string;
   /** Time the Redis check may take. */
@@ -20,7 +21,7 @@ export interface WorkerStatus {
 }
 
 export async function workerStatus(deps: WorkerHealthDeps): Promise<WorkerStatus> {
-  const redis = await probe(async () => ({ healthy: (await deps.redis.ping()) === 'PONG' }), deps.timeoutMs);
+  const redis = await probe(() => redisHealth(deps.redis, deps.prefix), deps.timeoutMs);
   const workers: DependencyHealth = deps.workers.running() ? { healthy: true } : { healthy: false, errorMessage: 'queue workers are not running' };
   return { version: deps.version, healthy: redis.healthy && workers.healthy, redis, workers };
 }

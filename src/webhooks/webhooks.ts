@@ -1,11 +1,12 @@
 import { Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import { processDelivery } from './delivery-job.js';
 import { DeliveryStore } from './delivery-store.js';
 import { startOutboxDispatcher } from './outbox-dispatcher.js';
 import { SubscriptionStore } from './subscription-store.js';
+import { redisClient } from '../redis.js';
 import { queuePrefix, webhookKeys } from '../redis-keys.js';
 import { backoffDelay, createWebhookQueue, WEBHOOK_QUEUE, type DeliveryJob, type WebhookQueue } from './webhook-queue.js';
 import { WebhookService } from './webhook-service.js';
@@ -14,7 +15,7 @@ export interface Webhooks {
   service: WebhookService;
   queue: WebhookQueue;
   /** The delivery worker and the outbox dispatcher (worker processes). */
-  start(): Promise<{ close(): Promise<void> }>;
+  start(): Promise<{ running(): boolean; close(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -29,7 +30,8 @@ export function createWebhooks(opts: { redis: Redis; prefix: string; outboxKey: 
     service,
     queue,
     start: async () => {
-      const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null, connectionName: 'byow-webhooks' });
+      // redisClient reads a redis+cluster:// URL too; BullMQ's blocking worker must retry forever.
+      const connection = redisClient(config.redisUrl, { maxRetriesPerRequest: null, connectionName: 'byow-webhooks' });
       connection.on('error', (err: Error) => logger.debug({ err: err.message }, 'webhook worker connection error'));
       const worker = new Worker<DeliveryJob>(WEBHOOK_QUEUE, (job: Job<DeliveryJob>) => processDelivery(service, job), {
         connection,
@@ -41,6 +43,7 @@ export function createWebhooks(opts: { redis: Redis; prefix: string; outboxKey: 
       worker.on('error', (err) => logger.error({ err: err.message, queue: WEBHOOK_QUEUE }, 'worker error'));
       const dispatcher = startOutboxDispatcher({ redis, outboxKey: opts.outboxKey, service, logger });
       return {
+        running: () => worker.isRunning() && !worker.closing,
         close: async () => {
           await dispatcher.stop();
           await worker.close();

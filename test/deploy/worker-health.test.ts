@@ -16,7 +16,7 @@ describe('worker health and metrics endpoint', () => {
       { ethdev: { rpcUrl: 'http://127.0.0.1:9', confirmations: 1 } },
       { pipeline: true, workers: true, env: { RECONCILE_INTERVAL_SECONDS: '1' } },
     );
-    deps = { redis: svc.core.redis, workers: svc.workers!, metrics: svc.core.metrics, version: 'test', timeoutMs: 1000 };
+    deps = { redis: svc.core.redis, prefix: svc.core.prefix, workers: svc.workers!, metrics: svc.core.metrics, version: 'test', timeoutMs: 1000 };
     const server = await startWorkerHealthServer(deps, 0, '127.0.0.1');
     const address = server.address();
     call = httpCaller(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`);

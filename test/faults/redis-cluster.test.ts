@@ -1,11 +1,28 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { families } from '../../adaptors/index.js';
 import { ConfigError, loadConfig } from '../../src/config/load-config.js';
+import { startWorkerHealthServer } from '../../src/http/worker-health-server.js';
+import { clusterPrefixProblem } from '../../src/redis.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { startRedisCluster, type LocalRedisCluster } from '../helpers/redis-cluster.js';
+import { ADMIN_KEY, httpCaller } from '../helpers/service.js';
 import { countBroadcasts, postCallback, provider, RECIPIENT, simCallbackBody, until, withdraw } from '../pipeline/support.js';
+import { fakeOperation, startReceiver } from '../webhooks/support.js';
+
+const run = promisify(execFile);
+
+/** The port of the master that serves `key`'s slot. */
+async function masterPortOf(redis: Redis, key: string): Promise<number> {
+  const slot = Number(await redis.cluster('KEYSLOT', key));
+  const range = (await redis.cluster('SLOTS')).find(([from, to]) => from <= slot && slot <= to);
+  if (!range?.[2]) throw new Error(`no master serves slot ${slot}`);
+  return range[2][1];
+}
 
 /**
  * The whole signing loop on a real three-master Redis Cluster with a hash-tagged prefix: every
@@ -20,7 +37,19 @@ describe('on a Redis Cluster (three masters, hash-tagged prefix)', () => {
   beforeAll(async () => {
     cluster = await startRedisCluster();
     chain = await startTestChain();
-    loop = await startLoop({ ethdev: { rpcUrl: chain.anvil.url, confirmations: 1 } }, { env: { REDIS_URL: cluster.url, REDIS_PREFIX: `{t${randomUUID().slice(0, 8)}}` } });
+    loop = await startLoop(
+      { ethdev: { rpcUrl: chain.anvil.url, confirmations: 1 } },
+      {
+        env: {
+          REDIS_URL: cluster.url,
+          REDIS_PREFIX: `{t${randomUUID().slice(0, 8)}}`,
+          WEBHOOK_ALLOW_PRIVATE: 'true',
+          WEBHOOK_BACKOFF_MS: '50',
+          WEBHOOK_BACKOFF_MAX_MS: '200',
+          HEALTH_TIMEOUT_MS: '500',
+        },
+      },
+    );
   });
   afterAll(async () => {
     await loop?.stop();
@@ -82,5 +111,53 @@ describe('on a Redis Cluster (three masters, hash-tagged prefix)', () => {
     expect(answers.filter((a) => a.body.outcome === 'queued')).toHaveLength(1);
     const done = await loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED', 60_000);
     expect(done.txids).toHaveLength(1);
+  });
+
+  it('the prefix check agrees with the slots Redis gives a prefix\'s keys', async () => {
+    const redis = loop.svc.core.redis;
+    for (const prefix of ['{byow}', 'a{byow}b', '}{byow}', '{{byow}}', 'byow', '{}{byow}', '{}', 'byow}']) {
+      const slots = new Set(await Promise.all([`${prefix}:op:1`, `${prefix}:outbox`, `${prefix}:vault-ops:v`].map((k) => redis.cluster('KEYSLOT', k))));
+      expect({ prefix, accepted: clusterPrefixProblem(cluster.url, prefix) === undefined }).toEqual({ prefix, accepted: slots.size === 1 });
+    }
+  });
+
+  it('delivers webhook events to a subscriber', async () => {
+    const receiver = await startReceiver();
+    try {
+      const created = await loop.svc.call('POST', '/api/v1.0/admin/webhooks', { key: ADMIN_KEY, body: { url: receiver.url, events: ['*'] } });
+      expect(created.status).toBe(201);
+      await loop.svc.pipeline!.deps.store.create(fakeOperation());
+      const statuses = await until('the delivery to be made', async () => {
+        const res = await loop.svc.call('GET', `/api/v1.0/admin/webhooks/${created.body.id}/deliveries`, { key: ADMIN_KEY });
+        const all = (res.body.items as { status: string }[]).map((d) => d.status);
+        return all.length > 0 && all.every((st) => st === 'delivered') && all;
+      });
+      expect(statuses).toEqual(['delivered']);
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  // Last: it stops the master of the service's slot from answering for a while.
+  it('both /status answer Redis unhealthy while the master of the prefix\'s slot does not answer, healthy again after', async () => {
+    const { svc } = loop;
+    const health = await startWorkerHealthServer({ redis: svc.core.redis, prefix: svc.core.prefix, metrics: svc.core.metrics, workers: svc.workers!, version: 't', timeoutMs: 500 }, 0, '127.0.0.1');
+    const address = health.address();
+    const worker = httpCaller(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`);
+    const redisHealthy = async () => {
+      // Several at once: a check that any node may answer would mostly reach one that still does.
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? worker('GET', '/status') : svc.call('GET', '/api/v1.0/status'))));
+      return answers.map((a) => a.body.redis?.healthy);
+    };
+    try {
+      const port = await masterPortOf(svc.core.redis, `${svc.core.prefix}profile`);
+      await run('redis-cli', ['-p', String(port), 'client', 'pause', '3000', 'all']);
+      expect(await redisHealthy()).toEqual(Array(6).fill(false));
+      await until('Redis to answer again', async () => (await redisHealthy()).every((h) => h === true), 10_000);
+    } finally {
+      health.closeAllConnections();
+      health.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AppContext, DependencyHealth } from '../app-context.js';
+import { redisHealth } from '../redis-health.js';
 import { healthSchema } from '../schemas.js';
 import { defineRoute } from '../route.js';
 
@@ -76,7 +77,7 @@ export function serviceRoutes(ctx: AppContext) {
       response: statusResponse,
       handler: async () => {
         const t = ctx.config.healthTimeoutMs;
-        const redisCheck = probe(async () => ({ healthy: (await ctx.redis.ping()) === 'PONG' }), t);
+        const redisCheck = probe(() => redisHealth(ctx.redis, ctx.prefix), t);
         const ledgerChecks = ctx.registry.list().map(async (a) => [a.ledgerId, await probe(() => a.health(), t)] as const);
         const depChecks = Object.entries(ctx.healthChecks).map(async ([name, fn]) => [name, await probe(fn, t)] as const);
         const [redis, ledgers, deps] = await Promise.all([redisCheck, Promise.all(ledgerChecks), Promise.all(depChecks)]);
