@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { configErrorMap } from './issue-words.js';
+import { ipAddressList, listenHost } from './address-schemas.js';
 import { httpUrl, redisUrl } from './url-schemas.js';
 
 /**
@@ -48,10 +49,13 @@ const json = <T>(schema: z.ZodType<T>) =>
     return parsed.data;
   });
 
+/** An API key as a client presents it: in `Authorization: Bearer <key>`, which carries no spaces. */
+const apiKeyText = z.string().min(16).regex(/^\S+$/, 'must have no spaces (it is sent in an Authorization: Bearer header)');
+
 export const apiKeySchema = z
   .strictObject({
     name: z.string().min(1),
-    key: z.string().min(16).optional(),
+    key: apiKeyText.optional(),
     sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits (the SHA-256 of the key)').optional(),
     scopes: z.array(z.enum(['read', 'withdraw', 'admin'])).min(1),
   })
@@ -59,7 +63,12 @@ export const apiKeySchema = z
 
 export const ENV = {
   port: { env: 'PORT', schema: int(0, 65535), default: '8080', description: 'HTTP port of the wallet layer.' },
-  host: { env: 'HOST', schema: z.string().min(1), default: '0.0.0.0', description: 'Interface to listen on.' },
+  host: {
+    env: 'HOST',
+    schema: listenHost(),
+    default: '0.0.0.0',
+    description: 'Interface to listen on: an IP address (`0.0.0.0`, `::`) or a host name, without scheme, port or path.',
+  },
   redisUrl: {
     env: 'REDIS_URL',
     schema: redisUrl(),
@@ -82,10 +91,11 @@ export const ENV = {
   },
   apiKeys: {
     env: 'API_KEYS',
-    schema: json(z.array(apiKeySchema)),
+    // With no key every route that needs one answers 401 for good: refused at start instead.
+    schema: json(z.array(apiKeySchema).min(1, 'must list at least one key')),
     sensitive: true,
     description:
-      'JSON array of `{name, sha256 | key, scopes}`; scopes among `read` (balances), `withdraw`, `admin` (vault registry, dashboard). Prefer `sha256` (hex SHA-256 of the key).',
+      'JSON array of at least one `{name, sha256 | key, scopes}`; scopes among `read` (balances), `withdraw`, `admin` (vault registry, dashboard). Prefer `sha256` (hex SHA-256 of the key).',
   },
   ledgers: {
     env: 'LEDGERS',
@@ -99,6 +109,20 @@ export const ENV = {
     env: 'SANDBOX',
     schema: bool,
     description: 'Force (`true`) or forbid (`false`) the sandbox profile. Default: sandbox when no ledgers are configured.',
+  },
+  sandboxApiKey: {
+    env: 'SANDBOX_API_KEY',
+    schema: apiKeyText,
+    sensitive: true,
+    description: 'Sandbox profile: its API key (all scopes), when you want a fixed one; default a random key, written to `.sandbox/api-key`.',
+  },
+  sandboxCustodyPort: { env: 'SANDBOX_CUSTODY_PORT', schema: int(1, 65535), default: '8090', description: 'Sandbox profile: port of its custody emulator.' },
+  sandboxCustodyPassword: {
+    env: 'SANDBOX_CUSTODY_PASSWORD',
+    schema: z.string().min(1),
+    sensitive: true,
+    description:
+      "Sandbox profile: password of its custody emulator's administrator `so` (the connector logs in with it); default the one kept in `.sandbox/custody-password`, made at the first start.",
   },
   bodyLimit: { env: 'BODY_LIMIT', schema: z.string().regex(/^\d+(b|kb|mb)$/, 'must be a size such as 512kb or 4mb'), default: '4mb', description: 'Largest accepted request body.' },
   maxKeysPerRequest: {
@@ -179,8 +203,9 @@ export const ENV = {
   },
   callbackAllowedIps: {
     env: 'CALLBACK_ALLOWED_IPS',
-    schema: z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
-    description: 'Comma-separated peer addresses allowed to call the callback (the custody service\'s, or the mTLS proxy\'s).',
+    schema: ipAddressList(),
+    description:
+      'Comma-separated IP addresses of the peers allowed to call the callback (the custody service\'s, or the mTLS proxy\'s); no ranges or host names.',
   },
   reconcileAfterSeconds: {
     env: 'RECONCILE_AFTER_SECONDS',

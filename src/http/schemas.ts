@@ -29,4 +29,8 @@ export const assetBalanceSchema = z.object({ asset: z.string(), amount: z.string
 
 export const healthSchema = z.object({ healthy: z.boolean(), errorMessage: z.string().optional() });
 
-export const ledgerIdParam = z.string().min(1).max(64).describe('Ledger id, e.g. eth, btctest, stellar');
+/**
+ * No length bound: the registry answers an id it does not know, of any length, with the 422
+ * naming the valid ids (spec "Errors" 2); a schema bound would refuse a long one without them.
+ */
+export const ledgerIdParam = z.string().min(1).describe('Ledger id, e.g. eth, btctest, stellar');

@@ -85,17 +85,20 @@ export const ALL_ASSETS = '*';
 /**
  * Resolves asset symbols for a ledger, or 422 naming the valid ones. None asked: the native
  * asset (the spec's "default is the ledger's default asset"); `*`: every asset of the ledger.
+ * An asset asked twice (`ETH,ETH`, or `ETH` and `eth`, which resolve alike) comes back once:
+ * balances are summed per asset, so a repeat would report twice what is held.
  */
 export function resolveAssets(adaptor: LedgerAdaptor, symbols: string[] | undefined): AssetInfo[] {
   const all = adaptor.assets();
   if (!symbols || symbols.length === 0) return [adaptor.nativeAsset];
   if (symbols.includes(ALL_ASSETS)) {
-    if (symbols.length > 1) throw new InvalidArgumentError(`assets: '${ALL_ASSETS}' (every asset) cannot be combined with symbols`);
+    if (symbols.some((s) => s !== ALL_ASSETS)) throw new InvalidArgumentError(`assets: '${ALL_ASSETS}' (every asset) cannot be combined with symbols`);
     return all;
   }
-  return symbols.map((s) => {
+  const resolved = symbols.map((s) => {
     const found = all.find((a) => a.symbol === s) ?? all.find((a) => a.symbol.toLowerCase() === s.toLowerCase());
     if (!found) throw unknownValue(`asset for ledger ${adaptor.ledgerId}`, s, [...all.map((a) => a.symbol), ALL_ASSETS]);
     return found;
   });
+  return [...new Set(resolved)];
 }

@@ -52,11 +52,11 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     const publicUrl = config.publicUrl ?? `http://127.0.0.1:${config.port}`;
     // Callbacks without HMAC, as the custody service sends them, unless CALLBACK_SECRET is set.
     const callbackSecret = config.callbackSecret;
-    const custodyAdmin = { user: 'so', password: sandboxCustodyPassword(SANDBOX_DIR, process.env.SANDBOX_CUSTODY_PASSWORD) };
+    const custodyAdmin = { user: 'so', password: sandboxCustodyPassword(SANDBOX_DIR, config.sandboxCustodyPassword) };
     const custody = await startSandboxCustody({
       redisUrl: redis.url,
       prefix: custodyEmulatorPrefix(config.keyPrefix),
-      port: Number(process.env.SANDBOX_CUSTODY_PORT ?? 8090),
+      port: config.sandboxCustodyPort,
       admin: custodyAdmin,
       callback: { baseUrl: publicUrl, secret: callbackSecret },
       logger: createLogger(config.logLevel, [...config.secrets, custodyAdmin.password]),
@@ -70,7 +70,7 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
     // Each node's faucet sends what its ledger's demo setup holds, and says which assets when asked for another.
     const faucets: Record<string, Faucet> = Object.fromEntries(localNodes.map((n) => [n.ledgerId, n.faucet] as const));
 
-    const apiKey = config.apiKeys ? undefined : (process.env.SANDBOX_API_KEY ?? `sbx_${randomBytes(24).toString('hex')}`);
+    const apiKey = config.apiKeys ? undefined : (config.sandboxApiKey ?? `sbx_${randomBytes(24).toString('hex')}`);
     const apiKeys = config.apiKeys ?? [{ name: 'sandbox', key: apiKey, scopes: ['read', 'withdraw', 'admin'] as ('read' | 'withdraw' | 'admin')[] }];
     if (apiKey) {
       mkdirSync(SANDBOX_DIR, { recursive: true });

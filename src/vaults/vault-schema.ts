@@ -2,6 +2,12 @@ import { z } from 'zod';
 
 const hex = (what: string) => z.string().regex(/^(?:0x)?[0-9a-fA-F]+$/, `${what} must be hex`);
 
+/**
+ * A BIP44 coin type or account index. Digits only: the pair is stored joined as `coin/account`
+ * (the record's accounts, the address index key), so a '/' in either would let two accounts alias.
+ */
+const index = (what: string) => z.union([z.string().regex(/^\d{1,9}$/, `${what} is a non-negative integer`), z.number().int().min(0)]).transform(String);
+
 /** Public part of a BIP44 account backup record (spec "Backup records"), plus coin and account. */
 export const bip44Schema = z.object({
   publicKey: hex('publicKey'),
@@ -9,11 +15,9 @@ export const bip44Schema = z.object({
   bipLevel: z.number().int().min(0).max(255),
   parentFingerprint: z.union([hex('parentFingerprint'), z.number().int().min(0)]),
   childNumber: z.number().int().min(0),
-  coin: z.union([z.string(), z.number().int()]).transform(String),
-  account: z.union([z.string(), z.number().int()]).transform(String),
+  coin: index('coin'),
+  account: index('account'),
 });
-
-const index = (what: string) => z.union([z.string().regex(/^\d{1,9}$/, `${what} is a non-negative integer`), z.number().int().min(0)]).transform(String);
 
 /**
  * A registration gives the key itself (`publicKey`, or `bip44` with the account backup's

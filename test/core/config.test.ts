@@ -235,6 +235,49 @@ describe('configuration', () => {
     expect(found.join('\n')).not.toContain('plain-key');
   });
 
+  it('refuses API_KEYS without a key: every keyed route would answer 401 for good', () => {
+    const eth = ledgers({ eth: { rpcUrl: 'https://node.example' } });
+    expect(problems({ ...eth, API_KEYS: '[]' })).toEqual(['API_KEYS: must list at least one key']);
+    expect(() => loadConfig({ SANDBOX: 'true', API_KEYS: '[]' }, families, 'v')).toThrow(/API_KEYS: must list at least one key/);
+  });
+
+  it('takes HOST as an IP address or a host name alone, naming HOST for a port, a scheme or a path', () => {
+    const eth = ledgers({ eth: { rpcUrl: 'https://node.example' } });
+    for (const host of ['localhost:8080', 'http://0.0.0.0', '0.0.0.0/api', '[::1]', '10.0.0.256']) {
+      expect(problems({ ...eth, HOST: host })).toEqual([
+        `HOST: must be an IP address (0.0.0.0, ::, 127.0.0.1) or a host name alone: no scheme, port, path or brackets, got '${host}'`,
+      ]);
+    }
+    for (const host of ['0.0.0.0', '::', '::1', 'fe80::1', 'localhost', 'api.internal', 'byow_api']) {
+      expect(loadConfig({ ...production, ...eth, HOST: host }, families, 'v').host).toBe(host);
+    }
+  });
+
+  it('takes CALLBACK_ALLOWED_IPS as IP addresses, in the spelling the peer is compared in; refuses ranges, host names and an empty list', () => {
+    const eth = ledgers({ eth: { rpcUrl: 'https://node.example' } });
+    const ips = (value: string) => loadConfig({ ...production, ...eth, CALLBACK_ALLOWED_IPS: value }, families, 'v').callbackAllowedIps;
+    expect(ips(' 10.0.0.7 , FE80::1,::ffff:10.0.0.8, fe80:0:0:0:0:0:0:1,')).toEqual(['10.0.0.7', 'fe80::1', '10.0.0.8']);
+    expect(problems({ ...eth, CALLBACK_ALLOWED_IPS: '10.0.0.0/8,custody.example.com' })).toEqual([
+      "CALLBACK_ALLOWED_IPS: must be IP addresses separated by commas, such as 10.0.0.7,fd00::7 (no ranges, no host names); found '10.0.0.0/8', 'custody.example.com' (not an IP address), got '10.0.0.0/8,custody.example.com'",
+    ]);
+    expect(problems({ ...eth, CALLBACK_ALLOWED_IPS: ',' })).toEqual([
+      "CALLBACK_ALLOWED_IPS: must be IP addresses separated by commas, such as 10.0.0.7,fd00::7 (no ranges, no host names); found no address, got ','",
+    ]);
+  });
+
+  it('validates the sandbox variables with the rest; empty counts as unset', () => {
+    expect(problems({ SANDBOX_CUSTODY_PORT: 'abc', SANDBOX_API_KEY: 'short' })).toEqual([
+      'SANDBOX_API_KEY: must have at least 16 characters',
+      "SANDBOX_CUSTODY_PORT: must be a whole number from 1 to 65535, got 'abc'",
+    ]);
+    for (const port of ['70000', '0']) expect(() => loadConfig({ SANDBOX_CUSTODY_PORT: port }, families, 'v')).toThrow(/SANDBOX_CUSTODY_PORT: must be a whole number from 1 to 65535/);
+    const empty = loadConfig({ SANDBOX_CUSTODY_PORT: '', SANDBOX_API_KEY: '', SANDBOX_CUSTODY_PASSWORD: '' }, families, 'v');
+    expect([empty.sandboxCustodyPort, empty.sandboxApiKey, empty.sandboxCustodyPassword]).toEqual([8090, undefined, undefined]);
+    const set = loadConfig({ SANDBOX_CUSTODY_PORT: '18090', SANDBOX_API_KEY: 'sandbox-key-0123456789', SANDBOX_CUSTODY_PASSWORD: 'pw' }, families, 'v');
+    expect([set.sandboxCustodyPort, set.sandboxApiKey, set.sandboxCustodyPassword]).toEqual([18090, 'sandbox-key-0123456789', 'pw']);
+    expect(set.secrets).toEqual(expect.arrayContaining(['sandbox-key-0123456789', 'pw']));
+  });
+
   it('gives the sandbox its own key prefix unless REDIS_PREFIX says otherwise', () => {
     expect(loadConfig({}, families, 'v').keyPrefix).toBe(SANDBOX_PREFIX);
     expect(loadConfig({ REDIS_PREFIX: 'mine' }, families, 'v').keyPrefix).toBe('mine');

@@ -94,6 +94,24 @@ describe('built-in ledger ids without a back end', () => {
     expect(st.body.details).toContain("'doge'");
   });
 
+  it('an unknown id longer than 64 characters → the same 422 naming configured and built-in ids', async () => {
+    const long = 'x'.repeat(65);
+    for (const [method, path, body] of [
+      ['GET', `/api/v1.0/ledgers/${long}/addresses/${CASP_ADDRESS}/valid`],
+      ['POST', `/api/v1.0/ledgers/${long}/address-from-publickey`, { keys: [CASP_KEY] }],
+      ['GET', `/api/v1.0/ledgers/${long}/addresses/${CASP_ADDRESS}/balance`],
+    ] as const) {
+      const res = await svc.call(method, path, { body });
+      expect({ path, status: res.status, errCode: res.body.errCode }).toEqual({ path, status: 422, errCode: 'ERR_INVALID_ARGUMENTS' });
+      expect(res.body.details).toContain(`Unknown ledger '${long}'. Valid values: btcregtest`);
+      expect(res.body.valid).toContain('btcregtest');
+    }
+    const status = await svc.call('GET', `/${long}/api/v1.0/status`);
+    expect([status.status, status.body.errCode]).toEqual([422, 'ERR_INVALID_ARGUMENTS']);
+    expect(status.body.details).toContain(`Unknown coin type '${long}'`);
+    expect(status.body.valid).toContain('btcregtest');
+  });
+
   it('the configured ledger with its back end down: the coin-type status is 500 with the reason', async () => {
     const { status, body } = await svc.call('GET', '/btcregtest/api/v1.0/status?withDetails=true');
     expect(status).toBe(500);

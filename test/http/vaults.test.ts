@@ -123,6 +123,32 @@ describe('vault registry and vault balances', () => {
     expect(wrongCoin.body.details).toContain('Valid values (coin/account): 60/0');
   });
 
+  it('reports an asset named twice in assets once, with what the vault holds', async () => {
+    const created = await svc.call('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId: 'v-twice', ledgerId: 'ethdev', publicKey: CASP_KEY } });
+    expect(created.status).toBe(201);
+    const once = await svc.call('GET', '/api/v1.0/vaults/v-twice/balance?assets=ETH', { key: READ_KEY });
+    expect(once.body.balances).toHaveLength(1);
+    for (const query of ['assets=ETH,ETH', 'assets=ETH&assets=eth']) {
+      const twice = await svc.call('GET', `/api/v1.0/vaults/v-twice/balance?${query}`, { key: READ_KEY });
+      expect({ query, status: twice.status, balances: twice.body.balances }).toEqual({ query, status: 200, balances: once.body.balances });
+    }
+  });
+
+  it("refuses a BIP44 coin or account that is not a non-negative integer, as a registration by id does ('1/2' and '3' would alias '1' and '2/3')", async () => {
+    const backup = {
+      publicKey: Buffer.from(account.publicKey).toString('hex'),
+      cpar: Buffer.from(account.chainCode).toString('hex'),
+      bipLevel: account.depth,
+      parentFingerprint: account.parentFingerprint,
+      childNumber: account.index,
+    };
+    for (const [coin, acct] of [['1/2', '3'], ['1', '2/3'], ['60', '-1'], ["60'", '0'], [-1, 0], [60, 1.5]]) {
+      const res = await svc.call('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId: 'v-alias', ledgerId: 'ethdev', bip44: { ...backup, coin, account: acct } } });
+      expect({ coin, acct, status: res.status, errCode: res.body.errCode }).toEqual({ coin, acct, status: 422, errCode: 'ERR_INVALID_ARGUMENTS' });
+    }
+    expect((await svc.call('GET', '/api/v1.0/admin/vaults/v-alias', { key: ADMIN_KEY })).status).toBe(404);
+  });
+
   it('unknown vault → 404; read scope needed', async () => {
     expect((await svc.call('GET', '/api/v1.0/vaults/nope/balance', { key: READ_KEY })).status).toBe(404);
     expect((await svc.call('GET', '/api/v1.0/vaults/nope/balance')).status).toBe(401);

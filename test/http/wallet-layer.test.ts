@@ -156,6 +156,18 @@ describe('wallet layer over HTTP (real Redis, real anvil)', () => {
       expect(mixed.status).toBe(422);
     });
 
+    it('an asset named twice (ETH,ETH, or ETH and eth) is reported once, with what the address holds', async () => {
+      const addr = '0x00000000000000000000000000000000000000A2';
+      await chain.funder.sendEth(addr, 10n ** 18n);
+      for (const query of ['assets=ETH,ETH', 'assets=ETH&assets=eth', 'assets[]=eth&assets[]=ETH,DEMO&assets=demo']) {
+        const { status, body } = await svc.call('GET', `/api/v1.0/ledgers/ethdev/addresses/${addr}/balance?${query}`);
+        const expected = query.includes('DEMO') ? [{ asset: 'ETH', amount: '1' }, { asset: 'DEMO', amount: '0' }] : [{ asset: 'ETH', amount: '1' }];
+        expect({ query, status, balances: body.balances }).toEqual({ query, status: 200, balances: expected });
+      }
+      const every = await svc.call('GET', `/api/v1.0/ledgers/ethdev/addresses/${addr}/balance?assets=*&assets=*`);
+      expect(every.body.balances).toEqual([{ asset: 'ETH', amount: '1' }, { asset: 'DEMO', amount: '0' }]);
+    });
+
     it('unknown asset → 422 listing the ledger assets', async () => {
       const { status, body } = await svc.call('GET', `/api/v1.0/ledgers/ethdev/addresses/${CASP_ADDRESS}/balance?assets=USDT`);
       expect(status).toBe(422);

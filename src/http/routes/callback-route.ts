@@ -10,8 +10,7 @@ import { checkCallback, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../securit
 import { REQUEST_LOG_FIELDS, type RawBodyRequest } from '../app.js';
 import { defineRoute } from '../route.js';
 import { SIGN_CALLBACK_PATH } from '../../api-base.js';
-
-const normaliseIp = (ip: string | undefined): string => (ip ?? '').replace(/^::ffff:/, '');
+import { normaliseIp } from '../../config/address-schemas.js';
 
 /**
  * POST /sign_complete_callback?ledgerId=…: the peer allow-list and, only when CALLBACK_SECRET

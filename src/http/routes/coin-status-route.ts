@@ -38,7 +38,8 @@ export function coinStatusRoute(ctx: AppContext) {
     path: `/:coinType${API_BASE}/status`,
     summary: 'Coin-type status (revision 1.0.1811): the ledger back end and the custody service; 500 when not operational',
     tags: ['wallet'],
-    params: z.object({ coinType: z.string().min(1).max(64).describe('A configured ledger id or a built-in id (btc, btctest, eth, ethtest, stellar, stellartest, …)') }),
+    // Any length: an unknown one gets the 422 naming the valid ids.
+    params: z.object({ coinType: z.string().min(1).describe('A configured ledger id or a built-in id (btc, btctest, eth, ethtest, stellar, stellartest, …)') }),
     query: z.object({ withDetails }),
     response: coinStatusSchema,
     errors: [422],

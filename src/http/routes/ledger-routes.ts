@@ -22,6 +22,23 @@ export const assetsParam = listParam.describe(
   `Asset symbols, comma-separated, repeated or as assets[]=; the ledger's native asset when absent; '${ALL_ASSETS}' for every asset of the ledger`,
 );
 
+/**
+ * The address of a balance route names an account. A recipient form with a query part
+ * (Stellar's `G…?memo=…`) says how to pay an account, not which one holds funds: refused rather
+ * than answered with the base account's balance, which for an exchange's shared deposit account
+ * is everyone's funds, not the memo holder's.
+ */
+export function requireAccountAddress(adaptor: LedgerAdaptor, address: string): void {
+  requireValidAddress(adaptor, address);
+  const query = address.indexOf('?');
+  if (query >= 0) {
+    throw new InvalidArgumentError(
+      `address '${address}' is a payment recipient (an address with '${address.slice(query)}'), not an account; a balance is of the address alone: '${address.slice(0, query)}'`,
+      { field: 'address' },
+    );
+  }
+}
+
 export function requireValidAddress(adaptor: LedgerAdaptor, address: string, field = 'address'): void {
   if (!adaptor.isValidAddress(address)) {
     throw new InvalidArgumentError(`${field} '${address}' is not a valid ${adaptor.ledgerId} address`, { field });
@@ -87,7 +104,7 @@ export function ledgerRoutes(ctx: AppContext) {
       handler: async ({ params, query }) => {
         const adaptor = ctx.registry.get(params.ledgerId);
         const assets = resolveAssets(adaptor, query.assets);
-        requireValidAddress(adaptor, params.address);
+        requireAccountAddress(adaptor, params.address);
         const balances = await adaptor.getBalances([params.address], assets);
         return { address: params.address, balances: renderBalances(assets, balances) };
       },
