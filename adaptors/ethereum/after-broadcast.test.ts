@@ -1,8 +1,22 @@
+import { ContractFactory, Wallet, type Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_KEY, WITHDRAW_KEY } from '../../test/helpers/service.js';
 import { RECIPIENT, startEthLoop, until, withdraw, type EthLoop } from '../../test/pipeline/support.js';
+import { compileTestContract } from './test-contracts.js';
 
 const ETH = 10n ** 18n;
+
+/** A recipient that refuses payments while closed (a paused or blocked receiver): a payment to it then reverts. */
+const GATE = `
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+contract Gate {
+  bool public closed;
+  function setClosed(bool c) external { closed = c; }
+  receive() external payable { require(!closed, "closed"); }
+}`;
+// anvil's second development account, the gate's owner (the funder uses the first).
+const GATE_OWNER_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 
 /**
  * After the broadcast on a real anvil node with automining off, so transactions wait in its
@@ -25,10 +39,10 @@ describe('after the broadcast on Ethereum (anvil)', () => {
     await e?.stop();
   });
 
-  async function broadcastWithdrawal(ledgerId = 'ethdev', amount = '0.25') {
+  async function broadcastWithdrawal(ledgerId = 'ethdev', amount = '0.25', recipientAddress = RECIPIENT) {
     const v = await e.loop.vault(ledgerId);
     await rpc('anvil_setBalance', [v.address, `0x${(2n * ETH).toString(16)}`]);
-    const res = await withdraw(e.loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount, description: `${ledgerId} out` });
+    const res = await withdraw(e.loop.svc, v.vaultId, { recipientAddress, amount, description: `${ledgerId} out` });
     expect(res.status).toBe(200);
     const op = await e.loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'BROADCAST');
     return { v, op, id: res.body.operationID as string };
@@ -131,6 +145,62 @@ describe('after the broadcast on Ethereum (anvil)', () => {
     expect(done.txids).toEqual([txid]);
     expect(done.confirmations).toBeGreaterThanOrEqual(3);
     expect((await e.p.getTransactionReceipt(txid))?.status).toBe(1);
+  });
+
+  /** An open Gate, deployed and mined. */
+  async function openGate(): Promise<{ gate: Contract; address: string; owner: Wallet }> {
+    const owner = new Wallet(GATE_OWNER_KEY, e.p);
+    const { abi, bytecode } = compileTestContract('Gate', GATE);
+    const deployed = await new ContractFactory(abi as never, bytecode, owner).deploy();
+    await rpc('evm_mine');
+    await deployed.waitForDeployment();
+    return { gate: deployed as unknown as Contract, address: await deployed.getAddress(), owner };
+  }
+
+  /** The gate closes in the next block, ahead of the withdrawal's transaction (a higher tip), which then reverts. */
+  async function closeGateAhead(gate: Contract, owner: Wallet, txid: string): Promise<void> {
+    await gate.connect(owner).getFunction('setClosed')(true, { maxPriorityFeePerGas: 100n * 10n ** 9n, maxFeePerGas: 200n * 10n ** 9n });
+    await rpc('evm_mine');
+    expect((await e.p.getTransactionReceipt(txid))?.status).toBe(0);
+  }
+
+  it('a reverted transaction ends FAILED only once its block has the confirmations', async () => {
+    const { gate, address, owner } = await openGate();
+    const { v, op, id } = await broadcastWithdrawal('slowdev', '0.1', address);
+    const txid = op.txids[0] as string;
+    await closeGateAhead(gate, owner, txid);
+    const seen = await e.loop.waitFor(v.vaultId, id, (o) => o.confirmations === 1 || o.status === 'FAILED');
+    expect(seen.status).toBe('BROADCAST');
+    expect(seen.history.some((h: { detail?: string }) => /^mined at \d+ and failed \(reverted\); FAILED once it has 3 confirmations$/.test(h.detail ?? ''))).toBe(true);
+    // Mined: no speed-up or cancel can take its nonce any more.
+    expect((await post(v.vaultId, id, 'speed-up')).status).toBe(409);
+    await rpc('evm_mine');
+    await e.loop.waitFor(v.vaultId, id, (o) => o.confirmations === 2);
+    await rpc('evm_mine');
+    const done = await e.loop.waitFor(v.vaultId, id, (o) => o.status !== 'BROADCAST');
+    expect([done.status, done.failureReason, done.confirmations, done.txids]).toEqual(['FAILED', 'transaction failed on the ledger: reverted', 3, [txid]]);
+    expect(done.attempts.map((a: { status: string }) => a.status)).toEqual(['failed']);
+  });
+
+  it('a reverted transaction whose block leaves the chain goes back to waiting, and confirms when mined again successfully', async () => {
+    const { gate, address, owner } = await openGate();
+    const { v, op, id } = await broadcastWithdrawal('slowdev', '0.1', address);
+    const txid = op.txids[0] as string;
+    const snapshot = await rpc('evm_snapshot');
+    await closeGateAhead(gate, owner, txid);
+    await e.loop.waitFor(v.vaultId, id, (o) => o.confirmations === 1 || o.status === 'FAILED');
+    // The block leaves the chain: the gate is open again, our transaction waits to be mined again.
+    await rpc('evm_revert', [snapshot]);
+    expect(await gate.getFunction('closed')()).toBe(false);
+    const back = await e.loop.waitFor(v.vaultId, id, (o) => o.history.some((h: { detail?: string }) => h.detail?.startsWith('reorganised')) || o.status !== 'BROADCAST', 30_000);
+    expect([back.status, back.confirmations]).toEqual(['BROADCAST', 0]);
+    // Sent again: the node knows it once more, and this time it pays the recipient.
+    await until('the resent transaction in the pool', async () => (await e.p.getTransaction(txid)) !== null, 30_000);
+    for (let i = 0; i < 3; i++) await rpc('evm_mine');
+    expect((await e.p.getTransactionReceipt(txid))?.status).toBe(1);
+    expect(await e.p.getBalance(address)).toBe(ETH / 10n);
+    const done = await e.loop.waitFor(v.vaultId, id, (o) => o.status !== 'BROADCAST', 30_000);
+    expect([done.status, done.txids]).toEqual(['CONFIRMED', [txid]]);
   });
 
   it('a speed-up whose callback was lost is fetched from the custody service and sent', async () => {

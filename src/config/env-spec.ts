@@ -226,7 +226,7 @@ export const ENV = {
     description: 'How long an Idempotency-Key whose request has not finished answers 409 ERR_IDEMPOTENCY_IN_PROGRESS; then a retry finds or makes the withdrawal. Keep it above the longest a withdrawal request takes.',
   },
   reconcileIntervalSeconds: { env: 'RECONCILE_INTERVAL_SECONDS', schema: int(1, 3600), default: '30', description: 'How often reconciliation runs.' },
-  confirmPollMs: { env: 'CONFIRM_POLL_MS', schema: int(50, 600_000), default: '5000', description: 'Interval between confirmation checks of a broadcast transaction.' },
+  confirmPollMs: { env: 'CONFIRM_POLL_MS', schema: int(50, 600_000), default: '5000', description: 'Interval between confirmation checks of a broadcast transaction; a check that fails (node down, 429) is retried without end, doubling from 1 s to at most 5 minutes.' },
   stuckAfterSeconds: {
     env: 'STUCK_AFTER_SECONDS',
     schema: int(1, 86_400 * 30),

@@ -7,7 +7,8 @@ import { watchBroadcast } from './watch-broadcast.js';
 /**
  * Tracks a broadcast withdrawal until it is final (see watch-broadcast.ts for stuck, dropped,
  * replaced, conflicting and reorganised transactions). While it is not, the job puts itself
- * back with a delay instead of failing, so retries stay for real errors.
+ * back with a delay instead of failing, so retries stay for real errors; those are retried
+ * without end, at most a few minutes apart (confirmJobRetries in queues.ts).
  */
 export async function processConfirm(deps: PipelineDeps, job: Job, token: string | undefined, journal: JobJournal = noJournal): Promise<string> {
   const op = await deps.store.get(job.data.operationId as string);

@@ -97,6 +97,38 @@ export async function describeJob(job: Job<OperationJobData>, op: Operation): Pr
   if (JSON.stringify(job.data.about) !== JSON.stringify(about)) await job.updateData({ operationId: op.id, about });
 }
 
+/** The backoff type of confirm jobs; its delays come from the confirm worker's strategy (confirmRetryDelayMs). */
+export const CONFIRM_BACKOFF = 'confirm-capped';
+const CONFIRM_RETRY_FIRST_MS = 1000;
+/** The longest wait between two tries of a confirm job after errors: a recovered node is looked at again within it. */
+export const CONFIRM_RETRY_MAX_MS = 5 * 60_000;
+/**
+ * Tries of a confirm job after errors, in effect without end: past the first few, each waits at
+ * least half of CONFIRM_RETRY_MAX_MS, so these last thousands of years. A round figure, since
+ * BullMQ's Lua keeps 14 significant digits of it.
+ */
+export const CONFIRM_ATTEMPTS = 1_000_000_000;
+
+/**
+ * Retries of a confirm job. A confirm job is an idempotent look at the chain and the only thing
+ * that ever ends a BROADCAST withdrawal, so it never runs out of attempts: node timeouts, 429s
+ * and Redis blips add up over its whole life (polls do not count) and, with a bound, a long
+ * enough outage would fail it for good and leave its withdrawal BROADCAST forever. Its delay
+ * is capped for the same reason: doubling without a cap made a job that had met 17 errors
+ * wait 9-18 hours before it looked again.
+ */
+export const confirmJobRetries = { attempts: CONFIRM_ATTEMPTS, backoff: { type: CONFIRM_BACKOFF } } satisfies DefaultJobOptions;
+
+/**
+ * The wait after a confirm job's `attemptsMade`-th error (BullMQ counts the one just met):
+ * doubling from 1 s up to CONFIRM_RETRY_MAX_MS, and of that between half and all (jitter
+ * spreads the jobs of one outage). `random` is in [0, 1).
+ */
+export function confirmRetryDelayMs(attemptsMade: number, random: number = Math.random()): number {
+  const ceiling = Math.min(CONFIRM_RETRY_MAX_MS, CONFIRM_RETRY_FIRST_MS * 2 ** Math.max(0, attemptsMade - 1));
+  return Math.floor(ceiling / 2 + (random * ceiling) / 2);
+}
+
 export function createQueues(connection: ConnectionOptions, config: Config): Queues {
   const opts = { connection, prefix: queuePrefix(config.keyPrefix), defaultJobOptions: jobOptions(config) };
   const broadcast = new Queue<OperationJobData>(QUEUE.broadcast, {
@@ -107,7 +139,7 @@ export function createQueues(connection: ConnectionOptions, config: Config): Que
       backoff: { type: 'exponential', delay: 1000, jitter: 0.5 },
     },
   });
-  const confirm = new Queue<OperationJobData>(QUEUE.confirm, { ...opts, defaultJobOptions: { ...opts.defaultJobOptions, attempts: 50, backoff: { type: 'exponential', delay: 1000, jitter: 0.5 } } });
+  const confirm = new Queue<OperationJobData>(QUEUE.confirm, { ...opts, defaultJobOptions: { ...opts.defaultJobOptions, ...confirmJobRetries } });
   const reconcile = new Queue(QUEUE.reconcile, opts);
   const replace = new Queue<OperationJobData>(QUEUE.replace, {
     ...opts,

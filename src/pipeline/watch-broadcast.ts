@@ -31,7 +31,8 @@ const MAX_RESEND_DELAY_S = 3600;
  *
  * - Mined: the withdrawal follows that attempt: its txids, its confirmations; at the ledger's
  *   threshold CONFIRMED (or FAILED `cancelled` when the cancel landed), the others `replaced`.
- *   A mined transaction that failed (revert, failed operation) fails the withdrawal at once.
+ *   A mined transaction that failed (revert, failed operation) is followed the same way and
+ *   fails the withdrawal only at the threshold: before it, its block may leave the chain.
  * - Reorganised: an attempt seen mined that is no longer: confirmations back to 0, noted in
  *   the history, still BROADCAST; sent again below if the node forgot it.
  * - Conflict: every attempt lost to a transaction that is not ours (nonce taken, inputs spent
@@ -60,11 +61,16 @@ export async function watchBroadcast(deps: PipelineDeps, op: Operation): Promise
     const landed = attempts[m] as Attempt;
     const settle = (status: Attempt['status']) =>
       attemptsOf(op).map((a, i) => (i === m ? { ...a, status, minedAt: s.height } : a.status === 'broadcast' || a.status === 'signing' ? { ...a, status: 'replaced' as const } : a));
-    if (s.kind === 'mined-failed') {
-      await failOperation(deps, op, `transaction failed on the ledger: ${s.reason}`, ['BROADCAST'], { txids: landed.txids, attempts: settle('failed'), stuck: undefined });
-      return true;
-    }
     if (s.confirmations >= adaptor.confirmations) {
+      if (s.kind === 'mined-failed') {
+        await failOperation(deps, op, `transaction failed on the ledger: ${s.reason}`, ['BROADCAST'], {
+          txids: landed.txids,
+          attempts: settle('failed'),
+          confirmations: s.confirmations,
+          stuck: undefined,
+        });
+        return true;
+      }
       if (landed.kind === 'cancel') {
         deps.metrics?.afterBroadcast.inc({ ledger, event: 'cancelled' });
         await failOperation(deps, op, `cancelled: the cancel transaction ${landed.txids.join(', ')} landed`, ['BROADCAST'], {
@@ -78,6 +84,9 @@ export async function watchBroadcast(deps: PipelineDeps, op: Operation): Promise
       await deps.store.transition(op.id, ['BROADCAST'], 'CONFIRMED', () => ({ confirmations: s.confirmations, txids: landed.txids, attempts: settle('confirmed'), stuck: undefined }));
       return true;
     }
+    // Below the threshold a failure is no more final than a success: its block may still leave
+    // the chain, and the same signed transaction may then be mined again and succeed.
+    const noted = s.kind === 'mined-failed' && landed.minedAt !== s.height ? [{ status: 'BROADCAST' as const, at, detail: `mined at ${s.height} and failed (${s.reason}); FAILED once it has ${adaptor.confirmations} confirmations` }] : [];
     if (op.confirmations !== s.confirmations || landed.minedAt !== s.height || op.stuck || op.txids.join() !== landed.txids.join()) {
       await deps.store.update(op.id, (o) => ({
         ...o,
@@ -85,6 +94,7 @@ export async function watchBroadcast(deps: PipelineDeps, op: Operation): Promise
         txids: landed.txids,
         stuck: undefined,
         attempts: attemptsOf(o).map((a, i) => (i === m ? { ...a, minedAt: s.height } : a)),
+        history: [...o.history, ...noted],
       }));
     }
     return false;

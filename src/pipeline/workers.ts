@@ -4,7 +4,7 @@ import { processConfirm } from './confirm-job.js';
 import { runJournaled } from './job-journal.js';
 import { PredecessorPending, SenderBusy, waitDelayMs } from './send-order.js';
 import type { PipelineDeps } from './pipeline-deps.js';
-import { QUEUE, scheduleReconcile, type OperationJob } from './queues.js';
+import { confirmRetryDelayMs, QUEUE, scheduleReconcile, type OperationJob } from './queues.js';
 import { processReconcile } from './reconcile-job.js';
 import { redisClient } from '../redis.js';
 import { processReplacement } from './replacement-job.js';
@@ -64,7 +64,11 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
     log({ operationId: job.data.operationId, attempt: job.attemptsMade, err: err.message, exhausted }, 'broadcast attempt failed');
   });
 
-  const confirm = new Worker<OperationJob>(QUEUE.confirm, (job, token) => runJournaled(deps, job, (journal) => processConfirm(deps, job, token, journal)), common);
+  // Retried without end, at most CONFIRM_RETRY_MAX_MS apart (queues.ts, confirmJobRetries).
+  const confirm = new Worker<OperationJob>(QUEUE.confirm, (job, token) => runJournaled(deps, job, (journal) => processConfirm(deps, job, token, journal)), {
+    ...common,
+    settings: { backoffStrategy: (attemptsMade: number) => confirmRetryDelayMs(attemptsMade) },
+  });
   confirm.on('failed', (job, err) => deps.logger.warn({ operationId: job?.data.operationId, err: err.message }, 'confirmation check failed'));
 
   const replace = new Worker<OperationJob>(QUEUE.replace, (job) => processReplacement(deps, job.data.operationId), common);

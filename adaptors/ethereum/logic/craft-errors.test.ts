@@ -45,6 +45,21 @@ describe('ethereum craft refuses what it cannot build, with figures', () => {
     expect(zero.fields).toMatchObject({ field: 'amount' });
   });
 
+  it('legacy mode: a custom gas price under the next block\'s base fee is the same 422 as the EIP-1559 max fee, and reserves no nonce', async () => {
+    const legacy = h.adaptor({ feeMode: 'legacy' });
+    const key = newKey(legacy);
+    await h.chain.funder.sendEth(key.address, 10n ** 18n);
+    const refusals = await Promise.all([legacy, adaptor].map((a) => rejection(a.craft(key.source, intent(a, { amount: 1n, fee: '0.000000001' })))));
+    for (const e of refusals) {
+      expect(e).toBeInstanceOf(InvalidArgumentError);
+      expect(e.details).toMatch(/^fee 0.000000001 gwei is below the next block's base fee of [\d.]+ gwei$/);
+      expect(e.fields).toEqual({ field: 'fee', baseFeePerGas: expect.stringMatching(/^[1-9]\d*$/) });
+    }
+    // Nothing was reserved: the next withdrawal from the address takes nonce 0.
+    const unsigned = await legacy.craft(key.source, intent(legacy, { amount: 1n }));
+    expect(unsigned.state).toMatchObject({ nonce: '0', type: 0 });
+  });
+
   it('an amount above uint256 (2^256-1 base units) is a 422 on amount, before anything is encoded or reserved', async () => {
     const key = newKey(adaptor);
     const demo = adaptor.assets()[1]!;

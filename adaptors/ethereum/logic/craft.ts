@@ -56,6 +56,79 @@ async function estimateGas(ctx: EthContext, from: string, call: Call): Promise<b
 
 const eth = (wei: bigint): string => `${formatAmount(wei, 18)} ETH`;
 
+/** A vault address with what one block shows it holds: ETH, and the asset withdrawn. */
+interface Holder {
+  vault: VaultAddress;
+  account: AccountAtBlock;
+  eth: bigint;
+  asset: bigint;
+}
+
+/** What a transfer from one address costs at most: its gas limit, max fee, and ETH it needs in all. */
+interface Cost {
+  gasLimit: bigint;
+  maxFee: bigint;
+  required: bigint;
+}
+
+function costOf(gasLimit: bigint, perGas: bigint, intent: WithdrawalIntent): Cost {
+  const maxFee = gasLimit * perGas;
+  return { gasLimit, maxFee, required: maxFee + (intent.asset.native ? intent.amount : 0n) };
+}
+
+/** The estimate from `from`, or the node's refusal of the transfer from it (a revert). */
+async function estimateFrom(ctx: EthContext, from: string, call: Call): Promise<bigint | PermanentLedgerError> {
+  try {
+    return await estimateGas(ctx, from, call);
+  } catch (e) {
+    if (e instanceof PermanentLedgerError) return e;
+    throw e;
+  }
+}
+
+/**
+ * The first holder whose ETH covers the transfer, with the gas estimated from that holder:
+ * what a call costs depends on its sender (a vote-delegating token writes a checkpoint for one
+ * sender and not for another, a blocklist reverts for one only), so a limit estimated from
+ * another address can run the transfer out of gas on chain, fee burnt, and another address's
+ * revert says nothing of this one's. Holders whose ETH cannot pay even a plain transfer are
+ * passed over without asking the node. Nothing found: the first refusal met, if any.
+ */
+async function findPayer(ctx: EthContext, holders: Holder[], call: Call, perGas: bigint, intent: WithdrawalIntent): Promise<{ payer: Holder; cost: Cost } | PermanentLedgerError | undefined> {
+  const least = costOf(PLAIN_TRANSFER_GAS, perGas, intent).required;
+  let refusal: PermanentLedgerError | undefined;
+  for (const holder of holders) {
+    if (holder.eth < least) continue;
+    const gasLimit = await estimateFrom(ctx, holder.vault.address, call);
+    if (gasLimit instanceof PermanentLedgerError) {
+      refusal ??= gasLimit;
+      continue;
+    }
+    const cost = costOf(gasLimit, perGas, intent);
+    if (holder.eth >= cost.required) return { payer: holder, cost };
+  }
+  return refusal;
+}
+
+/** The refusal when no holder can pay: the first holder's shortfall, with the figures of a transfer from it. */
+async function shortOfEth(ctx: EthContext, holder: Holder, call: Call, perGas: bigint, intent: WithdrawalIntent): Promise<Error> {
+  const gasLimit = await estimateFrom(ctx, holder.vault.address, call);
+  if (gasLimit instanceof PermanentLedgerError) return gasLimit;
+  const { maxFee, required } = costOf(gasLimit, perGas, intent);
+  const need = intent.asset.native ? `${eth(intent.amount)} + fee up to ${eth(maxFee)}` : `fee up to ${eth(maxFee)} for gas`;
+  return insufficientFunds(
+    `${holder.vault.address} holds ${eth(holder.eth)}; the withdrawal needs ${need} (${gasLimit} gas × ${formatAmount(perGas, 9)} gwei) = ${eth(required)}`,
+    {
+      address: holder.vault.address,
+      asset: ctx.nativeAsset,
+      required,
+      available: holder.eth,
+      fee: { amount: maxFee, asset: ctx.nativeAsset },
+      extra: { gasLimit: gasLimit.toString(), maxFeePerGasGwei: formatAmount(perGas, 9) },
+    },
+  );
+}
+
 /**
  * Builds one transaction from one vault address. With several addresses, the first that
  * holds the amount and the gas is used (account ledgers do not combine inputs).
@@ -74,12 +147,12 @@ export async function craft(ctx: EthContext, source: VaultSource, intent: Withdr
   const assets = native ? [ctx.nativeAsset] : [ctx.nativeAsset, asset];
   // Read once per block (shared with concurrent withdrawals); a refusal is decided on a fresh read.
   const [snapshot, fee] = await Promise.all([ctx.reads.accounts(source.addresses.map((a) => a.address), assets, fresh), quoteFee(ctx, choice)]);
-  const funds = source.addresses.map((a, i) => {
+  const funds: Holder[] = source.addresses.map((a, i) => {
     const account = snapshot.accounts[i] as AccountAtBlock;
     return { vault: a, account, eth: account.balances[0] ?? 0n, asset: account.balances[assets.length - 1] ?? 0n };
   });
   const holders = funds.filter((f) => f.asset >= amount);
-  const first = funds[0] as (typeof funds)[number];
+  const first = funds[0] as Holder;
   if (holders.length === 0 && !fresh) return craft(ctx, source, intent, true);
   if (holders.length === 0) {
     throw insufficientFunds(
@@ -88,29 +161,15 @@ export async function craft(ctx: EthContext, source: VaultSource, intent: Withdr
     );
   }
 
-  const gasLimit = await estimateGas(ctx, (holders[0] as (typeof holders)[number]).vault.address, call);
   const perGas = maxFeePerGas(fee);
-  const maxFee = gasLimit * perGas;
-  const required = maxFee + (native ? amount : 0n);
-  const payer = holders.find((f) => f.eth >= required);
-  if (!payer && !fresh) return craft(ctx, source, intent, true);
-  if (!payer) {
-    const h = holders[0] as (typeof holders)[number];
-    const need = native ? `${eth(amount)} + fee up to ${eth(maxFee)}` : `fee up to ${eth(maxFee)} for gas`;
-    throw insufficientFunds(
-      `${h.vault.address} holds ${eth(h.eth)}; the withdrawal needs ${need} (${gasLimit} gas × ${formatAmount(perGas, 9)} gwei) = ${eth(required)}`,
-      {
-        address: h.vault.address,
-        asset: ctx.nativeAsset,
-        required,
-        available: h.eth,
-        fee: { amount: maxFee, asset: ctx.nativeAsset },
-        extra: { gasLimit: gasLimit.toString(), maxFeePerGasGwei: formatAmount(perGas, 9) },
-      },
-    );
-  }
-  const spend = native ? { [asset.symbol]: amount + maxFee } : { [ctx.nativeAsset.symbol]: maxFee, [asset.symbol]: amount };
-  return reserveNonceAndBuild(ctx, payer.vault, intent, call, gasLimit, fee, maxFee, { account: payer.account, assets, spend, owner: intent.reference });
+  const found = await findPayer(ctx, holders, call, perGas, intent);
+  // A revert would revert on chain too; a fresh read cannot change it.
+  if (found instanceof PermanentLedgerError) throw found;
+  if (!found && !fresh) return craft(ctx, source, intent, true);
+  if (!found) throw await shortOfEth(ctx, holders[0] as Holder, call, perGas, intent);
+  const { payer, cost } = found;
+  const spend = native ? { [asset.symbol]: amount + cost.maxFee } : { [ctx.nativeAsset.symbol]: cost.maxFee, [asset.symbol]: amount };
+  return reserveNonceAndBuild(ctx, payer.vault, intent, call, cost.gasLimit, fee, cost.maxFee, { account: payer.account, assets, spend, owner: intent.reference });
 }
 
 /** Reserves the vault address's next nonce, then builds with it; the nonce goes back if the build fails. */

@@ -8,17 +8,19 @@ import { ChainReads } from '../network/chain-reads.js';
 import { JsonRpcClient } from '../network/json-rpc.js';
 import { ethereumOptionsSchema } from '../options.js';
 import type { AdaptorDeps } from '../../../src/ledger/adaptor.js';
+import { InvalidArgumentError } from '../../../src/errors.js';
 
 const GWEI = 1_000_000_000n;
 const hex = (n: bigint): string => `0x${n.toString(16)}`;
 
 /** A node that answers fee questions with fixed figures, to pin the arithmetic down exactly. */
-function context(feeMode: 'eip1559' | 'legacy', answers: Record<string, unknown>): { ctx: EthContext; asked: unknown[] } {
+function context(feeMode: 'eip1559' | 'legacy', answers: Record<string, unknown>, errors: Record<string, { code: number; message: string }> = {}): { ctx: EthContext; asked: unknown[] } {
   const asked: unknown[] = [];
   const fakeFetch = (async (_url: string, init: RequestInit) => {
     const req = JSON.parse(String(init.body)) as { id: number; method: string; params: unknown[] };
     asked.push({ method: req.method, params: req.params });
-    return new Response(JSON.stringify({ jsonrpc: '2.0', id: req.id, result: answers[req.method] }));
+    const error = errors[req.method];
+    return new Response(JSON.stringify(error ? { jsonrpc: '2.0', id: req.id, error } : { jsonrpc: '2.0', id: req.id, result: answers[req.method] }));
   }) as typeof fetch;
   const options = ethereumOptionsSchema.parse({ rpcUrl: 'http://node.invalid', feeMode });
   const deps = { logger: pino({ level: 'silent' }) } as AdaptorDeps;
@@ -81,10 +83,36 @@ describe('ethereum fee quotes', () => {
   });
 
   it('legacy: eth_gasPrice × 100/120/150 %; a custom figure is the gas price', async () => {
-    const { ctx } = context('legacy', { eth_gasPrice: hex(20n * GWEI), eth_blockNumber: '0x13' });
+    const { ctx } = context('legacy', { eth_gasPrice: hex(20n * GWEI), eth_feeHistory: HISTORY, eth_blockNumber: '0x13' });
     expect(await quoteFee(ctx, parseFee('LOW'))).toEqual({ type: 0, gasPrice: 20n * GWEI });
     expect(await quoteFee(ctx, parseFee('MEDIUM'))).toEqual({ type: 0, gasPrice: 24n * GWEI });
     expect(await quoteFee(ctx, parseFee('HIGH'))).toEqual({ type: 0, gasPrice: 30n * GWEI });
-    expect(await quoteFee(ctx, parseFee('1.5'))).toEqual({ type: 0, gasPrice: 1_500_000_000n });
+    expect(await quoteFee(ctx, parseFee('13.5'))).toEqual({ type: 0, gasPrice: 13_500_000_000n });
+  });
+
+  it('legacy: a custom gas price under the next block\'s base fee is refused like an EIP-1559 max fee, with the same words and fields', async () => {
+    const legacy = context('legacy', { eth_feeHistory: HISTORY, eth_blockNumber: '0x13' });
+    const eip1559 = context('eip1559', { eth_feeHistory: HISTORY, eth_blockNumber: '0x13' });
+    const refusals = await Promise.all(
+      [legacy, eip1559].map(({ ctx }) => quoteFee(ctx, parseFee('12.999')).then(() => undefined, (e: unknown) => e)),
+    );
+    for (const e of refusals) {
+      expect(e).toBeInstanceOf(InvalidArgumentError);
+      expect((e as InvalidArgumentError).details).toBe("fee 12.999 gwei is below the next block's base fee of 13 gwei");
+      expect((e as InvalidArgumentError).fields).toEqual({ field: 'fee', baseFeePerGas: String(13n * GWEI) });
+    }
+    // Only a custom figure asks for the base fee; at or above it the figure is the gas price.
+    expect(await quoteFee(legacy.ctx, parseFee('13'))).toEqual({ type: 0, gasPrice: 13n * GWEI });
+    expect(legacy.asked).toContainEqual({ method: 'eth_feeHistory', params: [1, 'latest', []] });
+  });
+
+  it('legacy: a chain without a base fee takes any custom gas price, and so does a node without eth_feeHistory', async () => {
+    const preLondon = context('legacy', { eth_feeHistory: { ...HISTORY, baseFeePerGas: ['0x0', '0x0'] }, eth_blockNumber: '0x13' });
+    expect(await quoteFee(preLondon.ctx, parseFee('0.000000001'))).toEqual({ type: 0, gasPrice: 1n });
+    const old = context('legacy', { eth_blockNumber: '0x13' }, { eth_feeHistory: { code: -32601, message: 'the method eth_feeHistory does not exist/is not available' } });
+    expect(await quoteFee(old.ctx, parseFee('1'))).toEqual({ type: 0, gasPrice: GWEI });
+    // Any other error of the read is the node failing to answer: asked again, never taken as "no base fee".
+    const failing = context('legacy', { eth_blockNumber: '0x13' }, { eth_feeHistory: { code: -32000, message: 'header not found' } });
+    await expect(quoteFee(failing.ctx, parseFee('1'))).rejects.toMatchObject({ retryable: true });
   });
 });

@@ -2,6 +2,7 @@ import { InvalidArgumentError } from '../../../src/errors.js';
 import { formatAmount, parseAmount } from '../../../src/ledger/amounts.js';
 import type { EthContext } from '../context.js';
 import type { FeeHistory } from '../network/chain-reads.js';
+import { JsonRpcError } from '../network/json-rpc.js';
 
 /** Named fee levels; the first is the default. A custom constant is a gwei figure (max fee per gas). */
 export const FEE_LEVELS = ['MEDIUM', 'HIGH', 'LOW'] as const;
@@ -59,32 +60,63 @@ function priorityFees(history: FeeHistory): Record<FeeLevel, bigint> {
   return { LOW: low, MEDIUM: mid, HIGH: high < mid ? mid : high };
 }
 
+/** The next block's base fee as the node computes it: the last entry of a fee history (0 before London). */
+const nextBaseFee = (history: FeeHistory): bigint => BigInt(history.baseFeePerGas.at(-1) ?? '0x0');
+
+/**
+ * A custom fee under the next block's base fee is refused before anything is reserved: the
+ * node refuses the transaction (retryably, so it would wait SIGNED for good), and its reserved
+ * nonce would block every later withdrawal of the address.
+ */
+function refuseBelowBaseFee(customWei: bigint, baseFee: bigint): void {
+  if (customWei >= baseFee) return;
+  throw new InvalidArgumentError(`fee ${formatAmount(customWei, 9)} gwei is below the next block's base fee of ${formatAmount(baseFee, 9)} gwei`, {
+    field: 'fee',
+    baseFeePerGas: baseFee.toString(),
+  });
+}
+
+/**
+ * Legacy: `eth_gasPrice` scaled per level; a custom figure is the gas price, which on a chain
+ * with a base fee must reach the next block's (EIP-1559 takes a legacy price as max fee and tip).
+ */
+async function quoteLegacyFee(ctx: EthContext, choice: FeeChoice): Promise<FeeQuote> {
+  if ('level' in choice) {
+    const suggested = await ctx.reads.gasPrice();
+    return { type: 0, gasPrice: (suggested * LEGACY_SCALE[choice.level]) / 100n };
+  }
+  refuseBelowBaseFee(choice.customWei, await legacyNextBaseFee(ctx));
+  return { type: 0, gasPrice: choice.customWei };
+}
+
+/** JSON-RPC 2.0's "method not found". */
+const METHOD_NOT_FOUND = -32601;
+
+/** The next block's base fee on a legacy ledger; a node without `eth_feeHistory` serves a chain that has none. */
+async function legacyNextBaseFee(ctx: EthContext): Promise<bigint> {
+  try {
+    return nextBaseFee(await ctx.reads.feeHistory(1, []));
+  } catch (e) {
+    if (e instanceof JsonRpcError && e.rpcCode === METHOD_NOT_FOUND) return 0n;
+    throw e;
+  }
+}
+
 /**
  * EIP-1559: tips from `eth_feeHistory` percentiles 10/50/90 over 20 blocks for LOW/MEDIUM/HIGH,
  * max fee = 2 × next block's base fee + tip, which survives six full blocks of base fee rises.
  * A custom gwei figure is the max fee; its tip is the MEDIUM tip, capped at the max fee.
- * Legacy: `eth_gasPrice` scaled per level; a custom figure is the gas price.
+ * Legacy: see quoteLegacyFee.
  */
 export async function quoteFee(ctx: EthContext, choice: FeeChoice): Promise<FeeQuote> {
-  if (ctx.options.feeMode === 'legacy') {
-    if ('customWei' in choice) return { type: 0, gasPrice: choice.customWei };
-    const suggested = await ctx.reads.gasPrice();
-    return { type: 0, gasPrice: (suggested * LEGACY_SCALE[choice.level]) / 100n };
-  }
+  if (ctx.options.feeMode === 'legacy') return quoteLegacyFee(ctx, choice);
   const history = await ctx.reads.feeHistory(FEE_HISTORY_BLOCKS, Object.values(PERCENTILES));
   const tips = priorityFees(history);
-  const nextBaseFee = BigInt(history.baseFeePerGas.at(-1) ?? '0x0');
   if ('customWei' in choice) {
-    // Below the base fee the node refuses it, and its reserved nonce would block later withdrawals.
-    if (choice.customWei < nextBaseFee) {
-      throw new InvalidArgumentError(
-        `fee ${formatAmount(choice.customWei, 9)} gwei is below the next block's base fee of ${formatAmount(nextBaseFee, 9)} gwei`,
-        { field: 'fee', baseFeePerGas: nextBaseFee.toString() },
-      );
-    }
+    refuseBelowBaseFee(choice.customWei, nextBaseFee(history));
     const tip = tips.MEDIUM < choice.customWei ? tips.MEDIUM : choice.customWei;
     return { type: 2, maxFeePerGas: choice.customWei, maxPriorityFeePerGas: tip };
   }
   const tip = tips[choice.level];
-  return { type: 2, maxFeePerGas: 2n * nextBaseFee + tip, maxPriorityFeePerGas: tip };
+  return { type: 2, maxFeePerGas: 2n * nextBaseFee(history) + tip, maxPriorityFeePerGas: tip };
 }

@@ -11,7 +11,9 @@ interface Receipt {
  * Where a broadcast transaction stands. Once mined it is `confirmed` with its confirmation
  * count (latest − block + 1), however small: the pipeline compares the count with the
  * ledger's `confirmations` threshold, so this function holds no policy. A reverted
- * transaction is `failed` ("reverted"): it is mined and its fee is spent. Not mined and no
+ * transaction is `failed` ("reverted") with its block and confirmation count like a success:
+ * its fee is spent, but it is final only at the threshold, since its block may still leave
+ * the chain and the same transaction be mined again and succeed. Not mined and no
  * longer known while the account's mined nonce has passed ours means another transaction
  * took the nonce: `failed`. Known but not mined: `pending`. Unknown to the node while the
  * nonce is still open: `unknown` (dropped from the pool, or reorganised out), to be sent again.

@@ -18,8 +18,9 @@ const dropped = (): TxStatus => ({ state: 'unknown', confirmations: 0 });
 export async function txStatus(ctx: SolanaContext, txid: string, unsigned: UnsignedWithdrawal): Promise<TxStatus> {
   const status = await ctx.rpc.getSignatureStatus(txid);
   if (status) {
-    if (status.err) return { state: 'failed', confirmations: 0, blockHeight: status.slot, reason: JSON.stringify(status.err) };
     const reached = RANK[status.confirmationStatus ?? 'processed'] >= RANK[ctx.options.commitment];
+    // A failure on chain is final at the same commitment as a success: seen only at `processed`, its fork may still be dropped.
+    if (status.err) return { state: 'failed', confirmations: reached ? ctx.options.confirmations : 0, blockHeight: status.slot, reason: JSON.stringify(status.err) };
     return reached
       ? { state: 'confirmed', confirmations: ctx.options.confirmations, blockHeight: status.slot }
       : { state: 'pending', confirmations: 0, blockHeight: status.slot };
