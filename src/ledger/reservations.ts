@@ -18,14 +18,15 @@ import { operationKeys, reservationKeys } from '../redis-keys.js';
  *
  * Orphans: a craft reserves its number before the withdrawal is stored, so a creation that
  * fails in between (Redis error on the store, and on the release it then tries; the API process
- * killed) leaves a number whose owner no withdrawal will ever release. Unreleased, it blocks the
- * account for good: every later transaction waits for it, and its spend counts against the
- * balance. So the owners hash also records, per number `n`, since when it is held (field
- * `n:since`, ms on Redis' clock, or `stored` once its withdrawal was seen stored), and a
- * reservation first looks at the owner of the account's next number (`chainNext`: the one
- * every later transaction waits for) and, when its spend check fails, at every owner. One held
- * longer than the grace period without its withdrawal seen stored is settled before anything is
- * reserved: its withdrawal exists (marked `stored`, never asked about again), or it does not and
+ * killed) leaves a number whose owner no withdrawal will ever release. So does a withdrawal
+ * that ended FAILED before it was sent while its release failed. Unreleased, such a number
+ * blocks the account for good: every later transaction waits for it, and its spend counts
+ * against the balance. So the owners hash also records, per number `n`, since when it was last
+ * known to be held (field `n:since`, ms on Redis' clock), and a reservation first looks at the
+ * owner of the account's next number (`chainNext`: the one every later transaction waits for)
+ * and, when its spend check fails, at every owner. One held longer than the grace period is
+ * settled before anything is reserved: its withdrawal is stored and not FAILED (held again from
+ * now: looked at again after another grace period, one read), or it is missing or FAILED and
  * the number goes back to the free list, which this very reservation then refills. Everything
  * is in Redis, so this survives any process dying; no sweep is needed, since a freed number
  * only helps once a reservation refills it. A number found without `n:since` (reserved by a
@@ -62,7 +63,7 @@ const OVERDUE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local function overdue(m, since)
-  if grace < 0 or since == 'stored' then return false end
+  if grace < 0 then return false end
   if not since then
     redis.call('HSET', owners, m .. ':since', string.format('%.0f', now))
     return false
@@ -236,10 +237,11 @@ forget(KEYS[3], KEYS[4], KEYS[5], redis.call('ZRANGEBYLEX', KEYS[4], '[' .. n ..
 return 1
 `);
 
-// KEYS: owners · ARGV: n, owner: its withdrawal was seen stored (unless the number changed hands since).
-const MARK_STORED = new LuaScript(`
+// KEYS: owners · ARGV: n, owner: its withdrawal was seen live; held from now (unless the number changed hands since).
+const HELD_AGAIN = new LuaScript(`
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1] .. ':since', 'stored')
+local t = redis.call('TIME')
+redis.call('HSET', KEYS[1], ARGV[1] .. ':since', string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)))
 return 1
 `);
 
@@ -354,10 +356,11 @@ export class Reservations {
   }
 
   /**
-   * Owners that held a number past the grace period without their withdrawal seen stored: one
-   * whose withdrawal exists is marked stored, one whose withdrawal does not exist is an orphan
-   * (see the top of this file) and its number goes back to the free list with its spend. An
-   * owner is an operation id (`WithdrawalIntent.reference`).
+   * Owners that held a number past the grace period: one whose withdrawal is stored and not
+   * FAILED holds it again from now; one whose withdrawal is missing or FAILED (a withdrawal
+   * that failed before it was sent gives its number back, so this one's release was lost) is an
+   * orphan (see the top of this file) and its number goes back to the free list with its spend.
+   * An owner is an operation id (`WithdrawalIntent.reference`).
    */
   private async settleOverdue(scope: string, late: string[]): Promise<void> {
     const [, , owners] = this.seqKeys(scope);
@@ -365,7 +368,9 @@ export class Reservations {
     const pairs = Array.from({ length: late.length / 2 }, (_, i) => [late[2 * i] as string, late[2 * i + 1] as string] as const);
     await Promise.all(
       pairs.map(async ([n, owner]) => {
-        if ((await this.redis.exists(operation(owner))) === 1) await MARK_STORED.run(this.redis, 1, owners, n, owner);
+        const raw = await this.redis.get(operation(owner));
+        const failed = raw !== null && (JSON.parse(raw) as { status?: string }).status === 'FAILED';
+        if (raw !== null && !failed) await HELD_AGAIN.run(this.redis, 1, owners, n, owner);
         else await this.releaseSequence(scope, BigInt(n), owner);
       }),
     );

@@ -67,7 +67,7 @@ describe('numbers held by a withdrawal that was never stored', () => {
   const GRACE_MS = 200;
   const r = new Reservations(redis, prefix, undefined, GRACE_MS);
   const pastGrace = () => new Promise((done) => setTimeout(done, GRACE_MS + 50));
-  const store = (operationId: string) => redis.set(operationKeys(prefix).operation(operationId), '{}');
+  const store = (operationId: string, status = 'EXECUTING') => redis.set(operationKeys(prefix).operation(operationId), JSON.stringify({ status }));
   afterAll(() => redis.disconnect());
 
   it('stay held within the grace period: the withdrawal may be being created right now', async () => {
@@ -91,6 +91,21 @@ describe('numbers held by a withdrawal that was never stored', () => {
     expect(await r.reserveSequence('eth:o3', 0n, 'next')).toBe(1n);
     expect(await r.reserveSequence('eth:o3', 0n, 'after')).toBe(2n);
     expect(await r.releaseSequence('eth:o3', 0n, 'stored-op')).toBe(true);
+  });
+
+  it('held by a withdrawal that ended FAILED before it was sent, its release lost, go to the next reservation past the grace period', async () => {
+    await store('failed-op', 'FAILED');
+    expect(await r.reserveSequence('eth:o7', 0n, 'failed-op')).toBe(0n);
+    await pastGrace();
+    expect(await r.reserveSequence('eth:o7', 0n, 'next')).toBe(0n);
+    // Stored and live when first looked at, FAILED later with its release lost: taken back one grace period later.
+    await store('live-then-failed');
+    expect(await r.reserveSequence('eth:o8', 0n, 'live-then-failed')).toBe(0n);
+    await pastGrace();
+    expect(await r.reserveSequence('eth:o8', 0n, 'second')).toBe(1n);
+    await store('live-then-failed', 'FAILED');
+    await pastGrace();
+    expect(await r.reserveSequence('eth:o8', 0n, 'third')).toBe(0n);
   });
 
   it('stop counting against the balance once taken back, wherever they are in the sequence', async () => {
