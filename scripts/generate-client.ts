@@ -52,7 +52,7 @@ async function servedDocument(): Promise<Record<string, unknown>> {
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
     await pipeline.close();
-    core.redis.disconnect();
+    await core.redis.quit();
     await redis.stop();
   }
 }
