@@ -9,20 +9,24 @@ import { parse, ProblemError, sendProblem } from './problem.js';
 export const EMULATOR_VERSION = 'custody-emulator-1.0.2106 (plain private keys; development only, not a custody service)';
 const RELOAD_INTERVAL_MS = 5 * 60 * 1000;
 
-async function serviceStatus(ctx: EmulatorContext, withDetails: boolean): Promise<Record<string, unknown>> {
+/**
+ * The service status in the shape of the declared revision (1.0.2106): `keyservice`, `db` with
+ * `schemaVersion`, `nativeCrypto`, and no top-level `healthy` (the revision lists none), so
+ * clients read health from the parts as they must with a real custody service.
+ */
+async function serviceStatus(ctx: EmulatorContext, withDetails: boolean): Promise<{ healthy: boolean; body: Record<string, unknown> }> {
   const dbHealthy = await ctx.store.ping();
-  const status: Record<string, unknown> = {
+  const body: Record<string, unknown> = {
     version: EMULATOR_VERSION,
-    healthy: dbHealthy,
     keyservice: { healthy: true },
     db: dbHealthy ? { healthy: true, schemaVersion: 'redis' } : { healthy: false, errorMessage: 'Redis does not answer', schemaVersion: 'redis' },
     nativeCrypto: { healthy: true },
   };
   if (withDetails && dbHealthy) {
     const [vaults, ops] = await Promise.all([ctx.store.list<Vault>('vault'), ctx.store.list<Operation>('operation')]);
-    status.details = { vaults: vaults.length, operations: ops.length, pendingOperations: ops.filter((o) => o.status === 'PENDING').length };
+    body.details = { vaults: vaults.length, operations: ops.length, pendingOperations: ops.filter((o) => o.status === 'PENDING').length };
   }
-  return status;
+  return { healthy: dbHealthy, body };
 }
 
 /** `GET {mng}/status` (no token, as the spec shows it) and `POST {mng}/reloadconfig` (at most once per 5 minutes). */
@@ -31,7 +35,7 @@ export function statusRoutes(ctx: EmulatorContext): Router {
   r.get('/status', async (req, res) => {
     const q = parse(z.object({ withDetails: queryFlag }).strict(), req.query, 'query');
     const status = await serviceStatus(ctx, q.withDetails ?? false);
-    res.status(status.healthy ? 200 : 500).json(status);
+    res.status(status.healthy ? 200 : 500).json(status.body);
   });
   r.post('/reloadconfig', requireToken(ctx), async (_req, res) => {
     const allowed = await ctx.store.exclusive(async () => {
@@ -40,7 +44,7 @@ export function statusRoutes(ctx: EmulatorContext): Router {
       await ctx.store.put('meta', 'reloadconfig', { at: ctx.now() });
       return true;
     });
-    const status = await serviceStatus(ctx, false);
+    const status = (await serviceStatus(ctx, false)).body;
     if (allowed) return void res.json(status);
     // The spec's 420 carries the service status; the problem fields ride along.
     sendProblem(res, new ProblemError(420, 'too-many-requests', 'Too many requests', 'The configuration may be reloaded once per 5 minutes.'), status);

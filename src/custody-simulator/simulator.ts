@@ -278,9 +278,9 @@ export function createCustodySimulator(opts: CustodySimulatorOptions): CustodySi
     resend,
     setFaults,
     faults: () => ({ global: faults.global, vaults: Object.fromEntries(faults.byVault) }),
+    // The 1.0.2106 shape: health is in the parts; the revision lists no top-level `healthy`.
     status: () => ({
       version: SIMULATOR_VERSION,
-      healthy: true,
       keyservice: { healthy: true },
       db: { healthy: true, schemaVersion: 'memory' },
       nativeCrypto: { healthy: true },

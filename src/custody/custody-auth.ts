@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { UnavailableError } from '../errors.js';
+import { AppError, UnavailableError } from '../errors.js';
 import { CustodyRequestError } from './errors.js';
 
 /**
@@ -43,10 +43,13 @@ const tokenResultSchema = z.looseObject({
 /** Spec "Limits": access tokens live 20 minutes; used when an answer leaves `expires_in` out. */
 const DEFAULT_LIFETIME_S = 20 * 60;
 
+/** After an early renewal failed for a passing reason, the next try waits this long (the token still works meanwhile). */
+const RENEWAL_RETRY_MS = 5_000;
+
 interface Token {
   header: string;
   expiresAt: number;
-  /** Renewal starts here: a quarter of the lifetime, at most a minute, before expiry. */
+  /** Renewal starts here: a quarter of the lifetime, at most a minute, before expiry; later after a renewal that failed for a passing reason. */
   renewAt: number;
   refreshToken?: string;
 }
@@ -72,7 +75,12 @@ export class TokenSession implements CustodyAuth {
   async header(): Promise<string> {
     const t = this.token;
     if (t && this.now() < t.renewAt) return t.header;
-    return (await this.obtain(t)).header;
+    try {
+      return (await this.obtain(t)).header;
+    } catch (e) {
+      if (t && this.keepsDuringOutage(t, e)) return t.header;
+      throw e;
+    }
   }
 
   async renew(used: string): Promise<boolean> {
@@ -80,6 +88,27 @@ export class TokenSession implements CustodyAuth {
     if (this.token && this.token.header !== used && this.now() < this.token.renewAt) return true;
     this.token = undefined;
     await this.obtain(undefined);
+    return true;
+  }
+
+  /**
+   * Renewal starts up to a minute early; a 429, 5xx or network failure then must not fail calls
+   * the current token can still make. True when `t` stays in use: the failure is transient and
+   * `t` has not expired. The next renewal try is put off a little so calls do not hammer the
+   * token endpoint.
+   */
+  private keepsDuringOutage(t: Token, e: unknown): boolean {
+    const now = this.now();
+    if (!(e instanceof AppError && e.retryable) || now >= t.expiresAt) return false;
+    // Concurrent callers shared the failed renewal: the first one puts the next try off and says so.
+    if (this.token === t) {
+      const renewAt = Math.min(t.expiresAt, now + RENEWAL_RETRY_MS);
+      this.token = { ...t, renewAt };
+      this.log.warn(
+        { reason: e.details, expiresInS: Math.round((t.expiresAt - now) / 1000), nextTryInS: Math.round((renewAt - now) / 1000) },
+        'custody token renewal failed; using the current token while it is valid',
+      );
+    }
     return true;
   }
 

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { AppError, UnavailableError } from '../errors.js';
 import { apiKeyAuth, type CustodyAuth } from './custody-auth.js';
-import { CustodyNotFoundError, CustodyRequestError, type CustodyProblem } from './errors.js';
+import { CustodyNotFoundError, CustodyNotOperationalError, CustodyRequestError, type CustodyProblem } from './errors.js';
 import {
   accountBackupSchema,
   problemSchema,
@@ -36,6 +36,12 @@ export interface CustodyClientOptions {
   backoffMs?: number;
   /** Cap on one backoff delay (also on a Retry-After the service sends). Default 5 000. */
   maxBackoffMs?: number;
+}
+
+/** How one call reads answers beyond the usual ones. */
+interface CallOptions {
+  /** The route answers 500 when the service is not operational (the status route): a final answer, not a passing fault. */
+  notOperationalOn500?: boolean;
 }
 
 /** One try: a value, or a transient failure worth retrying (refusals are thrown at once). */
@@ -112,8 +118,21 @@ export class CustodyClient {
     return { publicKey: r.publicKey };
   }
 
+  /**
+   * `GET {mng}/status`, in either revision's shape. A 500 (the service is not operational) is
+   * thrown at once as CustodyNotOperationalError carrying the service's words, not retried.
+   */
   status(): Promise<ServiceStatus> {
-    return this.call('GET', '/status', '/status', serviceStatusSchema);
+    return this.call('GET', '/status', '/status', serviceStatusSchema, undefined, { notOperationalOn500: true });
+  }
+
+  /**
+   * The longest one call can take: every attempt running to its timeout, with the longest
+   * backoff between them (the time to obtain a token is not counted). A call started longer
+   * ago than this has been answered or given up.
+   */
+  get longestCallMs(): number {
+    return (this.retries + 1) * this.timeoutMs + this.retries * this.maxBackoffMs;
   }
 
   /** For the `/status` route: never throws, a failure is reported as unhealthy. */
@@ -131,6 +150,7 @@ export class CustodyClient {
     template: string,
     schema: z.ZodType<T> | undefined,
     body?: unknown,
+    options: CallOptions = {},
   ): Promise<T> {
     const operation = `${method} ${template}`;
     let last: Attempt<T> | undefined;
@@ -141,7 +161,7 @@ export class CustodyClient {
         this.log.warn({ operation, attempt, delayMs: delay, reason: last.reason }, 'custody call failed; retrying');
         await sleep(delay);
       }
-      last = await this.attempt(method, path, operation, schema, body);
+      last = await this.attempt(method, path, operation, schema, body, options);
       if (last.ok) return last.value;
       if (last.unauthorized) {
         // A 401 renews the credentials once and tries again; a second 401 is final.
@@ -169,6 +189,7 @@ export class CustodyClient {
     operation: string,
     schema: z.ZodType<T> | undefined,
     body: unknown,
+    options: CallOptions,
   ): Promise<Attempt<T>> {
     const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -195,6 +216,11 @@ export class CustodyClient {
       const reason =
         err.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (err.cause?.code ?? err.message);
       return { ok: false, reason, cause: e };
+    }
+    if (res.status === 500 && options.notOperationalOn500) {
+      const problem = notOperationalProblem(operation, res.status, text);
+      this.log.warn({ operation, status: res.status, details: problem.upstreamDetails }, 'custody service not operational');
+      throw new CustodyNotOperationalError(problem);
     }
     if (res.status === 429 || res.status >= 500) {
       return { ok: false, reason: `HTTP ${res.status}`, retryAfterMs: retryAfter(res) };
@@ -240,6 +266,23 @@ function retryAfter(res: Response): number | undefined {
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/**
+ * The status route's 500: a problem body, as every management error, or the service status
+ * itself; then the parts it reports broken are the details.
+ */
+function notOperationalProblem(operation: string, status: number, text: string): CustodyProblem {
+  const problem = toProblem(operation, status, text);
+  if (problem.upstreamDetails) return problem;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return problem;
+  }
+  const reported = serviceStatusSchema.safeParse(json);
+  return reported.success ? { ...problem, upstreamDetails: summariseStatus({ ...reported.data, healthy: false }).errorMessage } : problem;
 }
 
 function toProblem(operation: string, status: number, text: string): CustodyProblem {

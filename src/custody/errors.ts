@@ -1,4 +1,4 @@
-import { NotFoundError, UpstreamError } from '../errors.js';
+import { NotFoundError, UnavailableError, UpstreamError } from '../errors.js';
 
 /** What the custody service said when it refused a request (its problem+json body). */
 export interface CustodyProblem {
@@ -32,6 +32,18 @@ export class CustodyNotFoundError extends NotFoundError {
   readonly problem: CustodyProblem;
   constructor(problem: CustodyProblem) {
     super(describe(problem));
+    this.problem = problem;
+  }
+}
+
+/**
+ * The custody service says it is not operational (its status route answered 500): its own
+ * words are kept, and it is retryable, since the service may recover.
+ */
+export class CustodyNotOperationalError extends UnavailableError {
+  readonly problem: CustodyProblem;
+  constructor(problem: CustodyProblem) {
+    super(describe(problem), undefined, 'ERR_CUSTODY_NOT_OPERATIONAL');
     this.problem = problem;
   }
 }

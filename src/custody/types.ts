@@ -47,9 +47,12 @@ export interface ComponentHealth {
   errorMessage?: string;
 }
 
+/** `GET {mng}/status` read from either revision's shape (see serviceStatusSchema). */
 export interface ServiceStatus {
   version: string;
+  /** Every part healthy, and the answer's own top-level `healthy` too where it carries one. */
   healthy: boolean;
+  /** `keyservice` in 1.0.2106, `ukc` in 1.0.1901. */
   keyservice: ComponentHealth;
   db: ComponentHealth & { schemaVersion?: string };
   nativeCrypto: ComponentHealth;
@@ -98,13 +101,30 @@ export const signOperationSchema = z
 
 const componentHealth = z.looseObject({ healthy: z.boolean(), errorMessage: z.string().optional() });
 
-export const serviceStatusSchema = z.looseObject({
-  version: z.string(),
-  healthy: z.boolean(),
-  keyservice: componentHealth,
-  db: componentHealth.extend({ schemaVersion: z.string().optional() }),
-  nativeCrypto: componentHealth,
-});
+/**
+ * Both published shapes: 1.0.2106 `{version, keyservice, db{schemaVersion}, nativeCrypto}`,
+ * 1.0.1901 `{version, ukc, db, nativeCrypto}`. Neither requires a top-level `healthy`, so the
+ * answer is healthy when every part is (and the top-level flag, when one is sent, agrees).
+ */
+export const serviceStatusSchema = z
+  .looseObject({
+    version: z.string(),
+    healthy: z.boolean().optional(),
+    keyservice: componentHealth.optional(),
+    ukc: componentHealth.optional(),
+    db: componentHealth.extend({ schemaVersion: z.string().optional() }),
+    nativeCrypto: componentHealth,
+  })
+  .transform((s, ctx): ServiceStatus => {
+    const keyservice = s.keyservice ?? s.ukc;
+    if (!keyservice) {
+      ctx.addIssue({ code: 'custom', message: 'neither keyservice nor ukc is present', path: ['keyservice'] });
+      return z.NEVER;
+    }
+    const parts = { keyservice, db: s.db, nativeCrypto: s.nativeCrypto };
+    const healthy = s.healthy !== false && Object.values(parts).every((p) => p.healthy);
+    return { version: s.version, healthy, ...parts };
+  });
 
 /** Sign operations in these states will never be signed: the withdrawal ends FAILED. */
 export const UNSIGNED_END_STATUSES = ['DECLINED', 'CANCELED', 'FAILED', 'ERROR'] as const;

@@ -70,8 +70,25 @@ function checkMemo(adaptor: LedgerAdaptor, memo: string | undefined): void {
 }
 
 /**
+ * The withdrawal ended FAILED (a cancel, reconciliation) while its sign request was on its way:
+ * the sign operation just made must not ask approvers to sign it. Canceled at the custody
+ * service; the withdrawal stays FAILED whatever the outcome, so the outcome is only logged.
+ * A withdrawal that moved on instead (signed by a fast callback) is left alone by the caller.
+ */
+async function cancelLateSignOperation(deps: WithdrawalDeps, op: Operation, operationID: string): Promise<void> {
+  const ids = { operationId: op.id, operationID };
+  try {
+    await deps.custody.cancelOperation(operationID);
+    deps.logger.warn(ids, 'withdrawal ended while its sign request was on its way; its sign operation was canceled at the custody service');
+  } catch (err) {
+    deps.logger.error({ ...ids, err }, 'withdrawal ended while its sign request was on its way; its sign operation could not be canceled: cancel it at the custody service');
+  }
+}
+
+/**
  * Builds a withdrawal, stores it durably, then asks the custody service to sign it.
  * If the sign request fails, the operation ends FAILED and its reservations are returned.
+ * If the operation ended meanwhile, the sign operation the request made is canceled.
  */
 export async function createWithdrawal(
   deps: WithdrawalDeps,
@@ -135,7 +152,9 @@ export async function createWithdrawal(
       providerData: JSON.stringify({ reference: id, request: op.request, txs: unsigned.txs }),
       ...(callbackUrl ? { callbackUrl } : {}),
     });
-    return await deps.store.linkCustodyId(op, operationID);
+    const linked = await deps.store.linkCustodyId(op, operationID);
+    if (linked.status === 'FAILED') await cancelLateSignOperation(deps, linked, operationID);
+    return linked;
   } catch (e) {
     await failOperation(deps, op, `the custody service did not accept the sign request: ${(e as Error).message}`, ['EXECUTING']);
     throw e;

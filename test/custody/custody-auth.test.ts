@@ -29,6 +29,9 @@ async function tokenServer(o: TokenServerOptions = {}) {
   const tokens = new Map<string, number>();
   const refreshTokens = new Set<string>();
   const grants: { kind: 'password' | 'refresh'; path: string; form: Record<string, string> }[] = [];
+  /** While set, every token request answers this status (a rate limit, an outage). */
+  let outage: number | undefined;
+  let tokenRequests = 0;
   const app = express();
   const problem = (res: express.Response, status: number, type: string, details: string) =>
     res.status(status).type('application/problem+json').send(JSON.stringify({ type: `/mng/errors/${type}`, title: 'Unauthorized', details, status }));
@@ -41,6 +44,8 @@ async function tokenServer(o: TokenServerOptions = {}) {
   };
   for (const path of o.paths ?? ['/mng/auth/token']) {
     app.post(path, express.urlencoded({ extended: false }), (req, res) => {
+      tokenRequests++;
+      if (outage) return problem(res, outage, 'unavailable', 'try again later');
       const form = req.body as Record<string, string>;
       if (form.grant_type !== 'password') return problem(res, 400, 'bad-request', 'grant_type must be password');
       if (form.refreshtoken) {
@@ -66,7 +71,15 @@ async function tokenServer(o: TokenServerOptions = {}) {
     res.json({ operationID: req.params.id, status: 'PENDING', isApproved: false, dataToSign: [], publicKeys: [] });
   });
   const server = await listen(app);
-  return { ...server, mng: `${server.url}/mng`, grants, served: () => served, revokeAll: () => tokens.clear() };
+  return {
+    ...server,
+    mng: `${server.url}/mng`,
+    grants,
+    served: () => served,
+    tokenRequests: () => tokenRequests,
+    revokeAll: () => tokens.clear(),
+    setOutage: (status: number | undefined) => void (outage = status),
+  };
 }
 
 describe('custody connector authentication by user and password (access tokens)', () => {
@@ -182,6 +195,42 @@ describe('custody connector authentication by user and password (access tokens)'
     await c.getSignOperation('b');
     expect(srv.served()).toBe(2);
     expect(srv.grants.map((g) => g.path)).toEqual(['/mng/auth/tokens']);
+  });
+
+  it('a token still valid is used when its early renewal meets a 429; the renewal is tried again after a pause, not on every call', async () => {
+    const srv = await tokenServer({ expiresIn: 1200 });
+    close = srv.close;
+    let now = Date.now();
+    const c = client(srv.mng, { now: () => now });
+    await c.getSignOperation('a');
+    srv.setOutage(429);
+    // Inside the renewal window (the last minute): the token works for 30 s more.
+    now += 19.5 * 60_000;
+    await expect(c.getSignOperation('b')).resolves.toMatchObject({ operationID: 'b', status: 'PENDING' });
+    await c.getSignOperation('c');
+    expect(srv.tokenRequests()).toBe(2);
+    now += 5_001;
+    await c.getSignOperation('d');
+    expect(srv.tokenRequests()).toBe(3);
+    // The token endpoint is back: the next try renews with the refresh token.
+    srv.setOutage(undefined);
+    now += 5_001;
+    await c.getSignOperation('e');
+    expect(srv.grants.map((g) => g.kind)).toEqual(['password', 'refresh']);
+    expect(srv.served()).toBe(5);
+  });
+
+  it('a token that has expired is not used when its renewal fails: the call ends 503', async () => {
+    const srv = await tokenServer({ expiresIn: 1200 });
+    close = srv.close;
+    let now = Date.now();
+    const c = client(srv.mng, { now: () => now });
+    await c.getSignOperation('a');
+    srv.setOutage(503);
+    now += 20 * 60_000 + 1;
+    const err = await c.getSignOperation('b').catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 503, errCode: 'ERR_CUSTODY_UNAVAILABLE', retryable: true });
+    expect(srv.served()).toBe(1);
   });
 
   it('an unreachable token endpoint is retried like any transient failure, then 503', async () => {

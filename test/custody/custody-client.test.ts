@@ -3,7 +3,7 @@ import express from 'express';
 import { keccak256 } from 'ethers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CustodyClient } from '../../src/custody/custody-client.js';
-import { CustodyNotFoundError, CustodyRequestError } from '../../src/custody/errors.js';
+import { CustodyNotFoundError, CustodyNotOperationalError, CustodyRequestError } from '../../src/custody/errors.js';
 import { startCustodySimulator, type RunningCustodySimulator } from '../../src/custody-simulator/index.js';
 import { NotFoundError, UnavailableError, UpstreamError } from '../../src/errors.js';
 import { parsePublicKey } from '../../src/ledger/public-key.js';
@@ -195,5 +195,56 @@ describe('CustodyClient retries', () => {
     const err = await client(s.url).getSignOperation('op-x').catch((e: unknown) => e);
     expect(err).toMatchObject({ errCode: 'ERR_CUSTODY_BAD_RESPONSE', retryable: false });
     expect(s.hits()).toBe(1);
+  });
+});
+
+describe('GET {mng}/status in the shapes the custody service answers', () => {
+  async function statusServer(status: number, body: unknown) {
+    let hits = 0;
+    const app = express();
+    app.get('/mng/status', (_req, res) => {
+      hits++;
+      res.status(status).type(status === 200 ? 'application/json' : 'application/problem+json').send(JSON.stringify(body));
+    });
+    const server = await listen(app);
+    cleanup.push(server.close);
+    const client = new CustodyClient({ baseUrl: `${server.url}/mng`, apiKey: 'k'.repeat(20), fetch, logger: quietLogger(), retries: 3, backoffMs: 1 });
+    return { client, hits: () => hits };
+  }
+
+  // custody-management-facts.md (1.0.1901) and custody-api.md (1.0.2106): neither has a top-level `healthy`.
+  const healthyAnswers: Record<string, unknown> = {
+    '1.0.1901 (ukc)': { version: '1.0.1901', ukc: { healthy: true }, db: { healthy: true }, nativeCrypto: { healthy: true } },
+    '1.0.2106 (keyservice)': { version: '1.0.2106', keyservice: { healthy: true }, db: { healthy: true, schemaVersion: '7' }, nativeCrypto: { healthy: true } },
+  };
+  for (const [name, body] of Object.entries(healthyAnswers)) {
+    it(`a healthy service answering the ${name} shape, without a top-level healthy, is healthy`, async () => {
+      const { client } = await statusServer(200, body);
+      expect(await client.status()).toMatchObject({ healthy: true, keyservice: { healthy: true }, db: { healthy: true }, nativeCrypto: { healthy: true } });
+      expect(await client.health()).toEqual({ healthy: true });
+    });
+  }
+
+  it('one unhealthy part (ukc read as the key service) makes the service unhealthy, with its message', async () => {
+    const { client } = await statusServer(200, { version: '1.0.1901', ukc: { healthy: false, errorMessage: 'key servers unreachable' }, db: { healthy: true }, nativeCrypto: { healthy: true } });
+    expect(await client.health()).toEqual({ healthy: false, errorMessage: 'keyservice: key servers unreachable' });
+  });
+
+  it('a top-level healthy false is honoured even when every part says healthy', async () => {
+    const { client } = await statusServer(200, { version: '1.0.2106', healthy: false, keyservice: { healthy: true }, db: { healthy: true }, nativeCrypto: { healthy: true } });
+    expect(await client.health()).toEqual({ healthy: false, errorMessage: 'custody service reports unhealthy' });
+  });
+
+  it('a 500 "not operational" is read once, not retried, and its words are kept (problem body or status body)', async () => {
+    const problem = await statusServer(500, { type: '/mng/errors/not-operational', title: 'Service not operational', details: 'database connection lost', status: 500 });
+    const err = await problem.client.status().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CustodyNotOperationalError);
+    expect(err).toMatchObject({ status: 503, errCode: 'ERR_CUSTODY_NOT_OPERATIONAL', retryable: true, problem: { upstreamStatus: 500, upstreamDetails: 'database connection lost' } });
+    expect(problem.hits()).toBe(1);
+    expect(await problem.client.health()).toEqual({ healthy: false, errorMessage: expect.stringContaining('database connection lost') });
+
+    const status = await statusServer(500, { version: '1.0.2106', keyservice: { healthy: true }, db: { healthy: false, errorMessage: 'Redis does not answer' }, nativeCrypto: { healthy: true } });
+    expect(await status.client.health()).toEqual({ healthy: false, errorMessage: expect.stringContaining('db: Redis does not answer') });
+    expect(status.hits()).toBe(1);
   });
 });

@@ -7,7 +7,8 @@ import { type BroadcastCounter, type EthLoop, postCallback, RECIPIENT, simCallba
 /**
  * Reconciliation (RECONCILE_AFTER_SECONDS=1, every second): a lost callback is recovered from
  * the custody service's record; a sign request that never reached the custody service ends
- * FAILED with its reason and gives its nonce back.
+ * FAILED with its reason and gives its nonce back (and should it arrive late after all, the
+ * sign operation it made is canceled).
  */
 describe('reconciliation of withdrawals without a callback', () => {
   let chain: TestChain;
@@ -61,7 +62,7 @@ describe('reconciliation of withdrawals without a callback', () => {
     }
   });
 
-  it('a sign request that never reached the custody service ends FAILED with its reason; its nonce is reused', async () => {
+  it('a sign request that never reached the custody service ends FAILED with its reason; its nonce is reused; arriving late, its sign operation is canceled', async () => {
     const v = await loop.vault('ethdev');
     await chain.funder.sendEth(v.address, 10n ** 17n);
     const custody = loop.svc.pipeline!.deps.custody;
@@ -97,20 +98,15 @@ describe('reconciliation of withdrawals without a callback', () => {
     const done = await loop.waitFor(v.vaultId, next.body.operationID, (o) => o.status === 'CONFIRMED');
     expect((await p.getTransaction(done.txids[0]))!.nonce).toBe(Number(firstNonce));
 
-    // The held sign request goes out late; the custody signs and calls back, and the FAILED
-    // operation refuses it (409): its transaction is never broadcast.
+    // The held sign request goes out late, while the approvers take their time: the withdrawal
+    // is FAILED, so the sign operation it made is canceled at the custody service at once.
+    // Nobody is asked to sign it, and its transaction is never broadcast.
+    loop.custody.sim.setFaults({ holdApprovals: true }, v.vaultId);
     const before = counter.calls;
     letGo();
     const late = await stuck;
     expect(late.body.status).toBe('FAILED');
-    const d = await until('the late callback delivery', () => {
-      const op = loop.custody.sim.operation(late.body.operationID);
-      return op && op.deliveries.length > 0 ? op.deliveries : undefined;
-    });
-    expect(d).toEqual([{ delivered: 0, failed: 1, dropped: false }]);
-    const refused = await postCallback(loop.svc, 'ethdev', simCallbackBody(loop, late.body.operationID));
-    expect(refused.status).toBe(409);
-    expect(refused.body.errCode).toBe('ERR_OPERATION_FAILED');
+    expect(loop.custody.sim.operation(late.body.operationID)!.status).toBe('CANCELED');
     expect(counter.calls).toBe(before);
     expect(await p.getTransactionCount(v.address, 'latest')).toBe(1);
   });
