@@ -33,5 +33,6 @@ export const redisUrl = () =>
       return;
     }
     const r = single.safeParse(text);
-    if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
+    // Named with the cluster form, which this variable takes too.
+    if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', message: issue.message.replace('rediss://', 'rediss:// (or redis+cluster://host:port,host:port)') });
   });

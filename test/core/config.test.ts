@@ -161,7 +161,7 @@ describe('configuration', () => {
       PUBLIC_URL: 'localhost:8080',
     });
     expect(found).toEqual([
-      'REDIS_URL: must start with redis:// or rediss://, not http://',
+      'REDIS_URL: must start with redis:// or rediss:// (or redis+cluster://host:port,host:port), not http://',
       "CUSTODY_URL: must start with http:// or https://, not ftp://, got 'ftp://custody.example/mng'",
       "PUBLIC_URL: must start with http:// or https://, not localhost://, got 'localhost:8080'",
       'LEDGERS.eth.rpcUrl: must start with http:// or https://, not ftp://',
