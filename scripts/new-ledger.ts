@@ -8,8 +8,11 @@ import { templates, type Names } from './new-ledger/templates.js';
  * answer "not implemented", its options, node client, logic files and conformance test) and
  * adds its one registration line to `adaptors/index.ts`.
  */
-export function scaffoldLedger(root: string, family: string): string[] {
+export function scaffoldLedger(root: string, family: string, takenIds: readonly string[] = []): string[] {
   if (!/^[a-z][a-z0-9]{1,23}$/.test(family)) throw new Error(`family '${family}': use 2 to 24 lower-case letters or digits, starting with a letter`);
+  // Its ledger ids (templates' ledgers.ts) must be its own: two families claiming one id would both answer it.
+  const clash = [family, `${family}dev`].filter((id) => takenIds.includes(id));
+  if (clash.length) throw new Error(`family '${family}': its ledger ids would clash with ids another family knows (${clash.join(', ')}); choose another name`);
   const names: Names = { family, camel: family };
   const dir = path.join(root, 'adaptors', family);
   if (existsSync(dir)) throw new Error(`adaptors/${family} already exists`);
@@ -38,7 +41,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const family = process.argv[2];
   try {
     if (!family) throw new Error('usage: npm run new-ledger -- <family>');
-    const files = scaffoldLedger(process.cwd(), family);
+    const { families } = (await import(pathToFileURL(path.join(process.cwd(), 'adaptors', 'index.ts')).href)) as { families: { knownLedgers: readonly string[] }[] };
+    const files = scaffoldLedger(process.cwd(), family, families.flatMap((f) => f.knownLedgers));
     process.stdout.write(`created:\n${files.map((f) => `  ${f}`).join('\n')}\nregistered in adaptors/index.ts\nnext: npx vitest run adaptors/${family}/conformance.test.ts\n`);
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n`);

@@ -83,10 +83,13 @@ describe('npm run new-ledger', () => {
     expect(zeta!.addressCodec?.('zetaother')).toBeUndefined();
   }, 120_000);
 
-  it('refuses a bad name and an existing family, leaving adaptors/index.ts alone', () => {
+  it('refuses a bad name, an existing family and a name whose ledger ids another family knows, leaving adaptors/index.ts alone', async () => {
     const before = readFileSync(path.join(root, 'adaptors', 'index.ts'), 'utf8');
     expect(() => scaffoldLedger(root, 'Bad-Name')).toThrow(/lower-case/);
     expect(() => scaffoldLedger(root, 'solana')).toThrow(/already exists/);
+    const { families } = await import('../../adaptors/index.js');
+    expect(() => scaffoldLedger(root, 'btc', families.flatMap((f) => f.knownLedgers))).toThrow(/clash with ids another family knows \(btc\)/);
+    expect(existsSync(path.join(root, 'adaptors', 'btc'))).toBe(false);
     expect(readFileSync(path.join(root, 'adaptors', 'index.ts'), 'utf8')).toBe(before);
   });
 });
