@@ -14,6 +14,16 @@ export interface OperationJobData extends OperationJob {
   about?: JobAbout;
 }
 
+/**
+ * Stalls a job survives. A stall is a worker that died holding the job (SIGKILL, OOM, a lost
+ * machine), not the job's fault, and BullMQ counts stalls over a job's whole life: a confirm
+ * job polls for hours and a webhook delivery retries for a day, so two worker deaths in that
+ * time failed it for good (BullMQ's default is 1), leaving a withdrawal BROADCAST or a
+ * subscriber's line stuck forever. Every job reloads what it works on and is idempotent; the
+ * bound only stops a job that itself kills every worker that takes it.
+ */
+export const STALLS_ALLOWED = 100;
+
 export const QUEUE = { broadcast: 'broadcast', confirm: 'confirm', reconcile: 'reconcile', replace: 'replace' } as const;
 
 export interface Queues {

@@ -4,7 +4,7 @@ import { processConfirm } from './confirm-job.js';
 import { runJournaled } from './job-journal.js';
 import { PredecessorPending, SenderBusy, waitDelayMs } from './send-order.js';
 import type { PipelineDeps } from './pipeline-deps.js';
-import { confirmRetryDelayMs, QUEUE, scheduleReconcile, type OperationJob } from './queues.js';
+import { confirmRetryDelayMs, QUEUE, scheduleReconcile, STALLS_ALLOWED, type OperationJob } from './queues.js';
 import { processReconcile } from './reconcile-job.js';
 import { redisClient } from '../redis.js';
 import { processReplacement } from './replacement-job.js';
@@ -30,12 +30,7 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
     concurrency: deps.config.workerConcurrency,
     lockDuration: deps.config.jobLockMs,
     stalledInterval: Math.max(1000, Math.floor(deps.config.jobLockMs / 2)),
-    // A stall is a worker that died holding the job (SIGKILL, OOM, a lost machine), not the
-    // job's fault, and BullMQ counts stalls over a job's whole life: a confirm job polls for
-    // hours, so two worker deaths in that time failed it for good (default 1) and left its
-    // withdrawal BROADCAST forever. Every job reloads its withdrawal and is idempotent; the
-    // bound only stops a job that itself kills every worker that takes it.
-    maxStalledCount: 100,
+    maxStalledCount: STALLS_ALLOWED,
   };
 
   const broadcast = new Worker<OperationJob>(

@@ -8,6 +8,7 @@ import { startOutboxDispatcher } from './outbox-dispatcher.js';
 import { SubscriptionStore } from './subscription-store.js';
 import { redisClient } from '../redis.js';
 import { queuePrefix, webhookKeys } from '../redis-keys.js';
+import { STALLS_ALLOWED } from '../pipeline/queues.js';
 import { backoffDelay, createWebhookQueue, WEBHOOK_QUEUE, type DeliveryJob, type WebhookQueue } from './webhook-queue.js';
 import { WebhookService } from './webhook-service.js';
 
@@ -38,6 +39,7 @@ export function createWebhooks(opts: { redis: Redis; prefix: string; outboxKey: 
         prefix: queuePrefix(config.keyPrefix),
         concurrency: config.workerConcurrency,
         lockDuration: Math.max(config.jobLockMs, config.webhookTimeoutMs * 2),
+        maxStalledCount: STALLS_ALLOWED,
         settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(config, attemptsMade) },
       });
       worker.on('error', (err) => logger.error({ err: err.message, queue: WEBHOOK_QUEUE }, 'worker error'));
