@@ -64,11 +64,13 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local function overdue(m, since)
   if grace < 0 then return false end
-  if not since then
+  -- Absent (an older version reserved it) or not a time: the grace period starts now.
+  local t = since and tonumber(since)
+  if not t then
     redis.call('HSET', owners, m .. ':since', string.format('%.0f', now))
     return false
   end
-  return tonumber(since) <= now - grace
+  return t <= now - grace
 end
 local function overdueAt(list, m)
   local holder = redis.call('HGET', owners, m)

@@ -128,6 +128,12 @@ describe('numbers held by a withdrawal that was never stored', () => {
     expect(await r.reserveSequence('eth:o5', 0n, 'after')).toBe(0n);
   });
 
+  it('whose since-when is not a time (a marker of an earlier version) are handled as unrecorded, not as a script error', async () => {
+    expect(await r.reserveSequence('eth:o9', 5n, 'op-a')).toBe(5n);
+    await redis.hset(reservationKeys(prefix).sequence('eth:o9').owners, `${'5'.padStart(20, '0')}:since`, 'stored');
+    expect(await r.reserveSequence('eth:o9', 5n, 'op-b')).toBe(6n);
+  });
+
   it('leave nothing in the owners hash once settled or released', async () => {
     const a = await r.reserveSequence('eth:o6', 0n, 'a');
     const b = await r.reserveSequence('eth:o6', 0n, 'b');

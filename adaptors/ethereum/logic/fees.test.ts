@@ -111,8 +111,11 @@ describe('ethereum fee quotes', () => {
     expect(await quoteFee(preLondon.ctx, parseFee('0.000000001'))).toEqual({ type: 0, gasPrice: 1n });
     const old = context('legacy', { eth_blockNumber: '0x13' }, { eth_feeHistory: { code: -32601, message: 'the method eth_feeHistory does not exist/is not available' } });
     expect(await quoteFee(old.ctx, parseFee('1'))).toEqual({ type: 0, gasPrice: GWEI });
-    // Any other error of the read is the node failing to answer: asked again, never taken as "no base fee".
-    const failing = context('legacy', { eth_blockNumber: '0x13' }, { eth_feeHistory: { code: -32000, message: 'header not found' } });
+    // Any other refusal of the read is never taken as "no base fee": the latest block says whether there is one…
+    const refusing = context('legacy', { eth_blockNumber: '0x13', eth_getBlockByNumber: { number: '0x13', baseFeePerGas: `0x${(20n * GWEI).toString(16)}` } }, { eth_feeHistory: { code: -32000, message: 'header not found' } });
+    await expect(quoteFee(refusing.ctx, parseFee('1'))).rejects.toMatchObject({ status: 422, errCode: 'ERR_INVALID_ARGUMENTS' });
+    // …and when the node cannot answer that either, the request is asked again.
+    const failing = context('legacy', { eth_blockNumber: '0x13' }, { eth_feeHistory: { code: -32000, message: 'header not found' }, eth_getBlockByNumber: { code: -32000, message: 'header not found' } });
     await expect(quoteFee(failing.ctx, parseFee('1'))).rejects.toMatchObject({ retryable: true });
   });
 });

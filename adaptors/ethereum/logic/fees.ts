@@ -92,13 +92,21 @@ async function quoteLegacyFee(ctx: EthContext, choice: FeeChoice): Promise<FeeQu
 /** JSON-RPC 2.0's "method not found". */
 const METHOD_NOT_FOUND = -32601;
 
-/** The next block's base fee on a legacy ledger; a node without `eth_feeHistory` serves a chain that has none. */
+/**
+ * The next block's base fee on a legacy ledger. A node without `eth_feeHistory` serves a chain
+ * that has none. A node that refuses it otherwise (Hardhat before London: "eth_feeHistory is
+ * disabled. It only works with the London hardfork or a later one.", -32000) is asked for its
+ * latest block, whose `baseFeePerGas` is absent before London. A failed call (down, rate
+ * limited) is no answer: thrown, so the request is retried.
+ */
 async function legacyNextBaseFee(ctx: EthContext): Promise<bigint> {
   try {
     return nextBaseFee(await ctx.reads.feeHistory(1, []));
   } catch (e) {
-    if (e instanceof JsonRpcError && e.rpcCode === METHOD_NOT_FOUND) return 0n;
-    throw e;
+    if (!(e instanceof JsonRpcError)) throw e;
+    if (e.rpcCode === METHOD_NOT_FOUND) return 0n;
+    const latest = await ctx.rpc.call<{ baseFeePerGas?: string } | null>('eth_getBlockByNumber', ['latest', false]);
+    return latest?.baseFeePerGas ? BigInt(latest.baseFeePerGas) : 0n;
   }
 }
 
