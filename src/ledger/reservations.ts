@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { LuaScript } from '../redis-script.js';
 import { operationKeys, reservationKeys } from '../redis-keys.js';
+import { NO_CHECK, ORPHAN_GRACE_MS, overdueLua, settleOverdue, type Overdue } from './orphaned-numbers.js';
 
 /**
  * Reservations in Redis that keep concurrent withdrawals (across any number of
@@ -16,29 +17,8 @@ import { operationKeys, reservationKeys } from '../redis-keys.js';
  * handing out a new one. So a withdrawal that fails before broadcast never leaves a
  * gap that blocks the ones after it.
  *
- * Orphans: a craft reserves its number before the withdrawal is stored, so a creation that
- * fails in between (Redis error on the store, and on the release it then tries; the API process
- * killed) leaves a number whose owner no withdrawal will ever release. So does a withdrawal
- * that ended FAILED before it was sent while its release failed. Unreleased, such a number
- * blocks the account for good: every later transaction waits for it, and its spend counts
- * against the balance. So the owners hash also records, per number `n`, since when it was last
- * known to be held (field `n:since`, ms on Redis' clock), and a reservation first looks at the
- * owner of the account's next number (`chainNext`: the one every later transaction waits for)
- * and, when its spend check fails, at every owner. One held longer than the grace period is
- * settled before anything is reserved: its withdrawal is stored and not FAILED (held again from
- * now: looked at again after another grace period, one read), or it is missing or FAILED and
- * the number goes back to the free list, which this very reservation then refills. Everything
- * is in Redis, so this survives any process dying; no sweep is needed, since a freed number
- * only helps once a reservation refills it. A number found without `n:since` (reserved by a
- * version that did not record it, perhaps by a process still creating its withdrawal) starts
- * its grace period when first found.
- *
- * The grace period (ORPHAN_GRACE_MS) keeps a withdrawal being created right now from losing
- * its number: from its reservation to its store takes one build and one Redis write (commands
- * time out after 5 s), and a whole creation request is bounded by its node and custody calls
- * to about a minute (see idempotency.ts); ten minutes is far past either. Should a store still
- * land after its number was taken back, both withdrawals use one number and only one of them
- * can be taken by the ledger: one fails, none is paid twice.
+ * Orphans, numbers whose withdrawal is gone, are taken back by the next reservation: see
+ * orphaned-numbers.ts.
  */
 
 const WIDTH = 20;
@@ -48,44 +28,6 @@ const padAmount = (n: bigint): string => {
   if (n < 0n) throw new RangeError('a spend or balance is never negative');
   return n.toString().padStart(AMOUNT_WIDTH, '0');
 };
-
-/** How long a number may be held without its withdrawal stored before it counts as orphaned. */
-export const ORPHAN_GRACE_MS = 10 * 60_000;
-
-/** The grace argument that skips the check: the second run, after the overdue owners were settled. */
-const NO_CHECK = -1;
-
-/** At most this many overdue owners are settled per reservation; the next reservation goes on. */
-const MAX_OVERDUE = 100;
-
-// Finds owners past the grace period (locals: owners, grace; sets now). Lists are flat: n, owner, n, owner…
-const OVERDUE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local function overdue(m, since)
-  if grace < 0 then return false end
-  -- Absent (an older version reserved it) or not a time: the grace period starts now.
-  local t = since and tonumber(since)
-  if not t then
-    redis.call('HSET', owners, m .. ':since', string.format('%.0f', now))
-    return false
-  end
-  return t <= now - grace
-end
-local function overdueAt(list, m)
-  local holder = redis.call('HGET', owners, m)
-  if holder and overdue(m, redis.call('HGET', owners, m .. ':since')) then list[#list + 1] = m; list[#list + 1] = holder end
-end
-local function overdueAll(list)
-  local all = redis.call('HGETALL', owners)
-  local field = {}
-  for i = 1, #all, 2 do field[all[i]] = all[i + 1] end
-  for m, holder in pairs(field) do
-    if #list >= ${2 * MAX_OVERDUE} then return end
-    if #m == ${WIDTH} and overdue(m, field[m .. ':since'] or false) then list[#list + 1] = m; list[#list + 1] = holder end
-  end
-end
-`;
 
 // Picks the number `n` for `owner` (locals: last, free, owners, chainNext, owner, now; sets n, refilled).
 const ALLOCATE = `
@@ -122,7 +64,7 @@ local owners = KEYS[3]
 local chainNext = ARGV[1]
 local owner = ARGV[2]
 local grace = tonumber(ARGV[3])
-${OVERDUE}
+${overdueLua(WIDTH)}
 local late = {}
 overdueAt(late, chainNext)
 if #late > 0 then return {'check', late} end
@@ -178,7 +120,7 @@ local owner = ARGV[2]
 local mined = ARGV[3]
 local grace = tonumber(ARGV[4])
 ${AMOUNT_LUA}
-${OVERDUE}
+${overdueLua(WIDTH)}
 local seen = redis.call('GET', minedKey)
 if seen and mined < seen then return {'stale', seen} end
 if mined ~= seen then
@@ -239,14 +181,6 @@ forget(KEYS[3], KEYS[4], KEYS[5], redis.call('ZRANGEBYLEX', KEYS[4], '[' .. n ..
 return 1
 `);
 
-// KEYS: owners · ARGV: n, owner: its withdrawal was seen live; held from now (unless the number changed hands since).
-const HELD_AGAIN = new LuaScript(`
-if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
-local t = redis.call('TIME')
-redis.call('HSET', KEYS[1], ARGV[1] .. ':since', string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)))
-return 1
-`);
-
 const CLAIM_ITEMS = new LuaScript(`
 local owner = ARGV[1]
 local ttl = ARGV[2]
@@ -288,9 +222,6 @@ export type SpendReservation =
   | { ok: false; reason: 'short'; asset: string; pending: bigint }
   /** Another reservation already saw a later block (`minedBelow` is behind): read the account again. */
   | { ok: false; reason: 'stale'; minedBelow: bigint };
-
-/** A script's answer when it reserved nothing because owners are overdue: `['check', [n, owner, n, owner…]]`. */
-type Overdue = ['check', string[]];
 
 export class Reservations {
   constructor(
@@ -357,25 +288,10 @@ export class Reservations {
     return (await run(NO_CHECK)) as R;
   }
 
-  /**
-   * Owners that held a number past the grace period: one whose withdrawal is stored and not
-   * FAILED holds it again from now; one whose withdrawal is missing or FAILED (a withdrawal
-   * that failed before it was sent gives its number back, so this one's release was lost) is an
-   * orphan (see the top of this file) and its number goes back to the free list with its spend.
-   * An owner is an operation id (`WithdrawalIntent.reference`).
-   */
+  /** Owners past the grace period: live ones hold their number again, orphans give it back (orphaned-numbers.ts). */
   private async settleOverdue(scope: string, late: string[]): Promise<void> {
     const [, , owners] = this.seqKeys(scope);
-    const operation = operationKeys(this.prefix).operation;
-    const pairs = Array.from({ length: late.length / 2 }, (_, i) => [late[2 * i] as string, late[2 * i + 1] as string] as const);
-    await Promise.all(
-      pairs.map(async ([n, owner]) => {
-        const raw = await this.redis.get(operation(owner));
-        const failed = raw !== null && (JSON.parse(raw) as { status?: string }).status === 'FAILED';
-        if (raw !== null && !failed) await HELD_AGAIN.run(this.redis, 1, owners, n, owner);
-        else await this.releaseSequence(scope, BigInt(n), owner);
-      }),
-    );
+    await settleOverdue(this.redis, operationKeys(this.prefix).operation, owners, late, (n, owner) => this.releaseSequence(scope, BigInt(n), owner));
   }
 
   /**
