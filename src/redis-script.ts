@@ -28,3 +28,9 @@ export class LuaScript {
     pipeline.evalsha(this.sha, numKeys, ...keysAndArgs);
   }
 }
+
+/** Lua that sets `now` to Redis' own clock in ms: one clock for every process, whatever theirs say. */
+export const NOW_MS_LUA = `
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+`;

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { LuaScript } from '../redis-script.js';
+import { LuaScript, NOW_MS_LUA } from '../redis-script.js';
 import type { Redis } from 'ioredis';
 import { RateLimitedError } from '../errors.js';
 import type { AuthContext } from './auth.js';
@@ -18,10 +18,7 @@ export interface RateLimit {
  * until one is there. The key expires once the bucket would be full again, so idle clients
  * cost no memory. Returns 0 when taken, else the milliseconds to wait.
  */
-const TAKE = new LuaScript(`
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
-local rate = tonumber(ARGV[1]) / 60000
+const TAKE = new LuaScript(`${NOW_MS_LUA}local rate = tonumber(ARGV[1]) / 60000
 local burst = tonumber(ARGV[2])
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = tonumber(state[1]) or burst

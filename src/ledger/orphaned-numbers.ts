@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { LuaScript } from '../redis-script.js';
+import { LuaScript, NOW_MS_LUA } from '../redis-script.js';
 
 /**
  * Orphaned numbers: a reserved nonce or sequence number whose withdrawal is gone.
@@ -41,17 +41,11 @@ const MAX_OVERDUE = 100;
 /** A reservation script's answer when it reserved nothing because owners are overdue: `['check', [n, owner, n, owner…]]`. */
 export type Overdue = ['check', string[]];
 
-// Redis' clock in ms (sets now).
-const NOW_LUA = `
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-`;
-
 /**
  * The Lua a reservation script includes to find owners past the grace period (locals: owners,
  * grace; sets now; numbers are `width` digits). Lists are flat: n, owner, n, owner…
  */
-export const overdueLua = (width: number): string => `${NOW_LUA}
+export const overdueLua = (width: number): string => `${NOW_MS_LUA}
 local function overdue(m, since)
   if grace < 0 then return false end
   -- Absent (an older version reserved it) or not a time: the grace period starts now.
@@ -78,7 +72,7 @@ end
 `;
 
 // KEYS: owners · ARGV: n, owner: its withdrawal was seen live; held from now (unless the number changed hands since).
-const HELD_AGAIN = new LuaScript(`${NOW_LUA}
+const HELD_AGAIN = new LuaScript(`${NOW_MS_LUA}
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1] .. ':since', string.format('%.0f', now))
 return 1

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { LuaScript } from '../redis-script.js';
+import { LuaScript, NOW_MS_LUA } from '../redis-script.js';
 import type { WebhookKeys } from '../redis-keys.js';
 
 /**
@@ -62,10 +62,7 @@ const PRUNE_BATCH = 100;
 // from `expiring` (finished deliveries only, by expiry): O(log n + removed), never a scan.
 // Redis's clock both sets the expiry and says it has passed. An entry already out of the index
 // (a deleted subscription's, forgotten) is not tracked: nothing would ever prune it.
-const EXPIRE = new LuaScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local at = now + tonumber(ARGV[2]) * 1000
+const EXPIRE = new LuaScript(`${NOW_MS_LUA}local at = now + tonumber(ARGV[2]) * 1000
 redis.call('PEXPIREAT', KEYS[1], at)
 if redis.call('ZSCORE', KEYS[2], ARGV[1]) then redis.call('ZADD', KEYS[3], at, ARGV[1]) end
 local gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, ${PRUNE_BATCH})
