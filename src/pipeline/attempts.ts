@@ -91,6 +91,11 @@ export function withAttempt(op: Operation, i: number, change: (a: Attempt) => At
   return attemptsOf(op).map((a, j) => (j === i ? change(a) : a));
 }
 
+/** The attempts with those of `indexes` still waiting for their signatures failed for `reason` (one that got out is judged by the node). */
+export function withSigningFailed(op: Operation, indexes: number[], reason: string): Attempt[] {
+  return attemptsOf(op).map((a, i) => (indexes.includes(i) && a.status === 'signing' ? { ...a, status: 'failed', failureReason: reason } : a));
+}
+
 /** Indexes of the attempts that are out on the network. */
 export function liveAttempts(op: Operation): number[] {
   return attemptsOf(op).flatMap((a, i) => (a.status === 'broadcast' ? [i] : []));

@@ -1,5 +1,5 @@
 import type { VerifiedSignature } from '../ledger/adaptor.js';
-import { attemptsOf, unsignedOf, withAttempt } from './attempts.js';
+import { attemptsOf, unsignedOf, withAttempt, withSigningFailed } from './attempts.js';
 import { isRetryable } from '../errors.js';
 import { scheduleConfirm } from './broadcast-job.js';
 import { fromStored } from './operation.js';
@@ -17,7 +17,7 @@ export async function processReplacement(deps: PipelineDeps, operationId: string
   const waiting = attemptsOf(op).flatMap((a, i) => (i > 0 && a.status === 'signing' ? [i] : []));
   if (op.status !== 'BROADCAST') {
     const reason = `the withdrawal was ${op.status} before the replacement was signed`;
-    if (waiting.length) await deps.store.update(op.id, (o) => ({ ...o, attempts: attemptsOf(o).map((a, i) => (waiting.includes(i) && a.status === 'signing' ? { ...a, status: 'failed', failureReason: reason } : a)) }));
+    if (waiting.length) await deps.store.update(op.id, (o) => ({ ...o, attempts: withSigningFailed(o, waiting, reason) }));
     return `nothing to send in ${op.status}`;
   }
   const adaptor = deps.registry.get(op.ledgerId);

@@ -1,6 +1,6 @@
 import { endedUnsigned, type SignOperation } from '../custody/types.js';
 import { ACCEPT_OUTCOMES, acceptSignatures } from './accept-signatures.js';
-import { attemptsOf, withAttempt } from './attempts.js';
+import { attemptsOf, withSigningFailed } from './attempts.js';
 import { failOperation } from './fail-operation.js';
 import type { Operation } from './operation.js';
 import type { PipelineDeps } from './pipeline-deps.js';
@@ -62,5 +62,5 @@ async function completed(deps: PipelineDeps, op: Operation, operationID: string,
 
 /** Ends replacement `i` failed for `reason` if it still waits for its signatures (one that got out is judged by the node). */
 export function failSigningAttempt(deps: Pick<PipelineDeps, 'store'>, id: string, i: number, reason: string): Promise<Operation> {
-  return deps.store.update(id, (o) => ({ ...o, attempts: withAttempt(o, i, (a) => (a.status === 'signing' ? { ...a, status: 'failed', failureReason: reason } : a)) }));
+  return deps.store.update(id, (o) => ({ ...o, attempts: withSigningFailed(o, [i], reason) }));
 }
