@@ -5,8 +5,8 @@ import { isClusterUrl } from '../redis.js';
  * A URL whose scheme is one of `schemes` (with the colon, as `URL.protocol` has it). The
  * message names the scheme found, never the URL: RPC and Redis URLs often carry keys.
  */
-export function urlWithScheme(schemes: readonly string[]) {
-  const wanted = schemes.map((s) => `${s}//`).join(' or ');
+export function urlWithScheme(schemes: readonly string[], alsoTaken?: string) {
+  const wanted = schemes.map((s) => `${s}//`).join(' or ') + (alsoTaken ? ` (or ${alsoTaken})` : '');
   return z.string().superRefine((text, ctx) => {
     let url: URL;
     try {
@@ -22,7 +22,8 @@ export function urlWithScheme(schemes: readonly string[]) {
 /** Node and API endpoints: JSON-RPC, Esplora, Bitcoin Core, Horizon, the custody service. */
 export const httpUrl = () => urlWithScheme(['http:', 'https:']);
 
-const single = urlWithScheme(['redis:', 'rediss:']);
+// Named with the cluster form, which REDIS_URL takes too.
+const single = urlWithScheme(['redis:', 'rediss:'], 'redis+cluster://host:port,host:port');
 
 /** One Redis (`redis://`, `rediss://`), or the seed nodes of a Redis Cluster (`redis+cluster://h:p,h:p`). */
 export const redisUrl = () =>
@@ -33,6 +34,5 @@ export const redisUrl = () =>
       return;
     }
     const r = single.safeParse(text);
-    // Named with the cluster form, which this variable takes too.
-    if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', message: issue.message.replace('rediss://', 'rediss:// (or redis+cluster://host:port,host:port)') });
+    if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
   });
