@@ -2,7 +2,7 @@ import { ContractFactory, Wallet, type Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_KEY, WITHDRAW_KEY } from '../../test/helpers/service.js';
 import { RECIPIENT, startEthLoop, until, withdraw, type EthLoop } from '../../test/pipeline/support.js';
-import { compileTestContract } from './test-contracts.js';
+import { compileSolidity } from './local-node/compile-demo-token.js';
 
 const ETH = 10n ** 18n;
 
@@ -150,7 +150,7 @@ describe('after the broadcast on Ethereum (anvil)', () => {
   /** An open Gate, deployed and mined. */
   async function openGate(): Promise<{ gate: Contract; address: string; owner: Wallet }> {
     const owner = new Wallet(GATE_OWNER_KEY, e.p);
-    const { abi, bytecode } = compileTestContract('Gate', GATE);
+    const { abi, bytecode } = compileSolidity('Gate', GATE);
     const deployed = await new ContractFactory(abi as never, bytecode, owner).deploy();
     await rpc('evm_mine');
     await deployed.waitForDeployment();

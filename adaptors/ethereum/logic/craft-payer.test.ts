@@ -2,7 +2,7 @@ import { ContractFactory, JsonRpcProvider, Wallet, type Contract } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PermanentLedgerError } from '../../../src/errors.js';
 import type { AssetInfo, LedgerAdaptor, VaultSource } from '../../../src/ledger/adaptor.js';
-import { compileTestContract } from '../test-contracts.js';
+import { compileSolidity } from '../local-node/compile-demo-token.js';
 import { intent, newKey, sign, startHarness, waitReceipt, type Harness, type TestKey } from '../test-kit.js';
 
 /**
@@ -54,7 +54,7 @@ describe('ethereum craft estimates the gas from the address that sends', () => {
   beforeAll(async () => {
     h = await startHarness();
     p = new JsonRpcProvider(h.chain.anvil.url, undefined, { cacheTimeout: -1, staticNetwork: true });
-    const { abi, bytecode } = compileTestContract('VotesToken', VOTES_TOKEN);
+    const { abi, bytecode } = compileSolidity('VotesToken', VOTES_TOKEN);
     const deployed = await new ContractFactory(abi as never, bytecode, new Wallet(DEPLOYER_KEY, p)).deploy(10n ** 15n);
     await deployed.waitForDeployment();
     token = deployed as unknown as Contract;
