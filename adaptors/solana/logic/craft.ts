@@ -50,10 +50,9 @@ export async function craft(ctx: SolanaContext, source: VaultSource, intent: Wit
   const mint = asset.contract;
   const [fromAta, toAta] = mint ? await Promise.all([associatedTokenAccount(vault, mint), associatedTokenAccount(recipient, mint)]) : [];
   const keys = [vault, nonceAccount, recipient, ...(fromAta && toAta ? [fromAta, toAta] : [])];
-  const [accounts, rentFloor, nonceRent, tokenAccountRent] = await Promise.all([
+  const [accounts, rentFloor, tokenAccountRent] = await Promise.all([
     ctx.rpc.getMultipleAccounts(keys),
     ctx.rpc.rentExemptMinimum(0),
-    ctx.rpc.rentExemptMinimum(NONCE_ACCOUNT_SPACE),
     mint ? ctx.rpc.rentExemptMinimum(TOKEN_ACCOUNT_SPACE) : 0n,
   ]);
   const [vaultAcc, nonceAcc, recipientAcc, fromAtaAcc, toAtaAcc] = accounts;
@@ -65,6 +64,8 @@ export async function craft(ctx: SolanaContext, source: VaultSource, intent: Wit
   let plan: { instructions: ReturnType<typeof nonceSetup>; units: number; rent: bigint; spendSol: bigint };
   // SOL sent straight to the nonce address leaves a plain System account there: still no nonce account.
   if (!nonceAcc || isWalletAccount(nonceAcc)) {
+    // Asked only here: a vault with its nonce account never needs it.
+    const nonceRent = await ctx.rpc.rentExemptMinimum(NONCE_ACCOUNT_SPACE);
     const { minimum, why } = setupMinimum(nonceAcc, nonceRent);
     if (recipient !== nonceAccount) {
       throw new ConflictError(
