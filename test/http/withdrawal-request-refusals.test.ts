@@ -3,9 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStellarLedger, type LocalStellarLedger } from '../../adaptors/stellar/local-node/index.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
-import { WITHDRAW_KEY } from '../helpers/service.js';
-
-const RECIPIENT = '0x00000000000000000000000000000000000000B0';
+import { RECIPIENT, withdraw as post } from '../pipeline/support.js';
 
 /**
  * A withdrawal request names one asset, an amount the ledger can carry written as the number
@@ -37,7 +35,7 @@ describe('withdrawal requests the service refuses instead of sending something e
     await chain?.stop();
   });
 
-  const withdraw = (vaultId: string, body: object) => loop.svc.call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, { key: WITHDRAW_KEY, body });
+  const withdraw = (vaultId: string, body: object) => post(loop.svc, vaultId, body);
 
   it("asset '*' (every asset, for balances) is refused naming the ledger's assets, not sent as its first asset", async () => {
     for (const asset of ['*', 'NOPE']) {
