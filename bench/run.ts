@@ -34,7 +34,7 @@ import { prepareCallbacks, randomKeys } from './fixtures.js';
 import { statusUnderBatches, type StatusUnderBatches } from './status-under-batches.js';
 import { utxoBench, type UtxoFigures } from './utxo.js';
 import type { LoadResult } from './load.js';
-import { answers, buildDist, cpuSeconds, logSays, RESULTS, runLoad, startNode, waitFor, type Child, type ChildStats, type StartOptions } from './procs.js';
+import { answers, buildDist, cpuSeconds, logSays, RESULTS, runLoad, startNode, waitFor, type Child, type ChildCounters, type ChildStats, type StartOptions } from './procs.js';
 import { workerMemory, type WorkerMemory } from './worker-memory.js';
 import { apiMemory, type ApiMemory } from './api-memory.js';
 
@@ -491,9 +491,13 @@ async function main(): Promise<void> {
       if (mode === 'backlog') await queues.broadcast.pause();
       firstCallback = Infinity;
       acceptedCount = 0;
-      const workersSent = async () => (await Promise.all([worker, ...extraWorkers].map((w) => w.counters()))).reduce((a, c) => a + c.sent, 0);
-      const sentBefore = await workersSent();
-      const gcBefore = (await worker.counters()).gc;
+      const allCounters = () => Promise.all([worker, ...extraWorkers].map((w) => w.counters()));
+      const sentOf = (counters: { sent: number }[]) => counters.reduce((a, c) => a + c.sent, 0);
+      const workersSent = async () => sentOf(await allCounters());
+      // One ask of every worker gives both: the sends so far and the first worker's GC count.
+      const countersBefore = await allCounters();
+      const sentBefore = sentOf(countersBefore);
+      const gcBefore = (countersBefore[0] as ChildCounters).gc;
       let workerCpu0 = workersCpuSeconds();
       const apiCpu0 = cpuSeconds(api.child);
       held = undefined;
