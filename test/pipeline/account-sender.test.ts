@@ -92,6 +92,9 @@ describe('one sender per account', () => {
     );
     const ids = [first, second, ...more].map((r) => r.body.operationID as string);
     await Promise.all(ids.slice(1).map((id) => loop.waitFor(v.vaultId, id, (o) => o.status === 'SIGNED')));
+    // SIGNED comes before a job records its withdrawal ready for the account's sender: wait until
+    // each sleeps behind its predecessor, so all four are ready when the late one is released.
+    await Promise.all(ids.slice(1).map((id) => until(`the job of ${id} to wait for its predecessor`, async () => (await (await jobOf(id)).isDelayed()) || undefined)));
     return { v, ids, release };
   };
 
