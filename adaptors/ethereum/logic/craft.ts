@@ -1,4 +1,4 @@
-import { getAddress, Interface } from 'ethers';
+import { getAddress } from 'ethers';
 import { InvalidArgumentError, PermanentLedgerError } from '../../../src/errors.js';
 import type { UnsignedWithdrawal, VaultAddress, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
@@ -7,13 +7,13 @@ import { reserveAndBuild } from '../../../src/ledger/reserve-and-build.js';
 import type { EthContext } from '../context.js';
 import { JsonRpcError } from '../network/json-rpc.js';
 import { isValidAddress } from './address.js';
+import { ERC20 } from './erc20.js';
 import type { AccountAtBlock } from '../network/chain-reads.js';
 import { maxFeePerGas, parseFee, quoteFee, type FeeQuote } from './fees.js';
 import { nonceScope } from './nonce.js';
 import { reserveNonce, type NonceSpend } from './reserve-nonce.js';
 import { ethereumState, unsignedOf, withFee } from './state.js';
 
-const ERC20 = new Interface(['function transfer(address to, uint256 amount) returns (bool)']);
 const PLAIN_TRANSFER_GAS = 21_000n;
 /** A transaction's value and an ERC-20 transfer's amount are both uint256. */
 const MAX_UINT256 = 2n ** 256n - 1n;

@@ -1,10 +1,12 @@
 import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
+import { hasTransferEvent, transferRecipient, type ReceiptLog } from './erc20.js';
 import { ethereumState } from './state.js';
 
 interface Receipt {
   status?: string;
   blockNumber: string;
+  logs?: ReceiptLog[];
 }
 
 /**
@@ -13,7 +15,9 @@ interface Receipt {
  * ledger's `confirmations` threshold, so this function holds no policy. A reverted
  * transaction is `failed` ("reverted") with its block and confirmation count like a success:
  * its fee is spent, but it is final only at the threshold, since its block may still leave
- * the chain and the same transaction be mined again and succeed. Not mined and no
+ * the chain and the same transaction be mined again and succeed. An ERC-20 transfer mined with
+ * status 1 but without the token's `Transfer` event from the vault to the recipient moved
+ * nothing (the token returned `false`): `failed` the same way. Not mined and no
  * longer known while the account's mined nonce has passed ours means another transaction
  * took the nonce: `failed`. Known but not mined: `pending`. Unknown to the node while the
  * nonce is still open: `unknown` (dropped from the pool, or reorganised out), to be sent again.
@@ -31,6 +35,11 @@ export async function txStatus(ctx: EthContext, txid: string, unsigned: Unsigned
     // Pre-Byzantium receipts carry no status; they do not occur on any chain this serves.
     if (r.status !== undefined && BigInt(r.status) === 0n) {
       return { state: 'failed', confirmations, blockHeight, reason: 'reverted' };
+    }
+    const state = ethereumState.decode(unsigned.state);
+    const recipient = transferRecipient(state.data);
+    if (recipient && !hasTransferEvent(r.logs ?? [], state.to, state.from, recipient)) {
+      return { state: 'failed', confirmations, blockHeight, reason: `the token moved nothing: no Transfer event to ${recipient} (the contract returned false?)` };
     }
     return { state: 'confirmed', confirmations, blockHeight };
   }

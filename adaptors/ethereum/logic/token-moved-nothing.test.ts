@@ -1,0 +1,110 @@
+import { ContractFactory, JsonRpcProvider, Wallet, type Contract } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AssetInfo, LedgerAdaptor, VaultSource } from '../../../src/ledger/adaptor.js';
+import { compileSolidity } from '../local-node/compile-demo-token.js';
+import { intent, newKey, sign, startHarness, waitReceipt, type Harness, type TestKey } from '../test-kit.js';
+
+/**
+ * A token of the older kind (ZRX, and pausable ones written the same way): a transfer it
+ * refuses returns `false` instead of reverting, so the transaction succeeds (status 1) and
+ * moves nothing. A fee-on-transfer variant delivers less than was sent, with its events.
+ */
+const FALSE_TOKEN = `
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+contract FalseToken {
+  uint8 public constant decimals = 6;
+  mapping(address => uint256) public balanceOf;
+  bool public paused;
+  uint256 public feePercent;
+  address constant SINK = address(0xfee);
+  event Transfer(address indexed from, address indexed to, uint256 value);
+  constructor(uint256 supply) { balanceOf[msg.sender] = supply; }
+  function setPaused(bool p) external { paused = p; }
+  function setFeePercent(uint256 f) external { feePercent = f; }
+  function transfer(address to, uint256 value) external returns (bool) {
+    if (paused || balanceOf[msg.sender] < value) return false;
+    uint256 fee = value * feePercent / 100;
+    balanceOf[msg.sender] -= value;
+    balanceOf[to] += value - fee;
+    emit Transfer(msg.sender, to, value - fee);
+    if (fee > 0) { balanceOf[SINK] += fee; emit Transfer(msg.sender, SINK, fee); }
+    return true;
+  }
+}`;
+
+// anvil's second development account (the harness's funder uses the first).
+const DEPLOYER_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+const ETH = 10n ** 18n;
+
+/**
+ * A mined ERC-20 transfer is a payment only when the token says it moved: its `Transfer`
+ * event from the vault to the recipient. Status 1 alone read a refused transfer as CONFIRMED.
+ */
+describe('ethereum txStatus of a token transfer that moved nothing', () => {
+  let h: Harness;
+  let p: JsonRpcProvider;
+  let token: Contract;
+  let adaptor: LedgerAdaptor;
+  let asset: AssetInfo;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    p = new JsonRpcProvider(h.chain.anvil.url, undefined, { cacheTimeout: -1, staticNetwork: true });
+    const { abi, bytecode } = compileSolidity('FalseToken', FALSE_TOKEN);
+    const deployed = await new ContractFactory(abi as never, bytecode, new Wallet(DEPLOYER_KEY, p)).deploy(10n ** 15n);
+    await deployed.waitForDeployment();
+    token = deployed as unknown as Contract;
+    adaptor = h.adaptor({ tokens: [{ symbol: 'FALSE', contract: await deployed.getAddress(), decimals: 6 }] });
+    asset = adaptor.assets().find((x) => x.symbol === 'FALSE')!;
+  });
+  afterAll(async () => {
+    p?.destroy();
+    await h?.close();
+  });
+
+  const vaultOf = (k: TestKey): VaultSource => ({ vaultId: `vault-${k.address}`, addresses: [k.source.addresses[0]!], changeAddress: k.address });
+  const recipient = () => Wallet.createRandom().address;
+
+  async function funded(): Promise<TestKey> {
+    const k = newKey(adaptor);
+    await (await token.getFunction('transfer')(k.address, 1_000_000_000n)).wait();
+    await h.chain.funder.sendEth(k.address, ETH);
+    return k;
+  }
+
+  async function mined(k: TestKey, to: string) {
+    const unsigned = await adaptor.craft(vaultOf(k), intent(adaptor, { asset, amount: 100_000_000n, recipientAddress: to }));
+    const [signed] = adaptor.combine(unsigned, sign(unsigned, k));
+    await adaptor.broadcast(signed!);
+    expect((await waitReceipt(h, signed!.txid)).status).toBe('0x1');
+    return adaptor.txStatus(signed!.txid, unsigned);
+  }
+
+  it('a transfer the token refused with `false` is failed, with its block, not confirmed', async () => {
+    const k = await funded();
+    const to = recipient();
+    // Crafted while the token still accepts it (the estimate does not revert either way), refused when mined.
+    await (await token.getFunction('setPaused')(true)).wait();
+    try {
+      const status = await mined(k, to);
+      expect(status.state).toBe('failed');
+      expect(status.reason).toMatch(/the token moved nothing: no Transfer event to/);
+      expect(status.blockHeight).toBeGreaterThan(0);
+      expect(status.confirmations).toBeGreaterThanOrEqual(1);
+      expect(await token.getFunction('balanceOf')(to)).toBe(0n);
+    } finally {
+      await (await token.getFunction('setPaused')(false)).wait();
+    }
+  });
+
+  it('a transfer that moved tokens is confirmed, also when a fee-on-transfer token delivers less', async () => {
+    const k = await funded();
+    expect((await mined(k, recipient())).state).toBe('confirmed');
+    await (await token.getFunction('setFeePercent')(2)).wait();
+    const to = recipient();
+    const status = await mined(k, to);
+    expect(status.state).toBe('confirmed');
+    expect(await token.getFunction('balanceOf')(to)).toBe(98_000_000n);
+  });
+});
