@@ -95,6 +95,34 @@ describe('solana withdrawals against the local node', () => {
     expect(await adaptor.txStatus(signed.txid, unsigned)).toMatchObject({ state: 'confirmed' });
   });
 
+  it('a landed transfer sent again through a node that lags behind the one that takes the send is already known, not expired', async () => {
+    // Behind a load balancer the status lookup can reach a node that has not seen the block yet,
+    // while the send reaches one whose nonce already moved on: "Blockhash not found".
+    let hidden = 1;
+    const lagging = solanaFamily.create('solanadev', solanaFamily.optionsSchema.parse({ rpcUrl: node.url, tokens: [node.usdc] }), {
+      logger: pino({ level: 'silent' }),
+      fetch: async (url, init) => {
+        const body = JSON.parse(String(init?.body)) as { id: number; method: string };
+        if (body.method === 'getSignatureStatuses' && hidden > 0) {
+          hidden -= 1;
+          return new Response(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { context: { slot: 1 }, value: [null] } }), { headers: { 'content-type': 'application/json' } });
+        }
+        return fetch(url, init);
+      },
+      reservations: new Reservations(redis, prefix),
+    });
+    const vault = ed25519Signer();
+    const src = vaultOf(adaptor, vault, 'landed');
+    await setUpNonce(adaptor, vault, (a, l) => node.fund(a, 'SOL', l), node.svm.minimumBalanceForRentExemption(80n));
+    await node.fund(src.changeAddress, 'SOL', 1_000_000_000n);
+    const unsigned = await adaptor.craft(src, intent('l'));
+    const signed = signWith(adaptor, vault, unsigned);
+    expect(await adaptor.broadcast(signed)).toEqual({ txid: signed.txid, alreadyKnown: false });
+    expect(await lagging.broadcast(signed)).toEqual({ txid: signed.txid, alreadyKnown: true });
+    expect(hidden).toBe(0);
+    expect(await adaptor.txStatus(signed.txid, unsigned)).toMatchObject({ state: 'confirmed' });
+  });
+
   it('a setup that never landed fails once its blockhash is past its last valid height', async () => {
     const vault = ed25519Signer();
     const address = adaptor.addressFromPublicKey(vault.publicKey);

@@ -141,9 +141,12 @@ export class SvmRpcFacade {
     if (!first) return fail(-32602, 'transaction has no signature');
     const signature = getBase58Decoder().decode(first);
     this.sendRequests.push(signature);
-    if (this.landed.has(signature)) return fail(-32002, 'Transaction simulation failed: This transaction has already been processed', { err: 'AlreadyProcessed' });
+    // The runtime's order (Agave's check_transactions: check_age, then check_status_cache only
+    // for what passed): a landed durable-nonce transaction has moved its nonce on, so sent again
+    // it is "Blockhash not found", not "already processed".
     const stale = this.recent.refusal(Uint8Array.from(tx.messageBytes), this.slot());
     if (stale) return fail(-32002, `Transaction simulation failed: ${stale}`, { err: stale });
+    if (this.landed.has(signature)) return fail(-32002, 'Transaction simulation failed: This transaction has already been processed', { err: 'AlreadyProcessed' });
     // Preflight, as an RPC node does by default: LiteSVM's sendTransaction charges the fee of
     // a transaction that fails, so a refused transaction must not reach it.
     const preflight = this.svm.simulateTransaction(tx);

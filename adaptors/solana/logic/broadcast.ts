@@ -2,11 +2,15 @@ import { getBase58Decoder, getTransactionDecoder } from '@solana/kit';
 import { PermanentLedgerError } from '../../../src/errors.js';
 import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { SolanaContext } from '../context.js';
-import { AlreadyProcessedError } from '../network/errors.js';
+import { AlreadyProcessedError, ExpiredTransactionError } from '../network/errors.js';
 
 /**
  * Sends the wire transaction (base64). A signature the node already knows, before or during
  * the send, is "already known". Preflight failures are permanent for this signed transaction.
+ * "Blockhash not found" is also what our own landed durable-nonce transaction gets when sent
+ * again (the runtime checks the nonce before its status cache, and the nonce has moved on):
+ * the signature is looked up once more before it counts as expired, since behind a load
+ * balancer the first lookup may have reached a node that had not seen it land yet.
  */
 export async function broadcast(ctx: SolanaContext, signed: SignedTx): Promise<BroadcastResult> {
   const bytes = Buffer.from(signed.serialized, 'hex');
@@ -20,6 +24,7 @@ export async function broadcast(ctx: SolanaContext, signed: SignedTx): Promise<B
     return { txid, alreadyKnown: false };
   } catch (e) {
     if (e instanceof AlreadyProcessedError) return { txid: signed.txid, alreadyKnown: true };
+    if (e instanceof ExpiredTransactionError && (await ctx.rpc.getSignatureStatus(signed.txid))) return { txid: signed.txid, alreadyKnown: true };
     throw e;
   }
 }
