@@ -6,6 +6,7 @@ import { ALL_ASSETS, resolveAssets } from '../ledger/registry.js';
 import { singleAddress, vaultAddresses, vaultSource } from '../vaults/vault-addresses.js';
 import type { VaultStore } from '../vaults/vault-store.js';
 import { failOperation } from './fail-operation.js';
+import type { IdempotencyClaim } from './idempotency.js';
 import { newOperation, toStored, type Operation } from './operation.js';
 import type { WithdrawalDeps } from './pipeline-deps.js';
 import { signCallbackUrl } from '../api-base.js';
@@ -96,6 +97,8 @@ export async function createWithdrawal(
   input: WithdrawalInput,
   /** Fixed by the caller when it must know the id before the withdrawal exists (Idempotency-Key). */
   id: string = randomUUID(),
+  /** The Idempotency-Key claim the request must still hold when the withdrawal is stored. */
+  claim?: IdempotencyClaim,
 ): Promise<Operation> {
   const vault = await deps.vaults.find(vaultId);
   if (!vault) throw new NotFoundError(`Vault '${vaultId}' is not registered`);
@@ -129,7 +132,7 @@ export async function createWithdrawal(
     unsigned: toStored(unsigned),
   });
   try {
-    await deps.store.create(op);
+    await deps.store.create(op, claim);
   } catch (e) {
     // A release lost here too does not hold for good: a nonce or sequence number is taken back
     // by the account's next reservation after a grace period (ledger/reservations.ts); claimed

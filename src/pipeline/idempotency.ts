@@ -24,9 +24,25 @@ interface Entry {
   operationId?: string;
 }
 
+/**
+ * What the request that holds a key's claim passes to the store: the store makes the withdrawal
+ * only while the key still reads `held`, and sets it to `done` in the same step (operation-store.ts).
+ */
+export interface IdempotencyClaim {
+  key: string;
+  held: string;
+  done: string;
+}
+
+// KEYS: the key · ARGV: the records this request wrote (its claim, and the claim with its withdrawal):
+// deleted only while it is still one of them.
+const DELETE_IF_MINE = new LuaScript(`
+local v = redis.call('GET', KEYS[1])
+if v == ARGV[1] or v == ARGV[2] then return redis.call('DEL', KEYS[1]) end
+return 0
+`);
+
 /** Replaces the claim only if it is still exactly the one read, so two retries cannot both take it over. */
-// KEYS: the key · ARGV: the record this process wrote: deleted only while it is still that one.
-const DELETE_IF_MINE = new LuaScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
 
 const TAKE_OVER = new LuaScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
@@ -40,7 +56,9 @@ return 1
  * with another body is a 409, and so is a retry while the first request is still running.
  * A request that died (process killed, Redis lost mid-way) blocks its key only until its
  * claim runs out; the retry then finds the withdrawal the dead request made, by the id that
- * request had fixed in its claim, or makes it.
+ * request had fixed in its claim, or makes it. A request that is only slow (a back end that
+ * answers late) and finishes after its claim was taken over makes nothing: the store makes a
+ * withdrawal only under a claim the request still holds, and records it in the claim at once.
  */
 export class Idempotency {
   constructor(
@@ -56,7 +74,7 @@ export class Idempotency {
    * Runs `create` once per (vault, key) with the id the withdrawal must get. Returns that id,
    * or the id a previous request with the same key and body produced.
    */
-  async run(vaultId: string, key: string | undefined, body: unknown, create: (id: string) => Promise<string>): Promise<string> {
+  async run(vaultId: string, key: string | undefined, body: unknown, create: (id: string, claim?: IdempotencyClaim) => Promise<string>): Promise<string> {
     if (key === undefined) return create(randomUUID());
     if (!KEY.test(key)) throw new InvalidArgumentError('Idempotency-Key must be 1-128 letters, digits, or . _ : -');
     const redisKey = idempotencyKey(this.prefix, vaultId, key);
@@ -95,14 +113,16 @@ export class Idempotency {
     return (await TAKE_OVER.run(this.redis, 1, redisKey, raw, JSON.stringify(mine), TTL_SECONDS)) === 1;
   }
 
-  private async createUnderClaim(redisKey: string, mine: Entry, create: (id: string) => Promise<string>): Promise<string> {
+  private async createUnderClaim(redisKey: string, mine: Entry, create: (id: string, claim: IdempotencyClaim) => Promise<string>): Promise<string> {
+    const claim = { key: redisKey, held: JSON.stringify(mine), done: JSON.stringify({ ...mine, operationId: mine.id } satisfies Entry) };
     let operationId: string;
     try {
-      operationId = await create(mine.id);
+      operationId = await create(mine.id, claim);
     } catch (e) {
-      // Nothing was accepted: the client may retry with the same key. If this delete is lost
-      // (Redis blip), the claim still runs out at `until`.
-      await DELETE_IF_MINE.run(this.redis, 1, redisKey, JSON.stringify(mine)).catch(() => undefined);
+      // Nothing was accepted (a withdrawal whose sign request failed ended FAILED): the client may
+      // retry with the same key. If this delete is lost (Redis blip), the claim still runs out at
+      // `until`. A claim a retry took over is not ours to delete.
+      await DELETE_IF_MINE.run(this.redis, 1, redisKey, claim.held, claim.done).catch(() => undefined);
       throw e;
     }
     await this.redis.set(redisKey, JSON.stringify({ ...mine, operationId } satisfies Entry), 'EX', TTL_SECONDS);

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { LuaScript } from '../redis-script.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { createHash, randomUUID } from 'node:crypto';
+import type { IdempotencyClaim } from './idempotency.js';
 import type { Operation, OperationStatus } from './operation.js';
 import { appendEventLua, eventArgs, statusEventType, type WithdrawalEventType } from './outbox.js';
 import { withdrawalView } from './withdrawal-view.js';
@@ -41,12 +42,21 @@ if ARGV[8] == '1' then redis.call('ZREM', KEYS[4], ARGV[9]) end
 return 1
 `);
 
-// KEYS: op, seq, outbox, vault-ops, open-ops, ops-by-time, digest… · ARGV: JSON, created ms, event (5 values; ARGV[6] is the id)
+// KEYS: op, seq, outbox, vault-ops, open-ops, ops-by-time, digest…, then the Idempotency-Key's record when
+// one guards the request · ARGV: JSON, created ms, event (5 values; ARGV[6] is the id), the claim as the
+// request holds it ('' without one), the claim as it reads once the withdrawal exists.
+// 0: the id exists; 2: the claim is no longer the request's (a retry took it over), nothing written.
 const CREATE = new LuaScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local last = #KEYS
+if ARGV[8] ~= '' then
+  last = last - 1
+  if redis.call('GET', KEYS[#KEYS]) ~= ARGV[8] then return 2 end
+  redis.call('SET', KEYS[#KEYS], ARGV[9], 'KEEPTTL')
+end
 ${appendEventLua(2, 3, 3)}
 redis.call('SET', KEYS[1], ARGV[1])
-for i = 7, #KEYS do redis.call('SADD', KEYS[i], ARGV[6]) end
+for i = 7, last do redis.call('SADD', KEYS[i], ARGV[6]) end
 for i = 4, 6 do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[6]) end
 return 1
 `);
@@ -133,17 +143,29 @@ export class OperationStore {
     return eventArgs({ id: randomUUID(), type, at: op.updatedAt, withdrawalId: op.id, withdrawal: JSON.stringify(withdrawalView(op)) });
   }
 
-  /** Stores a new operation with its indexes and its `withdrawal.created` event, atomically. */
-  async create(op: Operation): Promise<void> {
+  /**
+   * Stores a new operation with its indexes and its `withdrawal.created` event, atomically.
+   * Under an Idempotency-Key, only while the request still holds the key's claim, and the
+   * claim records the withdrawal in the same step: a retry that took over a claim that ran
+   * out and this slow request can never both make a withdrawal (idempotency.ts).
+   */
+  async create(op: Operation, claim?: IdempotencyClaim): Promise<void> {
     const keys = [
       ...this.eventKeys(op.id),
       this.keys.byVault(op.vaultId),
       this.keys.open,
       this.keys.byTime,
       ...op.unsigned.payloads.map((p) => this.digestKey(p.digest)),
+      ...(claim ? [claim.key] : []),
     ];
-    const args = [JSON.stringify(op), String(Date.parse(op.createdAt)), ...this.event(op, statusEventType(op.status))];
+    const args = [JSON.stringify(op), String(Date.parse(op.createdAt)), ...this.event(op, statusEventType(op.status)), claim?.held ?? '', claim?.done ?? ''];
     const r = (await CREATE.run(this.redis, keys.length, ...keys, ...args)) as number;
+    if (r === 2) {
+      throw new ConflictError(
+        'This request ran past IDEMPOTENCY_CLAIM_SECONDS and a retry with the same Idempotency-Key took the key over: this request made no withdrawal; the retry answers with it',
+        'ERR_IDEMPOTENCY_TAKEN_OVER',
+      );
+    }
     if (r !== 1) throw new ConflictError(`operation ${op.id} exists`);
   }
 

@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../src/errors.js';
-import { Idempotency } from '../../src/pipeline/idempotency.js';
+import { Idempotency, type IdempotencyClaim } from '../../src/pipeline/idempotency.js';
 import type { Operation } from '../../src/pipeline/operation.js';
+import { OperationStore } from '../../src/pipeline/operation-store.js';
+import { key, operation, payload } from '../helpers/operation-kit.js';
 import { testRedis } from '../helpers/redis.js';
 
 /** Idempotency-Key claims on the real Redis, with a clock the test moves. */
@@ -75,5 +77,108 @@ describe('Idempotency-Key claims', () => {
     const results = await Promise.all([idem.run('v4', 'k-race', body, create).catch(() => 'conflict'), idem.run('v4', 'k-race', body, create).catch(() => 'conflict')]);
     expect(calls).toBe(1);
     expect(results.filter((r) => r === 'conflict')).toHaveLength(1);
+  });
+});
+
+/**
+ * A request that is only slow (a back end that answers late) outlives its claim, a retry takes
+ * the key over, then the slow one reaches the store: it must not make a second withdrawal,
+ * whichever of the two reaches the store first.
+ */
+describe('Idempotency-Key claims against the operation store', () => {
+  const { redis, prefix } = testRedis();
+  const store = new OperationStore(redis, prefix);
+  afterAll(() => redis.disconnect());
+  let clock = 5_000_000;
+  /** Runs between the retry's look for the slow request's withdrawal and its takeover. */
+  let between: (() => Promise<void>) | undefined;
+  const idem = new Idempotency(
+    redis,
+    prefix,
+    async (id) => {
+      const found = await store.find(id);
+      await between?.();
+      return found;
+    },
+    60,
+    () => clock,
+  );
+  const body = { amount: '1', recipientAddress: 'x' };
+  const signer = key();
+  /** What createWithdrawal does with the claim: store the withdrawal under it. */
+  const storing = async (id: string, claim?: IdempotencyClaim) => {
+    await store.create(operation([payload(signer, 0)], { id }), claim);
+    return id;
+  };
+  const stored = async (ids: string[]) => (await Promise.all(ids.map((id) => store.find(id)))).filter(Boolean).map((op) => op!.id);
+
+  it('the slow request reaches the store after a retry took its claim over: it makes nothing, and is told so', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let slowId = '';
+    const slow = idem.run('v1', 'k-slow', body, async (id, claim) => {
+      slowId = id;
+      await gate;
+      return storing(id, claim);
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    clock += 61_000;
+    const retried = await idem.run('v1', 'k-slow', body, storing);
+    expect(retried).not.toBe(slowId);
+    release();
+    const err = await slow.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConflictError);
+    expect((err as ConflictError).errCode).toBe('ERR_IDEMPOTENCY_TAKEN_OVER');
+    expect(await stored([slowId, retried])).toEqual([retried]);
+    expect(await idem.run('v1', 'k-slow', body, storing)).toBe(retried);
+  });
+
+  it('the slow request stores between the retry\'s look and its takeover: the retry answers that withdrawal, not a second one', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let finish!: () => void;
+    const finishing = new Promise<void>((r) => (finish = r));
+    let isStored!: () => void;
+    const storedNow = new Promise<void>((r) => (isStored = r));
+    let slowId = '';
+    // Stored, but its request has not yet written the withdrawal's id into the claim itself.
+    const slow = idem.run('v1', 'k-between', body, async (id, claim) => {
+      slowId = id;
+      await gate;
+      await storing(id, claim);
+      isStored();
+      await finishing;
+      return id;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    clock += 61_000;
+    between = async () => {
+      between = undefined;
+      release();
+      await storedNow;
+    };
+    let calls = 0;
+    const retried = await idem
+      .run('v1', 'k-between', body, async (id, claim) => {
+        calls++;
+        return storing(id, claim);
+      })
+      .catch((e: unknown) => (e instanceof ConflictError ? e.errCode : e));
+    finish();
+    expect(await slow).toBe(slowId);
+    expect(calls).toBe(0);
+    expect(retried).toBe(slowId);
+    expect(await idem.run('v1', 'k-between', body, storing)).toBe(slowId);
+  });
+
+  it('a withdrawal stored under a claim whose request then failed frees the key for a retry', async () => {
+    const failedId = await idem
+      .run('v1', 'k-failed', body, async (id, claim) => {
+        await storing(id, claim);
+        throw new Error(`sign request refused for ${id}`);
+      })
+      .catch((e: unknown) => (e as Error).message.split(' ').pop());
+    const retried = await idem.run('v1', 'k-failed', body, storing);
+    expect(retried).not.toBe(failedId);
   });
 });

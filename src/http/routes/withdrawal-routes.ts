@@ -60,8 +60,8 @@ export function withdrawalRoutes(deps: WithdrawalDeps & { idempotency: Idempoten
       headers: ['Idempotency-Key'],
       handler: async ({ params, body, req }) => {
         let made: Operation | undefined;
-        const id = await deps.idempotency.run(params.vaultId, req.header('idempotency-key'), body, async (id) => {
-          made = await createWithdrawal(deps, params.vaultId, body, id);
+        const id = await deps.idempotency.run(params.vaultId, req.header('idempotency-key'), body, async (id, claim) => {
+          made = await createWithdrawal(deps, params.vaultId, body, id, claim);
           return made.id;
         });
         // A replayed Idempotency-Key answers with the withdrawal as it stands now.
