@@ -14,6 +14,7 @@ import type { AppContext } from './http/app-context.js';
 import { createApp, type AppExtensions } from './http/app.js';
 import { answerClientErrorsAsJson } from './http/client-error.js';
 import { derivePoolFor } from './http/derive-pool.js';
+import { prepareGracefulClose } from './http/graceful-close.js';
 import { mountDashboard } from './http/dashboard.js';
 import type { DocumentedPath } from './http/openapi.js';
 import type { AnyRouteSpec } from './http/route.js';
@@ -38,6 +39,14 @@ import type { Sandbox } from './sandbox/sandbox.js';
 import { apiKeyRecords } from './security/api-keys.js';
 import { createWebhooks, type Webhooks } from './webhooks/webhooks.js';
 import { API_BASE } from './api-base.js';
+
+/**
+ * How long requests in flight at SIGTERM/SIGINT get to be answered before their connections
+ * are cut: a withdrawal request that reserved a nonce or coins then still answers, instead of
+ * leaving its client unsure whether it exists. Below Kubernetes' default 30 s termination grace
+ * period, so the workers, queues and Redis still close before the SIGKILL.
+ */
+const API_SHUTDOWN_GRACE_MS = 10_000;
 
 export interface Pipeline {
   deps: PipelineDeps;
@@ -124,6 +133,8 @@ export async function startApiProcess(): Promise<void> {
   const pipeline = createPipeline(core);
   const routes = [...pipeline.routes, ...(sandbox ? (await import('./http/routes/sandbox-routes.js')).sandboxRoutes(core, sandbox) : [])];
   const server = await listen(core, { routes, mount: pipeline.mount }, { custody: () => pipeline.deps.custody.health() });
+  // Before anything else is awaited: every request from the first on is tracked.
+  const closeServer = prepareGracefulClose(server);
   let workers: Workers | undefined;
   if (config.inProcessWorker ?? false) workers = await pipeline.startWorkers();
   const address = server.address();
@@ -135,9 +146,11 @@ export async function startApiProcess(): Promise<void> {
     );
   }
 
+  // Requests in flight use Redis, the queues and the custody client: they are answered (or cut
+  // at the grace period) before any of those closes.
   onShutdown(logger, 'api', async () => {
-    server.close();
-    server.closeAllConnections();
+    const { cut } = await closeServer(API_SHUTDOWN_GRACE_MS);
+    if (cut) logger.warn({ cut, graceMs: API_SHUTDOWN_GRACE_MS }, 'requests still unanswered at the end of the shutdown grace period were cut');
     await workers?.close();
     await pipeline.close();
     core.redis.disconnect();
