@@ -10,7 +10,8 @@
  * checked as stellar-core checks them (inner signatures and sequence, fee source signature,
  * outer fee rules). A settable surge price keeps low bids in a queue (Horizon's 504) that a
  * fee-bump at 10x the rate replaces. Other operations answer op_not_supported. The root
- * response carries `simulator: true`.
+ * response carries `simulator: true`. Like Horizon, `/accounts/{id}` answers (404s included)
+ * carry `Latest-Ledger`, the last ledger the data is as of; history routes do not.
  */
 import { createServer, type Server } from 'node:http';
 import { Asset, Keypair, Networks, Operation, TransactionBuilder, Account, type Transaction } from '@stellar/stellar-sdk';

@@ -28,11 +28,12 @@ export interface Routes {
 
 const MAX_BODY = 256 * 1024;
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const problem = status >= 400;
   res.writeHead(status, {
     'content-type': problem ? 'application/problem+json; charset=utf-8' : 'application/hal+json; charset=utf-8',
     'x-simulator': 'stellar-ledger',
+    ...headers,
   });
   res.end(JSON.stringify(body, null, 2));
 }
@@ -96,10 +97,18 @@ export function handler(routes: Routes) {
       }
       const account = /^\/accounts\/([^/]+)$/.exec(path);
       if (req.method === 'GET' && account) {
+        // A state endpoint: Horizon's StateMiddleware sets Latest-Ledger before the handler
+        // runs, so 400 and 404 answers carry it too. History endpoints (/transactions/{hash},
+        // /ledgers) and the root do not set it, and neither does the simulator there.
+        const asOf = { 'latest-ledger': String(state.latest().sequence) };
         const id = decodeURIComponent(account[1] as string);
-        if (!StrKey.isValidEd25519PublicKey(id)) return answer(badRequest('account_id', 'Account ID must start with `G` and contain 56 alphanum characters'));
+        if (!StrKey.isValidEd25519PublicKey(id)) {
+          const p = badRequest('account_id', 'Account ID must start with `G` and contain 56 alphanum characters');
+          return send(res, p.status, p.body, asOf);
+        }
         const entry = state.accounts.get(id);
-        return entry ? send(res, 200, accountJson(base, entry)) : answer(notFound());
+        if (!entry) return send(res, 404, notFound().body, asOf);
+        return send(res, 200, accountJson(base, entry), asOf);
       }
       if (req.method === 'GET' && path === '/fee_stats') return send(res, 200, feeStatsJson(state.latest(), state.surgeFee));
       if (req.method === 'GET' && path === '/ledgers') {

@@ -1,5 +1,6 @@
 import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';
+import { notFoundAfterBound } from './expiry.js';
 import { codesFromResultXdr, describeCodes } from './result-codes.js';
 
 /**
@@ -7,10 +8,15 @@ import { codesFromResultXdr, describeCodes } from './result-codes.js';
  * speed-up) is reported as spent by that fee-bump. Not found is `unknown` until the ledger's
  * own close time passes the upper time bound (the network's clock, not ours, decides): the
  * same signed envelope can be submitted again (stellar-core drops queued transactions after a
- * while); after the bound it is `failed`, since no ledger can include it any more.
+ * while). After the bound no ledger can include it any more, but whether it is `failed` is
+ * decided by `notFoundAfterBound`, since the "not found" may come from a Horizon instance that
+ * lags behind the one that answered the latest ledger. The two lookups run in parallel: what
+ * makes the conclusion sound is what each negative answer's own instance had ingested, not the
+ * order of the requests.
  */
 export async function txStatus(ctx: StellarContext, txid: string, unsigned: UnsignedWithdrawal): Promise<TxStatus> {
-  const [tx, latest] = await Promise.all([ctx.horizon.transaction(txid), ctx.horizon.latestLedger()]);
+  const [lookup, latest] = await Promise.all([ctx.horizon.transactionAsOf(txid), ctx.horizon.latestLedger()]);
+  const tx = lookup.value;
   if (tx) {
     const outer = tx.fee_bump_transaction?.hash;
     if (outer && outer !== txid && tx.inner_transaction?.hash === txid) {
@@ -20,9 +26,9 @@ export async function txStatus(ctx: StellarContext, txid: string, unsigned: Unsi
     if (tx.successful) return { state: 'confirmed', confirmations, blockHeight: tx.ledger };
     return { state: 'failed', confirmations, blockHeight: tx.ledger, reason: describeCodes(codesFromResultXdr(tx.result_xdr)) };
   }
-  const closedAt = Date.parse(latest.closed_at);
-  if (unsigned.expiresAt !== undefined && closedAt > unsigned.expiresAt) {
-    return { state: 'failed', confirmations: 0, reason: 'expired: time bounds passed' };
+  const { expiresAt } = unsigned;
+  if (expiresAt !== undefined && Date.parse(latest.closed_at) > expiresAt) {
+    return notFoundAfterBound(ctx, unsigned, expiresAt, latest, lookup.latestLedger);
   }
   return { state: 'unknown', confirmations: 0 };
 }

@@ -13,7 +13,7 @@ const G = 'GA7QYNF7SOWQ3GLR2BGMZEHXAVIRZA4KVWLTJJFC7MGXUA74P7UJVSGZ';
 const USDC_ISSUER = 'GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5';
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}.json`, import.meta.url), 'utf8');
 
-type Reply = { status: number; body: string };
+type Reply = { status: number; body: string; headers?: Record<string, string> };
 type Route = (method: string, path: string) => Reply | undefined;
 
 describe('Stellar adaptor against Horizon response fixtures (fixtures/README.md)', () => {
@@ -27,7 +27,8 @@ describe('Stellar adaptor against Horizon response fixtures (fixtures/README.md)
   // Fixed answers for every read; tests override submission and lookups.
   const base: Route = (method, path) => {
     if (path === '/') return { status: 200, body: fixture('root') };
-    if (path === `/accounts/${G}`) return { status: 200, body: fixture('account') };
+    // Horizon's state endpoints carry the ledger their data is as of (974512, the latest ledger fixture).
+    if (path === `/accounts/${G}`) return { status: 200, body: fixture('account'), headers: { 'latest-ledger': '974512' } };
     if (path.startsWith('/accounts/')) return { status: 404, body: fixture('not-found') };
     if (path === '/fee_stats') return { status: 200, body: fixture('fee-stats') };
     if (path === '/ledgers?order=desc&limit=1') return { status: 200, body: fixture('ledgers-latest') };
@@ -44,7 +45,7 @@ describe('Stellar adaptor against Horizon response fixtures (fixtures/README.md)
         const reply = route(req.method ?? 'GET', req.url ?? '/') ?? base(req.method ?? 'GET', req.url ?? '/');
         const r = reply ?? { status: 404, body: fixture('not-found') };
         const problem = r.status >= 400;
-        res.writeHead(r.status, { 'content-type': problem ? 'application/problem+json; charset=utf-8' : 'application/hal+json; charset=utf-8' });
+        res.writeHead(r.status, { 'content-type': problem ? 'application/problem+json; charset=utf-8' : 'application/hal+json; charset=utf-8', ...r.headers });
         res.end(r.body);
       });
     });
@@ -170,12 +171,23 @@ describe('Stellar adaptor against Horizon response fixtures (fixtures/README.md)
   it('reports a found transaction confirmed with confirmations from the latest ledger', async () => {
     const signed = signedAt(4183103229378562n);
     route = (_m, path) => (path === `/transactions/${signed.txid}` ? txFound(signed.txid) : undefined);
-    const unsigned = { txs: [], payloads: [], fee: 100n, state: {}, expiresAt: 1737539520_000 };
+    // The state of a withdrawal at the account's next sequence number (the fixture account is at ...561).
+    const state = { source: G, sequence: '4183103229378562', scope: `stellartest:${G}`, maxTime: '1737539520', creates: null };
+    const unsigned = { txs: [], payloads: [], fee: 100n, state, expiresAt: 1737539520_000 };
     expect(await adaptor.txStatus(signed.txid, unsigned)).toEqual({ state: 'confirmed', confirmations: 3, blockHeight: 974510 });
-    // Not found: unknown (to be sent again) while the ledger's close time is within the bounds, failed after.
+    // Not found: unknown (to be sent again) while the ledger's close time is within the bounds, failed after,
+    // once an instance at the latest ledger (the account's Latest-Ledger) shows the sequence number unspent.
     const other = signedAt(4183103229378563n).txid;
     expect(await adaptor.txStatus(other, unsigned)).toEqual({ state: 'unknown', confirmations: 0 });
-    expect(await adaptor.txStatus(other, { ...unsigned, expiresAt: 1737454529_000 })).toEqual({
+    const expired = { ...unsigned, expiresAt: 1737454529_000 };
+    expect(await adaptor.txStatus(other, expired)).toEqual({ state: 'failed', confirmations: 0, reason: 'expired: time bounds passed' });
+    expect(requests.at(-1)).toBe(`GET /accounts/${G}`);
+    // Its sequence number spent by then: in a ledger the transaction lookup has not caught up with.
+    expect(await adaptor.txStatus(other, { ...expired, state: { ...state, sequence: '4183103229378561' } })).toEqual({ state: 'pending', confirmations: 0 });
+    // Without the header (a proxy strips it): unknown until an hour past the bound, failed after.
+    route = (_m, path) => (path === `/accounts/${G}` ? { status: 200, body: fixture('account') } : undefined);
+    expect(await adaptor.txStatus(other, expired)).toEqual({ state: 'unknown', confirmations: 0 });
+    expect(await adaptor.txStatus(other, { ...expired, expiresAt: 1737454530_000 - 3_600_001 })).toEqual({
       state: 'failed',
       confirmations: 0,
       reason: 'expired: time bounds passed',

@@ -90,11 +90,37 @@ export class SubmissionTimeout extends UnavailableError {
   }
 }
 
+/**
+ * An answer together with the `Latest-Ledger` header of the Horizon instance that gave it:
+ * the last ledger that instance had ingested. Horizon sets the header on its state endpoints
+ * (`/accounts/{id}` among them, 404s included) from the same read transaction as the data, so
+ * the data is as of that ledger; it does not set it on history endpoints (`/transactions/{hash}`,
+ * `/ledgers`), where it is then undefined, as it is when a proxy strips it.
+ */
+export interface AsOf<T> {
+  value: T | undefined;
+  latestLedger: number | undefined;
+}
+
 interface Problem {
   type?: string;
   title?: string;
   detail?: string;
   extras?: { result_codes?: ResultCodes; result_xdr?: string; invalid_field?: string; reason?: string };
+}
+
+interface RequestOptions {
+  method?: string;
+  body?: string;
+  allowMissing?: boolean;
+}
+
+/** The `Latest-Ledger` header as a ledger sequence; undefined when absent or not a positive integer. */
+function latestLedgerOf(headers: Headers): number | undefined {
+  const raw = headers.get('latest-ledger')?.trim() ?? '';
+  if (!/^\d{1,10}$/.test(raw)) return undefined;
+  const n = Number(raw);
+  return n > 0 ? n : undefined;
 }
 
 export class HorizonClient {
@@ -113,6 +139,11 @@ export class HorizonClient {
     return this.request<HorizonAccount>(`/accounts/${encodeURIComponent(id)}`, { allowMissing: true });
   }
 
+  /** The account (undefined when missing) with the answering instance's latest ledger. */
+  accountAsOf(id: string): Promise<AsOf<HorizonAccount>> {
+    return this.exchange<HorizonAccount>(`/accounts/${encodeURIComponent(id)}`, { allowMissing: true });
+  }
+
   feeStats(): Promise<HorizonFeeStats> {
     return this.request<HorizonFeeStats>('/fee_stats') as Promise<HorizonFeeStats>;
   }
@@ -126,9 +157,19 @@ export class HorizonClient {
     return latest;
   }
 
+  /** Undefined when the answering instance has not ingested ledger `sequence` (or it is older than its history). */
+  ledger(sequence: number): Promise<HorizonLedger | undefined> {
+    return this.request<HorizonLedger>(`/ledgers/${sequence}`, { allowMissing: true });
+  }
+
   /** Undefined when Horizon has no such transaction (not submitted, not yet ingested, or rejected). */
   transaction(hash: string): Promise<HorizonTransaction | undefined> {
     return this.request<HorizonTransaction>(`/transactions/${hash}`, { allowMissing: true });
+  }
+
+  /** The transaction (undefined when not found) with the answering instance's latest ledger, if it says. */
+  transactionAsOf(hash: string): Promise<AsOf<HorizonTransaction>> {
+    return this.exchange<HorizonTransaction>(`/transactions/${hash}`, { allowMissing: true });
   }
 
   /** Synchronous submission: answers once the transaction is in a ledger, or with its result codes. */
@@ -139,10 +180,11 @@ export class HorizonClient {
     }) as Promise<HorizonTransaction>;
   }
 
-  private async request<T>(
-    path: string,
-    opts: { method?: string; body?: string; allowMissing?: boolean } = {},
-  ): Promise<T | undefined> {
+  private async request<T>(path: string, opts: RequestOptions = {}): Promise<T | undefined> {
+    return (await this.exchange<T>(path, opts)).value;
+  }
+
+  private async exchange<T>(path: string, opts: RequestOptions = {}): Promise<AsOf<T>> {
     const url = `${this.baseUrl.replace(/\/+$/, '')}${path}`;
     let res: Response;
     try {
@@ -170,8 +212,9 @@ export class HorizonClient {
     } catch (e) {
       throw new UpstreamError(`Horizon answered HTTP ${res.status} with non-JSON`, true, e, 'ERR_NODE_UNAVAILABLE');
     }
-    if (res.ok) return body as T;
-    if (res.status === 404 && opts.allowMissing) return undefined;
+    const latestLedger = latestLedgerOf(res.headers);
+    if (res.ok) return { value: body as T, latestLedger };
+    if (res.status === 404 && opts.allowMissing) return { value: undefined, latestLedger };
     const problem = body as Problem;
     const codes = problem.extras?.result_codes;
     if (res.status === 400 && codes?.transaction) throw new HorizonSubmitError(codes, problem.extras?.result_xdr);
