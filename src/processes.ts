@@ -4,7 +4,7 @@
  * layers only import downwards: `http/` (routes, dashboard) uses `pipeline/` (the domain and
  * the jobs), which uses `ledger/`, `vaults/` and `custody/`.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { secp256k1 } from './ledger/secp256k1.js';
 import type { Express } from 'express';
 import { families } from '../adaptors/index.js';
@@ -101,11 +101,15 @@ export function appContext(core: Core, healthChecks: AppContext['healthChecks'] 
  */
 export async function listen(core: Core, ext: AppExtensions = {}, healthChecks: AppContext['healthChecks'] = {}, port = core.config.port): Promise<Server> {
   const addressDeriver = derivePoolFor(core.config, core.logger);
-  const app = createApp({ ...appContext(core, healthChecks), addressDeriver }, ext);
+  const server = createServer(createApp({ ...appContext(core, healthChecks), addressDeriver }, ext));
+  server.once('close', () => void addressDeriver.close());
+  answerClientErrorsAsJson(server);
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, core.config.host, (err?: Error) => (err ? reject(err) : resolve(server)));
-    server.once('close', () => void addressDeriver.close());
-    answerClientErrorsAsJson(server);
+    server.once('error', reject);
+    server.listen(port, core.config.host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
   });
 }
 

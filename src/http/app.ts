@@ -1,7 +1,9 @@
-import express, { type Express, type Router } from 'express';
+import type { RequestListener } from 'node:http';
+import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { AppContext } from './app-context.js';
 import { bearerAuth } from './auth.js';
 import { errorHandler, notFound } from './error-handler.js';
+import { leanLane } from './lean-lane.js';
 import { requestLog } from './request-log.js';
 import { openApiDocument, type DocumentedPath } from './openapi.js';
 import { mountRoute, type AnyRouteSpec } from './route.js';
@@ -32,19 +34,29 @@ function routerOf(specs: AnyRouteSpec[], auth: ReturnType<typeof bearerAuth>): R
   return router;
 }
 
-export function createApp(ctx: AppContext, ext: AppExtensions = {}): Express {
+/**
+ * The service's HTTP answer to every request: the routes marked `lean` ahead of Express when
+ * the request is plain JSON (`lean-lane.ts`), everything else through the Express app.
+ */
+export function createApp(ctx: AppContext, ext: AppExtensions = {}): RequestListener {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   const auth = bearerAuth(ctx.apiKeys);
   const early: AnyRouteSpec[] = [];
+  // What runs around every route, in both lanes.
+  const around: RequestHandler[] = [];
   if (ctx.metrics) {
-    app.use(ctx.metrics.httpMiddleware());
+    const latency = ctx.metrics.httpMiddleware();
+    around.push(latency);
+    app.use(latency);
     // Ahead of the request log: scrapes are frequent and say nothing.
     early.push(metricsRoute(ctx.metrics));
     app.use(routerOf(early, auth));
   }
-  app.use(requestLog(ctx.logger));
+  const log = requestLog(ctx.logger);
+  around.push(log);
+  app.use(log);
   app.use(
     express.json({
       limit: ctx.config.bodyLimit,
@@ -71,5 +83,5 @@ export function createApp(ctx: AppContext, ext: AppExtensions = {}): Express {
   const document = openApiDocument([...early, ...specs], ctx.config.version, mounted);
   app.use(notFound);
   app.use(errorHandler);
-  return app;
+  return leanLane(specs, { bodyLimit: ctx.config.bodyLimit, middleware: around }, app);
 }

@@ -16,20 +16,39 @@ function isRedisDown(err: unknown): boolean {
   );
 }
 
-/** Maps every error to the AppError body; unexpected errors become a 500 without internals. */
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
-  let app: AppError;
+/** The body parser's refusals, in the words every lane answers them with. */
+export const bodyTooLarge = (limit: number | string): AppError => new PayloadTooLargeError(`The body exceeds the limit of ${limit} bytes.`);
+export const malformedJson = (): AppError => new BadRequestError('The body is not valid JSON.', 'ERR_MALFORMED_JSON');
+
+/** Any error as the AppError it answers with; unexpected errors become a 500 without internals. */
+export function appErrorOf(err: unknown): AppError {
   const bodyErr = err as { type?: string; status?: number; limit?: number };
-  if (err instanceof AppError) app = err;
-  else if (bodyErr?.type === 'entity.parse.failed') app = new BadRequestError('The body is not valid JSON.', 'ERR_MALFORMED_JSON');
-  else if (bodyErr?.type === 'entity.too.large') app = new PayloadTooLargeError(`The body exceeds the limit of ${bodyErr.limit} bytes.`);
-  else if (bodyErr?.status && bodyErr.status >= 400 && bodyErr.status < 500) app = new BadRequestError(String((err as Error).message));
-  else if (isRedisDown(err)) app = new UnavailableError('Storage is unavailable; retry later.', err);
-  else app = new AppError(500, 'ERR_INTERNAL', 'Internal error', 'The request failed unexpectedly; it was logged.', true, { cause: err });
-  const log = (req as { log?: { error: (o: object, m: string) => void; warn: (o: object, m: string) => void } }).log;
+  if (err instanceof AppError) return err;
+  if (bodyErr?.type === 'entity.parse.failed') return malformedJson();
+  if (bodyErr?.type === 'entity.too.large') return bodyTooLarge(bodyErr.limit ?? 'the');
+  if (bodyErr?.status && bodyErr.status >= 400 && bodyErr.status < 500) return new BadRequestError(String((err as Error).message));
+  if (isRedisDown(err)) return new UnavailableError('Storage is unavailable; retry later.', err);
+  return new AppError(500, 'ERR_INTERNAL', 'Internal error', 'The request failed unexpectedly; it was logged.', true, { cause: err });
+}
+
+type RequestLogger = { error: (o: object, m: string) => void; warn: (o: object, m: string) => void };
+
+/**
+ * Logs a refusal through the request's own logger and returns the headers its answer carries
+ * (Retry-After), for every lane that answers requests (Express, lean-lane.ts).
+ */
+export function reportError(req: unknown, err: unknown, app: AppError): Record<string, string> {
+  const log = (req as { log?: RequestLogger }).log;
   if (app.status >= 500) log?.error({ err }, app.title);
   else log?.warn({ errCode: app.errCode, details: boundedForLog(app.details) }, 'request rejected');
-  if (app.retryable && app.status === 503) res.setHeader('Retry-After', '5');
-  if (app instanceof RateLimitedError) res.setHeader('Retry-After', String(app.fields.retryAfterSeconds));
+  if (app instanceof RateLimitedError) return { 'Retry-After': String(app.fields.retryAfterSeconds) };
+  if (app.retryable && app.status === 503) return { 'Retry-After': '5' };
+  return {};
+}
+
+/** Maps every error to the AppError body. */
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  const app = appErrorOf(err);
+  res.set(reportError(req, err, app));
   res.status(app.status).json(app.toBody());
 };

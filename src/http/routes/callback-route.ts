@@ -48,6 +48,8 @@ export function callbackRoute(deps: PipelineDeps) {
     path: SIGN_CALLBACK_PATH,
     summary: 'Signing completion callback from the custody service',
     tags: ['custody'],
+    // Bursts of callbacks (a batch payout approved at once): served ahead of Express.
+    lean: true,
     query: z.object({ ledgerId: z.string().min(1).max(64) }),
     body: callbackBodySchema,
     response: z.object({
