@@ -46,6 +46,16 @@ describe('solana withdrawals against the local node', () => {
     return adaptor.combine(unsigned, [{ payloadIndex: 0, ...verifySignature(p.digest, s.signature, s.v, signer.publicKey) }]);
   };
 
+  /** A transfer from a vault of its own (funded, with its nonce account), crafted and signed. */
+  async function signedTransfer(vaultId: string, reference: string) {
+    const vault = ed25519Signer();
+    const src = vaultOf(adaptor, vault, vaultId);
+    await setUpNonce(adaptor, vault, (a, l) => node.fund(a, 'SOL', l), node.svm.minimumBalanceForRentExemption(80n));
+    await node.fund(src.changeAddress, 'SOL', 1_000_000_000n);
+    const unsigned = await adaptor.craft(src, intent(reference));
+    return { unsigned, signed: signWith(adaptor, vault, unsigned) };
+  }
+
   it('without a nonce account: 409 naming the setup', async () => {
     await node.fund(source.changeAddress, 'SOL', 1_000_000_000n);
     const err = await adaptor.craft(source, intent('a')).catch((e: unknown) => e);
@@ -82,12 +92,7 @@ describe('solana withdrawals against the local node', () => {
   });
 
   it('a transfer the node took but dropped is unknown while its nonce is unused (so it is sent again), and lands when sent again', async () => {
-    const vault = ed25519Signer();
-    const src = vaultOf(adaptor, vault, 'dropped');
-    await setUpNonce(adaptor, vault, (a, l) => node.fund(a, 'SOL', l), node.svm.minimumBalanceForRentExemption(80n));
-    await node.fund(src.changeAddress, 'SOL', 1_000_000_000n);
-    const unsigned = await adaptor.craft(src, intent('i'));
-    const signed = signWith(adaptor, vault, unsigned);
+    const { unsigned, signed } = await signedTransfer('dropped', 'i');
     node.facade.dropNextSend();
     expect(await adaptor.broadcast(signed)).toEqual({ txid: signed.txid, alreadyKnown: false });
     expect(await adaptor.txStatus(signed.txid, unsigned)).toEqual({ state: 'unknown', confirmations: 0 });
@@ -111,12 +116,7 @@ describe('solana withdrawals against the local node', () => {
       },
       reservations: new Reservations(redis, prefix),
     });
-    const vault = ed25519Signer();
-    const src = vaultOf(adaptor, vault, 'landed');
-    await setUpNonce(adaptor, vault, (a, l) => node.fund(a, 'SOL', l), node.svm.minimumBalanceForRentExemption(80n));
-    await node.fund(src.changeAddress, 'SOL', 1_000_000_000n);
-    const unsigned = await adaptor.craft(src, intent('l'));
-    const signed = signWith(adaptor, vault, unsigned);
+    const { unsigned, signed } = await signedTransfer('landed', 'l');
     expect(await adaptor.broadcast(signed)).toEqual({ txid: signed.txid, alreadyKnown: false });
     expect(await lagging.broadcast(signed)).toEqual({ txid: signed.txid, alreadyKnown: true });
     expect(hidden).toBe(0);
