@@ -4,7 +4,7 @@ import type { Config } from './config/load-config.js';
 import { createCustodyClient } from './custody/connect-custody.js';
 import type { CustodyClient } from './custody/custody-client.js';
 import { LedgerRegistry } from './ledger/registry.js';
-import { Reservations } from './ledger/reservations.js';
+import { minReservationMs, Reservations } from './ledger/reservations.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { connectRedis } from './redis.js';
 import { servicePrefix } from './redis-keys.js';
@@ -28,7 +28,7 @@ export interface Core {
 export function createCore(config: Config, logger: Logger, redis = connectRedis(config.redisUrl, logger, 'byow-api'), metrics = createMetrics()): Core {
   const prefix = servicePrefix(config.keyPrefix);
   const reservations = new Reservations(redis, prefix, (kind, scope) => metrics.reservationEvents.inc({ ledger: scope.split(':')[0] ?? scope, kind }));
-  const registry = LedgerRegistry.fromConfig(config, { logger, fetch, reservations });
+  const registry = LedgerRegistry.fromConfig(config, { logger, fetch, reservations, minReservationMs: minReservationMs(config.signTimeoutSeconds) });
   const custody = createCustodyClient(config, logger);
   return { config, logger, redis, registry, vaults: new VaultStore(redis, prefix), reservations, prefix, metrics, custody };
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import pino from 'pino';
 import * as ecc from 'tiny-secp256k1';
 import { bitcoinFamily } from './index.js';
-import type { LedgerAdaptor, UnsignedWithdrawal, VaultSource, VerifiedSignature } from '../../src/ledger/adaptor.js';
+import type { AdaptorDeps, LedgerAdaptor, UnsignedWithdrawal, VaultSource, VerifiedSignature } from '../../src/ledger/adaptor.js';
 import { toCustodyKeyId, type PublicKey } from '../../src/ledger/public-key.js';
 import { Reservations } from '../../src/ledger/reservations.js';
 import { verifySignature } from '../../src/ledger/signatures.js';
@@ -39,12 +40,16 @@ export function signAll(unsigned: UnsignedWithdrawal, keys: TestKey[]): Verified
   });
 }
 
-export function regtestAdaptor(url: string, extraOptions: Record<string, unknown> = {}): { adaptor: LedgerAdaptor; reservations: Reservations; close(): void } {
+export function regtestAdaptor(
+  url: string,
+  extraOptions: Record<string, unknown> = {},
+  extraDeps: Partial<AdaptorDeps> = {},
+): { adaptor: LedgerAdaptor; reservations: Reservations; redis: Redis; prefix: string; close(): void } {
   const { redis, prefix } = testRedis();
   const reservations = new Reservations(redis, prefix);
   const options = bitcoinFamily.optionsSchema.parse({ backend: 'esplora', url, ...extraOptions });
-  const adaptor = bitcoinFamily.create('btcregtest', options, { logger: pino({ level: 'silent' }), fetch, reservations });
-  return { adaptor, reservations, close: () => redis.disconnect() };
+  const adaptor = bitcoinFamily.create('btcregtest', options, { logger: pino({ level: 'silent' }), fetch, reservations, ...extraDeps });
+  return { adaptor, reservations, redis, prefix, close: () => redis.disconnect() };
 }
 
 export async function utxoSum(url: string, address: string): Promise<bigint> {

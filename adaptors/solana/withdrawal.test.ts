@@ -2,7 +2,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, PermanentLedgerError, VerificationError } from '../../src/errors.js';
 import type { LedgerAdaptor, VaultSource } from '../../src/ledger/adaptor.js';
-import { Reservations } from '../../src/ledger/reservations.js';
+import { minReservationMs, Reservations } from '../../src/ledger/reservations.js';
+import { reservationKeys } from '../../src/redis-keys.js';
 import { verifySignature } from '../../src/ledger/signatures.js';
 import { ed25519Signer } from '../../test/conformance/signers.js';
 import { testRedis } from '../../test/helpers/redis.js';
@@ -138,6 +139,31 @@ describe('solana withdrawals against the local node', () => {
     expect(await adaptor.txStatus(signed!.txid, unsigned)).toMatchObject({ state: 'failed', reason: /blockhash expired/ });
     await expect(adaptor.broadcast(signed!)).rejects.toThrow(/BlockhashNotFound/);
     await adaptor.release(unsigned, 'h');
+  });
+
+  it('holds the durable nonce as long as a withdrawal may wait for its quorum, a week at least', async () => {
+    const DAY = 24 * 3_600_000;
+    const holding = (minReservationMs?: number) =>
+      solanaFamily.create('solanadev', solanaFamily.optionsSchema.parse({ rpcUrl: node.url, tokens: [node.usdc] }), {
+        logger: pino({ level: 'silent' }),
+        fetch,
+        reservations: new Reservations(redis, prefix),
+        ...(minReservationMs === undefined ? {} : { minReservationMs }),
+      });
+    const ttlOf = async (a: LedgerAdaptor, reference: string) => {
+      const unsigned = await a.craft(source, intent(reference));
+      const { scope, claim } = unsigned.state as { scope: string; claim: string };
+      try {
+        return await redis.pttl(reservationKeys(prefix).claim(scope, claim));
+      } finally {
+        await a.release(unsigned, reference);
+      }
+    };
+    const thirtyDays = await ttlOf(holding(minReservationMs(30 * 24 * 3600)), 'hold-30d');
+    expect(thirtyDays).toBeGreaterThan(30 * DAY + 3_600_000 - 60_000);
+    const aWeek = await ttlOf(holding(minReservationMs(600)), 'hold-default');
+    expect(aWeek).toBeGreaterThan(7 * DAY - 60_000);
+    expect(aWeek).toBeLessThanOrEqual(7 * DAY);
   });
 
   it('custom priority fees are micro-lamports per compute unit, paid on the limit', async () => {

@@ -179,6 +179,13 @@ export interface AdaptorDeps {
   /** HTTP transport for the back end; tests pass a real one pointed at local nodes. */
   fetch: typeof fetch;
   reservations: Reservations;
+  /**
+   * The least time a reservation that expires by itself (a claimed coin, a durable nonce) must
+   * be held: a withdrawal may wait this long for its quorum (SIGN_TIMEOUT_SECONDS, plus an hour
+   * for its broadcast). A claim that ran out before would let a later withdrawal take the same
+   * coins or nonce, and one of the two would fail.
+   */
+  minReservationMs?: number;
 }
 
 export interface LedgerAdaptor {

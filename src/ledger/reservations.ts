@@ -200,6 +200,13 @@ end
 return n
 `);
 
+/**
+ * How long a reservation that expires by itself must last at least (`AdaptorDeps.minReservationMs`):
+ * as long as a withdrawal may wait for its quorum (SIGN_TIMEOUT_SECONDS) plus an hour for its
+ * broadcast; release() frees it sooner when the withdrawal ends.
+ */
+export const minReservationMs = (signTimeoutSeconds: number): number => (signTimeoutSeconds + 3600) * 1000;
+
 /** Contention worth counting: a coin claim lost to another owner, a number taken back from the free list. */
 export type ReservationEvent = 'utxo_claim_conflict' | 'sequence_refill';
 

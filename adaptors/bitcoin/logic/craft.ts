@@ -83,7 +83,7 @@ export async function craft(ctx: BtcContext, source: VaultSource, intent: Withdr
       );
     }
     const items = sel.inputs.map((c) => outpoint(c.utxo));
-    if (await reservations.claim(scope, items, intent.reference, ctx.options.reservationTtlMs)) {
+    if (await reservations.claim(scope, items, intent.reference, Math.max(ctx.options.reservationTtlMs, ctx.deps.minReservationMs ?? 0))) {
       const held = { label: `${items.length} coin(s) of ${scope}`, release: () => reservations.release(scope, items, intent.reference) };
       return buildOrRelease(ctx.deps.logger, [held], () => build(ctx, sel, keys, intent, source.changeAddress, feeRate, items));
     }

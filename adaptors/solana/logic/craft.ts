@@ -16,7 +16,7 @@ import { solanaState, type SolanaState } from './state.js';
 import { tokenRecipient, type TokenRecipient } from './token-recipient.js';
 
 const MAX_U64 = 2n ** 64n - 1n;
-/** A claim outlives any quorum approval; release() frees it sooner when the operation ends. */
+/** A week at least, and as long as a withdrawal may wait for its quorum (`minReservationMs`); release() frees it sooner when the operation ends. */
 const CLAIM_TTL_MS = 7 * 24 * 3600_000;
 /** How long a recent blockhash is accepted (150 slots of ~400 ms, less a margin). */
 const BLOCKHASH_LIFETIME_MS = 55_000;
@@ -113,7 +113,7 @@ export async function craft(ctx: SolanaContext, source: VaultSource, intent: Wit
   }
 
   const claim = kind === 'transfer' ? `nonce:${lifetime.kind === 'nonce' ? lifetime.nonce : ''}` : 'setup';
-  const nonceHeld = claimReservation(ctx.deps.reservations, scope, [claim], intent.reference, CLAIM_TTL_MS, () =>
+  const nonceHeld = claimReservation(ctx.deps.reservations, scope, [claim], intent.reference, Math.max(CLAIM_TTL_MS, ctx.deps.minReservationMs ?? 0), () =>
     new ConflictError(
       `another withdrawal of vault ${source.vaultId} holds its durable nonce until it is broadcast or fails; retry after it is confirmed`,
       'ERR_NONCE_IN_USE',
