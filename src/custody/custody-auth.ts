@@ -46,6 +46,14 @@ const DEFAULT_LIFETIME_S = 20 * 60;
 /** After an early renewal failed for a passing reason, the next try waits this long (the token still works meanwhile). */
 const RENEWAL_RETRY_MS = 5_000;
 
+/**
+ * After the custody service refuses the password, or a token just obtained for a 401 meets a
+ * 401 again, no login is tried for this long; calls meanwhile fail at once with the same
+ * refusal. A login per call (every reconciliation pass, every `/status`, every withdrawal) with
+ * a wrong password can lock the user at the custody service or its identity provider.
+ */
+export const REFUSED_LOGIN_PAUSE_MS = 60_000;
+
 interface Token {
   header: string;
   expiresAt: number;
@@ -66,6 +74,10 @@ export class TokenSession implements CustodyAuth {
   private path = '/auth/token';
   private readonly now: () => number;
   private readonly log: Logger;
+  /** The password login's last refusal, repeated to callers until `until`. */
+  private refused: { error: unknown; until: number } | undefined;
+  /** The token a 401 made `renew` obtain, and when: a 401 to that token soon after says renewing cannot help. */
+  private renewal: { header: string; at: number } | undefined;
 
   constructor(private readonly opts: TokenSessionOptions) {
     this.now = opts.now ?? Date.now;
@@ -84,10 +96,14 @@ export class TokenSession implements CustodyAuth {
   }
 
   async renew(used: string): Promise<boolean> {
+    const now = this.now();
     // Another caller may have renewed already since `used` went out.
-    if (this.token && this.token.header !== used && this.now() < this.token.renewAt) return true;
+    if (this.token && this.token.header !== used && now < this.token.renewAt) return true;
+    // A token just obtained for a 401 was refused too (a revoked role, not an expired token).
+    if (this.renewal?.header === used && now - this.renewal.at < REFUSED_LOGIN_PAUSE_MS) return false;
     this.token = undefined;
-    await this.obtain(undefined);
+    const t = await this.obtain(undefined);
+    this.renewal = { header: t.header, at: now };
     return true;
   }
 
@@ -128,7 +144,18 @@ export class TokenSession implements CustodyAuth {
       });
       if (refreshed) return (this.token = refreshed);
     }
-    const t = await this.request({ grant_type: 'password', username: this.opts.user, password: this.opts.password }, true);
+    if (this.refused && this.now() < this.refused.until) throw this.refused.error;
+    let t: Token;
+    try {
+      t = await this.request({ grant_type: 'password', username: this.opts.user, password: this.opts.password }, true);
+    } catch (e) {
+      if (e instanceof CustodyRequestError && e.errCode === 'ERR_CUSTODY_AUTH') {
+        this.refused = { error: e, until: this.now() + REFUSED_LOGIN_PAUSE_MS };
+        this.log.error({ reason: e.message, nextLoginInS: REFUSED_LOGIN_PAUSE_MS / 1000 }, 'custody refused the login of CUSTODY_USER; no login is tried again before the pause ends');
+      }
+      throw e;
+    }
+    this.refused = undefined;
     this.log.info({ expiresInS: Math.round((t.expiresAt - this.now()) / 1000) }, 'custody access token obtained');
     return (this.token = t);
   }

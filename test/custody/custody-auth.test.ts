@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TokenSession } from '../../src/custody/custody-auth.js';
+import { REFUSED_LOGIN_PAUSE_MS, TokenSession } from '../../src/custody/custody-auth.js';
 import { CustodyClient } from '../../src/custody/custody-client.js';
 import { capturingLogger, listen, quietLogger } from './helpers.js';
 
@@ -185,6 +185,43 @@ describe('custody connector authentication by user and password (access tokens)'
     });
     await expect(wrong.getSignOperation('a')).rejects.toMatchObject({ errCode: 'ERR_CUSTODY_AUTH', problem: { upstreamStatus: 401 } });
     expect(lines.join('\n')).not.toContain(PASSWORD);
+  });
+
+  it('a refused password is not tried again for a minute: calls meanwhile fail at once with the refusal, then one login is tried', async () => {
+    const srv = await tokenServer();
+    close = srv.close;
+    let now = Date.now();
+    const wrong = new CustodyClient({
+      baseUrl: srv.mng,
+      auth: new TokenSession({ baseUrl: srv.mng, user: USER, password: 'not-the-password', clientId: 'x', fetch, logger: quietLogger(), now: () => now }),
+      fetch,
+      logger: quietLogger(),
+      retries: 1,
+      backoffMs: 1,
+    });
+    for (let i = 0; i < 5; i++) {
+      await expect(wrong.getSignOperation(`op-${i}`)).rejects.toMatchObject({ errCode: 'ERR_CUSTODY_AUTH', problem: { upstreamStatus: 401 } });
+      now += 10_000;
+    }
+    // Five calls over 50 s: one login attempt, not five (a user locked after repeated failures).
+    expect(srv.tokenRequests()).toBe(1);
+    now += REFUSED_LOGIN_PAUSE_MS;
+    await expect(wrong.getSignOperation('later')).rejects.toMatchObject({ errCode: 'ERR_CUSTODY_AUTH' });
+    expect(srv.tokenRequests()).toBe(2);
+  });
+
+  it('a token just obtained for a 401 that meets a 401 again is not renewed again for a minute', async () => {
+    const srv = await tokenServer({ rejectAll: true });
+    close = srv.close;
+    let now = Date.now();
+    const c = client(srv.mng, { now: () => now });
+    await expect(c.getSignOperation('a')).rejects.toMatchObject({ errCode: 'ERR_CUSTODY_AUTH' });
+    expect(srv.grants).toHaveLength(2);
+    for (let i = 0; i < 3; i++) await expect(c.getSignOperation(`b-${i}`)).rejects.toMatchObject({ errCode: 'ERR_CUSTODY_AUTH' });
+    expect(srv.grants).toHaveLength(2);
+    now += REFUSED_LOGIN_PAUSE_MS + 1;
+    await expect(c.getSignOperation('c')).rejects.toMatchObject({ errCode: 'ERR_CUSTODY_AUTH' });
+    expect(srv.grants).toHaveLength(3);
   });
 
   it('falls back to the deprecated /auth/tokens path of older deployments', async () => {
