@@ -202,7 +202,14 @@ export class OperationStore {
     const keys = [...this.eventKeys(op.id), this.keys.custodyId(operationID)];
     const args = [sha1(JSON.stringify(op)), JSON.stringify(next), ...this.event(next, 'withdrawal.sign_requested'), op.id];
     if ((await LINK_CUSTODY_ID.run(this.redis, keys.length, ...keys, ...args)) === 1) return next;
-    return this.update(op.id, (o) => ({ ...o, operationID }), 'withdrawal.sign_requested');
+    // Moved meanwhile. A withdrawal that ended first (a cancel raced the sign request) keeps the
+    // id, but its integrators are not told that signing was asked after they were told it failed.
+    const linked = await this.write(
+      op.id,
+      (o) => ({ ...o, operationID, updatedAt: new Date().toISOString() }),
+      (o) => (o.status === 'EXECUTING' ? 'withdrawal.sign_requested' : undefined),
+    );
+    return linked as Operation;
   }
 
   /**

@@ -37,6 +37,23 @@ describe('outbox: every status change writes its event in the same step', () => 
     expect(evs[4]?.withdrawal.history.map((h) => h.status)).toEqual(['EXECUTING', 'SIGNED', 'BROADCAST', 'CONFIRMED']);
   });
 
+  it('the custody id of a withdrawal that ended before its sign request answered is kept, without a sign_requested event after the failed one', async () => {
+    const op = fakeOperation();
+    await store.create(op);
+    // A cancel won the race with the sign request: FAILED first, then the custody id arrives.
+    await store.transition(op.id, ['EXECUTING'], 'FAILED', () => ({ failureReason: 'canceled' }));
+    const linked = await store.linkCustodyId(op, `custody-${op.id}`);
+    expect(linked).toMatchObject({ status: 'FAILED', operationID: `custody-${op.id}` });
+    expect((await store.resolve(`custody-${op.id}`))?.id).toBe(op.id);
+    expect((await events(op.id)).map((e) => e.type)).toEqual(['withdrawal.created', 'withdrawal.failed']);
+    // Still waiting (another writer touched it meanwhile): the event comes with the id.
+    const other = fakeOperation();
+    await store.create(other);
+    await store.update(other.id, (o) => ({ ...o, confirmations: 0 }));
+    await store.linkCustodyId(other, `custody-${other.id}`);
+    expect((await events(other.id)).map((e) => e.type)).toEqual(['withdrawal.created', 'withdrawal.sign_requested']);
+  });
+
   it('a refused transition or a second create writes no event', async () => {
     const op = fakeOperation();
     await store.create(op);
