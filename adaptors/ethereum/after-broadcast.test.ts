@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_KEY, WITHDRAW_KEY } from '../../test/helpers/service.js';
 import { RECIPIENT, startEthLoop, until, withdraw, type EthLoop } from '../../test/pipeline/support.js';
 import { compileSolidity } from './local-node/compile-demo-token.js';
+import { DEPLOYER_KEY } from './test-kit.js';
 
 const ETH = 10n ** 18n;
 
@@ -15,8 +16,6 @@ contract Gate {
   function setClosed(bool c) external { closed = c; }
   receive() external payable { require(!closed, "closed"); }
 }`;
-// anvil's second development account, the gate's owner (the funder uses the first).
-const GATE_OWNER_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 
 /**
  * After the broadcast on a real anvil node with automining off, so transactions wait in its
@@ -149,7 +148,7 @@ describe('after the broadcast on Ethereum (anvil)', () => {
 
   /** An open Gate, deployed and mined. */
   async function openGate(): Promise<{ gate: Contract; address: string; owner: Wallet }> {
-    const owner = new Wallet(GATE_OWNER_KEY, e.p);
+    const owner = new Wallet(DEPLOYER_KEY, e.p);
     const { abi, bytecode } = compileSolidity('Gate', GATE);
     const deployed = await new ContractFactory(abi as never, bytecode, owner).deploy();
     await rpc('evm_mine');

@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { ContractFactory, JsonRpcProvider, Wallet, type Contract } from 'ethers';
 import pino from 'pino';
 import * as ecc from 'tiny-secp256k1';
 import { ethereumFamily } from './index.js';
+import { compileSolidity } from './local-node/compile-demo-token.js';
 import type { LedgerAdaptor, UnsignedWithdrawal, VaultSource, VerifiedSignature, WithdrawalIntent } from '../../src/ledger/adaptor.js';
 import { parsePublicKey, toCustodyKeyId, type PublicKey } from '../../src/ledger/public-key.js';
 import { Reservations } from '../../src/ledger/reservations.js';
@@ -143,4 +145,19 @@ export async function waitReceipt(h: Harness, txid: string): Promise<Receipt> {
 
 export async function ethBalance(h: Harness, address: string): Promise<bigint> {
   return BigInt(await h.rpc<string>('eth_getBalance', [address, 'latest']));
+}
+
+/** anvil's second development account: it deploys the tests' own contracts (the harness's funder uses the first). */
+export const DEPLOYER_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+
+/**
+ * Compiles `source` and deploys its contract `name` from DEPLOYER_KEY with `args`: a test's
+ * own token or recipient. `close` ends the provider the contract talks through.
+ */
+export async function deployContract(h: Harness, name: string, source: string, ...args: unknown[]): Promise<{ contract: Contract; address: string; close(): void }> {
+  const p = new JsonRpcProvider(h.chain.anvil.url, undefined, { cacheTimeout: -1, staticNetwork: true });
+  const { abi, bytecode } = compileSolidity(name, source);
+  const deployed = await new ContractFactory(abi as never, bytecode, new Wallet(DEPLOYER_KEY, p)).deploy(...args);
+  await deployed.waitForDeployment();
+  return { contract: deployed as unknown as Contract, address: await deployed.getAddress(), close: () => p.destroy() };
 }

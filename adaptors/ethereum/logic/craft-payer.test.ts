@@ -1,9 +1,8 @@
-import { ContractFactory, JsonRpcProvider, Wallet, type Contract } from 'ethers';
+import type { Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PermanentLedgerError } from '../../../src/errors.js';
 import type { AssetInfo, LedgerAdaptor, VaultSource } from '../../../src/ledger/adaptor.js';
-import { compileSolidity } from '../local-node/compile-demo-token.js';
-import { intent, newKey, sign, startHarness, waitReceipt, type Harness, type TestKey } from '../test-kit.js';
+import { deployContract, intent, newKey, sign, startHarness, waitReceipt, type Harness, type TestKey } from '../test-kit.js';
 
 /**
  * An ERC20Votes-style token (OpenZeppelin ERC20Votes, COMP, UNI): a transfer from an account
@@ -35,8 +34,6 @@ contract VotesToken {
   }
 }`;
 
-// anvil's second development account (the harness's funder uses the first).
-const DEPLOYER_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 const ETH = 10n ** 18n;
 
 /**
@@ -46,23 +43,21 @@ const ETH = 10n ** 18n;
  */
 describe('ethereum craft estimates the gas from the address that sends', () => {
   let h: Harness;
-  let p: JsonRpcProvider;
+  let closeProvider: () => void;
   let token: Contract;
   let adaptor: LedgerAdaptor;
   let vote: AssetInfo;
 
   beforeAll(async () => {
     h = await startHarness();
-    p = new JsonRpcProvider(h.chain.anvil.url, undefined, { cacheTimeout: -1, staticNetwork: true });
-    const { abi, bytecode } = compileSolidity('VotesToken', VOTES_TOKEN);
-    const deployed = await new ContractFactory(abi as never, bytecode, new Wallet(DEPLOYER_KEY, p)).deploy(10n ** 15n);
-    await deployed.waitForDeployment();
-    token = deployed as unknown as Contract;
-    adaptor = h.adaptor({ tokens: [{ symbol: 'VOTE', contract: await deployed.getAddress(), decimals: 6 }] });
+    const deployed = await deployContract(h, 'VotesToken', VOTES_TOKEN, 10n ** 15n);
+    token = deployed.contract;
+    closeProvider = deployed.close;
+    adaptor = h.adaptor({ tokens: [{ symbol: 'VOTE', contract: deployed.address, decimals: 6 }] });
     vote = adaptor.assets().find((x) => x.symbol === 'VOTE')!;
   });
   afterAll(async () => {
-    p?.destroy();
+    closeProvider?.();
     await h?.close();
   });
 

@@ -1,8 +1,7 @@
-import { ContractFactory, JsonRpcProvider, Wallet, type Contract } from 'ethers';
+import { Wallet, type Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AssetInfo, LedgerAdaptor, VaultSource } from '../../../src/ledger/adaptor.js';
-import { compileSolidity } from '../local-node/compile-demo-token.js';
-import { intent, newKey, sign, startHarness, waitReceipt, type Harness, type TestKey } from '../test-kit.js';
+import { deployContract, intent, newKey, sign, startHarness, waitReceipt, type Harness, type TestKey } from '../test-kit.js';
 
 /**
  * A token of the older kind (ZRX, and pausable ones written the same way): a transfer it
@@ -33,8 +32,6 @@ contract FalseToken {
   }
 }`;
 
-// anvil's second development account (the harness's funder uses the first).
-const DEPLOYER_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 const ETH = 10n ** 18n;
 
 /**
@@ -43,23 +40,21 @@ const ETH = 10n ** 18n;
  */
 describe('ethereum txStatus of a token transfer that moved nothing', () => {
   let h: Harness;
-  let p: JsonRpcProvider;
+  let closeProvider: () => void;
   let token: Contract;
   let adaptor: LedgerAdaptor;
   let asset: AssetInfo;
 
   beforeAll(async () => {
     h = await startHarness();
-    p = new JsonRpcProvider(h.chain.anvil.url, undefined, { cacheTimeout: -1, staticNetwork: true });
-    const { abi, bytecode } = compileSolidity('FalseToken', FALSE_TOKEN);
-    const deployed = await new ContractFactory(abi as never, bytecode, new Wallet(DEPLOYER_KEY, p)).deploy(10n ** 15n);
-    await deployed.waitForDeployment();
-    token = deployed as unknown as Contract;
-    adaptor = h.adaptor({ tokens: [{ symbol: 'FALSE', contract: await deployed.getAddress(), decimals: 6 }] });
+    const deployed = await deployContract(h, 'FalseToken', FALSE_TOKEN, 10n ** 15n);
+    token = deployed.contract;
+    closeProvider = deployed.close;
+    adaptor = h.adaptor({ tokens: [{ symbol: 'FALSE', contract: deployed.address, decimals: 6 }] });
     asset = adaptor.assets().find((x) => x.symbol === 'FALSE')!;
   });
   afterAll(async () => {
-    p?.destroy();
+    closeProvider?.();
     await h?.close();
   });
 
