@@ -180,7 +180,8 @@ export class TokenSession implements CustodyAuth {
         this.path = '/auth/tokens';
         continue;
       }
-      if (res.status === 429 || res.status >= 500) {
+      // 408 and 425 say "not now", like 429: a refusal of the credentials is any other 4xx.
+      if (res.status === 429 || res.status === 408 || res.status === 425 || res.status >= 500) {
         throw new UnavailableError(`custody ${operation} answered ${res.status}`, undefined, 'ERR_CUSTODY_UNAVAILABLE');
       }
       if (res.status >= 400) throw refusal(operation, res.status, text);

@@ -21,6 +21,9 @@ interface Entry {
   id: string;
   /** Epoch ms after which the claim no longer protects an unfinished request. */
   until: number;
+  /** Set by the store in the step that stores the withdrawal; the request still runs (its sign request). */
+  stored?: boolean;
+  /** Set once the request answered with its withdrawal. */
   operationId?: string;
 }
 
@@ -42,6 +45,13 @@ if v == ARGV[1] or v == ARGV[2] then return redis.call('DEL', KEYS[1]) end
 return 0
 `);
 
+// KEYS: the key · ARGV: the records this request wrote, the finished record, its TTL: set only while still one of them.
+const FINISH_IF_MINE = new LuaScript(`
+local v = redis.call('GET', KEYS[1])
+if v == ARGV[1] or v == ARGV[2] then redis.call('SET', KEYS[1], ARGV[3], 'EX', ARGV[4]) return 1 end
+return 0
+`);
+
 /** Replaces the claim only if it is still exactly the one read, so two retries cannot both take it over. */
 
 const TAKE_OVER = new LuaScript(`
@@ -58,7 +68,9 @@ return 1
  * claim runs out; the retry then finds the withdrawal the dead request made, by the id that
  * request had fixed in its claim, or makes it. A request that is only slow (a back end that
  * answers late) and finishes after its claim was taken over makes nothing: the store makes a
- * withdrawal only under a claim the request still holds, and records it in the claim at once.
+ * withdrawal only under a claim the request still holds, and marks the claim stored in the same
+ * step, so a retry cannot take it over unseen; the claim names the withdrawal once the request
+ * has answered with it.
  */
 export class Idempotency {
   constructor(
@@ -96,25 +108,31 @@ export class Idempotency {
    * one is in progress, and a stale one is taken over unless the dead request's withdrawal exists.
    */
   private async takeOverStale(redisKey: string, hash: string, mine: Entry): Promise<boolean> {
-    const raw = await this.redis.get(redisKey);
-    if (raw === null) return (await this.redis.set(redisKey, JSON.stringify(mine), 'EX', TTL_SECONDS, 'NX')) === 'OK';
-    const entry = JSON.parse(raw) as Partial<Entry>;
-    if (entry.hash !== hash) throw new ConflictError('This Idempotency-Key was used with a different request', 'ERR_IDEMPOTENCY_MISMATCH');
-    if (entry.operationId) return false;
-    if (entry.until === undefined || this.now() < entry.until) {
-      throw new ConflictError('A request with this Idempotency-Key is still being processed; retry shortly', 'ERR_IDEMPOTENCY_IN_PROGRESS');
+    // A takeover refused because the record changed meanwhile (the late request stored its
+    // withdrawal between our look and our takeover) is decided once more on what it is now.
+    for (let look = 0; look < 2; look++) {
+      const raw = await this.redis.get(redisKey);
+      if (raw === null) return (await this.redis.set(redisKey, JSON.stringify(mine), 'EX', TTL_SECONDS, 'NX')) === 'OK';
+      const entry = JSON.parse(raw) as Partial<Entry>;
+      if (entry.hash !== hash) throw new ConflictError('This Idempotency-Key was used with a different request', 'ERR_IDEMPOTENCY_MISMATCH');
+      if (entry.operationId) return false;
+      // Stored or not, a request within its claim is still running (its sign request may yet fail).
+      if (entry.until === undefined || this.now() < entry.until) {
+        throw new ConflictError('A request with this Idempotency-Key is still being processed; retry shortly', 'ERR_IDEMPOTENCY_IN_PROGRESS');
+      }
+      const made = entry.id ? await this.findOperation(entry.id) : undefined;
+      // A withdrawal the custody service took (it has an operationID) or that got anywhere is the answer.
+      if (made && (made.operationID || made.status !== 'FAILED')) {
+        await this.redis.set(redisKey, JSON.stringify({ ...entry, operationId: made.id }), 'EX', TTL_SECONDS);
+        return false;
+      }
+      if ((await TAKE_OVER.run(this.redis, 1, redisKey, raw, JSON.stringify(mine), TTL_SECONDS)) === 1) return true;
     }
-    const made = entry.id ? await this.findOperation(entry.id) : undefined;
-    // A withdrawal the custody service took (it has an operationID) or that got anywhere is the answer.
-    if (made && (made.operationID || made.status !== 'FAILED')) {
-      await this.redis.set(redisKey, JSON.stringify({ ...entry, operationId: made.id }), 'EX', TTL_SECONDS);
-      return false;
-    }
-    return (await TAKE_OVER.run(this.redis, 1, redisKey, raw, JSON.stringify(mine), TTL_SECONDS)) === 1;
+    return false;
   }
 
   private async createUnderClaim(redisKey: string, mine: Entry, create: (id: string, claim: IdempotencyClaim) => Promise<string>): Promise<string> {
-    const claim = { key: redisKey, held: JSON.stringify(mine), done: JSON.stringify({ ...mine, operationId: mine.id } satisfies Entry) };
+    const claim = { key: redisKey, held: JSON.stringify(mine), done: JSON.stringify({ ...mine, stored: true } satisfies Entry) };
     let operationId: string;
     try {
       operationId = await create(mine.id, claim);
@@ -125,7 +143,7 @@ export class Idempotency {
       await DELETE_IF_MINE.run(this.redis, 1, redisKey, claim.held, claim.done).catch(() => undefined);
       throw e;
     }
-    await this.redis.set(redisKey, JSON.stringify({ ...mine, operationId } satisfies Entry), 'EX', TTL_SECONDS);
+    await FINISH_IF_MINE.run(this.redis, 1, redisKey, claim.held, claim.done, JSON.stringify({ ...mine, operationId } satisfies Entry), TTL_SECONDS);
     return operationId;
   }
 }

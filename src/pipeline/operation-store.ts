@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { LuaScript } from '../redis-script.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError, UnavailableError } from '../errors.js';
 import { createHash, randomUUID } from 'node:crypto';
 import type { IdempotencyClaim } from './idempotency.js';
 import type { Operation, OperationStatus } from './operation.js';
@@ -45,13 +45,21 @@ return 1
 // KEYS: op, seq, outbox, vault-ops, open-ops, ops-by-time, digest…, then the Idempotency-Key's record when
 // one guards the request · ARGV: JSON, created ms, event (5 values; ARGV[6] is the id), the claim as the
 // request holds it ('' without one), the claim as it reads once the withdrawal exists.
-// 0: the id exists; 2: the claim is no longer the request's (a retry took it over), nothing written.
+// 1: stored, also when this very record already is (a command sent again after its answer was lost);
+// 0: another record has the id; 2: the claim is no longer the request's (a retry took it over);
+// 3: the claim is gone (a Redis failover or eviction). Nothing is written but on 1.
 const CREATE = new LuaScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local stored = redis.call('GET', KEYS[1])
+if stored then
+  if stored == ARGV[1] then return 1 end
+  return 0
+end
 local last = #KEYS
 if ARGV[8] ~= '' then
   last = last - 1
-  if redis.call('GET', KEYS[#KEYS]) ~= ARGV[8] then return 2 end
+  local claim = redis.call('GET', KEYS[#KEYS])
+  if not claim then return 3 end
+  if claim ~= ARGV[8] then return 2 end
   redis.call('SET', KEYS[#KEYS], ARGV[9], 'KEEPTTL')
 end
 ${appendEventLua(2, 3, 3)}
@@ -166,6 +174,9 @@ export class OperationStore {
         'ERR_IDEMPOTENCY_TAKEN_OVER',
       );
     }
+    if (r === 3) {
+      throw new UnavailableError('The Idempotency-Key record was lost (a Redis failover or eviction): this request made no withdrawal; retry with the same key', undefined, 'ERR_IDEMPOTENCY_LOST');
+    }
     if (r !== 1) throw new ConflictError(`operation ${op.id} exists`);
   }
 
@@ -202,12 +213,12 @@ export class OperationStore {
     const keys = [...this.eventKeys(op.id), this.keys.custodyId(operationID)];
     const args = [sha1(JSON.stringify(op)), JSON.stringify(next), ...this.event(next, 'withdrawal.sign_requested'), op.id];
     if ((await LINK_CUSTODY_ID.run(this.redis, keys.length, ...keys, ...args)) === 1) return next;
-    // Moved meanwhile. A withdrawal that ended first (a cancel raced the sign request) keeps the
+    // Moved meanwhile. A withdrawal that failed first (a cancel raced the sign request) keeps the
     // id, but its integrators are not told that signing was asked after they were told it failed.
     const linked = await this.write(
       op.id,
       (o) => ({ ...o, operationID, updatedAt: new Date().toISOString() }),
-      (o) => (o.status === 'EXECUTING' ? 'withdrawal.sign_requested' : undefined),
+      (o) => (o.status === 'FAILED' ? undefined : 'withdrawal.sign_requested'),
     );
     return linked as Operation;
   }

@@ -171,6 +171,52 @@ describe('Idempotency-Key claims against the operation store', () => {
     expect(await idem.run('v1', 'k-between', body, storing)).toBe(slowId);
   });
 
+  it('a retry while the first request waits for its sign request is told it is in progress; when that fails, the retry makes the one withdrawal the key answers', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let first = '';
+    const slow = idem.run('v1', 'k-signing', body, async (id, claim) => {
+      first = await storing(id, claim);
+      await gate; // the sign request is on its way
+      throw new Error('the custody service did not accept the sign request');
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await stored([first])).toEqual([first]);
+    const during = await idem.run('v1', 'k-signing', body, storing).catch((e: unknown) => (e instanceof ConflictError ? e.errCode : e));
+    expect(during).toBe('ERR_IDEMPOTENCY_IN_PROGRESS');
+    release();
+    await expect(slow).rejects.toThrow(/did not accept/);
+    const retried = await idem.run('v1', 'k-signing', body, storing);
+    expect(retried).not.toBe(first);
+    expect(await idem.run('v1', 'k-signing', body, storing)).toBe(retried);
+  });
+
+  it('a request that died after storing, its withdrawal since failed: once the claim runs out a retry makes a new one', async () => {
+    let dead = '';
+    void idem.run('v1', 'k-died', body, async (id, claim) => {
+      dead = await storing(id, claim);
+      return new Promise<string>(() => undefined);
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    // Reconciliation ends it: its sign request never reached the custody service.
+    await store.transition(dead, ['EXECUTING'], 'FAILED', () => ({ failureReason: 'the sign request never reached the custody service' }));
+    clock += 61_000;
+    const retried = await idem.run('v1', 'k-died', body, storing);
+    expect(retried).not.toBe(dead);
+    expect((await store.get(retried)).status).toBe('EXECUTING');
+  });
+
+  it('a key whose record vanished before the store (a failover) makes nothing: 503, retry with the same key', async () => {
+    const err = await idem
+      .run('v1', 'k-vanished', body, async (id, claim) => {
+        await redis.del(claim!.key);
+        return storing(id, claim);
+      })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 503, errCode: 'ERR_IDEMPOTENCY_LOST' });
+    expect(await idem.run('v1', 'k-vanished', body, storing)).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it('a withdrawal stored under a claim whose request then failed frees the key for a retry', async () => {
     const failedId = await idem
       .run('v1', 'k-failed', body, async (id, claim) => {

@@ -210,6 +210,17 @@ describe('custody connector authentication by user and password (access tokens)'
     expect(srv.tokenRequests()).toBe(2);
   });
 
+  it('a token endpoint that answers 408 (a timeout) is not a refusal: the next call logs in at once', async () => {
+    const srv = await tokenServer();
+    close = srv.close;
+    const c = client(srv.mng);
+    srv.setOutage(408);
+    await expect(c.getSignOperation('a')).rejects.toMatchObject({ status: 503 });
+    srv.setOutage(undefined);
+    await c.getSignOperation('b');
+    expect(srv.served()).toBe(1);
+  });
+
   it('a token just obtained for a 401 that meets a 401 again is not renewed again for a minute', async () => {
     const srv = await tokenServer({ rejectAll: true });
     close = srv.close;

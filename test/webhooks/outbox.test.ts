@@ -52,12 +52,20 @@ describe('outbox: every status change writes its event in the same step', () => 
     await store.update(other.id, (o) => ({ ...o, confirmations: 0 }));
     await store.linkCustodyId(other, `custody-${other.id}`);
     expect((await events(other.id)).map((e) => e.type)).toEqual(['withdrawal.created', 'withdrawal.sign_requested']);
+    // Signed before the id came back (a fast quorum): the id still comes with its event.
+    const fast = fakeOperation();
+    await store.create(fast);
+    await store.transition(fast.id, ['EXECUTING'], 'SIGNED', () => ({ txids: ['0xbb'] }));
+    await store.linkCustodyId(fast, `custody-${fast.id}`);
+    expect((await events(fast.id)).map((e) => e.type)).toEqual(['withdrawal.created', 'withdrawal.signed', 'withdrawal.sign_requested']);
   });
 
   it('a refused transition or a second create writes no event', async () => {
     const op = fakeOperation();
     await store.create(op);
-    await expect(store.create(op)).rejects.toBeInstanceOf(ConflictError);
+    await expect(store.create({ ...op, updatedAt: new Date(Date.parse(op.updatedAt) + 1).toISOString() })).rejects.toBeInstanceOf(ConflictError);
+    // The very same record again (the command sent again after its answer was lost): stored once, one event.
+    await store.create(op);
     expect(await store.transition(op.id, ['BROADCAST'], 'CONFIRMED')).toBeUndefined();
     expect((await events(op.id)).map((e) => e.type)).toEqual(['withdrawal.created']);
   });
