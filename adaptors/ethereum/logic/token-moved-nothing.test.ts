@@ -1,7 +1,7 @@
 import { Wallet, type Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AssetInfo, LedgerAdaptor, VaultSource } from '../../../src/ledger/adaptor.js';
-import { deployContract, intent, newKey, sign, startHarness, waitReceipt, type Harness, type TestKey } from '../test-kit.js';
+import { countedAdaptor, deployContract, intent, newKey, sign, startHarness, waitReceipt, type Harness, type TestKey } from '../test-kit.js';
 
 /**
  * A token of the older kind (ZRX, and pausable ones written the same way): a transfer it
@@ -32,7 +32,40 @@ contract FalseToken {
   }
 }`;
 
+/** An early token that declared its event without `indexed`: from and to are in the log's data. */
+const OLD_TOKEN = `
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+contract OldToken {
+  uint8 public constant decimals = 6;
+  mapping(address => uint256) public balanceOf;
+  event Transfer(address from, address to, uint256 value);
+  constructor(uint256 supply) { balanceOf[msg.sender] = supply; }
+  function transfer(address to, uint256 value) external returns (bool) {
+    require(balanceOf[msg.sender] >= value, "balance");
+    balanceOf[msg.sender] -= value;
+    balanceOf[to] += value;
+    emit Transfer(msg.sender, to, value);
+    return true;
+  }
+}`;
+
 const ETH = 10n ** 18n;
+
+type RpcAnswer = { id: number; result?: unknown };
+/** A transport that rewrites the node's receipts on their way back, as a faulty node or proxy would. */
+function receiptsRewritten(rewrite: (receipt: Record<string, unknown>) => void): typeof fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    const sent = [JSON.parse(String(init?.body))].flat() as { id: number; method: string }[];
+    const res = await fetch(input, init);
+    const body = (await res.json()) as RpcAnswer | RpcAnswer[];
+    for (const answer of [body].flat()) {
+      const asked = sent.find((r) => r.id === answer.id);
+      if (asked?.method === 'eth_getTransactionReceipt' && answer.result) rewrite(answer.result as Record<string, unknown>);
+    }
+    return new Response(JSON.stringify(body), { status: res.status, headers: { 'content-type': 'application/json' } });
+  }) as typeof fetch;
+}
 
 /**
  * A mined ERC-20 transfer is a payment only when the token says it moved: its `Transfer`
@@ -90,6 +123,41 @@ describe('ethereum txStatus of a token transfer that moved nothing', () => {
       expect(await token.getFunction('balanceOf')(to)).toBe(0n);
     } finally {
       await (await token.getFunction('setPaused')(false)).wait();
+    }
+  });
+
+  it('a receipt that comes without its logs, or with none while its bloom holds the Transfer, is not judged: pending, never failed', async () => {
+    const k = await funded();
+    const to = recipient();
+    const unsigned = await adaptor.craft(vaultOf(k), intent(adaptor, { asset, amount: 100_000_000n, recipientAddress: to }));
+    const [signed] = adaptor.combine(unsigned, sign(unsigned, k));
+    await adaptor.broadcast(signed!);
+    await waitReceipt(h, signed!.txid);
+    const options = { tokens: [{ symbol: 'FALSE', contract: token.target as string, decimals: 6 }] };
+    const withoutLogs = countedAdaptor(h, options, receiptsRewritten((r) => delete r.logs)).adaptor;
+    expect(await withoutLogs.txStatus(signed!.txid, unsigned)).toMatchObject({ state: 'pending', confirmations: 0 });
+    const emptyLogs = countedAdaptor(h, options, receiptsRewritten((r) => (r.logs = []))).adaptor;
+    expect(await emptyLogs.txStatus(signed!.txid, unsigned)).toMatchObject({ state: 'pending', confirmations: 0 });
+    expect(await adaptor.txStatus(signed!.txid, unsigned)).toMatchObject({ state: 'confirmed' });
+  });
+
+  it('an early token whose Transfer event carries from and to in its data is confirmed', async () => {
+    const old = await deployContract(h, 'OldToken', OLD_TOKEN, 10n ** 15n);
+    try {
+      const oldAdaptor = h.adaptor({ tokens: [{ symbol: 'OLD', contract: old.address, decimals: 6 }] });
+      const oldAsset = oldAdaptor.assets().find((x) => x.symbol === 'OLD')!;
+      const k = newKey(oldAdaptor);
+      await (await old.contract.getFunction('transfer')(k.address, 1_000_000_000n)).wait();
+      await h.chain.funder.sendEth(k.address, ETH);
+      const to = recipient();
+      const unsigned = await oldAdaptor.craft(vaultOf(k), intent(oldAdaptor, { asset: oldAsset, amount: 5_000_000n, recipientAddress: to }));
+      const [signed] = oldAdaptor.combine(unsigned, sign(unsigned, k));
+      await oldAdaptor.broadcast(signed!);
+      expect((await waitReceipt(h, signed!.txid)).status).toBe('0x1');
+      expect(await oldAdaptor.txStatus(signed!.txid, unsigned)).toMatchObject({ state: 'confirmed' });
+      expect(await old.contract.getFunction('balanceOf')(to)).toBe(5_000_000n);
+    } finally {
+      old.close();
     }
   });
 

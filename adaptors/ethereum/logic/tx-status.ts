@@ -1,12 +1,13 @@
 import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
-import { hasTransferEvent, transferRecipient, type ReceiptLog } from './erc20.js';
+import { bloomMayHoldTransfer, hasTransferEvent, transferRecipient, type ReceiptLog } from './erc20.js';
 import { ethereumState } from './state.js';
 
 interface Receipt {
   status?: string;
   blockNumber: string;
   logs?: ReceiptLog[];
+  logsBloom?: string;
 }
 
 /**
@@ -17,7 +18,8 @@ interface Receipt {
  * its fee is spent, but it is final only at the threshold, since its block may still leave
  * the chain and the same transaction be mined again and succeed. An ERC-20 transfer mined with
  * status 1 but without the token's `Transfer` event from the vault to the recipient moved
- * nothing (the token returned `false`): `failed` the same way. Not mined and no
+ * nothing (the token returned `false`): `failed` the same way, but only on a receipt whose
+ * logs the node gave and its bloom agrees with (else `pending`, to look again). Not mined and no
  * longer known while the account's mined nonce has passed ours means another transaction
  * took the nonce: `failed`. Known but not mined: `pending`. Unknown to the node while the
  * nonce is still open: `unknown` (dropped from the pool, or reorganised out), to be sent again.
@@ -39,6 +41,12 @@ export async function txStatus(ctx: EthContext, txid: string, unsigned: Unsigned
     const state = ethereumState.decode(unsigned.state);
     const recipient = transferRecipient(state.data);
     if (recipient && !hasTransferEvent(r.logs ?? [], state.to, state.from, recipient)) {
+      // "Moved nothing" only on the node's full word: a receipt without its logs, or with none
+      // while its own bloom may hold the token's Transfer, proves nothing either way.
+      const logs = r.logs;
+      if (!Array.isArray(logs) || (logs.length === 0 && bloomMayHoldTransfer(r.logsBloom, state.to))) {
+        return { state: 'pending', confirmations: 0, blockHeight };
+      }
       return { state: 'failed', confirmations, blockHeight, reason: `the token moved nothing: no Transfer event to ${recipient} (the contract returned false?)` };
     }
     return { state: 'confirmed', confirmations, blockHeight };
