@@ -1,4 +1,4 @@
-import type { Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 export interface CloseOutcome {
@@ -7,7 +7,10 @@ export interface CloseOutcome {
 }
 
 /** Closes the server gracefully, giving requests in flight up to `graceMs` to be answered. */
-export type CloseGracefully = (graceMs: number) => Promise<CloseOutcome>;
+export type CloseGracefully = ((graceMs: number) => Promise<CloseOutcome>) & {
+  /** Requests it follows now: those whose connection is open and whose answer is not complete. */
+  readonly following: () => number;
+};
 
 /**
  * Call as soon as `server` listens; returns the function that closes it gracefully. That
@@ -45,9 +48,17 @@ export function prepareGracefulClose(server: Server): CloseGracefully {
   const endIdleAfter = (res: ServerResponse) => res.once('finish', () => server.closeIdleConnections());
 
   // Prepended so it runs before the app, which may answer in the same tick.
-  server.prependListener('request', (_req, res: ServerResponse) => {
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     inFlight.add(res);
-    res.once('close', () => inFlight.delete(res));
+    // A response queued behind another on a connection the client reset never closes itself:
+    // its connection's end drops it too (the request's own 'close' comes when its body ends).
+    const socket = req.socket;
+    const drop = () => {
+      inFlight.delete(res);
+      socket.off('close', drop);
+    };
+    res.once('close', drop);
+    socket.once('close', drop);
     // Arrived on a connection that was busy when the close began: answered, and the last on it.
     if (closing) {
       endIdleAfter(res);
@@ -75,5 +86,5 @@ export function prepareGracefulClose(server: Server): CloseGracefully {
       server.closeIdleConnections();
     });
 
-  return (graceMs) => (closing ??= close(graceMs));
+  return Object.assign((graceMs: number) => (closing ??= close(graceMs)), { following: () => inFlight.size });
 }

@@ -32,7 +32,10 @@ export function leanLane(
   }
   if (routes.size === 0) return fallback;
   return (req, res) => {
-    const url = req.url ?? '/';
+    // Without the fragment, as Express's parseurl reads a URL.
+    const full = req.url ?? '/';
+    const hash = full.indexOf('#');
+    const url = hash < 0 ? full : full.slice(0, hash);
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const spec = routes.get(`${req.method} ${path}`);
@@ -51,9 +54,12 @@ export function leanLane(
     const res = Object.assign(raw, { locals: { routePattern: path } }) as unknown as Response;
     for (const m of opts.middleware) m(req, res, () => undefined);
     try {
-      const text = await readBody(message, limit);
-      (req as { rawBody?: Buffer }).rawBody = text;
-      req.body = parseStrictJson(text);
+      // Neither a length nor a chunked body: no body at all, as body-parser (type-is) sees it.
+      if (message.headers['content-length'] !== undefined || message.headers['transfer-encoding'] !== undefined) {
+        const text = await readBody(message, limit);
+        (req as { rawBody?: Buffer }).rawBody = text;
+        req.body = parseStrictJson(text);
+      }
       const result = await answerRoute(spec, req, res);
       if (!raw.headersSent) sendJson(raw, spec.status ?? 200, result);
     } catch (err) {
@@ -98,10 +104,12 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     };
     req.on('data', onData);
     req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
-    req.once('error', reject);
-    // The client went away mid-body: nothing to answer, but nothing may wait for it either.
+    // The client went away mid-body: nothing to answer, but nothing may wait for it either; its
+    // socket's ECONNRESET is the client's doing, not a storage outage (error-handler.ts).
+    const aborted = () => new BadRequestError('The request was aborted before its body arrived.');
+    req.once('error', (err) => reject(req.complete ? err : aborted()));
     req.once('close', () => {
-      if (!req.complete) reject(new BadRequestError('The request was aborted before its body arrived.'));
+      if (!req.complete) reject(aborted());
     });
   });
 }

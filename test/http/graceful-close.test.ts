@@ -174,4 +174,27 @@ describe('prepareGracefulClose', () => {
     const { error } = (await inFlight) as { error?: NodeJS.ErrnoException };
     expect(error?.code).toBe('ECONNRESET');
   });
+  it('forgets requests queued behind another on a connection the client reset: nothing is held or counted as cut', async () => {
+    const slow = hold();
+    const { port, close } = await listening(slowAndFast(slow));
+    // Each client pipelines a fast request behind a slow one and goes away; the slow one is then answered.
+    for (let i = 0; i < 20; i++) {
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /fast HTTP/1.1\r\nHost: x\r\n\r\n');
+          setTimeout(() => {
+            socket.destroy();
+            resolve();
+          }, 10);
+        });
+        socket.on('error', reject);
+      });
+    }
+    await new Promise((r) => setTimeout(r, 20));
+    slow.answer();
+    await new Promise((r) => setTimeout(r, 100));
+    // Every connection is gone: nothing may still be held (each held its request and its body).
+    expect(close.following()).toBe(0);
+    expect(await close(200)).toEqual({ cut: 0 });
+  });
 });

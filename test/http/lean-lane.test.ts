@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
+import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OperationStore } from '../../src/pipeline/operation-store.js';
 import { freePort } from '../../src/sandbox/free-port.js';
 import { signCallback } from '../../src/security/callback-hmac.js';
 import { sizeInBytes } from '../../src/http/lean-lane.js';
+import { createLogger } from '../../src/logger.js';
 import { awaitingSignature, callbackBody } from '../helpers/one-signature.js';
 import { startTestService, TEST_CALLBACK_SECRET, type TestService } from '../helpers/service.js';
+import { until } from '../pipeline/support.js';
 
 const PATH = '/api/v1.0/sign_complete_callback?ledgerId=ethdev';
 
@@ -20,8 +23,18 @@ const PATH = '/api/v1.0/sign_complete_callback?ledgerId=ethdev';
 describe('the lean lane of the signing callback', () => {
   let svc: TestService;
 
+  const lines: Record<string, unknown>[] = [];
   beforeAll(async () => {
-    svc = await startTestService({ ethdev: { rpcUrl: `http://127.0.0.1:${await freePort()}` } }, { pipeline: true, env: { BODY_LIMIT: '4kb' } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+        done();
+      },
+    });
+    svc = await startTestService(
+      { ethdev: { rpcUrl: `http://127.0.0.1:${await freePort()}` } },
+      { pipeline: true, env: { BODY_LIMIT: '4kb' }, logger: createLogger('info', [], sink) },
+    );
   });
   afterAll(() => svc?.stop());
 
@@ -69,8 +82,9 @@ describe('the lean lane of the signing callback', () => {
     expect(first.type).toBe(again.type);
   });
 
-  it('a client that goes away mid-body leaves nothing waiting, and the next callback is answered', async () => {
+  it('a client that goes away mid-body leaves nothing waiting, is logged as the client\'s doing (not a storage outage), and the next callback is answered', async () => {
     const port = Number(new URL(svc.url).port);
+    const before = lines.length;
     await new Promise<void>((resolve, reject) => {
       const socket = connect(port, '127.0.0.1', () => {
         socket.write(`POST ${PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"publicKeys":`);
@@ -83,6 +97,55 @@ describe('the lean lane of the signing callback', () => {
     });
     const res = await send('5', 'lean');
     expect(res.status).toBe(400);
+    const logged = await until('the aborted request\'s lines', () => {
+      const reqId = lines.slice(before).find((l) => l.msg === 'request aborted')?.reqId;
+      const mine = lines.slice(before).filter((l) => l.reqId === reqId);
+      return reqId && mine.some((l) => l.msg === 'request rejected') ? mine : undefined;
+    });
+    expect(logged.filter((l) => l.level === 50)).toEqual([]);
+    expect(logged.find((l) => l.msg === 'request rejected')).toMatchObject({ level: 40, errCode: 'ERR_BAD_REQUEST' });
+  });
+
+  /** A raw HTTP/1.1 exchange: fetch would drop a fragment and always sends a length. */
+  function raw(request: string): Promise<{ status: number; body: Record<string, unknown>; etag: boolean }> {
+    const port = Number(new URL(svc.url).port);
+    return new Promise((resolve, reject) => {
+      let text = '';
+      const socket = connect(port, '127.0.0.1', () => socket.write(request));
+      socket.on('data', (d) => {
+        text += String(d);
+        const [head, body] = text.split('\r\n\r\n');
+        const length = Number(/content-length: (\d+)/i.exec(head ?? '')?.[1]);
+        if (body !== undefined && Buffer.byteLength(body) >= length) {
+          socket.destroy();
+          resolve({ status: Number(head!.split(' ')[1]), body: JSON.parse(body) as Record<string, unknown>, etag: /\betag:/i.test(head!) });
+        }
+      });
+      socket.on('error', reject);
+    });
+  }
+
+  it('reads the query without the URL\'s fragment, as Express does', async () => {
+    const digest = randomBytes(32);
+    await new OperationStore(svc.core.redis, svc.core.prefix).create(awaitingSignature(digest.toString('hex'), 'fragment'));
+    const text = JSON.stringify(callbackBody(digest));
+    const headers = Object.entries({ ...signCallback(TEST_CALLBACK_SECRET, text), 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) })
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+    const res = await raw(`POST ${PATH}#frag HTTP/1.1\r\nHost: x\r\n${headers}\r\n${text}`);
+    expect([res.status, res.body.outcome, res.etag]).toEqual([200, 'queued', false]);
+  });
+
+  it('a POST without any body is told a JSON body is required, in both lanes', async () => {
+    const headers = Object.entries({ ...signCallback(TEST_CALLBACK_SECRET, ''), 'content-type': 'application/json' })
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+    const lean = await raw(`POST ${PATH} HTTP/1.1\r\nHost: x\r\n${headers}\r\n`);
+    const express = await raw(`POST ${PATH} HTTP/1.1\r\nHost: x\r\ncontent-encoding: gzip\r\n${headers}\r\n`);
+    expect([lean.etag, express.etag]).toEqual([false, true]);
+    expect(lean.body).toEqual(express.body);
+    expect(lean.body).toMatchObject({ errCode: 'ERR_INVALID_ARGUMENTS' });
+    expect(String(lean.body.details)).toMatch(/a JSON body is required/);
   });
 
   it('reads BODY_LIMIT in the units of Express\'s body parser', () => {
