@@ -26,12 +26,17 @@ export class RecentBlockhashes {
     for (const [hash, at] of this.issued) if (slot - at > BLOCKHASH_VALID_SLOTS) this.issued.delete(hash);
   }
 
+  /** Whether a transaction with this blockhash is accepted at `slot` (isBlockhashValid). */
+  isValid(blockhash: string, slot: bigint): boolean {
+    const at = this.issued.get(blockhash);
+    return at !== undefined && slot - at <= BLOCKHASH_VALID_SLOTS;
+  }
+
   /** Why the message's lifetime is not acceptable at `slot`, or undefined when it is. */
   refusal(messageBytes: Uint8Array, slot: bigint): string | undefined {
     const message = getCompiledTransactionMessageDecoder().decode(messageBytes);
     const token = message.lifetimeToken;
-    const at = this.issued.get(token);
-    if (at !== undefined && slot - at <= BLOCKHASH_VALID_SLOTS) return undefined;
+    if (this.isValid(token, slot)) return undefined;
     // Legacy and v0 messages list compiled instructions; the adaptor sends v0.
     if (!('instructions' in message) || !('staticAccounts' in message)) return 'BlockhashNotFound';
     const first = message.instructions[0];

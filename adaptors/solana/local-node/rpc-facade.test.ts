@@ -69,6 +69,23 @@ describe('local Solana node: LiteSVM behind a strict JSON-RPC facade', () => {
     await expect(rpc.sendTransaction(b64(unknown))).rejects.toThrow(/BlockhashNotFound/);
   });
 
+  it('answers with the slot it is at: context.slot, getEpochInfo (slot and height of one bank), isBlockhashValid for 150 slots', async () => {
+    const payer = newLocalKey();
+    node.svm.airdrop(payer.address, lamports(1_000_000_000n));
+    const blockhash = node.svm.latestBlockhash();
+    const sig = await rpc.sendTransaction(b64(transfer(payer, newLocalKey().address, 10_000_000n)));
+    const slot = await rpc.getSlot('confirmed');
+    expect(await rpc.getSignatureStatusAt(sig)).toMatchObject({ slot, value: { slot: slot - 1 } });
+    expect(await rpc.getAccountAt(payer.address)).toMatchObject({ slot, value: { owner: '11111111111111111111111111111111' } });
+    expect(await rpc.getEpochInfo()).toEqual({ absoluteSlot: slot, blockHeight: slot });
+    const info = await rpc.call<{ epoch: number; slotIndex: number; slotsInEpoch: number }>('getEpochInfo');
+    expect(info.slotIndex).toBeLessThan(info.slotsInEpoch);
+    expect(await rpc.isBlockhashValid(blockhash)).toEqual({ slot, value: true });
+    for (let i = 0; i < 150; i++) node.facade.nextSlot();
+    expect(await rpc.isBlockhashValid(blockhash)).toEqual({ slot: slot + 150, value: false });
+    expect((await rpc.isBlockhashValid('4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM')).value).toBe(false);
+  });
+
   it('says plainly what it does not serve, and rejects malformed parameters', async () => {
     await expect(rpc.getGenesisHash()).rejects.toThrow(/Method not found: getGenesisHash is not served by the local LiteSVM node/);
     await expect(rpc.call('getMultipleAccounts', [['not-an-address']])).rejects.toThrow(/not a base58 public key/);

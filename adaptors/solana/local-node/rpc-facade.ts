@@ -7,7 +7,7 @@ import {
   type Address,
   type Signature,
 } from '@solana/kit';
-import { FailedTransactionMetadata, type LiteSVM } from 'litesvm';
+import { FailedTransactionMetadata, type EpochSchedule, type LiteSVM } from 'litesvm';
 import { RecentBlockhashes } from './lifetime.js';
 
 /**
@@ -96,6 +96,11 @@ export class SvmRpcFacade {
       case 'getBlockHeight':
         // Block heights here are slots: every slot has a block, and lastValidBlockHeight below counts in them.
         return Number(this.slot());
+      case 'getEpochInfo':
+        return this.epochInfo();
+      case 'isBlockhashValid':
+        if (typeof params[0] !== 'string') return fail(-32602, 'Invalid param: expected a blockhash');
+        return { context, value: this.recent.isValid(params[0], this.slot()) };
       case 'getLatestBlockhash':
         return { context, value: { blockhash: this.svm.latestBlockhash(), lastValidBlockHeight: Number(this.slot()) + 150 } };
       case 'getMinimumBalanceForRentExemption':
@@ -112,6 +117,14 @@ export class SvmRpcFacade {
       default:
         return fail(-32601, `Method not found: ${method} is not served by the local LiteSVM node`);
     }
+  }
+
+  /** Slot and block height of the one bank there is, with the epoch the SVM's epoch schedule puts that slot in. */
+  private epochInfo(): unknown {
+    const slot = this.slot();
+    const { epoch, slotIndex, slotsInEpoch } = epochOf(this.svm.getEpochSchedule(), slot);
+    // Block heights here are slots (see getBlockHeight). LiteSVM keeps no transaction count.
+    return { absoluteSlot: Number(slot), blockHeight: Number(slot), epoch: Number(epoch), slotIndex: Number(slotIndex), slotsInEpoch: Number(slotsInEpoch), transactionCount: null };
   }
 
   private account(a: Address): unknown {
@@ -179,6 +192,24 @@ export class SvmRpcFacade {
     // One in-process node with no forks: an executed transaction is final at once.
     return { slot: Number(hit.slot), confirmations: null, err: null, confirmationStatus: 'finalized', status: { Ok: null } };
   }
+}
+
+/** The runtime's EpochSchedule::get_epoch_and_slot_index, with the epoch's length: short epochs (from 32 slots) while warming up, then fixed. */
+function epochOf(schedule: EpochSchedule, slot: bigint): { epoch: bigint; slotIndex: bigint; slotsInEpoch: bigint } {
+  const MINIMUM = 32n;
+  if (slot < schedule.firstNormalSlot) {
+    let epoch = 0n;
+    let first = 0n;
+    let length = MINIMUM;
+    while (slot >= first + length) {
+      first += length;
+      length *= 2n;
+      epoch += 1n;
+    }
+    return { epoch, slotIndex: slot - first, slotsInEpoch: length };
+  }
+  const normal = slot - schedule.firstNormalSlot;
+  return { epoch: schedule.firstNormalEpoch + normal / schedule.slotsPerEpoch, slotIndex: normal % schedule.slotsPerEpoch, slotsInEpoch: schedule.slotsPerEpoch };
 }
 
 function asList(v: unknown): unknown[] {

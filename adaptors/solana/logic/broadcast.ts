@@ -1,16 +1,19 @@
 import { getBase58Decoder, getTransactionDecoder } from '@solana/kit';
-import { PermanentLedgerError } from '../../../src/errors.js';
+import { PermanentLedgerError, UnavailableError } from '../../../src/errors.js';
 import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { SolanaContext } from '../context.js';
 import { AlreadyProcessedError, ExpiredTransactionError } from '../network/errors.js';
+import { landing, lifetimeOfMessage } from './landing.js';
 
 /**
  * Sends the wire transaction (base64). A signature the node already knows, before or during
  * the send, is "already known". Preflight failures are permanent for this signed transaction.
  * "Blockhash not found" is also what our own landed durable-nonce transaction gets when sent
- * again (the runtime checks the nonce before its status cache, and the nonce has moved on):
- * the signature is looked up once more before it counts as expired, since behind a load
- * balancer the first lookup may have reached a node that had not seen it land yet.
+ * again (the runtime checks the nonce before its status cache, and the nonce has moved on),
+ * and what a node behind says of a blockhash it has not seen yet. So it is final only when
+ * landing.ts proves the transaction can never land; found after all, it is already known;
+ * anything else (a lookup from a node behind the one that answered for the nonce or the
+ * blockhash, a nonce still unused) is retried later, never a refusal.
  */
 export async function broadcast(ctx: SolanaContext, signed: SignedTx): Promise<BroadcastResult> {
   const bytes = Buffer.from(signed.serialized, 'hex');
@@ -24,7 +27,10 @@ export async function broadcast(ctx: SolanaContext, signed: SignedTx): Promise<B
     return { txid, alreadyKnown: false };
   } catch (e) {
     if (e instanceof AlreadyProcessedError) return { txid: signed.txid, alreadyKnown: true };
-    if (e instanceof ExpiredTransactionError && (await ctx.rpc.getSignatureStatus(signed.txid))) return { txid: signed.txid, alreadyKnown: true };
-    throw e;
+    if (!(e instanceof ExpiredTransactionError)) throw e;
+    const verdict = await landing(ctx.rpc, signed.txid, lifetimeOfMessage(Uint8Array.from(tx.messageBytes)));
+    if (verdict.kind === 'landed') return { txid: signed.txid, alreadyKnown: true };
+    if (verdict.kind === 'never') throw new ExpiredTransactionError(`${e.details}; ${verdict.reason}`);
+    throw new UnavailableError(`Solana: the node refused ${signed.txid} as expired (${e.details}); not proven: ${verdict.reason}; retrying later`, e);
   }
 }

@@ -15,6 +15,12 @@ export interface RpcSignatureStatus {
   confirmationStatus?: 'processed' | 'confirmed' | 'finalized' | null;
 }
 
+/** An answer as the node gave it at `slot` (its `context.slot`): how far along that node was when it answered. */
+export interface AtSlot<T> {
+  slot: number;
+  value: T;
+}
+
 const TIMEOUT_MS = 15_000;
 
 /**
@@ -65,6 +71,16 @@ export class SolanaRpc {
     return this.call('getGenesisHash');
   }
 
+  /**
+   * The block height and slot of one and the same bank (`confirmed`), unlike getBlockHeight
+   * and getSlot asked apart, which a load balancer may answer from different nodes.
+   */
+  async getEpochInfo(): Promise<{ absoluteSlot: number; blockHeight: number }> {
+    const r = await this.call<{ absoluteSlot?: unknown; blockHeight?: unknown }>('getEpochInfo', [{ commitment: 'confirmed' }]);
+    if (typeof r.absoluteSlot !== 'number' || typeof r.blockHeight !== 'number') throw new UpstreamError('Solana RPC getEpochInfo: answer without absoluteSlot and blockHeight', true);
+    return { absoluteSlot: r.absoluteSlot, blockHeight: r.blockHeight };
+  }
+
   async getMultipleAccounts(addresses: string[]): Promise<(RpcAccount | null)[]> {
     const out: (RpcAccount | null)[] = [];
     // The RPC takes at most 100 addresses per call.
@@ -73,6 +89,19 @@ export class SolanaRpc {
       out.push(...r.value);
     }
     return out;
+  }
+
+  /** One account with the slot of the answer (`confirmed`). */
+  async getAccountAt(address: string): Promise<AtSlot<RpcAccount | null>> {
+    const r = await this.call<{ context?: { slot?: unknown }; value: (RpcAccount | null)[] }>('getMultipleAccounts', [[address], { encoding: 'base64', commitment: 'confirmed' }]);
+    return { slot: contextSlot('getMultipleAccounts', r), value: r.value[0] ?? null };
+  }
+
+  /** Whether the node (`confirmed`) still accepts this blockhash, with the slot of the answer. */
+  async isBlockhashValid(blockhash: string): Promise<AtSlot<boolean>> {
+    const r = await this.call<{ context?: { slot?: unknown }; value: unknown }>('isBlockhashValid', [blockhash, { commitment: 'confirmed' }]);
+    if (typeof r.value !== 'boolean') throw new UpstreamError('Solana RPC isBlockhashValid: answer without a boolean value', true);
+    return { slot: contextSlot('isBlockhashValid', r), value: r.value };
   }
 
   async getLatestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: number }> {
@@ -95,4 +124,17 @@ export class SolanaRpc {
     const r = await this.call<{ value: (RpcSignatureStatus | null)[] }>('getSignatureStatuses', [[signature], { searchTransactionHistory: true }]);
     return r.value[0] ?? null;
   }
+
+  /** The signature's status (history searched) with the slot the answering node had reached. */
+  async getSignatureStatusAt(signature: string): Promise<AtSlot<RpcSignatureStatus | null>> {
+    const r = await this.call<{ context?: { slot?: unknown }; value: (RpcSignatureStatus | null)[] }>('getSignatureStatuses', [[signature], { searchTransactionHistory: true }]);
+    return { slot: contextSlot('getSignatureStatuses', r), value: r.value[0] ?? null };
+  }
+}
+
+/** The `context.slot` of an RPC answer; an answer without one tells nothing of how current it is. */
+function contextSlot(method: string, r: { context?: { slot?: unknown } }): number {
+  const slot = r.context?.slot;
+  if (typeof slot !== 'number' || !Number.isSafeInteger(slot) || slot < 0) throw new UpstreamError(`Solana RPC ${method}: answer without context.slot`, true);
+  return slot;
 }
