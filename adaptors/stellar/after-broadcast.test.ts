@@ -1,6 +1,7 @@
 import { Keypair } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStellarLedger, type LocalStellarLedger } from '../../adaptors/stellar/local-node/index.js';
+import { OperationStore } from '../../src/pipeline/operation-store.js';
 import { startLoop, type Loop } from '../../test/helpers/loop.js';
 import { READ_KEY, WITHDRAW_KEY } from '../../test/helpers/service.js';
 
@@ -76,5 +77,32 @@ describe('after the broadcast on Stellar (ledger simulator)', () => {
     expect(done.attempts[0].rebroadcasts).toBeGreaterThanOrEqual(1);
     const list = await loop.svc.call('GET', `/api/v1.0/vaults/${v.vaultId}/withdrawals`, { key: READ_KEY });
     expect(list.body.items[0].attempts[0].txids).toEqual(op.txids);
+  });
+
+  // Last: it moves the simulator's clock a day and a half ahead.
+  it('a speed-up was sent but the original landed without it: once both are past their bound, CONFIRMED on the original', async () => {
+    const { v, dest, op, id } = await queuedWithdrawal();
+    // The fee-bump bids 10x, still under the surge price: it takes the original's place in the queue.
+    ledger.setSurgeFee(5000n);
+    const res = await post(v.vaultId, id, 'speed-up', { fee: '1000' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const sped = await loop.waitFor(v.vaultId, id, (o) => o.attempts[1]?.status === 'broadcast' && o.history.some((h: { detail?: string }) => h.detail?.startsWith('speed-up sent')));
+    const bump = sped.attempts[1].txids[0] as string;
+    expect(ledger.queued()).toEqual([bump]);
+    const stored = await new OperationStore(loop.svc.core.redis, loop.svc.core.prefix).resolve(id);
+    const original = Buffer.from(stored!.signedTxs![0]!, 'hex').toString('base64');
+    // In one step, between two looks of the watcher: the fee-bump leaves the queue, the original
+    // lands on its own, and the network passes the bound (a day): the fee-bump can never land,
+    // and its lookup finds nothing, so its attempt is judged from the account's history.
+    expect(ledger.dropQueued(bump)).toBe(true);
+    ledger.setSurgeFee(undefined);
+    const landed = ledger.submit(original);
+    expect(landed.kind).toBe('applied');
+    ledger.advanceTime(1.5 * 86_400);
+    const done = await loop.waitFor(v.vaultId, id, (o) => o.status !== 'BROADCAST', 30_000);
+    expect(done.status, JSON.stringify(done.history)).toBe('CONFIRMED');
+    expect(done.txids).toEqual(op.txids);
+    expect(done.attempts.map((a: { kind: string; status: string }) => `${a.kind}:${a.status}`)).toEqual(['original:confirmed', 'speed-up:replaced']);
+    expect(ledger.account(dest)!.balance).toBe(150_000_000n);
   });
 });

@@ -229,11 +229,22 @@ function apply(state: LedgerState, tx: Transaction, c: Charge): TxRecord {
           : String(memo.value),
     signatures: c.signatures ?? tx.signatures.map((s) => s.signature().toString('base64')),
     timeBounds: tx.timeBounds ? { minTime: tx.timeBounds.minTime, maxTime: tx.timeBounds.maxTime } : undefined,
+    participants: participantsOf(tx, c.payer),
     ...(c.feeBump ? { feeBump: c.feeBump } : {}),
   };
   state.transactions.set(c.hash, record);
   state.close([record]);
   return record;
+}
+
+/** Horizon's participants of a transaction, for the operations the simulator knows: source, fee payer, operation sources, created and paid accounts. */
+function participantsOf(tx: Transaction, payer: string): string[] {
+  const ids = [tx.source, payer];
+  for (const op of tx.operations) {
+    if (op.source) ids.push(op.source);
+    if (op.type === 'createAccount' || op.type === 'payment') ids.push(op.destination);
+  }
+  return [...new Set(ids.map((id) => extractBaseAddress(id)))];
 }
 
 /** Operation effects go to `work` (copies), committed only if every operation succeeds. */

@@ -1,3 +1,4 @@
+import { extractBaseAddress } from '@stellar/stellar-sdk';
 import type { AccountEntry, LedgerHeader, TxRecord } from './ledger.js';
 
 /**
@@ -7,7 +8,7 @@ import type { AccountEntry, LedgerHeader, TxRecord } from './ledger.js';
 
 export const SIMULATOR_NOTICE =
   'Local Stellar ledger SIMULATOR for development and tests: not stellar-core, not Horizon. ' +
-  'It implements a Horizon subset (accounts, fee_stats, ledgers, transactions, friendbot) and ' +
+  'It implements a Horizon subset (accounts and their transactions, fee_stats, ledgers, transactions, friendbot) and ' +
   'payment, create_account, change_trust and manage_data with stellar-core rules.';
 
 export function amount(stroops: bigint): string {
@@ -82,22 +83,32 @@ export function ledgerJson(base: string, h: LedgerHeader) {
   };
 }
 
+/** Horizon's paging token of a transaction: its TOID (ledger, 1-based index in the ledger, operation 0); one transaction per ledger here. */
+export function transactionPagingToken(t: TxRecord): bigint {
+  return (BigInt(t.ledger) << 32n) + (1n << 12n);
+}
+
 export function transactionJson(base: string, t: TxRecord) {
+  // Horizon names accounts by their `G…` id, a muxed one (`M…`) in the `*_muxed` fields beside it.
+  const source = extractBaseAddress(t.sourceAccount);
+  const feeAccount = t.feeBump?.feeAccount ?? t.sourceAccount;
   return {
     _links: {
       self: link(`${base}/transactions/${t.hash}`),
-      account: link(`${base}/accounts/${t.sourceAccount}`),
+      account: link(`${base}/accounts/${source}`),
       ledger: link(`${base}/ledgers/${t.ledger}`),
     },
     id: t.hash,
-    paging_token: ((BigInt(t.ledger) << 32n) + 4096n).toString(),
+    paging_token: transactionPagingToken(t).toString(),
     successful: t.successful,
     hash: t.hash,
     ledger: t.ledger,
     created_at: iso(t.createdAt),
-    source_account: t.sourceAccount,
+    source_account: source,
+    ...(t.sourceAccount.startsWith('M') ? { account_muxed: t.sourceAccount } : {}),
     source_account_sequence: t.sequence.toString(),
-    fee_account: t.feeBump?.feeAccount ?? t.sourceAccount,
+    fee_account: extractBaseAddress(feeAccount),
+    ...(feeAccount.startsWith('M') ? { fee_account_muxed: feeAccount } : {}),
     fee_charged: t.feeCharged.toString(),
     max_fee: t.maxFee.toString(),
     operation_count: t.operationCount,
@@ -119,6 +130,35 @@ export function transactionJson(base: string, t: TxRecord) {
           preconditions: { timebounds: { min_time: t.timeBounds.minTime, max_time: t.timeBounds.maxTime } },
         }
       : {}),
+  };
+}
+
+/**
+ * `GET /accounts/{id}/transactions`: a page of the transactions the account participates in,
+ * by paging token (`order`), after `cursor` in that order, failed ones only with
+ * `include_failed`. Like Horizon, an account it never saw has an empty page, not a 404.
+ */
+export function accountTransactionsJson(
+  base: string,
+  account: string,
+  all: Iterable<TxRecord>,
+  q: { cursor?: bigint; limit: number; desc: boolean; includeFailed: boolean },
+) {
+  const mine = [...all].filter((t) => t.participants.includes(account) && (q.includeFailed || t.successful));
+  const ordered = q.desc ? mine.reverse() : mine;
+  const after = q.cursor === undefined ? ordered : ordered.filter((t) => (q.desc ? transactionPagingToken(t) < (q.cursor as bigint) : transactionPagingToken(t) > (q.cursor as bigint)));
+  const records = after.slice(0, q.limit);
+  const page = (cursor: string, desc: boolean) =>
+    link(`${base}/accounts/${account}/transactions?cursor=${cursor}&limit=${q.limit}&order=${desc ? 'desc' : 'asc'}${q.includeFailed ? '&include_failed=true' : ''}`);
+  const first = records[0];
+  const last = records[records.length - 1];
+  return {
+    _links: {
+      self: page(q.cursor === undefined ? '' : q.cursor.toString(), q.desc),
+      next: page(last ? transactionPagingToken(last).toString() : (q.cursor?.toString() ?? ''), q.desc),
+      prev: page(first ? transactionPagingToken(first).toString() : (q.cursor?.toString() ?? ''), !q.desc),
+    },
+    _embedded: { records: records.map((t) => transactionJson(base, t)) },
   };
 }
 

@@ -2,7 +2,7 @@
  * A local Stellar ledger SIMULATOR with a Horizon-compatible HTTP API, for tests and the
  * sandbox. No Stellar node or Horizon can be installed here (see FIELD-NOTES.md), so this
  * stands in for one. It is NOT stellar-core and NOT Horizon: it implements the Horizon subset
- * the Stellar adaptor uses (`/`, `/accounts/:id`, `/fee_stats`, `/ledgers`, `/transactions`
+ * the Stellar adaptor uses (`/`, `/accounts/:id`, `/accounts/:id/transactions`, `/fee_stats`, `/ledgers`, `/transactions`
  * POST and GET, `/friendbot`) with Horizon's response and problem+json shapes, and applies
  * payment, create_account, change_trust and manage_data with stellar-core's rules: exact sequence numbers,
  * base fee, base reserve, time bounds, trustlines, and envelope signatures verified through

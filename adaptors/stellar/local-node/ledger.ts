@@ -59,6 +59,11 @@ export interface TxRecord {
   memo?: string;
   signatures: string[];
   timeBounds?: { minTime: string; maxTime: string };
+  /**
+   * Accounts (`G…`) whose history lists it, as Horizon's participants: the source, the fee
+   * payer, operation sources, and the accounts created or paid.
+   */
+  participants: string[];
   /** Fee-bumps (CAP-15): the account that paid, and the wrapped transaction's hash and max fee. */
   feeBump?: { feeAccount: string; innerHash: string; innerMaxFee: bigint; innerSignatures: string[] };
 }

@@ -3,6 +3,7 @@ import { StrKey } from '@stellar/stellar-sdk';
 import { submitEnvelope } from './apply.js';
 import {
   accountJson,
+  accountTransactionsJson,
   badRequest,
   feeStatsJson,
   ledgerJson,
@@ -99,7 +100,8 @@ export function handler(routes: Routes) {
       if (req.method === 'GET' && account) {
         // A state endpoint: Horizon's StateMiddleware sets Latest-Ledger before the handler
         // runs, so 400 and 404 answers carry it too. History endpoints (/transactions/{hash},
-        // /ledgers) and the root do not set it, and neither does the simulator there.
+        // /accounts/{id}/transactions, /ledgers) and the root do not set it, and neither does
+        // the simulator there.
         const asOf = { 'latest-ledger': String(state.latest().sequence) };
         const id = decodeURIComponent(account[1] as string);
         if (!StrKey.isValidEd25519PublicKey(id)) {
@@ -109,6 +111,24 @@ export function handler(routes: Routes) {
         const entry = state.accounts.get(id);
         if (!entry) return send(res, 404, notFound().body, asOf);
         return send(res, 200, accountJson(base, entry), asOf);
+      }
+      const history = /^\/accounts\/([^/]+)\/transactions$/.exec(path);
+      if (req.method === 'GET' && history) {
+        // A history endpoint: no Latest-Ledger header.
+        const id = decodeURIComponent(history[1] as string);
+        if (!StrKey.isValidEd25519PublicKey(id)) return answer(badRequest('account_id', 'Account ID must start with `G` and contain 56 alphanum characters'));
+        const q = url.searchParams;
+        const limit = q.get('limit') ?? '10';
+        if (!/^\d{1,3}$/.test(limit) || Number(limit) < 1 || Number(limit) > 200) return answer(badRequest('limit', 'limit argument must be between 1 and 200'));
+        const order = q.get('order') ?? 'asc';
+        if (order !== 'asc' && order !== 'desc') return answer(badRequest('order', 'order: invalid value; must be asc or desc'));
+        const cursor = q.get('cursor') ?? '';
+        if (cursor !== '' && cursor !== 'now' && !/^\d{1,19}$/.test(cursor)) return answer(badRequest('cursor', 'cursor: invalid int64 value'));
+        const failed = q.get('include_failed') ?? 'false';
+        if (failed !== 'true' && failed !== 'false') return answer(badRequest('include_failed', 'include_failed must be true or false'));
+        // `now`: after the latest ledger (nothing in ascending order; everything in descending).
+        const at = cursor === 'now' ? (BigInt(state.latest().sequence + 1) << 32n) : cursor === '' ? undefined : BigInt(cursor);
+        return send(res, 200, accountTransactionsJson(base, id, state.transactions.values(), { cursor: at, limit: Number(limit), desc: order === 'desc', includeFailed: failed === 'true' }));
       }
       if (req.method === 'GET' && path === '/fee_stats') return send(res, 200, feeStatsJson(state.latest(), state.surgeFee));
       if (req.method === 'GET' && path === '/ledgers') {

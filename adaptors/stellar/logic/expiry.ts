@@ -1,20 +1,26 @@
+import { FeeBumpTransaction, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';
-import type { HorizonLedger } from '../network/horizon.js';
+import type { HorizonLedger, HorizonTransaction } from '../network/horizon.js';
 import { stellarState } from './state.js';
 
 /**
  * How long after the upper time bound a transaction that is still not found is taken as
  * expired without a proof (below) from an instance known to be past the bound. It assumes that
  * no Horizon instance behind the configured URL answers from more than an hour behind the
- * network. Only reached when every proof is missing: a proxy strips `Latest-Ledger`, or the
- * instances that answer keep lagging. Without it such a withdrawal would be watched forever.
+ * network. Only reached when every proof is missing: a proxy strips `Latest-Ledger`, the
+ * instances that answer keep lagging, or the source account is gone (merged), so there is no
+ * sequence number to read. Without it such a withdrawal would be watched forever.
  */
 export const UNPROVEN_EXPIRY_GRACE_MS = 60 * 60_000;
 
 const EXPIRED: TxStatus = { state: 'failed', confirmations: 0, reason: 'expired: time bounds passed' };
 const UNKNOWN: TxStatus = { state: 'unknown', confirmations: 0 };
 const PENDING: TxStatus = { state: 'pending', confirmations: 0 };
+
+/** History pages read, newest first, to find the transaction that consumed a sequence number. */
+export const HISTORY_PAGE_SIZE = 200;
+export const HISTORY_PAGES = 5;
 
 /**
  * What a transaction is that Horizon did not find, now that `latest` closed after its upper
@@ -31,16 +37,16 @@ const PENDING: TxStatus = { state: 'pending', confirmations: 0 };
  * 2. The source account's sequence number (`/accounts/{id}` does carry `Latest-Ledger`, read in
  *    the same database transaction as the account). Any applied transaction, failed ones too,
  *    spends its sequence number, and only at exactly the account's next: below ours as of such
- *    a ledger, ours (and any fee-bump of it) was in no ledger up to it. Spent: it is in a
- *    ledger the transaction lookup's instance has not caught up with, so `pending`; nothing but
- *    a transaction this service did not build could have taken the number instead, and that
- *    is left to an operator (the withdrawal is marked stuck), never guessed as failed.
- * 3. Neither proof (header stripped or behind): `unknown` (the envelope is past its bound, so
- *    sending it again is harmless) until the network is UNPROVEN_EXPIRY_GRACE_MS past the bound
- *    with the sequence number still unspent, then expired.
+ *    a ledger, ours (and any fee-bump of it) was in no ledger up to it. Spent: which
+ *    transaction spent it is read from the account's history (`spentBy`).
+ * 3. Neither proof (header stripped or behind), or no account to read (merged): `unknown` (the
+ *    envelope is past its bound, so sending it again is harmless) until the network is
+ *    UNPROVEN_EXPIRY_GRACE_MS past the bound with the sequence number still unspent (or the
+ *    account still missing), then expired.
  */
 export async function notFoundAfterBound(
   ctx: StellarContext,
+  txid: string,
   unsigned: UnsignedWithdrawal,
   expiresAt: number,
   latest: HorizonLedger,
@@ -48,14 +54,80 @@ export async function notFoundAfterBound(
 ): Promise<TxStatus> {
   const pastBound = (sequence: number | undefined) => closedAfter(ctx, sequence, latest, expiresAt);
   if (await pastBound(notFoundAsOf)) return EXPIRED;
+  const pastGrace = Date.parse(latest.closed_at) > expiresAt + UNPROVEN_EXPIRY_GRACE_MS;
   const { source, sequence } = stellarState.decode(unsigned.state);
   const account = await ctx.horizon.accountAsOf(source);
-  // A missing account (merged) says nothing about whether the transaction applied before.
-  if (!account.value) return UNKNOWN;
+  // A missing account (merged) says nothing about whether the transaction applied before it
+  // went; the lookup by hash would have found it, unless it lags by more than the grace.
+  if (!account.value) {
+    return pastGrace ? { state: 'failed', confirmations: 0, reason: 'expired: time bounds passed; the source account no longer exists' } : UNKNOWN;
+  }
   const spent = BigInt(account.value.sequence) >= BigInt(sequence);
-  if (spent) return PENDING;
+  if (spent) return spentBy(ctx, txid, unsigned, source, BigInt(sequence));
   if (await pastBound(account.latestLedger)) return EXPIRED;
-  return Date.parse(latest.closed_at) > expiresAt + UNPROVEN_EXPIRY_GRACE_MS ? EXPIRED : UNKNOWN;
+  return pastGrace ? EXPIRED : UNKNOWN;
+}
+
+/**
+ * Our sequence number `n` is spent but the lookup by hash did not find our transaction: which
+ * transaction spent it, from the source account's history (newest first; a record names the
+ * (inner) transaction's source and sequence number, its `hash` is the outer one of a
+ * fee-bump, `inner_transaction.hash` the wrapped one's). A record, once visible, never changes:
+ *
+ * - Ours (`hash` or inner hash is `txid`): it landed and the lookup's instance lags: `pending`.
+ * - Our own transaction in another envelope: for a fee-bump attempt, the original it wraps
+ *   landed unbumped (`hash` is the inner hash) or inside another fee-bump (inner hash): the
+ *   payment went through. `failed` with `spentBy` that transaction, as Ethereum's original is
+ *   once its speed-up is mined: the withdrawal follows the attempt that landed (or revives it).
+ * - Any other: it took the number and ours can never apply: `failed`, replaced, `spentBy` it
+ *   (the pipeline fails the withdrawal as a conflict once every attempt is lost).
+ * - None visible (the history's instance lags too, or the number was spent further back than
+ *   the pages read, or skipped by a bump_sequence): `pending`, looked at again later.
+ */
+async function spentBy(ctx: StellarContext, txid: string, unsigned: UnsignedWithdrawal, source: string, n: bigint): Promise<TxStatus> {
+  const used = await transactionAt(ctx, source, n);
+  if (!used) return PENDING;
+  const hashes = [used.hash, used.inner_transaction?.hash];
+  if (hashes.includes(txid)) return PENDING;
+  const inner = innerHashOf(ctx, unsigned);
+  const by = `replaced: sequence ${n} used by transaction ${used.hash}`;
+  const reason =
+    inner === undefined || inner === txid || !hashes.includes(inner)
+      ? by
+      : used.hash === inner
+        ? `${by}, the one this fee-bump wraps, which landed without it`
+        : `${by}, another fee-bump of the one this fee-bump wraps (${inner})`;
+  return { state: 'failed', confirmations: 0, reason, spentBy: used.hash };
+}
+
+/**
+ * The transaction of `source` that consumed sequence number `n`, if the history shows it
+ * within HISTORY_PAGES pages. The account's own sequence numbers fall as the history goes
+ * back (other records, where it only pays a fee-bump or receives, are skipped), so the search
+ * stops at the first one below `n`.
+ */
+async function transactionAt(ctx: StellarContext, source: string, n: bigint): Promise<HorizonTransaction | undefined> {
+  let cursor: string | undefined;
+  for (let page = 0; page < HISTORY_PAGES; page++) {
+    const records = await ctx.horizon.accountTransactions(source, HISTORY_PAGE_SIZE, cursor);
+    for (const r of records) {
+      if (r.source_account !== source || !/^\d{1,19}$/.test(r.source_account_sequence ?? '')) continue;
+      const seq = BigInt(r.source_account_sequence);
+      if (seq === n) return r;
+      if (seq < n) return undefined;
+    }
+    cursor = records[records.length - 1]?.paging_token;
+    if (records.length < HISTORY_PAGE_SIZE || !cursor) return undefined;
+  }
+  return undefined;
+}
+
+/** The hash of the transaction an attempt's envelope carries: the wrapped one for a fee-bump, else its own. */
+function innerHashOf(ctx: StellarContext, unsigned: UnsignedWithdrawal): string | undefined {
+  const envelope = unsigned.txs[0]?.serialized;
+  if (!envelope) return undefined;
+  const tx = TransactionBuilder.fromXDR(xdr.TransactionEnvelope.fromXDR(envelope, 'hex'), ctx.passphrase);
+  return (tx instanceof FeeBumpTransaction ? tx.innerTransaction : tx).hash().toString('hex');
 }
 
 /**

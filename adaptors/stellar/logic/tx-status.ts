@@ -28,7 +28,7 @@ export async function txStatus(ctx: StellarContext, txid: string, unsigned: Unsi
   }
   const { expiresAt } = unsigned;
   if (expiresAt !== undefined && Date.parse(latest.closed_at) > expiresAt) {
-    return notFoundAfterBound(ctx, unsigned, expiresAt, latest, lookup.latestLedger);
+    return notFoundAfterBound(ctx, txid, unsigned, expiresAt, latest, lookup.latestLedger);
   }
   return { state: 'unknown', confirmations: 0 };
 }

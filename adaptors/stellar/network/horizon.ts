@@ -41,13 +41,18 @@ export interface HorizonFeeStats {
 }
 
 export interface HorizonTransaction {
+  /** For a fee-bump: the outer envelope's hash in history listings; the one asked for in `/transactions/{hash}`. */
   hash: string;
+  /** Position in history listings, the `cursor` for the next page. */
+  paging_token?: string;
   /** Fee-bumps (CAP-15): the outer envelope's hash and the wrapped transaction's. */
   fee_bump_transaction?: { hash: string };
   inner_transaction?: { hash: string };
   ledger: number;
   successful: boolean;
+  /** The (inner) transaction's source, a `G…` account even when the envelope names it muxed. */
   source_account: string;
+  /** The sequence number the (inner) transaction consumed. */
   source_account_sequence: string;
   fee_charged: string;
   result_xdr: string;
@@ -170,6 +175,20 @@ export class HorizonClient {
   /** The transaction (undefined when not found) with the answering instance's latest ledger, if it says. */
   transactionAsOf(hash: string): Promise<AsOf<HorizonTransaction>> {
     return this.exchange<HorizonTransaction>(`/transactions/${hash}`, { allowMissing: true });
+  }
+
+  /**
+   * One page of the transactions that involve account `id` (as source, fee payer, operation
+   * source or destination), newest first, failed ones included: they consumed their sequence
+   * numbers too. `cursor`: a record's `paging_token`, for the records older than it. Horizon
+   * answers an account it never saw with an empty page; a 404 is taken as one too.
+   */
+  async accountTransactions(id: string, limit: number, cursor?: string): Promise<HorizonTransaction[]> {
+    const query = new URLSearchParams({ order: 'desc', limit: String(limit), include_failed: 'true', ...(cursor ? { cursor } : {}) });
+    const page = await this.request<{ _embedded?: { records?: HorizonTransaction[] } }>(`/accounts/${encodeURIComponent(id)}/transactions?${query.toString()}`, {
+      allowMissing: true,
+    });
+    return page?._embedded?.records ?? [];
   }
 
   /** Synchronous submission: answers once the transaction is in a ledger, or with its result codes. */
