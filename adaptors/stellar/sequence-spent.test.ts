@@ -1,3 +1,4 @@
+import { TransactionBuilder, type Transaction } from '@stellar/stellar-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LedgerAdaptor, SignedTx, UnsignedWithdrawal } from '../../src/ledger/adaptor.js';
 import { testRedis } from '../../test/helpers/redis.js';
@@ -208,6 +209,18 @@ describe('Stellar txStatus after the bound with the sequence number spent', () =
       confirmations: 0,
       reason: 'expired: time bounds passed; the source account no longer exists',
     });
+  });
+  it('our transaction wrapped in a fee-bump someone else paid (the signed envelope is public once sent) landed: confirmed, not a conflict', async () => {
+    const { sim, unsigned, signed, adaptor } = await signedWithdrawal();
+    const stranger = testKey();
+    await sim.fund(stranger.address, '10');
+    const inner = TransactionBuilder.fromXDR(Buffer.from(signed.serialized, 'hex').toString('base64'), sim.passphrase) as Transaction;
+    const bump = TransactionBuilder.buildFeeBumpTransaction(stranger.keypair, '1000', inner, sim.passphrase);
+    bump.sign(stranger.keypair);
+    sim.submit(bump.toXDR());
+    const status = await adaptor().txStatus(signed.txid, unsigned);
+    expect(status).toMatchObject({ state: 'confirmed' });
+    expect(status.blockHeight).toBeGreaterThan(0);
   });
 });
 

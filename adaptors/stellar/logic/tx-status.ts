@@ -1,11 +1,13 @@
+import { extractBaseAddress } from '@stellar/stellar-sdk';
 import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';
 import { notFoundAfterBound } from './expiry.js';
 import { codesFromResultXdr, describeCodes } from './result-codes.js';
+import { stellarState } from './state.js';
 
 /**
- * Where a transaction stands, from Horizon. A transaction that landed inside a fee-bump (our
- * speed-up) is reported as spent by that fee-bump. Not found is `unknown` until the ledger's
+ * Where a transaction stands, from Horizon. A transaction that landed inside a fee-bump the
+ * vault paid (our speed-up) is reported as spent by that fee-bump; inside another's, as landed. Not found is `unknown` until the ledger's
  * own close time passes the upper time bound (the network's clock, not ours, decides): the
  * same signed envelope can be submitted again (stellar-core drops queued transactions after a
  * while). After the bound no ledger can include it any more, but whether it is `failed` is
@@ -19,7 +21,11 @@ export async function txStatus(ctx: StellarContext, txid: string, unsigned: Unsi
   const tx = lookup.value;
   if (tx) {
     const outer = tx.fee_bump_transaction?.hash;
-    if (outer && outer !== txid && tx.inner_transaction?.hash === txid) {
+    // Inside our own speed-up (a fee-bump the vault paid): spent by that attempt, which the
+    // pipeline follows. Inside anyone else's (the signed envelope is public once sent, and
+    // anyone may pay to wrap it): it landed all the same, paid as signed, so it is reported
+    // as landed below, never as a conflict.
+    if (outer && outer !== txid && tx.inner_transaction?.hash === txid && tx.fee_account === extractBaseAddress(stellarState.decode(unsigned.state).source)) {
       return { state: 'failed', confirmations: 0, reason: `included inside fee-bump ${outer}`, spentBy: outer };
     }
     const confirmations = Math.max(0, latest.sequence - tx.ledger + 1);

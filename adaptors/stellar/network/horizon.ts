@@ -54,6 +54,8 @@ export interface HorizonTransaction {
   source_account: string;
   /** The sequence number the (inner) transaction consumed. */
   source_account_sequence: string;
+  /** Who paid the fee: for a fee-bump, its fee source (a `G…` account). */
+  fee_account?: string;
   fee_charged: string;
   result_xdr: string;
 }
