@@ -76,7 +76,7 @@ describe('ethereum nonces, broadcast outcomes and transaction status', () => {
     expect(await adaptor.txStatus(signed!.txid, ours)).toEqual({
       state: 'failed',
       confirmations: 0,
-      reason: 'replaced: nonce used by another transaction',
+      reason: `replaced: nonce ${(ours.state as { nonce: string }).nonce} used by transaction ${otherHash}`,
     });
   });
 

@@ -5,6 +5,7 @@ import type { EthContext } from '../context.js';
 import { ethRejection } from '../network/errors.js';
 import { JsonRpcError, type Settled } from '../network/json-rpc.js';
 import { nonceScope } from './nonce.js';
+import { nonceUse, unprovenNonce } from './nonce-user.js';
 import { senderOf } from './sender.js';
 
 /** The sender and nonce of signed bytes from anywhere, checked against the txid they came with. */
@@ -62,10 +63,13 @@ async function answered(ctx: EthContext, tx: Outgoing, answer: Settled<unknown>)
   const rejection = ethRejection(e.rpcMessage, e.rpcCode, `${ctx.ledgerId} node refused nonce ${tx.nonce} of ${tx.from}`);
   if (rejection.kind === 'already_known') return { txid: tx.txid, alreadyKnown: true };
   if (rejection.kind === 'nonce_too_low' || rejection.kind === 'replacement_underpriced') {
-    if (!(await knownToNode(ctx, tx, e.rpcMessage))) {
-      throw new NodeRejectionError('nonce_taken', `nonce ${tx.nonce} of ${tx.from} is used by another transaction (${e.rpcMessage})`, false);
-    }
-    return { txid: tx.txid, alreadyKnown: true };
+    if (await knownToNode(ctx, tx, e.rpcMessage)) return { txid: tx.txid, alreadyKnown: true };
+    // Not known by hash to the node that answered the lookup, which may lag behind the one that
+    // refused the send: only the block that used the nonce proves it is another transaction's.
+    const use = await nonceUse(ctx, tx.from, BigInt(tx.nonce));
+    if (use.kind === 'used' && use.hash.toLowerCase() === tx.txid.toLowerCase()) return { txid: tx.txid, alreadyKnown: true };
+    if (use.kind !== 'used') throw unprovenNonce(ctx, tx.txid, use);
+    throw new NodeRejectionError('nonce_taken', `nonce ${tx.nonce} of ${tx.from} is used by transaction ${use.hash} (${e.rpcMessage})`, false);
   }
   throw rejection;
 }

@@ -1,6 +1,7 @@
 import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
 import { bloomMayHoldTransfer, hasTransferEvent, transferRecipient, type ReceiptLog } from './erc20.js';
+import { nonceUse } from './nonce-user.js';
 import { ethereumState } from './state.js';
 
 interface Receipt {
@@ -20,8 +21,8 @@ interface Receipt {
  * status 1 but without the token's `Transfer` event from the vault to the recipient moved
  * nothing (the token returned `false`): `failed` the same way, but only on a receipt whose
  * logs the node gave and its bloom agrees with (else `pending`, to look again). Not mined and no
- * longer known while the account's mined nonce has passed ours means another transaction
- * took the nonce: `failed`. Known but not mined: `pending`. Unknown to the node while the
+ * longer known while the account's mined nonce has passed ours: `failed` only when the block
+ * that used the nonce shows another transaction there (`nonceUse`), else `pending`. Known but not mined: `pending`. Unknown to the node while the
  * nonce is still open: `unknown` (dropped from the pool, or reorganised out), to be sent again.
  */
 export async function txStatus(ctx: EthContext, txid: string, unsigned: UnsignedWithdrawal): Promise<TxStatus> {
@@ -56,9 +57,13 @@ export async function txStatus(ctx: EthContext, txid: string, unsigned: Unsigned
     { method: 'eth_getTransactionByHash', params: [txid] },
     { method: 'eth_getTransactionCount', params: [state.from, 'latest'] },
   ]);
-  if (tx === null && BigInt(minedNonceHex as string) > BigInt(state.nonce)) {
-    // Mined between the two round trips? Then the node knows it by hash and we are not here.
-    return { state: 'failed', confirmations: 0, reason: 'replaced: nonce used by another transaction' };
+  if (tx !== null) return { state: 'pending', confirmations: 0 };
+  if (BigInt(minedNonceHex as string) <= BigInt(state.nonce)) return { state: 'unknown', confirmations: 0 };
+  // The nonce is used and this answer does not know our transaction; behind a load balancer the
+  // two may come from different nodes, so the block that used the nonce says whose it was.
+  const use = await nonceUse(ctx, state.from, BigInt(state.nonce));
+  if (use.kind === 'used' && use.hash.toLowerCase() !== txid.toLowerCase()) {
+    return { state: 'failed', confirmations: 0, reason: `replaced: nonce ${state.nonce} used by transaction ${use.hash}` };
   }
-  return { state: tx === null ? 'unknown' : 'pending', confirmations: 0 };
+  return { state: 'pending', confirmations: 0 };
 }
