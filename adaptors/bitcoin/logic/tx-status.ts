@@ -1,19 +1,59 @@
 import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { BtcContext } from '../context.js';
+import type { BackendTxStatus, Outspend } from '../network/backend.js';
 import { bitcoinState, type BitcoinState } from './state.js';
 
 type Input = BitcoinState['inputs'][number];
+type Outpoint = { txid: string; vout: number };
+
+/**
+ * A transaction's status and the spends of `outpoints`: in one request where the back end has
+ * one (Core's batch: one node answers all), else apart. The spends are read only when needed
+ * (`always`, or the transaction unknown).
+ */
+async function statusWithSpends(ctx: BtcContext, txid: string, outpoints: Outpoint[]): Promise<{ status: BackendTxStatus | undefined; spends: () => Promise<Outspend[]> }> {
+  if (ctx.backend.statusAndSpends && outpoints.length) {
+    const { status, spends } = await ctx.backend.statusAndSpends(txid, outpoints);
+    return { status, spends: async () => spends };
+  }
+  const status = await ctx.backend.txStatus(txid);
+  return { status, spends: () => Promise.all(outpoints.map((o) => ctx.backend.outspend(o.txid, o.vout))) };
+}
+
+/**
+ * A spend by another transaction that proves `txid` can never be mined: only one in a block.
+ * A spender seen only in a mempool (`confirmed: false`) may be a lagging instance's stale view
+ * (a replacement the network never mined) and decides nothing: look again. Core cannot always
+ * tell (`confirmed` undefined) and its answer stands as before.
+ */
+const conflicting = (o: Outspend, txid: string) => o.spent && o.txid !== txid;
+const proves = (o: Outspend) => o.confirmed !== false;
 
 /**
  * Confirmations from the back end; confirmed once they reach the ledger's `confirmations`.
  * A transaction the back end does not know is `failed` when it can never be mined: one of its
- * inputs was spent by another transaction (named in `spentBy`: a conflict, or one of our own
- * replacements), or the unconfirmed transaction that created one of its inputs was replaced.
- * It is `unknown` (dropped, to be sent again) while what it spends may still come.
+ * inputs was spent by another transaction in a block (named in `spentBy`: a conflict, or one of
+ * our own replacements), or the unconfirmed transaction that created one of its inputs was
+ * replaced by one in a block. A conflicting spend seen only in a mempool leaves it `pending`
+ * (looked at again). It is `unknown` (dropped, to be sent again) while what it spends may still come.
  */
 export async function txStatus(ctx: BtcContext, txid: string, unsigned: UnsignedWithdrawal): Promise<TxStatus> {
-  const s = await ctx.backend.txStatus(txid);
-  if (!s) return unknownTxStatus(ctx, txid, unsigned);
+  // The state is read when needed: up front for a batch, else only for a transaction the back end does not know.
+  const decode = () => bitcoinState.decode(unsigned.state, { ledgerId: ctx.ledgerId }).inputs;
+  let inputs: Input[] | undefined;
+  if (ctx.backend.statusAndSpends) {
+    try {
+      inputs = decode();
+    } catch {
+      // Unreadable: ask the status alone; the error is raised below only if the inputs are needed.
+    }
+  }
+  const { status: s, spends } = await statusWithSpends(ctx, txid, inputs ?? []);
+  if (!s) {
+    if (inputs) return unknownTxStatus(ctx, txid, inputs, await spends());
+    const known = decode();
+    return unknownTxStatus(ctx, txid, known, await Promise.all(known.map((o) => ctx.backend.outspend(o.txid, o.vout))));
+  }
   if (!s.confirmed || s.blockHeight === undefined) return { state: 'pending', confirmations: 0 };
   const tip = await ctx.backend.tipHeight();
   const confirmations = Math.max(0, tip - s.blockHeight + 1);
@@ -24,38 +64,41 @@ export async function txStatus(ctx: BtcContext, txid: string, unsigned: Unsigned
   };
 }
 
-async function unknownTxStatus(ctx: BtcContext, txid: string, unsigned: UnsignedWithdrawal): Promise<TxStatus> {
-  const { inputs } = bitcoinState.decode(unsigned.state, { ledgerId: ctx.ledgerId });
-  const spends = await Promise.all(inputs.map((i) => ctx.backend.outspend(i.txid, i.vout)));
-  const spent = spends.find((o) => o.spent && o.txid !== txid);
+async function unknownTxStatus(ctx: BtcContext, txid: string, inputs: Input[], spends: Outspend[]): Promise<TxStatus> {
+  const others = spends.filter((o) => conflicting(o, txid));
+  const spent = others.find(proves);
   if (spent) return { state: 'failed', confirmations: 0, reason: `inputs spent by ${spent.txid ?? 'another transaction'}`, ...(spent.txid ? { spentBy: spent.txid } : {}) };
   const lost = await replacedParent(ctx, inputs);
-  if (lost) {
+  if (lost && lost !== 'unconfirmed') {
     const reason = `its input ${lost.input} no longer exists: the transaction that created it was replaced (its input ${lost.parentInput} was spent by ${lost.by ?? 'another transaction'})`;
     return { state: 'failed', confirmations: 0, reason };
   }
+  if (lost === 'unconfirmed' || others.length) return { state: 'pending', confirmations: 0 };
   return { state: 'unknown', confirmations: 0 };
 }
 
 /**
  * An input whose parent (an unconfirmed transaction when crafted) is gone for good: the back
- * end no longer has it, and one of the parent's own inputs is spent by another transaction (a
- * speed-up or cancel of it). A parent that is only missing (evicted from a full mempool, a
- * node restarted) may be sent again and mined together with this one: that decides nothing.
+ * end no longer has it, and one of the parent's own inputs is spent by another transaction in
+ * a block (a speed-up or cancel of it). A parent that is only missing (evicted from a full
+ * mempool, a node restarted) may be sent again and mined together with this one: that decides
+ * nothing; nor does a replacement of it seen only in a mempool (`'unconfirmed'`): a lagging
+ * instance may hold one the network never mined.
  */
-async function replacedParent(ctx: BtcContext, inputs: Input[]): Promise<{ input: string; parentInput: string; by?: string } | undefined> {
+async function replacedParent(ctx: BtcContext, inputs: Input[]): Promise<{ input: string; parentInput: string; by?: string } | 'unconfirmed' | undefined> {
   const byParent = new Map<string, Input>();
   for (const i of inputs) if (i.parentInputs?.length && !byParent.has(i.txid)) byParent.set(i.txid, i);
   const found = await Promise.all(
     [...byParent.values()].map(async (i) => {
-      if (await ctx.backend.txStatus(i.txid)) return undefined;
       const outpoints = (i.parentInputs as string[]).map((p) => ({ p, txid: p.slice(0, 64), vout: Number(p.slice(65)) }));
-      const spends = await Promise.all(outpoints.map((o) => ctx.backend.outspend(o.txid, o.vout)));
-      const k = spends.findIndex((o) => o.spent && o.txid !== i.txid);
-      if (k < 0) return undefined;
+      const { status, spends: read } = await statusWithSpends(ctx, i.txid, outpoints);
+      if (status) return undefined;
+      const spends = await read();
+      const k = spends.findIndex((o) => conflicting(o, i.txid) && proves(o));
+      if (k < 0) return spends.some((o) => conflicting(o, i.txid)) ? ('unconfirmed' as const) : undefined;
       const by = spends[k]?.txid;
       return { input: `${i.txid}:${i.vout}`, parentInput: (outpoints[k] as { p: string }).p, ...(by ? { by } : {}) };
     }),
   );
-  return found.find((f) => f !== undefined);
+  return found.find((f) => f !== undefined && f !== 'unconfirmed') ?? found.find((f) => f !== undefined);
 }

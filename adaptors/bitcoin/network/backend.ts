@@ -30,6 +30,25 @@ export interface BackendTxStatus {
   blockHeight?: number;
 }
 
+/** Whether an output is spent, by which transaction, and whether that spender is in a block. */
+export interface Outspend {
+  spent: boolean;
+  /** The spending transaction, when the back end names it (Esplora does, Core does not). */
+  txid?: string;
+  /**
+   * Whether the spending transaction is in a block: `false` when it is seen only in a mempool
+   * (which may be a lagging instance's, holding a replacement the network never mined);
+   * undefined when the back end cannot tell.
+   */
+  confirmed?: boolean;
+}
+
+/** A transaction's status and the spends of some outpoints, all read from one node at one moment. */
+export interface StatusAndSpends {
+  status: BackendTxStatus | undefined;
+  spends: Outspend[];
+}
+
 /** The node refused a transaction; `reason` is its own text (e.g. `bad-txns-inputs-missingorspent`). */
 export class BroadcastRejected extends Error {
   constructor(
@@ -60,8 +79,19 @@ export interface BitcoinBackend {
   feeRate(targetBlocks: number): Promise<number | undefined>;
   /** Sends raw tx hex, returns the txid. Throws BroadcastRejected when the node refuses it. */
   broadcast(hex: string): Promise<string>;
-  /** Undefined when the back end does not know the transaction. */
+  /**
+   * Undefined when the back end does not know the transaction. A back end that cannot tell
+   * (Core without a synced txindex) throws a retryable error instead: absence is evidence.
+   */
   txStatus(txid: string): Promise<BackendTxStatus | undefined>;
   /** Whether output `vout` of `txid` is spent (mempool or chain), and by which transaction when the back end can tell. */
-  outspend(txid: string, vout: number): Promise<{ spent: boolean; txid?: string }>;
+  outspend(txid: string, vout: number): Promise<Outspend>;
+  /**
+   * `txStatus(txid)` and `outspend` of each outpoint in one request, so one node answers all
+   * (Core: one JSON-RPC batch; behind a balancer, separate calls may reach nodes at different
+   * heights). Absent where the back end has no such request; then the calls are made apart.
+   */
+  statusAndSpends?(txid: string, outpoints: { txid: string; vout: number }[]): Promise<StatusAndSpends>;
+  /** Why the back end cannot answer `txStatus` for mined transactions (e.g. no txindex), or undefined when it can. */
+  indexProblem?(): Promise<string | undefined>;
 }

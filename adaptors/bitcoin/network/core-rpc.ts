@@ -1,5 +1,5 @@
 import { UnavailableError, UpstreamError } from '../../../src/errors.js';
-import { BroadcastRejected, type BackendTxStatus, type BitcoinBackend, type Prevout, type Utxo } from './backend.js';
+import { BroadcastRejected, type BackendTxStatus, type BitcoinBackend, type Outspend, type Prevout, type StatusAndSpends, type Utxo } from './backend.js';
 
 /** An error Bitcoin Core answered, with its RPC code (e.g. -26 RPC_VERIFY_REJECTED). */
 export class CoreRpcError extends UpstreamError {
@@ -30,6 +30,46 @@ export function btcTextToSats(text: string): bigint {
 
 const RPC_INVALID_ADDRESS_OR_KEY = -5;
 const RPC_IN_WARMUP = -28;
+const RPC_METHOD_NOT_FOUND = -32601;
+
+/**
+ * Core answers `getrawtransaction` of a transaction it cannot look up with -5 in every case
+ * (src/rpc/rawtransaction.cpp): "No such mempool or blockchain transaction" only says it does
+ * not have it when its txindex is on and synced. Without txindex ("No such mempool transaction.
+ * Use -txindex or provide a block hash to enable blockchain transaction queries") or while it
+ * is still building ("… Blockchain transactions are still in the process of being indexed")
+ * every mined transaction gets the same -5: that is no answer, never evidence of absence.
+ */
+const CANNOT_LOOK_UP = /-txindex|being indexed/i;
+
+/** A transaction's status from `getrawtransaction … true` and `getblockcount` answered together. */
+function readStatus(txid: string, r: unknown, tip: unknown): BackendTxStatus | undefined {
+  if (r instanceof CoreRpcError) {
+    if (r.rpcCode === RPC_INVALID_ADDRESS_OR_KEY) {
+      if (CANNOT_LOOK_UP.test(r.rpcMessage)) {
+        throw new UnavailableError(`bitcoind cannot look up ${txid} (its txindex is off or not synced; txindex=1 is required): ${r.rpcMessage}`, r, 'ERR_NODE_UNAVAILABLE');
+      }
+      return undefined;
+    }
+    throw r;
+  }
+  if (tip instanceof CoreRpcError) throw tip;
+  const tx = r as { confirmations?: number; blockhash?: string };
+  if (!tx.blockhash || !tx.confirmations) return { confirmed: false };
+  return { confirmed: true, blockHeight: (tip as number) - tx.confirmations + 1 };
+}
+
+/**
+ * An output's spend from `gettxout` with and without the mempool. Core keeps no index of
+ * spenders, so no txid; spent in the mempool while still in the chain's UTXO set is a spend
+ * seen only in a mempool (`confirmed: false`); gone from both, it cannot tell.
+ */
+function readOutspend(withMempool: unknown, chainOnly: unknown): Outspend {
+  if (withMempool instanceof CoreRpcError) throw withMempool;
+  if (chainOnly instanceof CoreRpcError) throw chainOnly;
+  if (withMempool !== null) return { spent: false };
+  return chainOnly !== null ? { spent: true, confirmed: false } : { spent: true };
+}
 
 /**
  * Bitcoin Core JSON-RPC, without a wallet: balances come from `scantxoutset` (confirmed UTXO
@@ -160,9 +200,13 @@ export class CoreRpcBackend implements BitcoinBackend {
     return r as string;
   }
 
-  /** `gettxout` with the mempool: null once spent (Core keeps no index of spenders, so no txid). */
-  async outspend(txid: string, vout: number): Promise<{ spent: boolean; txid?: string }> {
-    return { spent: (await this.call<unknown>('gettxout', [txid, vout, true])) === null };
+  /** `gettxout` with the mempool, and without it, in one batch: null once spent. */
+  async outspend(txid: string, vout: number): Promise<Outspend> {
+    const [withMempool, chainOnly] = await this.batch([
+      { method: 'gettxout', params: [txid, vout, true] },
+      { method: 'gettxout', params: [txid, vout, false] },
+    ]);
+    return readOutspend(withMempool, chainOnly);
   }
 
   async txStatus(txid: string): Promise<BackendTxStatus | undefined> {
@@ -170,13 +214,36 @@ export class CoreRpcBackend implements BitcoinBackend {
       { method: 'getrawtransaction', params: [txid, true] },
       { method: 'getblockcount', params: [] },
     ]);
+    return readStatus(txid, r, tip);
+  }
+
+  /** `getrawtransaction`, `getblockcount` and the `gettxout`s in one JSON-RPC batch: one node answers all. */
+  async statusAndSpends(txid: string, outpoints: { txid: string; vout: number }[]): Promise<StatusAndSpends> {
+    const answers = await this.batch([
+      { method: 'getrawtransaction', params: [txid, true] },
+      { method: 'getblockcount', params: [] },
+      ...outpoints.flatMap((o) => [
+        { method: 'gettxout', params: [o.txid, o.vout, true] },
+        { method: 'gettxout', params: [o.txid, o.vout, false] },
+      ]),
+    ]);
+    const status = readStatus(txid, answers[0], answers[1]);
+    return { status, spends: outpoints.map((_, k) => readOutspend(answers[2 + 2 * k], answers[3 + 2 * k])) };
+  }
+
+  /** `getindexinfo txindex`: `{}` without a txindex, `{txindex: {synced, best_block_height}}` with one. */
+  async indexProblem(): Promise<string | undefined> {
+    const [r] = await this.batch([{ method: 'getindexinfo', params: ['txindex'] }]);
     if (r instanceof CoreRpcError) {
-      if (r.rpcCode === RPC_INVALID_ADDRESS_OR_KEY) return undefined;
+      // Core before 0.21 (or a Core-like node) has no getindexinfo: nothing to tell from it.
+      if (r.rpcCode === RPC_METHOD_NOT_FOUND) return undefined;
       throw r;
     }
-    if (tip instanceof CoreRpcError) throw tip;
-    const tx = r as { confirmations?: number; blockhash?: string };
-    if (!tx.blockhash || !tx.confirmations) return { confirmed: false };
-    return { confirmed: true, blockHeight: (tip as number) - tx.confirmations + 1 };
+    const info = (r as { txindex?: { synced?: boolean; best_block_height?: number } } | null)?.txindex;
+    if (!info) return 'bitcoind runs without a transaction index (set txindex=1): it cannot tell the status of mined transactions';
+    if (info.synced !== true) {
+      return `bitcoind's transaction index is not synced yet (indexed to height ${info.best_block_height ?? '?'}): it cannot tell the status of mined transactions until it is`;
+    }
+    return undefined;
   }
 }

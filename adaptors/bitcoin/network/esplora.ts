@@ -1,5 +1,5 @@
 import { UpstreamError } from '../../../src/errors.js';
-import { BroadcastRejected, type BackendTxStatus, type BitcoinBackend, type Prevout, type Utxo } from './backend.js';
+import { BroadcastRejected, type BackendTxStatus, type BitcoinBackend, type Outspend, type Prevout, type Utxo } from './backend.js';
 import { httpRequest, parseJson } from './http.js';
 
 /** Shapes of the Esplora REST API (github.com/Blockstream/esplora/blob/master/API.md). */
@@ -157,10 +157,15 @@ export class EsploraBackend implements BitcoinBackend {
     return { confirmed: false };
   }
 
-  /** Esplora `GET /tx/:txid/outspend/:vout`: `{spent, txid?, vin?, status?}`. */
-  async outspend(txid: string, vout: number): Promise<{ spent: boolean; txid?: string }> {
-    const r = await this.getJson<{ spent: boolean; txid?: string }>(`/tx/${txid}/outspend/${vout}`);
-    return { spent: r.spent === true, ...(typeof r.txid === 'string' ? { txid: r.txid } : {}) };
+  /**
+   * Esplora `GET /tx/:txid/outspend/:vout`: `{spent, txid?, vin?, status?}`; `status` is the
+   * spender's (`confirmed`, `block_height`). A spent answer without a status counts as seen only
+   * in a mempool: nothing short of a block proves a conflict.
+   */
+  async outspend(txid: string, vout: number): Promise<Outspend> {
+    const r = await this.getJson<{ spent: boolean; txid?: string; status?: EsploraStatus }>(`/tx/${txid}/outspend/${vout}`);
+    if (r.spent !== true) return { spent: false };
+    return { spent: true, ...(typeof r.txid === 'string' ? { txid: r.txid } : {}), confirmed: r.status?.confirmed === true };
   }
 
   /** Raw hex of a known transaction (tests and diagnostics). */
