@@ -1,3 +1,4 @@
+import { Transaction } from 'bitcoinjs-lib';
 import { UnavailableError } from '../../../src/errors.js';
 import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { BtcContext } from '../context.js';
@@ -10,11 +11,17 @@ import { bitcoinRejection } from '../network/errors.js';
  * spent since, when the answer to the first send was lost. A lookup that fails leaves the
  * question open: the send is retried, never taken as a refusal of a transaction that may be in.
  */
-async function knownToBackend(ctx: BtcContext, txid: string, refusal: string): Promise<boolean> {
+async function knownToBackend(ctx: BtcContext, tx: SignedTx, refusal: string): Promise<boolean> {
   try {
-    return (await ctx.backend.txStatus(txid)) !== undefined;
+    if ((await ctx.backend.txStatus(tx.txid)) !== undefined) return true;
+    // Behind a load balancer the lookup may reach an instance that has not seen it mined; an
+    // input whose spender is named as this very transaction proves it is in (Esplora names
+    // spenders; Core's gettxout does not, and decides nothing here).
+    const ins = Transaction.fromHex(tx.serialized).ins;
+    const spends = await Promise.all(ins.map((i) => ctx.backend.outspend(Buffer.from(i.hash).reverse().toString('hex'), i.index)));
+    return spends.some((o) => o.spent && o.txid === tx.txid);
   } catch (e) {
-    throw new UnavailableError(`${ctx.ledgerId} node refused ${txid} (${refusal}) and could not tell whether it holds it: ${(e as Error).message}`, e, 'ERR_NODE_UNAVAILABLE');
+    throw new UnavailableError(`${ctx.ledgerId} node refused ${tx.txid} (${refusal}) and could not tell whether it holds it: ${(e as Error).message}`, e, 'ERR_NODE_UNAVAILABLE');
   }
 }
 
@@ -28,7 +35,7 @@ export async function broadcast(ctx: BtcContext, tx: SignedTx): Promise<Broadcas
     if (!(e instanceof BroadcastRejected)) throw e;
     const rejection = bitcoinRejection(e.reason, e.code, `${ctx.ledgerId} node refused ${tx.txid}`);
     if (rejection.kind === 'already_known') return { txid: tx.txid, alreadyKnown: true };
-    if ((rejection.kind === 'missing_inputs' || rejection.kind === 'inputs_conflict') && (await knownToBackend(ctx, tx.txid, e.reason))) {
+    if ((rejection.kind === 'missing_inputs' || rejection.kind === 'inputs_conflict') && (await knownToBackend(ctx, tx, e.reason))) {
       return { txid: tx.txid, alreadyKnown: true };
     }
     throw rejection;
