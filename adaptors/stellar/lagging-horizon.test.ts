@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LedgerAdaptor, SignedTx, UnsignedWithdrawal } from '../../src/ledger/adaptor.js';
 import { testRedis } from '../../test/helpers/redis.js';
-import { startStellarLedger, type LocalStellarLedger } from './local-node/index.js';
-import { signPayloads, stellarAdaptor, testKey, vaultOf, type TestKey } from './test-kit.js';
+import type { LocalStellarLedger } from './local-node/index.js';
+import { signedOnSimulator, type SignedOnSimulator } from './test-kit.js';
 
 /**
  * Horizon behind a load balancer: the answers to one status check can come from instances at
@@ -59,23 +58,10 @@ describe('Stellar txStatus behind load-balanced Horizon instances at different l
   });
 
   /** A fresh simulator (its clock is moved past time bounds), a funded vault and a signed withdrawal bounded TIMEOUT_S ahead. */
-  async function signedWithdrawal(): Promise<{ sim: LocalStellarLedger; vault: TestKey; dest: TestKey; unsigned: UnsignedWithdrawal; signed: SignedTx; adaptor: (f?: typeof fetch) => LedgerAdaptor }> {
-    const sim = await startStellarLedger({ closeIntervalMs: 0 });
-    ledger = sim;
-    const vault = testKey();
-    const dest = testKey();
-    await sim.fund(vault.address, '100');
-    await sim.fund(dest.address, '10');
-    const adaptor = (f: typeof fetch = fetch) => stellarAdaptor(redis, prefix, { horizonUrl: sim.url, networkPassphrase: sim.passphrase, timeoutSeconds: TIMEOUT_S }, 'stellardev', f);
-    const unsigned = await adaptor().craft(vaultOf(vault), {
-      reference: `lag-${++refs}`,
-      recipientAddress: dest.address,
-      asset: adaptor().assets()[0]!,
-      amount: 50_000_000n,
-      fee: 'LOW',
-    });
-    const [signed] = adaptor().combine(unsigned, signPayloads(unsigned, vault));
-    return { sim, vault, dest, unsigned, signed: signed!, adaptor };
+  async function signedWithdrawal(): Promise<SignedOnSimulator> {
+    const made = await signedOnSimulator(redis, prefix, TIMEOUT_S, `lag-${process.pid}-${++refs}`);
+    ledger = made.sim;
+    return made;
   }
 
   const latestSequence = async (sim: LocalStellarLedger) =>

@@ -1,11 +1,10 @@
 import { TransactionBuilder, type Transaction } from '@stellar/stellar-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LedgerAdaptor, SignedTx, UnsignedWithdrawal } from '../../src/ledger/adaptor.js';
 import { testRedis } from '../../test/helpers/redis.js';
-import { startStellarLedger, type LocalStellarLedger } from './local-node/index.js';
+import type { LocalStellarLedger } from './local-node/index.js';
 import { HISTORY_PAGE_SIZE, HISTORY_PAGES, UNPROVEN_EXPIRY_GRACE_MS } from './logic/expiry.js';
 import { stellarState } from './logic/state.js';
-import { signPayloads, stellarAdaptor, testKey, vaultOf, type TestKey } from './test-kit.js';
+import { signedOnSimulator, signPayloads, testKey, vaultOf, type SignedOnSimulator } from './test-kit.js';
 
 /**
  * A transaction Horizon does not find after its upper time bound while its source account's
@@ -56,30 +55,10 @@ describe('Stellar txStatus after the bound with the sequence number spent', () =
     ledger = undefined;
   });
 
-  async function signedWithdrawal(): Promise<{
-    sim: LocalStellarLedger;
-    vault: TestKey;
-    unsigned: UnsignedWithdrawal;
-    signed: SignedTx;
-    sequence: string;
-    adaptor: (f?: typeof fetch) => LedgerAdaptor;
-  }> {
-    const sim = await startStellarLedger({ closeIntervalMs: 0 });
-    ledger = sim;
-    const vault = testKey();
-    const dest = testKey();
-    await sim.fund(vault.address, '100');
-    await sim.fund(dest.address, '10');
-    const adaptor = (f: typeof fetch = fetch) => stellarAdaptor(redis, prefix, { horizonUrl: sim.url, networkPassphrase: sim.passphrase, timeoutSeconds: TIMEOUT_S }, 'stellardev', f);
-    const unsigned = await adaptor().craft(vaultOf(vault), {
-      reference: `seq-${process.pid}-${++refs}`,
-      recipientAddress: dest.address,
-      asset: adaptor().assets()[0]!,
-      amount: 50_000_000n,
-      fee: 'LOW',
-    });
-    const [signed] = adaptor().combine(unsigned, signPayloads(unsigned, vault));
-    return { sim, vault, unsigned, signed: signed!, sequence: stellarState.decode(unsigned.state).sequence, adaptor };
+  async function signedWithdrawal(): Promise<SignedOnSimulator & { sequence: string }> {
+    const made = await signedOnSimulator(redis, prefix, TIMEOUT_S, `seq-${process.pid}-${++refs}`);
+    ledger = made.sim;
+    return { ...made, sequence: stellarState.decode(made.unsigned.state).sequence };
   }
 
   /** The account's history as the simulator serves it, newest first. */
@@ -235,16 +214,9 @@ describe('Stellar txStatus after the bound: our own fee-bump speed-up and its or
 
   /** An original (H1) and a fee-bump speed-up around it (H2), both signed, neither sent. */
   async function withSpeedUp() {
-    const sim = await startStellarLedger({ closeIntervalMs: 0 });
+    const { sim, vault, dest, unsigned, signed, adaptor } = await signedOnSimulator(redis, prefix, TIMEOUT_S, `bump-${process.pid}-${Date.now()}`);
     ledger = sim;
-    const vault = testKey();
-    const dest = testKey();
-    await sim.fund(vault.address, '100');
-    await sim.fund(dest.address, '10');
-    const adaptor = (f: typeof fetch = fetch) => stellarAdaptor(redis, prefix, { horizonUrl: sim.url, networkPassphrase: sim.passphrase, timeoutSeconds: TIMEOUT_S }, 'stellardev', f);
     const a = adaptor();
-    const unsigned = await a.craft(vaultOf(vault), { reference: `bump-${process.pid}-${Date.now()}`, recipientAddress: dest.address, asset: a.assets()[0]!, amount: 50_000_000n, fee: 'LOW' });
-    const [signed] = a.combine(unsigned, signPayloads(unsigned, vault));
     const bump = await a.replace!({ kind: 'speed-up', unsigned, signed: [signed!], source: vaultOf(vault) });
     const [bumped] = a.combine(bump, signPayloads(bump, vault));
     const { sequence } = stellarState.decode(unsigned.state);

@@ -3,7 +3,8 @@ import { Keypair, StrKey } from '@stellar/stellar-sdk';
 import pino from 'pino';
 import type { Redis } from 'ioredis';
 import { stellarFamily } from './index.js';
-import type { LedgerAdaptor, UnsignedWithdrawal, VaultSource, VerifiedSignature } from '../../src/ledger/adaptor.js';
+import type { LedgerAdaptor, SignedTx, UnsignedWithdrawal, VaultSource, VerifiedSignature } from '../../src/ledger/adaptor.js';
+import { startStellarLedger, type LocalStellarLedger } from './local-node/index.js';
 import { toCustodyKeyId, type PublicKey } from '../../src/ledger/public-key.js';
 import { Reservations } from '../../src/ledger/reservations.js';
 import { verifySignature } from '../../src/ledger/signatures.js';
@@ -62,4 +63,30 @@ export function stellarAdaptor(
     fetch: fetchFn,
     reservations: new Reservations(redis, prefix),
   });
+}
+
+export interface SignedOnSimulator {
+  sim: LocalStellarLedger;
+  vault: TestKey;
+  dest: TestKey;
+  unsigned: UnsignedWithdrawal;
+  signed: SignedTx;
+  /** The ledger's adaptor over the simulator, through `f` (a fetch that plays lagging instances). */
+  adaptor: (f?: typeof fetch) => LedgerAdaptor;
+}
+
+/**
+ * A fresh simulator (its clock may be moved past time bounds), a funded vault and recipient, and
+ * a signed, unsent withdrawal of 5 XLM bounded `timeoutSeconds` ahead. The caller stops `sim`.
+ */
+export async function signedOnSimulator(redis: Redis, prefix: string, timeoutSeconds: number, reference: string): Promise<SignedOnSimulator> {
+  const sim = await startStellarLedger({ closeIntervalMs: 0 });
+  const vault = testKey();
+  const dest = testKey();
+  await sim.fund(vault.address, '100');
+  await sim.fund(dest.address, '10');
+  const adaptor = (f: typeof fetch = fetch) => stellarAdaptor(redis, prefix, { horizonUrl: sim.url, networkPassphrase: sim.passphrase, timeoutSeconds }, 'stellardev', f);
+  const unsigned = await adaptor().craft(vaultOf(vault), { reference, recipientAddress: dest.address, asset: adaptor().assets()[0]!, amount: 50_000_000n, fee: 'LOW' });
+  const [signed] = adaptor().combine(unsigned, signPayloads(unsigned, vault));
+  return { sim, vault, dest, unsigned, signed: signed!, adaptor };
 }
