@@ -75,3 +75,6 @@ export function fromWire(wire: WireError): Error {
   err.name = wire.name;
   return err;
 }
+
+/** The derivation threads' nice value on Linux (0 normal, 19 lowest): below the event loop's, which answers every other client. */
+export const DERIVE_THREAD_NICE = 10;

@@ -4,6 +4,7 @@
  * family needs no change here, then derives one chunk of keys per message with the route's own
  * per-key function. Ledgers are built without a back end: address derivation never uses one.
  */
+import { setPriority } from 'node:os';
 import pino from 'pino';
 import { parentPort, workerData } from 'node:worker_threads';
 import { families } from '../../adaptors/index.js';
@@ -11,7 +12,7 @@ import type { AdaptorDeps, LedgerAdaptor } from '../ledger/adaptor.js';
 import { LedgerRegistry } from '../ledger/registry.js';
 import type { Reservations } from '../ledger/reservations.js';
 import { deriveAddress } from './derive-addresses.js';
-import { describeCodec, toWire, type ChunkTask, type DeriveWorkerData, type WorkerMessage } from './derive-protocol.js';
+import { DERIVE_THREAD_NICE, describeCodec, toWire, type ChunkTask, type DeriveWorkerData, type WorkerMessage } from './derive-protocol.js';
 
 /** Stands in for a back-end dependency: any use is a bug, and says so. */
 function absent<T extends object>(what: string): T {
@@ -56,5 +57,21 @@ function serve(port: NonNullable<typeof parentPort>): void {
   post({ type: 'ready', codecs: registry.knownIds().map((id) => describeCodec(registry.addressCodec(id))) });
 }
 
+/**
+ * Derivation is bulk work for one client; the API's event loop answers every other one. On Linux
+ * a thread's nice value is its own (the calling thread's, for `setpriority(PRIO_PROCESS, 0)`), so
+ * this thread yields the cores to the event loop when both want one. Elsewhere the value is the
+ * whole process's: left alone there.
+ */
+function yieldToTheEventLoop(): void {
+  if (process.platform !== 'linux') return;
+  try {
+    setPriority(DERIVE_THREAD_NICE);
+  } catch {
+    // Not allowed (a sandbox without setpriority): derive at the process's own priority.
+  }
+}
+
 if (!parentPort) throw new Error('derive-worker.ts runs as a worker thread of the API (derive-pool.ts), not on its own');
+yieldToTheEventLoop();
 serve(parentPort);

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { threadId as mainThreadId } from 'node:worker_threads';
 import pino from 'pino';
@@ -8,6 +10,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { inThreadDeriver } from '../../src/http/derive-addresses.js';
 import { DerivePool, derivePoolFor } from '../../src/http/derive-pool.js';
+import { DERIVE_THREAD_NICE } from '../../src/http/derive-protocol.js';
 import { TimeSlicer } from '../../src/http/time-sliced.js';
 import type { AddressCodec } from '../../src/ledger/adaptor.js';
 import { LedgerRegistry } from '../../src/ledger/registry.js';
@@ -123,6 +126,18 @@ describe('address-derivation threads: start, fallback, shutdown', () => {
     await pool.close();
     expect(pool.threadIds()).toEqual([]);
     await expect(pool.derive(codec, secpKeys(1), undefined)).rejects.toMatchObject({ status: 503, retryable: true });
+  }, 120_000);
+
+  it.runIf(process.platform === 'linux')('runs its threads below the event loop\'s priority (nice 10), the process itself unchanged', async () => {
+    const nices = () =>
+      readdirSync('/proc/self/task').map((tid) => ({ tid: Number(tid), nice: Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]) }));
+    const before = nices().filter((t) => t.nice === DERIVE_THREAD_NICE).length;
+    const pool = new DerivePool({ threads: 2, ledgers: [], logger: pino({ level: 'silent' }) });
+    expect(await pool.start()).toBe(true);
+    expect(nices().filter((t) => t.nice === DERIVE_THREAD_NICE).length - before).toBe(2);
+    expect(nices().find((t) => t.tid === process.pid)?.nice).toBe(0);
+    expect(getPriority()).toBe(0);
+    await pool.close();
   }, 120_000);
 
   it('stops idle threads, and starts new ones for the next request', async () => {
