@@ -37,26 +37,16 @@ export interface IdempotencyClaim {
   done: string;
 }
 
-// KEYS: the key · ARGV: the records this request wrote (its claim, and the claim with its withdrawal):
-// deleted only while it is still one of them.
-const DELETE_IF_MINE = new LuaScript(`
+/**
+ * Compare-and-replace of a key's record, the one write that must not overwrite another
+ * request's claim: a takeover (expected: the stale claim read), the finish and the release of
+ * this request's own claim (expected: its claim, or its claim marked stored).
+ */
+// KEYS: the key · ARGV: the expected record, a second one ('' for none), the new record ('' to delete it), its TTL
+const REPLACE_IF = new LuaScript(`
 local v = redis.call('GET', KEYS[1])
-if v == ARGV[1] or v == ARGV[2] then return redis.call('DEL', KEYS[1]) end
-return 0
-`);
-
-// KEYS: the key · ARGV: the records this request wrote, the finished record, its TTL: set only while still one of them.
-const FINISH_IF_MINE = new LuaScript(`
-local v = redis.call('GET', KEYS[1])
-if v == ARGV[1] or v == ARGV[2] then redis.call('SET', KEYS[1], ARGV[3], 'EX', ARGV[4]) return 1 end
-return 0
-`);
-
-/** Replaces the claim only if it is still exactly the one read, so two retries cannot both take it over. */
-
-const TAKE_OVER = new LuaScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+if v ~= ARGV[1] and (ARGV[2] == '' or v ~= ARGV[2]) then return 0 end
+if ARGV[3] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[3], 'EX', ARGV[4]) end
 return 1
 `);
 
@@ -126,9 +116,15 @@ export class Idempotency {
         await this.redis.set(redisKey, JSON.stringify({ ...entry, operationId: made.id }), 'EX', TTL_SECONDS);
         return false;
       }
-      if ((await TAKE_OVER.run(this.redis, 1, redisKey, raw, JSON.stringify(mine), TTL_SECONDS)) === 1) return true;
+      if (await this.replaceIf(redisKey, [raw], JSON.stringify(mine))) return true;
     }
     return false;
+  }
+
+  /** Sets `next` (undefined: deletes) only while the record is one of `expected`; whether it did. */
+  private async replaceIf(redisKey: string, expected: [string, string?], next: string | undefined): Promise<boolean> {
+    const [first, second = ''] = expected;
+    return (await REPLACE_IF.run(this.redis, 1, redisKey, first, second, next ?? '', TTL_SECONDS)) === 1;
   }
 
   private async createUnderClaim(redisKey: string, mine: Entry, create: (id: string, claim: IdempotencyClaim) => Promise<string>): Promise<string> {
@@ -140,10 +136,10 @@ export class Idempotency {
       // Nothing was accepted (a withdrawal whose sign request failed ended FAILED): the client may
       // retry with the same key. If this delete is lost (Redis blip), the claim still runs out at
       // `until`. A claim a retry took over is not ours to delete.
-      await DELETE_IF_MINE.run(this.redis, 1, redisKey, claim.held, claim.done).catch(() => undefined);
+      await this.replaceIf(redisKey, [claim.held, claim.done], undefined).catch(() => undefined);
       throw e;
     }
-    await FINISH_IF_MINE.run(this.redis, 1, redisKey, claim.held, claim.done, JSON.stringify({ ...mine, operationId } satisfies Entry), TTL_SECONDS);
+    await this.replaceIf(redisKey, [claim.held, claim.done], JSON.stringify({ ...mine, operationId } satisfies Entry));
     return operationId;
   }
 }
