@@ -8,16 +8,29 @@ type Outpoint = { txid: string; vout: number };
 
 /**
  * A transaction's status and the spends of `outpoints`: in one request where the back end has
- * one (Core's batch: one node answers all), else apart. The spends are read only when needed
- * (`always`, or the transaction unknown).
+ * one (Core's batch: one node answers all), else apart, the spends read only when asked for
+ * (the transaction unknown). `outpoints` is read lazily: a withdrawal's state is needed only then,
+ * except for the batch, which goes without it when the state cannot be read.
  */
-async function statusWithSpends(ctx: BtcContext, txid: string, outpoints: Outpoint[]): Promise<{ status: BackendTxStatus | undefined; spends: () => Promise<Outspend[]> }> {
-  if (ctx.backend.statusAndSpends && outpoints.length) {
-    const { status, spends } = await ctx.backend.statusAndSpends(txid, outpoints);
-    return { status, spends: async () => spends };
+async function statusWithSpends(
+  ctx: BtcContext,
+  txid: string,
+  outpoints: () => Outpoint[],
+): Promise<{ status: BackendTxStatus | undefined; spends: () => Promise<Outspend[]> }> {
+  if (ctx.backend.statusAndSpends) {
+    let asked: Outpoint[] = [];
+    try {
+      asked = outpoints();
+    } catch {
+      // Unreadable: the status alone; reading the spends below raises the error if they are needed.
+    }
+    if (asked.length) {
+      const { status, spends } = await ctx.backend.statusAndSpends(txid, asked);
+      return { status, spends: async () => spends };
+    }
   }
   const status = await ctx.backend.txStatus(txid);
-  return { status, spends: () => Promise.all(outpoints.map((o) => ctx.backend.outspend(o.txid, o.vout))) };
+  return { status, spends: () => Promise.all(outpoints().map((o) => ctx.backend.outspend(o.txid, o.vout))) };
 }
 
 /**
@@ -38,22 +51,9 @@ const proves = (o: Outspend) => o.confirmed !== false;
  * (looked at again). It is `unknown` (dropped, to be sent again) while what it spends may still come.
  */
 export async function txStatus(ctx: BtcContext, txid: string, unsigned: UnsignedWithdrawal): Promise<TxStatus> {
-  // The state is read when needed: up front for a batch, else only for a transaction the back end does not know.
-  const decode = () => bitcoinState.decode(unsigned.state, { ledgerId: ctx.ledgerId }).inputs;
-  let inputs: Input[] | undefined;
-  if (ctx.backend.statusAndSpends) {
-    try {
-      inputs = decode();
-    } catch {
-      // Unreadable: ask the status alone; the error is raised below only if the inputs are needed.
-    }
-  }
-  const { status: s, spends } = await statusWithSpends(ctx, txid, inputs ?? []);
-  if (!s) {
-    if (inputs) return unknownTxStatus(ctx, txid, inputs, await spends());
-    const known = decode();
-    return unknownTxStatus(ctx, txid, known, await Promise.all(known.map((o) => ctx.backend.outspend(o.txid, o.vout))));
-  }
+  const inputs = () => bitcoinState.decode(unsigned.state, { ledgerId: ctx.ledgerId }).inputs;
+  const { status: s, spends } = await statusWithSpends(ctx, txid, inputs);
+  if (!s) return unknownTxStatus(ctx, txid, inputs(), await spends());
   if (!s.confirmed || s.blockHeight === undefined) return { state: 'pending', confirmations: 0 };
   const tip = await ctx.backend.tipHeight();
   const confirmations = Math.max(0, tip - s.blockHeight + 1);
@@ -91,7 +91,7 @@ async function replacedParent(ctx: BtcContext, inputs: Input[]): Promise<{ input
   const found = await Promise.all(
     [...byParent.values()].map(async (i) => {
       const outpoints = (i.parentInputs as string[]).map((p) => ({ p, txid: p.slice(0, 64), vout: Number(p.slice(65)) }));
-      const { status, spends: read } = await statusWithSpends(ctx, i.txid, outpoints);
+      const { status, spends: read } = await statusWithSpends(ctx, i.txid, () => outpoints);
       if (status) return undefined;
       const spends = await read();
       const k = spends.findIndex((o) => conflicting(o, i.txid) && proves(o));
