@@ -63,17 +63,13 @@ export class SolanaRpc {
     return this.call('getSlot', [{ commitment }]);
   }
 
-  getBlockHeight(): Promise<number> {
-    return this.call('getBlockHeight', [{ commitment: 'confirmed' }]);
-  }
-
   getGenesisHash(): Promise<string> {
     return this.call('getGenesisHash');
   }
 
   /**
-   * The block height and slot of one and the same bank (`confirmed`), unlike getBlockHeight
-   * and getSlot asked apart, which a load balancer may answer from different nodes.
+   * The block height and slot of one and the same bank (`confirmed`), unlike `getBlockHeight`
+   * and `getSlot` asked apart, which a load balancer may answer from different nodes.
    */
   async getEpochInfo(): Promise<{ absoluteSlot: number; blockHeight: number }> {
     const r = await this.call<{ absoluteSlot?: unknown; blockHeight?: unknown }>('getEpochInfo', [{ commitment: 'confirmed' }]);
@@ -121,8 +117,7 @@ export class SolanaRpc {
   }
 
   async getSignatureStatus(signature: string): Promise<RpcSignatureStatus | null> {
-    const r = await this.call<{ value: (RpcSignatureStatus | null)[] }>('getSignatureStatuses', [[signature], { searchTransactionHistory: true }]);
-    return r.value[0] ?? null;
+    return (await this.getSignatureStatusAt(signature)).value;
   }
 
   /** The signature's status (history searched) with the slot the answering node had reached. */
