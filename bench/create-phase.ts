@@ -12,7 +12,7 @@ import type { Redis } from 'ioredis';
 import type { RunningCustodySimulator } from '../src/custody-simulator/index.js';
 import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
 import type { OperationStore } from '../src/pipeline/operation-store.js';
-import { operationKeys, servicePrefix } from '../src/redis-keys.js';
+import { operationKeys, servicePrefix } from '../src/platform/redis-keys.js';
 import type { Child } from './procs.js';
 
 export interface CreateFigures {

@@ -21,7 +21,7 @@ import { toCustodyKeyId } from '../src/ledger/public-key.js';
 import { OperationStore } from '../src/pipeline/operation-store.js';
 import type { Operation } from '../src/pipeline/operation.js';
 import { broadcastJobId, createQueues } from '../src/pipeline/queues.js';
-import { operationKeys, servicePrefix } from '../src/redis-keys.js';
+import { operationKeys, servicePrefix } from '../src/platform/redis-keys.js';
 import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
 import { freePort } from '../src/sandbox/free-port.js';
 import { startAnvil } from '../adaptors/ethereum/local-node/local-anvil.js';

@@ -17,7 +17,7 @@ import { loadConfig } from '../src/config/load-config.js';
 import { ensureRedis } from '../src/sandbox/local-redis.js';
 import { createCore } from '../src/core.js';
 import { createPipeline, listen } from '../src/processes.js';
-import { VERSION } from '../src/version.js';
+import { VERSION } from '../src/platform/version.js';
 
 const CLIENT_DIR = new URL('../clients/typescript/', import.meta.url);
 

@@ -5,9 +5,9 @@ import { createCustodyClient } from './custody/connect-custody.js';
 import type { CustodyClient } from './custody/custody-client.js';
 import { LedgerRegistry } from './ledger/registry.js';
 import { minReservationMs, Reservations } from './ledger/reservations.js';
-import { createMetrics, type Metrics } from './metrics/metrics.js';
-import { connectRedis } from './redis.js';
-import { servicePrefix } from './redis-keys.js';
+import { createMetrics, type Metrics } from './platform/metrics.js';
+import { connectRedis } from './platform/redis.js';
+import { servicePrefix } from './platform/redis-keys.js';
 import { VaultStore } from './vaults/vault-store.js';
 
 /** The shared pieces every process (API, worker) builds from configuration. */

@@ -3,7 +3,7 @@
  * callback receiver and the job dashboard; in the sandbox also the local nodes, the custody
  * simulator and the queue workers. Built in processes.ts.
  */
-import { exitOnStartFailure } from './process-lifecycle.js';
+import { exitOnStartFailure } from './platform/process-lifecycle.js';
 import { startApiProcess } from './processes.js';
 
 startApiProcess().catch(exitOnStartFailure);

@@ -25,20 +25,20 @@ import { webhookRoutes } from './http/routes/webhook-routes.js';
 import { withdrawalRoutes } from './http/routes/withdrawal-routes.js';
 import { startWorkerHealthServer } from './http/worker-health-server.js';
 import { checkLedgerNetworks } from './ledger/boot-check.js';
-import { createLogger } from './logger.js';
-import { createMetrics } from './metrics/metrics.js';
+import { createLogger } from './platform/logger.js';
+import { createMetrics } from './platform/metrics.js';
 import { Idempotency } from './pipeline/idempotency.js';
 import { OperationStore } from './pipeline/operation-store.js';
 import type { PipelineDeps } from './pipeline/pipeline-deps.js';
 import { createQueues } from './pipeline/queues.js';
 import { SendOrderBook } from './pipeline/send-order.js';
 import { startWorkers, type Workers } from './pipeline/workers.js';
-import { onShutdown } from './process-lifecycle.js';
-import { connectRedis } from './redis.js';
+import { onShutdown } from './platform/process-lifecycle.js';
+import { connectRedis } from './platform/redis.js';
 import type { Sandbox } from './sandbox/sandbox.js';
 import { apiKeyRecords } from './security/api-keys.js';
 import { createWebhooks, type Webhooks } from './webhooks/webhooks.js';
-import { API_BASE } from './api-base.js';
+import { API_BASE } from './platform/api-base.js';
 
 /**
  * How long requests in flight at SIGTERM/SIGINT get to be answered before their connections

@@ -3,7 +3,7 @@
  * Run as many as you like against one Redis. Finishes its current jobs on SIGTERM/SIGINT.
  * Built in processes.ts.
  */
-import { exitOnStartFailure } from './process-lifecycle.js';
+import { exitOnStartFailure } from './platform/process-lifecycle.js';
 import { startWorkerProcess } from './processes.js';
 
 startWorkerProcess().catch(exitOnStartFailure);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minReservationMs } from '../../src/ledger/reservations.js';
-import { reservationKeys } from '../../src/redis-keys.js';
+import { reservationKeys } from '../../src/platform/redis-keys.js';
 import { startBitcoinRegtest, type BitcoinRegtest } from './local-node/index.js';
 import { newKey, regtestAdaptor, vaultOf } from './test-kit.js';
 

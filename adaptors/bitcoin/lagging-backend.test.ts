@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { UnavailableError } from '../../src/errors.js';
+import { UnavailableError } from '../../src/platform/errors.js';
 import type { UnsignedWithdrawal } from '../../src/ledger/adaptor.js';
 import { Reservations } from '../../src/ledger/reservations.js';
 import { bitcoinFamily } from './index.js';

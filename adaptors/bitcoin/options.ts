@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { httpUrl } from '../../src/config/url-schemas.js';
+import { httpUrl } from '../../src/platform/url-schemas.js';
 
 export const bitcoinOptionsSchema = z.strictObject({
   /** Defaults from the ledger id: btc mainnet, btctest testnet (testnet3), btcregtest regtest. */

@@ -1,6 +1,6 @@
 import { Transaction } from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../../src/errors.js';
+import { InvalidArgumentError } from '../../src/platform/errors.js';
 import type { LedgerAdaptor, UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../src/ledger/adaptor.js';
 import { startBitcoinRegtest, type BitcoinRegtest } from './local-node/index.js';
 import { MAX_STANDARD_TX_WEIGHT } from './logic/tx-size.js';

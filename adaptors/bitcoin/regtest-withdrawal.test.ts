@@ -1,7 +1,7 @@
 import { address as baddress, Transaction } from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConflictError, InsufficientFundsError, InvalidArgumentError, NodeRejectionError, VerificationError } from '../../src/errors.js';
+import { ConflictError, InsufficientFundsError, InvalidArgumentError, NodeRejectionError, VerificationError } from '../../src/platform/errors.js';
 import type { LedgerAdaptor, WithdrawalIntent } from '../../src/ledger/adaptor.js';
 import { formatAmount } from '../../src/ledger/amounts.js';
 import type { Reservations } from '../../src/ledger/reservations.js';

@@ -1,6 +1,6 @@
 import { Interface, Transaction, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NodeRejectionError } from '../../src/errors.js';
+import { NodeRejectionError } from '../../src/platform/errors.js';
 import type { LedgerAdaptor, UnsignedWithdrawal } from '../../src/ledger/adaptor.js';
 import { intent, newKey, sign, startHarness, waitReceipt, type Harness, type TestKey } from './test-kit.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { httpUrl } from '../../src/config/url-schemas.js';
+import { httpUrl } from '../../src/platform/url-schemas.js';
 
 const tokenSchema = z.strictObject({
   symbol: z.string().regex(/^[A-Za-z0-9._-]{1,20}$/, 'a token symbol is 1-20 letters, digits, . _ -'),

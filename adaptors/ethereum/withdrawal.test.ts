@@ -1,6 +1,6 @@
 import { keccak256, Transaction } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VerificationError } from '../../src/errors.js';
+import { VerificationError } from '../../src/platform/errors.js';
 import type { LedgerAdaptor } from '../../src/ledger/adaptor.js';
 import { publicKeyHex } from '../../src/ledger/public-key.js';
 import { otherS, verifySignature } from '../../src/ledger/signatures.js';

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PermanentLedgerError, UnavailableError } from '../../src/errors.js';
+import { PermanentLedgerError, UnavailableError } from '../../src/platform/errors.js';
 import type { LedgerAdaptor, UnsignedWithdrawal, VaultSource } from '../../src/ledger/adaptor.js';
 import { Reservations } from '../../src/ledger/reservations.js';
 import { ed25519Signer } from '../../test/conformance/signers.js';

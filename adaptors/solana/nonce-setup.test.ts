@@ -1,6 +1,6 @@
 import { getAddressDecoder } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConflictError, InvalidArgumentError } from '../../src/errors.js';
+import { ConflictError, InvalidArgumentError } from '../../src/platform/errors.js';
 import type { LedgerAdaptor, VaultSource } from '../../src/ledger/adaptor.js';
 import { ed25519Signer } from '../../test/conformance/signers.js';
 import { testRedis } from '../../test/helpers/redis.js';

@@ -1,7 +1,7 @@
 import { getAddressDecoder } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../../src/errors.js';
+import { InvalidArgumentError } from '../../src/platform/errors.js';
 import type { LedgerAdaptor, VaultSource } from '../../src/ledger/adaptor.js';
 import { ed25519Signer } from '../../test/conformance/signers.js';
 import { testRedis } from '../../test/helpers/redis.js';

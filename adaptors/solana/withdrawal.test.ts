@@ -1,9 +1,9 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConflictError, PermanentLedgerError, VerificationError } from '../../src/errors.js';
+import { ConflictError, PermanentLedgerError, VerificationError } from '../../src/platform/errors.js';
 import type { LedgerAdaptor, VaultSource } from '../../src/ledger/adaptor.js';
 import { minReservationMs, Reservations } from '../../src/ledger/reservations.js';
-import { reservationKeys } from '../../src/redis-keys.js';
+import { reservationKeys } from '../../src/platform/redis-keys.js';
 import { verifySignature } from '../../src/ledger/signatures.js';
 import { ed25519Signer } from '../../test/conformance/signers.js';
 import { testRedis } from '../../test/helpers/redis.js';

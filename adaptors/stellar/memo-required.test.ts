@@ -1,6 +1,6 @@
 import { Account, MuxedAccount } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../../src/errors.js';
+import { InvalidArgumentError } from '../../src/platform/errors.js';
 import type { LedgerAdaptor } from '../../src/ledger/adaptor.js';
 import { testRedis } from '../../test/helpers/redis.js';
 import { startStellarLedger, type LocalStellarLedger } from './local-node/index.js';

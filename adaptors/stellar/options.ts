@@ -1,6 +1,6 @@
 import { StrKey } from '@stellar/stellar-sdk';
 import { z } from 'zod';
-import { httpUrl } from '../../src/config/url-schemas.js';
+import { httpUrl } from '../../src/platform/url-schemas.js';
 
 const assetSchema = z.strictObject({
   /** Asset code: 1 to 12 letters or digits (alphanum4 up to 4, alphanum12 beyond). */

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account, Keypair, MuxedAccount, Transaction, xdr } from '@stellar/stellar-sdk';
 import type { AssetInfo, LedgerAdaptor, UnsignedWithdrawal, WithdrawalIntent } from '../../src/ledger/adaptor.js';
-import { InsufficientFundsError, InvalidArgumentError, NodeRejectionError, VerificationError } from '../../src/errors.js';
+import { InsufficientFundsError, InvalidArgumentError, NodeRejectionError, VerificationError } from '../../src/platform/errors.js';
 import { startStellarLedger, type CreditAsset, type LocalStellarLedger } from './local-node/index.js';
 import { testRedis } from '../../test/helpers/redis.js';
-import { reservationKeys } from '../../src/redis-keys.js';
+import { reservationKeys } from '../../src/platform/redis-keys.js';
 import { signPayloads, stellarAdaptor, testKey, vaultOf, type TestKey } from './test-kit.js';
 
 const XLM = 10_000_000n;

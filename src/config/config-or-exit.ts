@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { families } from '../../adaptors/index.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../platform/version.js';
 import { ConfigError, loadConfig, type Config } from './load-config.js';
 import { claimProfile } from './profile-marker.js';
 

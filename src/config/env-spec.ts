@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { configErrorMap } from './issue-words.js';
 import { ipAddressList, listenHost } from './address-schemas.js';
-import { httpUrl, redisUrl } from './url-schemas.js';
+import { httpUrl, redisUrl } from '../platform/url-schemas.js';
 
 /**
  * Declarative environment configuration: one entry per variable, with its schema,

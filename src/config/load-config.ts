@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { LedgerFamily } from '../ledger/adaptor.js';
-import { clusterPrefixProblem } from '../redis.js';
+import { clusterPrefixProblem } from '../platform/redis.js';
 import { ENV, type EnvEntry, type EnvValues } from './env-spec.js';
 import { configErrorMap, describeIssues, shapeKeys, unknownKeysMessage } from './issue-words.js';
 

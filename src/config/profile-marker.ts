@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { ConfigError } from './load-config.js';
-import { profileKey } from '../redis-keys.js';
+import { profileKey } from '../platform/redis-keys.js';
 
 export type Profile = 'sandbox' | 'production';
 

@@ -4,9 +4,9 @@
  * "Custody emulator".
  */
 import { z } from 'zod';
-import { createLogger } from '../logger.js';
-import { CUSTODY_EMULATOR_PREFIX } from '../redis-keys.js';
-import { exitOnStartFailure, onShutdown } from '../process-lifecycle.js';
+import { createLogger } from '../platform/logger.js';
+import { CUSTODY_EMULATOR_PREFIX } from '../platform/redis-keys.js';
+import { exitOnStartFailure, onShutdown } from '../platform/process-lifecycle.js';
 import { startCustodyEmulator } from './start.js';
 
 const env = z.object({

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
-import { CUSTODY_EMULATOR_PREFIX } from '../redis-keys.js';
+import { CUSTODY_EMULATOR_PREFIX } from '../platform/redis-keys.js';
 import { createCustodyEmulator, EMULATOR_PATH, LEGACY_MNG_PATH, MNG_PATH, type CustodyEmulator, type CustodyEmulatorOptions } from './emulator.js';
 
 export interface StartCustodyEmulatorOptions extends Omit<CustodyEmulatorOptions, 'redis' | 'prefix'> {

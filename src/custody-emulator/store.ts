@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { emulatorKeys } from '../redis-keys.js';
+import { emulatorKeys } from '../platform/redis-keys.js';
 
 /** Record kinds, each one Redis hash `{prefix}{kind}` of id → JSON. */
 export type Kind = 'user' | 'apikey' | 'account' | 'participant' | 'vault' | 'deleted-vault' | 'operation' | 'meta';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { AppError, UnavailableError } from '../errors.js';
+import { AppError, UnavailableError } from '../platform/errors.js';
 import { CustodyRequestError } from './errors.js';
 
 /**

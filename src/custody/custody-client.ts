@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { AppError, UnavailableError } from '../errors.js';
+import { AppError, UnavailableError } from '../platform/errors.js';
 import { apiKeyAuth, type CustodyAuth } from './custody-auth.js';
 import { CustodyNotFoundError, CustodyNotOperationalError, CustodyRequestError, type CustodyProblem } from './errors.js';
 import {

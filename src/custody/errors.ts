@@ -1,4 +1,4 @@
-import { NotFoundError, UnavailableError, UpstreamError } from '../errors.js';
+import { NotFoundError, UnavailableError, UpstreamError } from '../platform/errors.js';
 
 /** What the custody service said when it refused a request (its problem+json body). */
 export interface CustodyProblem {

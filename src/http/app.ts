@@ -7,7 +7,7 @@ import { leanLane } from './lean-lane.js';
 import { requestLog } from './request-log.js';
 import { openApiDocument, type DocumentedPath } from './openapi.js';
 import { mountRoute, type AnyRouteSpec } from './route.js';
-import { API_BASE } from '../api-base.js';
+import { API_BASE } from '../platform/api-base.js';
 import { coinStatusRoute } from './routes/coin-status-route.js';
 import { ledgerRoutes } from './routes/ledger-routes.js';
 import { metricsRoute, openApiRoute } from './routes/meta-routes.js';

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { ForbiddenError, UnauthorizedError } from '../platform/errors.js';
 import { findApiKey, type ApiKeyRecord, type Scope } from '../security/api-keys.js';
 
 export interface AuthContext {

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { AppError, BadRequestError } from '../errors.js';
+import { AppError, BadRequestError } from '../platform/errors.js';
 
 /**
  * Requests Node's HTTP parser refuses before Express sees them (headers or URL over the

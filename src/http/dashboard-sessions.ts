@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
-import { dashboardSessionKey } from '../redis-keys.js';
+import { dashboardSessionKey } from '../platform/redis-keys.js';
 
 export const SESSION_COOKIE = 'byow_dashboard';
 /** A session ends after this long without a request… */

@@ -4,7 +4,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import type { Express, Request, RequestHandler } from 'express';
 import type { Queue } from 'bullmq';
 import type { Core } from '../core.js';
-import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { ForbiddenError, UnauthorizedError } from '../platform/errors.js';
 import { aboutOf, jobTitle } from '../pipeline/job-about.js';
 import { findApiKey, type ApiKeyRecord } from '../security/api-keys.js';
 import { dashboardLoginRouter } from './dashboard-login.js';

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError } from '../platform/errors.js';
 import type { AddressCodec } from '../ledger/adaptor.js';
 import { parsePublicKey } from '../ledger/public-key.js';
 import type { TimeSlicer } from './time-sliced.js';

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { threadId as mainThreadId, type Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
-import { UnavailableError } from '../errors.js';
+import { UnavailableError } from '../platform/errors.js';
 import type { AddressCodec } from '../ledger/adaptor.js';
 import { deriveAddress, type AddressDeriver } from './derive-addresses.js';
 import { describeCodec, fromWire, sameCodec, type ChunkTask, type CodecDescription, type DeriveWorkerData, type LedgerSpec, type WorkerMessage } from './derive-protocol.js';

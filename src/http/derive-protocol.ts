@@ -2,7 +2,7 @@
  * What the API's main thread and its address-derivation threads (`derive-worker.ts`) say to
  * each other. Everything here crosses a thread boundary by structured clone: plain data only.
  */
-import { AppError, InvalidArgumentError } from '../errors.js';
+import { AppError, InvalidArgumentError } from '../platform/errors.js';
 import type { AddressCodec } from '../ledger/adaptor.js';
 
 /** A configured ledger as a thread rebuilds it: its family by name, its validated options. */

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { boundedForLog } from '../logger.js';
-import { AppError, BadRequestError, NotFoundError, PayloadTooLargeError, RateLimitedError, UnavailableError } from '../errors.js';
+import { boundedForLog } from '../platform/logger.js';
+import { AppError, BadRequestError, NotFoundError, PayloadTooLargeError, RateLimitedError, UnavailableError } from '../platform/errors.js';
 
 /** Unknown routes answer 404 in the AppError shape. */
 export const notFound: RequestHandler = (req, _res, next) => {

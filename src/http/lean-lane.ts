@@ -1,10 +1,10 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Request, RequestHandler, Response } from 'express';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError } from '../platform/errors.js';
 import { appErrorOf, bodyTooLarge, malformedJson, reportError } from './error-handler.js';
 import { answerRoute, type AnyRouteSpec } from './route.js';
-import { API_BASE } from '../api-base.js';
+import { API_BASE } from '../platform/api-base.js';
 
 /**
  * The routes marked `lean` are answered here, ahead of Express, when the request is plain JSON

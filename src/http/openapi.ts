@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AnyRouteSpec } from './route.js';
-import { API_BASE } from '../api-base.js';
+import { API_BASE } from '../platform/api-base.js';
 import { appErrorSchema } from './schemas.js';
 
 type JsonSchema = Record<string, unknown>;

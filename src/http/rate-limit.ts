@@ -1,9 +1,9 @@
 import type { Request } from 'express';
-import { LuaScript, NOW_MS_LUA } from '../redis-script.js';
+import { LuaScript, NOW_MS_LUA } from '../platform/redis-script.js';
 import type { Redis } from 'ioredis';
-import { RateLimitedError } from '../errors.js';
+import { RateLimitedError } from '../platform/errors.js';
 import type { AuthContext } from './auth.js';
-import { rateLimitKey } from '../redis-keys.js';
+import { rateLimitKey } from '../platform/redis-keys.js';
 
 export interface RateLimit {
   /** Tokens added per minute; 0 turns the limit off. */

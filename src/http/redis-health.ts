@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { profileKey } from '../redis-keys.js';
+import { profileKey } from '../platform/redis-keys.js';
 import type { DependencyHealth } from './app-context.js';
 
 /**

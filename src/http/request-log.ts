@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { boundedForLog } from '../logger.js';
+import { boundedForLog } from '../platform/logger.js';
 
 /** `res.locals` key of the fields a route adds to its request's log line. */
 export const REQUEST_LOG_FIELDS = 'requestLogFields';

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { z } from 'zod';
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError } from '../platform/errors.js';
 import type { Scope } from '../security/api-keys.js';
 import type { AuthContext } from './auth.js';
 

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../platform/errors.js';
 import { probe } from './routes/service-routes.js';
 import { redisHealth } from './redis-health.js';
 import type { DependencyHealth } from './app-context.js';

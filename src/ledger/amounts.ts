@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError } from '../platform/errors.js';
 
 /**
  * Amounts are bigint base units inside the service and decimal strings outside.

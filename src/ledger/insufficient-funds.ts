@@ -1,4 +1,4 @@
-import { InsufficientFundsError } from '../errors.js';
+import { InsufficientFundsError } from '../platform/errors.js';
 import type { AssetInfo } from './adaptor.js';
 import { formatAmount } from './amounts.js';
 

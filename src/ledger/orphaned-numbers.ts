@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { LuaScript, NOW_MS_LUA } from '../redis-script.js';
+import { LuaScript, NOW_MS_LUA } from '../platform/redis-script.js';
 
 /**
  * Orphaned numbers: a reserved nonce or sequence number whose withdrawal is gone.

@@ -1,5 +1,5 @@
 import * as ecc from 'tiny-secp256k1';
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError } from '../platform/errors.js';
 
 export type SignatureScheme = 'secp256k1' | 'ed25519';
 

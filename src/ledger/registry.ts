@@ -1,4 +1,4 @@
-import { InvalidArgumentError, unknownValue } from '../errors.js';
+import { InvalidArgumentError, unknownValue } from '../platform/errors.js';
 import type { Config } from '../config/load-config.js';
 import type { AddressCodec, AdaptorDeps, AssetInfo, LedgerAdaptor, LedgerFamily } from './adaptor.js';
 

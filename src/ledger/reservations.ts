@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { LuaScript } from '../redis-script.js';
-import { operationKeys, reservationKeys } from '../redis-keys.js';
+import { LuaScript } from '../platform/redis-script.js';
+import { operationKeys, reservationKeys } from '../platform/redis-keys.js';
 import { NO_CHECK, ORPHAN_GRACE_MS, overdueLua, settleOverdue, type Overdue } from './orphaned-numbers.js';
 
 /**

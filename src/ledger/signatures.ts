@@ -1,5 +1,5 @@
 import { createPublicKey, verify as edVerify } from 'node:crypto';
-import { VerificationError } from '../errors.js';
+import { VerificationError } from '../platform/errors.js';
 import type { PublicKey } from './public-key.js';
 import { secp256k1 } from './secp256k1.js';
 

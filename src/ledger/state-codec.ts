@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AppError } from '../errors.js';
+import { AppError } from '../platform/errors.js';
 import type { Json } from './adaptor.js';
 
 /**

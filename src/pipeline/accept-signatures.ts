@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConflictError, VerificationError } from '../errors.js';
+import { ConflictError, VerificationError } from '../platform/errors.js';
 import { parsePublicKey, storedPublicKey, type SignatureScheme } from '../ledger/public-key.js';
 import { verifySignature } from '../ledger/signatures.js';
 import { attemptsOf, unsignedOf } from './attempts.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isRetryable } from '../errors.js';
+import { isRetryable } from '../platform/errors.js';
 import type { BroadcastResult, LedgerAdaptor, SendOutcome, SignedTx } from '../ledger/adaptor.js';
 import type { JobJournal } from './job-journal.js';
 import { fromStored, type Operation } from './operation.js';

@@ -1,5 +1,5 @@
 import { UnrecoverableError } from 'bullmq';
-import { AppError, isRetryable, NodeRejectionError } from '../errors.js';
+import { AppError, isRetryable, NodeRejectionError } from '../platform/errors.js';
 import type { VerifiedSignature } from '../ledger/adaptor.js';
 import { sendInOrder, type OwnOutcome } from './account-sender.js';
 import { fromStored, type Operation } from './operation.js';

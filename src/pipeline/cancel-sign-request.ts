@@ -1,6 +1,6 @@
 import { CustodyRequestError } from '../custody/errors.js';
 import { endedUnsigned } from '../custody/types.js';
-import { AppError, ConflictError } from '../errors.js';
+import { AppError, ConflictError } from '../platform/errors.js';
 import { failOperation } from './fail-operation.js';
 import type { Operation } from './operation.js';
 import type { PipelineDeps } from './pipeline-deps.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { InvalidArgumentError, NotFoundError } from '../errors.js';
+import { InvalidArgumentError, NotFoundError } from '../platform/errors.js';
 import { parseAmount } from '../ledger/amounts.js';
 import type { AssetInfo, LedgerAdaptor } from '../ledger/adaptor.js';
 import { ALL_ASSETS, resolveAssets } from '../ledger/registry.js';
@@ -9,7 +9,7 @@ import { failOperation } from './fail-operation.js';
 import type { IdempotencyClaim } from './idempotency.js';
 import { newOperation, toStored, type Operation } from './operation.js';
 import type { WithdrawalDeps } from './pipeline-deps.js';
-import { signCallbackUrl } from '../api-base.js';
+import { signCallbackUrl } from '../platform/api-base.js';
 
 export interface WithdrawalInput {
   recipientAddress?: string;

@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { LuaScript } from '../redis-script.js';
+import { LuaScript } from '../platform/redis-script.js';
 import type { Redis } from 'ioredis';
-import { ConflictError, InvalidArgumentError } from '../errors.js';
+import { ConflictError, InvalidArgumentError } from '../platform/errors.js';
 import type { Operation } from './operation.js';
-import { idempotencyKey } from '../redis-keys.js';
+import { idempotencyKey } from '../platform/redis-keys.js';
 
 const KEY = /^[\w.:-]{1,128}$/;
 const TTL_SECONDS = 24 * 60 * 60;

@@ -1,5 +1,5 @@
 import type { Operation, OperationStatus } from './operation.js';
-import { API_BASE } from '../api-base.js';
+import { API_BASE } from '../platform/api-base.js';
 
 /**
  * What a job is about, for the people reading the dashboard. Written into job data under

@@ -2,7 +2,7 @@
  * The Lua scripts of the operation store (operation-store.ts): each write of a record, its
  * indexes and its outbox event in one atomic step. Keys are `operationKeys` (redis-keys.ts).
  */
-import { LuaScript } from '../redis-script.js';
+import { LuaScript } from '../platform/redis-script.js';
 import { appendEventLua } from './outbox.js';
 
 // KEYS: op, seq, outbox, open-ops · ARGV: SHA-1 of the record as read, the new record, event (5

@@ -1,12 +1,12 @@
 import type { Redis } from 'ioredis';
-import { ConflictError, NotFoundError, UnavailableError } from '../errors.js';
+import { ConflictError, NotFoundError, UnavailableError } from '../platform/errors.js';
 import { createHash, randomUUID } from 'node:crypto';
 import type { IdempotencyClaim } from './idempotency.js';
 import type { Operation, OperationStatus } from './operation.js';
 import { ADD_SIGNATURES, COMPARE_AND_SET, CREATE, FOR_DIGESTS, LINK_CUSTODY_ID } from './operation-scripts.js';
 import { eventArgs, statusEventType, type WithdrawalEventType } from './outbox.js';
 import { withdrawalView } from './withdrawal-view.js';
-import { operationKeys, type OperationKeys } from '../redis-keys.js';
+import { operationKeys, type OperationKeys } from '../platform/redis-keys.js';
 
 /** An entry of the index of operations not yet broadcast: the id and its creation time (the score). */
 export interface OpenEntry {

@@ -2,7 +2,7 @@ import { Queue, type ConnectionOptions, type DefaultJobOptions, type Job, type J
 import type { Config } from '../config/load-config.js';
 import { aboutOperation, jobTitle, type JobAbout } from './job-about.js';
 import type { Operation } from './operation.js';
-import { queuePrefix } from '../redis-keys.js';
+import { queuePrefix } from '../platform/redis-keys.js';
 
 /** What a worker reads of a job: the operation id only. Job data is clear text and editable from the dashboard. */
 export interface OperationJob {

@@ -1,4 +1,4 @@
-import { isAppError } from '../errors.js';
+import { isAppError } from '../platform/errors.js';
 import { attemptsOf } from './attempts.js';
 import type { Operation } from './operation.js';
 import type { PipelineDeps } from './pipeline-deps.js';

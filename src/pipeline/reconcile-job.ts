@@ -1,4 +1,4 @@
-import { isAppError } from '../errors.js';
+import { isAppError } from '../platform/errors.js';
 import { failOperation } from './fail-operation.js';
 import { jobJournal } from './job-journal.js';
 import type { Operation } from './operation.js';

@@ -1,10 +1,10 @@
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../platform/errors.js';
 import type { ReplacementKind } from '../ledger/adaptor.js';
 import { vaultSource } from '../vaults/vault-addresses.js';
 import { attemptsOf, liveAttempts, signedOf, unsignedOf, withAttempt, type Attempt } from './attempts.js';
 import { fromStored, toStored, type Operation } from './operation.js';
 import type { PipelineDeps, WithdrawalDeps } from './pipeline-deps.js';
-import { signCallbackUrl } from '../api-base.js';
+import { signCallbackUrl } from '../platform/api-base.js';
 
 const NOT_REPLACEABLE = 'ERR_NOT_REPLACEABLE';
 const verb = (kind: ReplacementKind) => (kind === 'cancel' ? 'cancelled' : 'sped up');

@@ -1,6 +1,6 @@
 import type { VerifiedSignature } from '../ledger/adaptor.js';
 import { attemptsOf, unsignedOf, withAttempt, withSigningFailed } from './attempts.js';
-import { isRetryable } from '../errors.js';
+import { isRetryable } from '../platform/errors.js';
 import { scheduleConfirm } from './broadcast-job.js';
 import { fromStored } from './operation.js';
 import type { PipelineDeps } from './pipeline-deps.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { LuaScript } from '../redis-script.js';
-import { sendLockKey, sendOrderKey } from '../redis-keys.js';
+import { LuaScript } from '../platform/redis-script.js';
+import { sendLockKey, sendOrderKey } from '../platform/redis-keys.js';
 
 /**
  * Sending in order. On ledgers where an account's transactions carry consecutive numbers

@@ -6,9 +6,9 @@ import { PredecessorPending, SenderBusy, waitDelayMs } from './send-order.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { confirmRetryDelayMs, QUEUE, scheduleReconcile, STALLS_ALLOWED, type OperationJob } from './queues.js';
 import { processReconcile } from './reconcile-job.js';
-import { redisClient } from '../redis.js';
+import { redisClient } from '../platform/redis.js';
 import { processReplacement } from './replacement-job.js';
-import { queuePrefix } from '../redis-keys.js';
+import { queuePrefix } from '../platform/redis-keys.js';
 
 export interface Workers {
   /** True while every queue worker of this process runs (not closed, not closing). */

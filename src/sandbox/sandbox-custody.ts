@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { TokenSession } from '../custody/custody-auth.js';
 import { CustodyRequestError } from '../custody/errors.js';
-import { UnavailableError } from '../errors.js';
+import { UnavailableError } from '../platform/errors.js';
 import { startCustodyEmulator, type RunningCustodyEmulator, type StartCustodyEmulatorOptions } from '../custody-emulator/index.js';
 
 /** The sandbox's approvers: three participants, any two of whom sign. */

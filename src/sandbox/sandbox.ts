@@ -3,10 +3,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, resolveLedgers, type Config } from '../config/load-config.js';
 import type { LedgerFamily } from '../ledger/adaptor.js';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../platform/logger.js';
 import { ensureRedis } from './local-redis.js';
 import { SANDBOX_APPROVAL_DELAY_MS, sandboxCustodyPassword, startSandboxCustody, type SandboxCustody } from './sandbox-custody.js';
-import { custodyEmulatorPrefix } from '../redis-keys.js';
+import { custodyEmulatorPrefix } from '../platform/redis-keys.js';
 
 /**
  * The sandbox profile: with no configuration, the service runs against local nodes it

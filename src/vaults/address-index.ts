@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { LuaScript } from '../redis-script.js';
+import { LuaScript } from '../platform/redis-script.js';
 import type { Redis } from 'ioredis';
 import type { Bip44Account } from './vault-schema.js';
-import type { VaultKeys } from '../redis-keys.js';
+import type { VaultKeys } from '../platform/redis-keys.js';
 
 /** The receive (0) and change (1) chains of a BIP44 account. */
 export type Chain = 0 | 1;

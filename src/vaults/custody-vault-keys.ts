@@ -1,6 +1,6 @@
 import type { CustodyClient } from '../custody/custody-client.js';
 import { CustodyNotFoundError, CustodyRequestError } from '../custody/errors.js';
-import { InvalidArgumentError, NotFoundError, UnavailableError } from '../errors.js';
+import { InvalidArgumentError, NotFoundError, UnavailableError } from '../platform/errors.js';
 import type { Bip44Account } from './vault-schema.js';
 
 /** What a registration by vault id reads from the custody service. */

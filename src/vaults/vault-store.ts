@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../platform/errors.js';
 import { AddressIndex } from './address-index.js';
 import type { Bip44Account, VaultRecord } from './vault-schema.js';
-import { vaultKeys, type VaultKeys } from '../redis-keys.js';
+import { vaultKeys, type VaultKeys } from '../platform/redis-keys.js';
 
 const accountField = (a: Pick<Bip44Account, 'coin' | 'account'>) => `${a.coin}/${a.account}`;
 

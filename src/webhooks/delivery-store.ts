@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { LuaScript, NOW_MS_LUA } from '../redis-script.js';
-import type { WebhookKeys } from '../redis-keys.js';
+import { LuaScript, NOW_MS_LUA } from '../platform/redis-script.js';
+import type { WebhookKeys } from '../platform/redis-keys.js';
 
 /**
  * - `queued`    behind an earlier event of the same withdrawal for this subscription: no job yet

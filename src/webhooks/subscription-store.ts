@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { NotFoundError } from '../errors.js';
-import type { WebhookKeys } from '../redis-keys.js';
+import { NotFoundError } from '../platform/errors.js';
+import type { WebhookKeys } from '../platform/redis-keys.js';
 
 export interface Subscription {
   id: string;

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError } from '../platform/errors.js';
 
 /**
  * Where a webhook may be sent. A webhook URL is chosen by whoever holds an admin key, and the

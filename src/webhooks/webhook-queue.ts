@@ -2,7 +2,7 @@ import { Queue, type ConnectionOptions } from 'bullmq';
 import type { Config } from '../config/load-config.js';
 import { jobOptions } from '../pipeline/queues.js';
 import type { Delivery } from './delivery-store.js';
-import { queuePrefix } from '../redis-keys.js';
+import { queuePrefix } from '../platform/redis-keys.js';
 
 export const WEBHOOK_QUEUE = 'webhooks';
 export const BACKOFF_TYPE = 'webhook';

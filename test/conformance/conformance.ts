@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../../src/errors.js';
+import { InvalidArgumentError } from '../../src/platform/errors.js';
 import type { AssetInfo, LedgerAdaptor, PublicKey, SignedTx, VaultSource } from '../../src/ledger/adaptor.js';
 import { publicKeyHex } from '../../src/ledger/public-key.js';
 import { verifySignature } from '../../src/ledger/signatures.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterPrefixProblem } from '../../src/redis.js';
+import { clusterPrefixProblem } from '../../src/platform/redis.js';
 
 const CLUSTER = 'redis+cluster://127.0.0.1:7000,127.0.0.1:7001/';
 

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { families } from '../../adaptors/index.js';
 import { ConfigError, loadConfig, SANDBOX_PREFIX } from '../../src/config/load-config.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/platform/logger.js';
 
 describe('configuration', () => {
   it('selects the sandbox profile with no configuration at all', () => {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConflictError } from '../../src/errors.js';
+import { ConflictError } from '../../src/platform/errors.js';
 import { Idempotency, type IdempotencyClaim } from '../../src/pipeline/idempotency.js';
 import type { Operation } from '../../src/pipeline/operation.js';
 import { OperationStore } from '../../src/pipeline/operation-store.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BITCOIN_NODE_REASONS, bitcoinRejection, classifyBitcoinReason } from '../../adaptors/bitcoin/network/errors.js';
 import { classifyEthMessage, ETH_NODE_MESSAGES, ethRejection } from '../../adaptors/ethereum/network/errors.js';
 import { HORIZON_RESULT_CODES, horizonRejection } from '../../adaptors/stellar/network/errors.js';
-import { NodeRejectionError } from '../../src/errors.js';
+import { NodeRejectionError } from '../../src/platform/errors.js';
 
 // Every client text in the tables must land on its own row: an earlier row that swallows it
 // (e.g. "transaction underpriced" inside "replacement transaction underpriced") fails here.

@@ -7,7 +7,7 @@ import { Reservations } from '../../src/ledger/reservations.js';
 import { Idempotency } from '../../src/pipeline/idempotency.js';
 import { OperationStore } from '../../src/pipeline/operation-store.js';
 import { SendOrderBook } from '../../src/pipeline/send-order.js';
-import { CUSTODY_EMULATOR_PREFIX, custodyEmulatorPrefix, queuePrefix, servicePrefix, webhookKeys } from '../../src/redis-keys.js';
+import { CUSTODY_EMULATOR_PREFIX, custodyEmulatorPrefix, queuePrefix, servicePrefix, webhookKeys } from '../../src/platform/redis-keys.js';
 import { VaultStore } from '../../src/vaults/vault-store.js';
 import { SubscriptionStore } from '../../src/webhooks/subscription-store.js';
 import { testRedis } from '../helpers/redis.js';

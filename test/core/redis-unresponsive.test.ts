@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis } from '../../src/redis.js';
+import { connectRedis } from '../../src/platform/redis.js';
 
 describe('a Redis that accepts connections but never answers', () => {
   let server: Server;

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Reservations } from '../../src/ledger/reservations.js';
-import { operationKeys, reservationKeys } from '../../src/redis-keys.js';
+import { operationKeys, reservationKeys } from '../../src/platform/redis-keys.js';
 import { testRedis } from '../helpers/redis.js';
 
 describe('taking back an orphaned number while reservations run at once', () => {

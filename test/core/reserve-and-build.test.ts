@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConflictError, InvalidArgumentError, UnavailableError } from '../../src/errors.js';
+import { ConflictError, InvalidArgumentError, UnavailableError } from '../../src/platform/errors.js';
 import { buildOrRelease, claimReservation, releaseAll, releaseFailures, reserveAndBuild, sequenceReservation, type Reservation } from '../../src/ledger/reserve-and-build.js';
 import { Reservations } from '../../src/ledger/reservations.js';
 import { testRedis } from '../helpers/redis.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as ecc from 'tiny-secp256k1';
 import { describe, expect, it } from 'vitest';
-import { VerificationError } from '../../src/errors.js';
+import { VerificationError } from '../../src/platform/errors.js';
 import { parsePublicKey, toCustodyKeyId } from '../../src/ledger/public-key.js';
 import { otherS, verifySecp256k1 } from '../../src/ledger/signatures.js';
 

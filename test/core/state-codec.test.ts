@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AppError } from '../../src/errors.js';
+import { AppError } from '../../src/platform/errors.js';
 import { defineStateCodec, StoredStateError } from '../../src/ledger/state-codec.js';
 
 const codec = defineStateCodec(

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CustodyClient } from '../../src/custody/custody-client.js';
 import { CustodyNotFoundError, CustodyNotOperationalError, CustodyRequestError } from '../../src/custody/errors.js';
 import { startCustodySimulator, type RunningCustodySimulator } from '../../src/custody-simulator/index.js';
-import { NotFoundError, UnavailableError, UpstreamError } from '../../src/errors.js';
+import { NotFoundError, UnavailableError, UpstreamError } from '../../src/platform/errors.js';
 import { parsePublicKey } from '../../src/ledger/public-key.js';
 import { verifySignature } from '../../src/ledger/signatures.js';
 import { capturingLogger, listen, quietLogger, startReceiver } from './helpers.js';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/load-config.js';
 import { claimProfile } from '../../src/config/profile-marker.js';
-import { profileKey } from '../../src/redis-keys.js';
+import { profileKey } from '../../src/platform/redis-keys.js';
 import { freePort } from '../../src/sandbox/free-port.js';
 import { testRedis } from '../helpers/redis.js';
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { families } from '../../adaptors/index.js';
 import { ConfigError, loadConfig } from '../../src/config/load-config.js';
 import { startWorkerHealthServer } from '../../src/http/worker-health-server.js';
-import { clusterPrefixProblem } from '../../src/redis.js';
+import { clusterPrefixProblem } from '../../src/platform/redis.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { startRedisCluster, type LocalRedisCluster } from '../helpers/redis-cluster.js';

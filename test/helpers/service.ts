@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import type { AppExtensions } from '../../src/http/app.js';
 import type { AppContext } from '../../src/http/app-context.js';
 import type { Workers } from '../../src/pipeline/workers.js';
-import { redisClient } from '../../src/redis.js';
+import { redisClient } from '../../src/platform/redis.js';
 import { createCore, type Core } from '../../src/core.js';
 import { createPipeline, listen, type Pipeline } from '../../src/processes.js';
 import { testRedis } from './redis.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/platform/logger.js';
 import { OperationStore } from '../../src/pipeline/operation-store.js';
 import { freePort } from '../../src/sandbox/free-port.js';
 import { signCallback } from '../../src/security/callback-hmac.js';

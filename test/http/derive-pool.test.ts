@@ -7,7 +7,7 @@ import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { families } from '../../adaptors/index.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { InvalidArgumentError } from '../../src/errors.js';
+import { InvalidArgumentError } from '../../src/platform/errors.js';
 import { inThreadDeriver } from '../../src/http/derive-addresses.js';
 import { DerivePool, derivePoolFor } from '../../src/http/derive-pool.js';
 import { DERIVE_THREAD_NICE } from '../../src/http/derive-protocol.js';

@@ -7,7 +7,7 @@ import { OperationStore } from '../../src/pipeline/operation-store.js';
 import { freePort } from '../../src/sandbox/free-port.js';
 import { signCallback } from '../../src/security/callback-hmac.js';
 import { sizeInBytes } from '../../src/http/lean-lane.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/platform/logger.js';
 import { awaitingSignature, callbackBody } from '../helpers/one-signature.js';
 import { startTestService, TEST_CALLBACK_SECRET, type TestService } from '../helpers/service.js';
 import { until } from '../pipeline/support.js';

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { families } from '../../adaptors/index.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { createLogger, MAX_LOGGED_DETAIL } from '../../src/logger.js';
+import { createLogger, MAX_LOGGED_DETAIL } from '../../src/platform/logger.js';
 import { createCore } from '../../src/core.js';
 import { listen } from '../../src/processes.js';
 import { httpCaller, ADMIN_KEY, TEST_CALLBACK_SECRET } from '../helpers/service.js';

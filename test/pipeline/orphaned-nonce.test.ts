@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORPHAN_GRACE_MS } from '../../src/ledger/orphaned-numbers.js';
-import { reservationKeys } from '../../src/redis-keys.js';
+import { reservationKeys } from '../../src/platform/redis-keys.js';
 import { startEthLoop, RECIPIENT, withdraw, type EthLoop } from './support.js';
 
 /**

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addConfirmJob, confirmJobId } from '../../src/pipeline/queues.js';
 import type { Workers } from '../../src/pipeline/workers.js';
-import { queuePrefix } from '../../src/redis-keys.js';
+import { queuePrefix } from '../../src/platform/redis-keys.js';
 import { freePort } from '../../src/sandbox/free-port.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { fakeOperation } from '../webhooks/support.js';

@@ -8,7 +8,7 @@ import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { startSandboxCustody, type SandboxCustody } from '../../src/sandbox/sandbox-custody.js';
 import { createCore } from '../../src/core.js';
 import { listen } from '../../src/processes.js';
-import { CUSTODY_EMULATOR_PREFIX } from '../../src/redis-keys.js';
+import { CUSTODY_EMULATOR_PREFIX } from '../../src/platform/redis-keys.js';
 import { ADMIN_KEY, httpCaller } from '../helpers/service.js';
 import { testRedis } from '../helpers/redis.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NotSupportedError } from '../../src/errors.js';
+import { NotSupportedError } from '../../src/platform/errors.js';
 import type { LedgerFamily } from '../../src/ledger/adaptor.js';
 import { StoredStateError, type StateCodec } from '../../src/ledger/state-codec.js';
 import { scaffoldLedger } from '../../scripts/new-ledger.js';

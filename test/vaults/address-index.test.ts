@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerAdaptor } from '../../src/ledger/adaptor.js';
 import { startBitcoinRegtest, type BitcoinRegtest } from '../../adaptors/bitcoin/local-node/index.js';
 import { vaultAddresses } from '../../src/vaults/vault-addresses.js';
-import { vaultKeys } from '../../src/redis-keys.js';
+import { vaultKeys } from '../../src/platform/redis-keys.js';
 import type { Bip44Account, VaultRecord } from '../../src/vaults/vault-schema.js';
 import { VaultStore } from '../../src/vaults/vault-store.js';
 import { regtestAdaptor } from '../../adaptors/bitcoin/test-kit.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { webhookKeys } from '../../src/redis-keys.js';
+import { webhookKeys } from '../../src/platform/redis-keys.js';
 import { DeliveryStore, type NewDelivery } from '../../src/webhooks/delivery-store.js';
 import { deliveryId } from '../../src/webhooks/webhook-queue.js';
 import { testRedis } from '../helpers/redis.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConflictError } from '../../src/errors.js';
+import { ConflictError } from '../../src/platform/errors.js';
 import { OperationStore } from '../../src/pipeline/operation-store.js';
 import { parseOutboxEntry, type WithdrawalEvent } from '../../src/pipeline/outbox.js';
 import { testRedis } from '../helpers/redis.js';

@@ -1,6 +1,6 @@
 import { networks } from 'bitcoinjs-lib';
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../../../src/errors.js';
+import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import { parsePublicKey } from '../../../src/ledger/public-key.js';
 import { addressFromPublicKey, detectFormat } from './address.js';
 import { isValidAddress, recipientScript } from './validate-address.js';

@@ -1,5 +1,5 @@
 import { payments, type Network } from 'bitcoinjs-lib';
-import { InvalidArgumentError, unknownValue } from '../../../src/errors.js';
+import { InvalidArgumentError, unknownValue } from '../../../src/platform/errors.js';
 import type { PublicKey } from '../../../src/ledger/public-key.js';
 
 export const ADDRESS_FORMATS = ['p2wpkh', 'p2sh-p2wpkh', 'p2pkh'] as const;

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../../../src/errors.js';
+import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { AssetInfo, Balance } from '../../../src/ledger/adaptor.js';
 import type { BtcContext } from '../context.js';
 import { spendableUtxos } from './spendable.js';

@@ -1,7 +1,7 @@
 import { Transaction } from 'bitcoinjs-lib';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { NodeRejectionError, UnavailableError } from '../../../src/errors.js';
+import { NodeRejectionError, UnavailableError } from '../../../src/platform/errors.js';
 import type { BtcContext } from '../context.js';
 import { BroadcastRejected, type BackendTxStatus, type BitcoinBackend } from '../network/backend.js';
 import { broadcast } from './broadcast.js';

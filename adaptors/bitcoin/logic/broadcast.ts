@@ -1,5 +1,5 @@
 import { Transaction } from 'bitcoinjs-lib';
-import { UnavailableError } from '../../../src/errors.js';
+import { UnavailableError } from '../../../src/platform/errors.js';
 import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { BtcContext } from '../context.js';
 import { BroadcastRejected } from '../network/backend.js';

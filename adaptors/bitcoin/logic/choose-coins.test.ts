@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../../../src/errors.js';
+import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import { chooseCoins, maxSendable } from './choose-coins.js';
 import type { Candidate } from './select-coins.js';
 import { inputWeight, MAX_STANDARD_TX_WEIGHT, signedWeight, vbytes } from './tx-size.js';

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../../../src/errors.js';
+import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
 import { dustThreshold } from './dust.js';
 import { selectCoins, type Candidate } from './select-coins.js';

@@ -1,5 +1,5 @@
 import { crypto as bcrypto, script as bscript } from 'bitcoinjs-lib';
-import { PermanentLedgerError, VerificationError } from '../../../src/errors.js';
+import { PermanentLedgerError, VerificationError } from '../../../src/platform/errors.js';
 import { secp256k1 } from '../../../src/ledger/secp256k1.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
 import type { BtcContext } from '../context.js';

@@ -1,5 +1,5 @@
 import { Transaction } from 'bitcoinjs-lib';
-import { InvalidArgumentError, UnavailableError } from '../../../src/errors.js';
+import { InvalidArgumentError, UnavailableError } from '../../../src/platform/errors.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
 import { insufficientFunds } from '../../../src/ledger/insufficient-funds.js';
 import type { SigningPayload, UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';

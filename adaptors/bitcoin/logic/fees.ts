@@ -1,4 +1,4 @@
-import { InvalidArgumentError, UnavailableError, UpstreamError } from '../../../src/errors.js';
+import { InvalidArgumentError, UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
 import type { BtcContext } from '../context.js';
 
 /** MEDIUM first: it is the default when a withdrawal names no fee. */

@@ -1,4 +1,4 @@
-import { ConflictError, InvalidArgumentError } from '../../../src/errors.js';
+import { ConflictError, InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { ReplacementInput, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { BtcContext } from '../context.js';
 import { unsignedFromState } from './craft.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { crypto as bcrypto, Transaction } from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { describe, expect, it } from 'vitest';
-import { InternalError } from '../../../src/errors.js';
+import { InternalError } from '../../../src/platform/errors.js';
 import { inputPreimages } from './preimage.js';
 import { bip143Preimage, legacyPreimage, legacyPreimages, p2pkhScript, sha256d, SIGHASH_ALL } from './sighash.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Transaction } from 'bitcoinjs-lib';
-import { InternalError } from '../../../src/errors.js';
+import { InternalError } from '../../../src/platform/errors.js';
 
 /**
  * Signature-hash preimages for SIGHASH_ALL, built by hand because the custody service shows

@@ -1,4 +1,4 @@
-import { UnavailableError, UpstreamError } from '../../../src/errors.js';
+import { UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
 import { BroadcastRejected, type BackendTxStatus, type BitcoinBackend, type Outspend, type Prevout, type StatusAndSpends, type Utxo } from './backend.js';
 
 /** An error Bitcoin Core answered, with its RPC code (e.g. -26 RPC_VERIFY_REJECTED). */

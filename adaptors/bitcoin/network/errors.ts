@@ -1,4 +1,4 @@
-import { NodeRejectionError, type RejectionKind } from '../../../src/errors.js';
+import { NodeRejectionError, type RejectionKind } from '../../../src/platform/errors.js';
 
 /**
  * Bitcoin back ends' reasons for refusing a transaction, read in this one place. Bitcoin Core

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UnavailableError, UpstreamError } from '../../../src/errors.js';
+import { UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
 import { spendableUtxos } from '../logic/spendable.js';
 import { BroadcastRejected } from './backend.js';
 import { classifyBitcoinReason } from './errors.js';

@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../../src/errors.js';
+import { UpstreamError } from '../../../src/platform/errors.js';
 import { BroadcastRejected, type BackendTxStatus, type BitcoinBackend, type Outspend, type Prevout, type Utxo } from './backend.js';
 import { httpRequest, parseJson } from './http.js';
 

@@ -1,5 +1,5 @@
 import { getAddress, isAddress, keccak256 } from 'ethers';
-import { InvalidArgumentError } from '../../../src/errors.js';
+import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import { Recent } from './recent.js';
 import { storedPublicKey, uncompressedPoint, type PublicKey } from '../../../src/ledger/public-key.js';
 

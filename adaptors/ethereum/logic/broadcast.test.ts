@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidArgumentError, NodeRejectionError } from '../../../src/errors.js';
+import { InvalidArgumentError, NodeRejectionError } from '../../../src/platform/errors.js';
 import type { LedgerAdaptor, SendOutcome, SignedTx } from '../../../src/ledger/adaptor.js';
 import { countedAdaptor, intent, newKey, sign, startHarness, waitReceipt, type Harness, type TestKey } from '../test-kit.js';
 

@@ -1,5 +1,5 @@
 import { keccak256, Transaction } from 'ethers';
-import { InvalidArgumentError, NodeRejectionError, UnavailableError } from '../../../src/errors.js';
+import { InvalidArgumentError, NodeRejectionError, UnavailableError } from '../../../src/platform/errors.js';
 import type { BroadcastResult, SendOutcome, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
 import { ethRejection } from '../network/errors.js';

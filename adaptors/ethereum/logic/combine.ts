@@ -1,5 +1,5 @@
 import { keccak256 } from 'ethers';
-import { VerificationError } from '../../../src/errors.js';
+import { VerificationError } from '../../../src/platform/errors.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
 import { isLowS } from '../../../src/ledger/signatures.js';
 import type { EthContext } from '../context.js';

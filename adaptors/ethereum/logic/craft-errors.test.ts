@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError, InsufficientFundsError, InvalidArgumentError } from '../../../src/errors.js';
+import { AppError, InsufficientFundsError, InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { LedgerAdaptor } from '../../../src/ledger/adaptor.js';
 import { intent, newKey, startHarness, type Harness } from '../test-kit.js';
 

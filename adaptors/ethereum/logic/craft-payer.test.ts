@@ -1,6 +1,6 @@
 import type { Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PermanentLedgerError } from '../../../src/errors.js';
+import { PermanentLedgerError } from '../../../src/platform/errors.js';
 import type { AssetInfo, LedgerAdaptor, VaultSource } from '../../../src/ledger/adaptor.js';
 import { deployContract, intent, newKey, sign, startHarness, waitReceipt, type Harness, type TestKey } from '../test-kit.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InsufficientFundsError } from '../../../src/errors.js';
+import { InsufficientFundsError } from '../../../src/platform/errors.js';
 import type { LedgerAdaptor, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import { countedAdaptor, intent, newKey, startHarness, type Harness, type TestKey } from '../test-kit.js';
 

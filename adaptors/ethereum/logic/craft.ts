@@ -1,5 +1,5 @@
 import { getAddress } from 'ethers';
-import { InvalidArgumentError, PermanentLedgerError } from '../../../src/errors.js';
+import { InvalidArgumentError, PermanentLedgerError } from '../../../src/platform/errors.js';
 import type { UnsignedWithdrawal, VaultAddress, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
 import { insufficientFunds } from '../../../src/ledger/insufficient-funds.js';

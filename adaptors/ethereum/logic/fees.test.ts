@@ -8,7 +8,7 @@ import { ChainReads } from '../network/chain-reads.js';
 import { JsonRpcClient } from '../network/json-rpc.js';
 import { ethereumOptionsSchema } from '../options.js';
 import type { AdaptorDeps } from '../../../src/ledger/adaptor.js';
-import { InvalidArgumentError } from '../../../src/errors.js';
+import { InvalidArgumentError } from '../../../src/platform/errors.js';
 
 const GWEI = 1_000_000_000n;
 const hex = (n: bigint): string => `0x${n.toString(16)}`;

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../../../src/errors.js';
+import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import { formatAmount, parseAmount } from '../../../src/ledger/amounts.js';
 import type { EthContext } from '../context.js';
 import type { FeeHistory } from '../network/chain-reads.js';

@@ -1,4 +1,4 @@
-import { UnavailableError } from '../../../src/errors.js';
+import { UnavailableError } from '../../../src/platform/errors.js';
 import type { EthContext } from '../context.js';
 
 /** How many blocks back from the head the transaction that used a nonce is looked for. */

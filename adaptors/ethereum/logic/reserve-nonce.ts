@@ -1,4 +1,4 @@
-import { UnavailableError } from '../../../src/errors.js';
+import { UnavailableError } from '../../../src/platform/errors.js';
 import type { AssetInfo } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
 import { insufficientFunds } from '../../../src/ledger/insufficient-funds.js';

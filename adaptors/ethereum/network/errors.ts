@@ -1,4 +1,4 @@
-import { NodeRejectionError, type RejectionKind } from '../../../src/errors.js';
+import { NodeRejectionError, type RejectionKind } from '../../../src/platform/errors.js';
 
 /**
  * Every Ethereum client words a refused transaction its own way; this table is the one place

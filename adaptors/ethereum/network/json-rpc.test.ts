@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UnavailableError, UpstreamError } from '../../../src/errors.js';
+import { UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
 import { ETH_RATE_LIMIT } from './errors.js';
 import { JsonRpcClient, JsonRpcError } from './json-rpc.js';
 

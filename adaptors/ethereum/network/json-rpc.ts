@@ -1,4 +1,4 @@
-import { UnavailableError, UpstreamError } from '../../../src/errors.js';
+import { UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
 import { isRateLimit } from './errors.js';
 
 /**

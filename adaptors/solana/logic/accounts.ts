@@ -1,7 +1,7 @@
 import { getBase64Encoder, getBase58Decoder, type Address } from '@solana/kit';
 import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { UpstreamError } from '../../../src/errors.js';
+import { UpstreamError } from '../../../src/platform/errors.js';
 import type { RpcAccount } from '../network/rpc.js';
 
 /** Size of an SPL token account and of a system nonce account: what their rent-exempt minimum is for. */

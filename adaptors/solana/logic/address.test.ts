@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../../../src/errors.js';
+import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import { addressFromPublicKey, isValidAddress } from './address.js';
 
 describe('solana addresses', () => {

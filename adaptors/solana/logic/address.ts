@@ -1,5 +1,5 @@
 import { getAddressDecoder, isAddress } from '@solana/kit';
-import { InvalidArgumentError } from '../../../src/errors.js';
+import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { PublicKey } from '../../../src/ledger/adaptor.js';
 
 /** A Solana address is the base58 text of the 32-byte ed25519 public key; there is one format. */

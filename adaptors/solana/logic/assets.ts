@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../../../src/errors.js';
+import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { AssetInfo } from '../../../src/ledger/adaptor.js';
 import type { SolanaOptions } from '../options.js';
 

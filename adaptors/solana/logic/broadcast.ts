@@ -1,5 +1,5 @@
 import { getBase58Decoder, getTransactionDecoder } from '@solana/kit';
-import { PermanentLedgerError, UnavailableError } from '../../../src/errors.js';
+import { PermanentLedgerError, UnavailableError } from '../../../src/platform/errors.js';
 import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { SolanaContext } from '../context.js';
 import { AlreadyProcessedError, ExpiredTransactionError } from '../network/errors.js';

@@ -1,5 +1,5 @@
 import { getBase58Decoder, getTransactionDecoder, getTransactionEncoder, type SignatureBytes } from '@solana/kit';
-import { InvalidArgumentError } from '../../../src/errors.js';
+import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
 import { verifyEd25519 } from '../../../src/ledger/signatures.js';
 import { addressFromPublicKey } from './address.js';

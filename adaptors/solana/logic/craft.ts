@@ -1,4 +1,4 @@
-import { ConflictError, InsufficientFundsError, InvalidArgumentError } from '../../../src/errors.js';
+import { ConflictError, InsufficientFundsError, InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { AssetInfo, UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
 import { claimReservation, reserveAndBuild } from '../../../src/ledger/reserve-and-build.js';

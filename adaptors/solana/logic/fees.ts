@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../../../src/errors.js';
+import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { SolanaContext } from '../context.js';
 
 /**

@@ -1,6 +1,6 @@
 import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { InvalidArgumentError } from '../../../src/errors.js';
+import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { AssetInfo } from '../../../src/ledger/adaptor.js';
 import type { RpcAccount } from '../network/rpc.js';
 import { isWalletAccount, readTokenAccount } from './accounts.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PermanentLedgerError, UnavailableError, UpstreamError } from '../../../src/errors.js';
+import { PermanentLedgerError, UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
 import { AlreadyProcessedError, ExpiredTransactionError, mapNodeError } from './errors.js';
 
 describe('solana node errors', () => {

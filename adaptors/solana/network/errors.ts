@@ -1,5 +1,5 @@
-import type { AppError} from '../../../src/errors.js';
-import { PermanentLedgerError, UnavailableError, UpstreamError } from '../../../src/errors.js';
+import type { AppError} from '../../../src/platform/errors.js';
+import { PermanentLedgerError, UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
 
 export interface RpcErrorBody {
   code: number;

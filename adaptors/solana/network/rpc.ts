@@ -1,4 +1,4 @@
-import { UnavailableError, UpstreamError } from '../../../src/errors.js';
+import { UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
 import { mapNodeError, type RpcErrorBody } from './errors.js';
 
 /** An account as `getMultipleAccounts` returns it with base64 data; null when it does not exist. */

@@ -3,7 +3,7 @@ import { Memo } from '@stellar/stellar-sdk';
 import { parseMemo, splitRecipient } from '../index.js';
 import { addressFromPublicKey, isValidAddress, parseNativePublicKey } from './address.js';
 import { creditAssets } from './assets.js';
-import { AppError } from '../../../src/errors.js';
+import { AppError } from '../../../src/platform/errors.js';
 import { parsePublicKey } from '../../../src/ledger/public-key.js';
 
 // SEP-23 (ecosystem/sep-0023.md, version 1.3.0): its own valid and invalid test vectors.

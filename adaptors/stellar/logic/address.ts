@@ -1,5 +1,5 @@
 import { StrKey } from '@stellar/stellar-sdk';
-import { InvalidArgumentError } from '../../../src/errors.js';
+import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { PublicKey } from '../../../src/ledger/public-key.js';
 import { parseMemo } from './memo.js';
 

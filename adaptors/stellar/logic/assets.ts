@@ -1,5 +1,5 @@
 import { Asset } from '@stellar/stellar-sdk';
-import { unknownValue, UpstreamError } from '../../../src/errors.js';
+import { unknownValue, UpstreamError } from '../../../src/platform/errors.js';
 import type { AssetInfo } from '../../../src/ledger/adaptor.js';
 import type { HorizonAccount, HorizonBalance } from '../network/horizon.js';
 

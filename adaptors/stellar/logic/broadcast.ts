@@ -1,5 +1,5 @@
 import { extractBaseAddress, FeeBumpTransaction, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
-import { PermanentLedgerError } from '../../../src/errors.js';
+import { PermanentLedgerError } from '../../../src/platform/errors.js';
 import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';
 import { horizonRejection } from '../network/errors.js';

@@ -1,6 +1,6 @@
 import type { Transaction} from '@stellar/stellar-sdk';
 import { FeeBumpTransaction, Keypair, StrKey, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
-import { InvalidArgumentError } from '../../../src/errors.js';
+import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
 import { verifyEd25519 } from '../../../src/ledger/signatures.js';
 import type { StellarContext } from '../context.js';

@@ -1,5 +1,5 @@
 import { Account, Asset, extractBaseAddress, Operation, StrKey, TransactionBuilder, type xdr } from '@stellar/stellar-sdk';
-import { ConflictError, InvalidArgumentError } from '../../../src/errors.js';
+import { ConflictError, InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
 import { insufficientFunds } from '../../../src/ledger/insufficient-funds.js';

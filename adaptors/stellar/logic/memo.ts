@@ -1,5 +1,5 @@
 import { Memo, StrKey } from '@stellar/stellar-sdk';
-import { InvalidArgumentError } from '../../../src/errors.js';
+import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { HorizonAccount } from '../network/horizon.js';
 
 /**

@@ -1,5 +1,5 @@
 import { FeeBumpTransaction, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
-import { ConflictError, InvalidArgumentError } from '../../../src/errors.js';
+import { ConflictError, InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { ReplacementInput, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';
 import type { StellarContext } from '../context.js';

@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../../src/errors.js';
+import { UpstreamError } from '../../../src/platform/errors.js';
 import type { UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';
 import { stellarState } from './state.js';

@@ -1,4 +1,4 @@
-import { NodeRejectionError, type RejectionKind } from '../../../src/errors.js';
+import { NodeRejectionError, type RejectionKind } from '../../../src/platform/errors.js';
 import { describeCodes } from '../logic/result-codes.js';
 import type { ResultCodes } from './horizon.js';
 

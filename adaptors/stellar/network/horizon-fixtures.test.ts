@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Account, Keypair, Networks, Operation, Asset, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
-import { NodeRejectionError, UnavailableError } from '../../../src/errors.js';
+import { NodeRejectionError, UnavailableError } from '../../../src/platform/errors.js';
 import type { LedgerAdaptor, SignedTx, VaultSource } from '../../../src/ledger/adaptor.js';
 import { parsePublicKey, toCustodyKeyId } from '../../../src/ledger/public-key.js';
 import { freePort } from '../../../src/sandbox/free-port.js';

@@ -1,4 +1,4 @@
-import { UnavailableError, UpstreamError } from '../../../src/errors.js';
+import { UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
 
 /**
  * Minimal Horizon client over an injected fetch. The SDK's Horizon.Server is not used

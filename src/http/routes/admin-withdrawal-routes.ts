@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InvalidArgumentError, unknownValue } from '../../errors.js';
+import { InvalidArgumentError, unknownValue } from '../../platform/errors.js';
 import { OPERATION_STATUSES, type Operation } from '../../pipeline/operation.js';
 import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
 import { withdrawalView } from '../../pipeline/withdrawal-view.js';

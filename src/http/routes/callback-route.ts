@@ -1,15 +1,15 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { AppError, ForbiddenError, UnauthorizedError, UnavailableError, VerificationError } from '../../errors.js';
+import { AppError, ForbiddenError, UnauthorizedError, UnavailableError, VerificationError } from '../../platform/errors.js';
 import { acceptSignatures, attemptOfDigest, callbackBodySchema, operationForDigests } from '../../pipeline/accept-signatures.js';
 import { attemptsOf } from '../../pipeline/attempts.js';
 import { SETTLE_OUTCOMES, settleFromCustody } from '../../pipeline/settle-from-custody.js';
-import { boundedForLog } from '../../logger.js';
+import { boundedForLog } from '../../platform/logger.js';
 import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
 import { checkCallback, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../security/callback-hmac.js';
 import { REQUEST_LOG_FIELDS, type RawBodyRequest } from '../app.js';
 import { defineRoute } from '../route.js';
-import { SIGN_CALLBACK_PATH } from '../../api-base.js';
+import { SIGN_CALLBACK_PATH } from '../../platform/api-base.js';
 import { normaliseIp } from '../../config/address-schemas.js';
 
 /**

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { unknownValue } from '../../errors.js';
+import { unknownValue } from '../../platform/errors.js';
 import type { LedgerHealth } from '../../ledger/adaptor.js';
 import type { AppContext, DependencyHealth } from '../app-context.js';
 import { defineRoute } from '../route.js';
 import { probe } from './service-routes.js';
-import { API_BASE } from '../../api-base.js';
+import { API_BASE } from '../../platform/api-base.js';
 
 const partHealth = z.object({ healthy: z.boolean(), errorMessage: z.string().optional() });
 

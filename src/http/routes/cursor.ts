@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../../errors.js';
+import { InvalidArgumentError } from '../../platform/errors.js';
 
 /** Position in a newest-first list: creation time and id of the last item of a page. Opaque to clients. */
 export interface Cursor {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InvalidArgumentError } from '../../errors.js';
+import { InvalidArgumentError } from '../../platform/errors.js';
 import { formatAmount } from '../../ledger/amounts.js';
 import type { AssetInfo, Balance, LedgerAdaptor } from '../../ledger/adaptor.js';
 import { ALL_ASSETS, resolveAssets } from '../../ledger/registry.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { metricsHandler, type Metrics } from '../../metrics/metrics.js';
+import { metricsHandler, type Metrics } from '../../platform/metrics.js';
 import { defineRoute } from '../route.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConflictError, NotFoundError } from '../../errors.js';
+import { ConflictError, NotFoundError } from '../../platform/errors.js';
 import type { ReplacementKind } from '../../ledger/adaptor.js';
 import { cancelSignRequest } from '../../pipeline/cancel-sign-request.js';
 import type { Operation } from '../../pipeline/operation.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { InvalidArgumentError, unknownValue } from '../../errors.js';
+import { InvalidArgumentError, unknownValue } from '../../platform/errors.js';
 import { formatAmount, parseAmount } from '../../ledger/amounts.js';
 import { resolveAssets } from '../../ledger/registry.js';
 import type { Core } from '../../core.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConflictError, InvalidArgumentError } from '../../errors.js';
+import { ConflictError, InvalidArgumentError } from '../../platform/errors.js';
 import { readVaultKey } from '../../vaults/custody-vault-keys.js';
 import { resolveAssets } from '../../ledger/registry.js';
 import { singleAddress, validateVault, vaultAddresses } from '../../vaults/vault-addresses.js';

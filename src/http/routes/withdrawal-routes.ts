@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError } from '../../errors.js';
+import { NotFoundError } from '../../platform/errors.js';
 import { createWithdrawal } from '../../pipeline/create-withdrawal.js';
 import { renderedAttemptSchema, stuckMarkSchema } from '../../pipeline/attempts.js';
 import type { Idempotency } from '../../pipeline/idempotency.js';

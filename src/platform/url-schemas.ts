@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isClusterUrl } from '../redis.js';
+import { isClusterUrl } from './redis.js';
 
 /**
  * A URL whose scheme is one of `schemes` (with the colon, as `URL.protocol` has it). The

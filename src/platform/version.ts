@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 
-// Running from source (src/) or from the build (dist/src/): the manifest is one or two levels up.
-const manifest = ['../package.json', '../../package.json']
+// Running from source (src/platform/) or from the build (dist/src/platform/): the manifest is two or three levels up.
+const manifest = ['../../package.json', '../../../package.json']
   .map((rel) => new URL(rel, import.meta.url))
   .find((url) => existsSync(url));
 
