@@ -4,8 +4,8 @@
  * suite's route fuzzer with a fixed seed, so every run sends the same requests), then its
  * memory once settled.
  */
-import type { RunningCustodySimulator } from '../src/custody-simulator/index.js';
-import type { OperationStore } from '../src/pipeline/operation-store.js';
+import type { RunningCustodySimulator } from '../src/dev/custody-simulator/index.js';
+import type { OperationStore } from '../src/withdrawals/store/operation-store.js';
 import { fuzzRoutes, type OpenApiLike } from '../test/faults/route-fuzz.js';
 import { fakeOperation } from './fixtures.js';
 import type { Child } from './procs.js';

@@ -9,9 +9,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
-import type { RunningCustodySimulator } from '../src/custody-simulator/index.js';
+import type { RunningCustodySimulator } from '../src/dev/custody-simulator/index.js';
 import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
-import type { OperationStore } from '../src/pipeline/operation-store.js';
+import type { OperationStore } from '../src/withdrawals/store/operation-store.js';
 import { operationKeys, servicePrefix } from '../src/platform/redis-keys.js';
 import type { Child } from './procs.js';
 

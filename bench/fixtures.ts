@@ -3,8 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import * as ecc from 'tiny-secp256k1';
 import { toCustodyKeyId, type PublicKey } from '../src/ledger/public-key.js';
-import type { Operation } from '../src/pipeline/operation.js';
-import type { OperationStore } from '../src/pipeline/operation-store.js';
+import type { Operation } from '../src/withdrawals/model/operation.js';
+import type { OperationStore } from '../src/withdrawals/store/operation-store.js';
 
 /** A fixed signing key, known to the bench only (stands in for a custody vault key). */
 const PRIVATE = createHash('sha256').update('byow bench vault key').digest();

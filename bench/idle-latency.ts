@@ -4,7 +4,7 @@
  * is read inside the worker (bench/preload.ts), minus the node's own time for that call.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { OperationStore } from '../src/pipeline/operation-store.js';
+import type { OperationStore } from '../src/withdrawals/store/operation-store.js';
 import type { ChildStats } from './procs.js';
 
 export interface IdleLatency {

@@ -7,8 +7,8 @@
  */
 import type { Redis } from 'ioredis';
 import type { Config } from '../src/config/load-config.js';
-import type { OperationStore } from '../src/pipeline/operation-store.js';
-import { createQueues } from '../src/pipeline/queues.js';
+import type { OperationStore } from '../src/withdrawals/store/operation-store.js';
+import { createQueues } from '../src/withdrawals/jobs/queues.js';
 import { fakeOperation } from './fixtures.js';
 import { waitFor, type Child } from './procs.js';
 import { settledMemory, type MemoryFigure } from './settle.js';

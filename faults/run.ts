@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import path from 'node:path';
-import { ensureRedis } from '../src/sandbox/local-redis.js';
+import { ensureRedis } from '../src/dev/local-redis.js';
 import { fuzzScenario } from './scenarios/fuzz.js';
 import { multiProcess, type ScenarioContext } from './scenarios/multi-process.js';
 import { redisCluster } from './scenarios/redis-cluster.js';

@@ -8,9 +8,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startCustodySimulator, type RunningCustodySimulator } from '../src/custody-simulator/index.js';
+import { startCustodySimulator, type RunningCustodySimulator } from '../src/dev/custody-simulator/index.js';
 import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
-import { freePort } from '../src/sandbox/free-port.js';
+import { freePort } from '../src/dev/free-port.js';
 import { startAnvil, type LocalAnvil } from '../adaptors/ethereum/local-node/local-anvil.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -14,9 +14,9 @@ import pino from 'pino';
 import { families } from '../adaptors/index.js';
 import { schemaSource } from '../clients/typescript/scripts/schema-source.js';
 import { loadConfig } from '../src/config/load-config.js';
-import { ensureRedis } from '../src/sandbox/local-redis.js';
-import { createCore } from '../src/core.js';
-import { createPipeline, listen } from '../src/processes.js';
+import { ensureRedis } from '../src/dev/local-redis.js';
+import { createCore } from '../src/app/core.js';
+import { createPipeline, listen } from '../src/app/processes.js';
 import { VERSION } from '../src/platform/version.js';
 
 const CLIENT_DIR = new URL('../clients/typescript/', import.meta.url);

@@ -4,6 +4,6 @@
  * simulator and the queue workers. Built in processes.ts.
  */
 import { exitOnStartFailure } from './platform/process-lifecycle.js';
-import { startApiProcess } from './processes.js';
+import { startApiProcess } from './app/processes.js';
 
 startApiProcess().catch(exitOnStartFailure);

@@ -4,6 +4,6 @@
  * Built in processes.ts.
  */
 import { exitOnStartFailure } from './platform/process-lifecycle.js';
-import { startWorkerProcess } from './processes.js';
+import { startWorkerProcess } from './app/processes.js';
 
 startWorkerProcess().catch(exitOnStartFailure);

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { ensureRedis } from '../src/sandbox/local-redis.js';
+import { ensureRedis } from '../src/dev/local-redis.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

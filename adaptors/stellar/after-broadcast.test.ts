@@ -1,7 +1,7 @@
 import { Keypair } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStellarLedger, type LocalStellarLedger } from '../../adaptors/stellar/local-node/index.js';
-import { OperationStore } from '../../src/pipeline/operation-store.js';
+import { OperationStore } from '../../src/withdrawals/store/operation-store.js';
 import { startLoop, type Loop } from '../../test/helpers/loop.js';
 import { READ_KEY, WITHDRAW_KEY } from '../../test/helpers/service.js';
 

@@ -14,7 +14,7 @@ export interface Names {
 const notImplemented = (n: Names, verb: string, file: string) =>
   `throw new NotSupportedError('${n.family}: ${verb} is not implemented yet (adaptors/${n.family}/${file})');`;
 
-const verbFile = (n: Names, file: string, doc: string, signature: string, verb: string, extraImports = '') => `import { NotSupportedError } from '../../../src/errors.js';
+const verbFile = (n: Names, file: string, doc: string, signature: string, verb: string, extraImports = '') => `import { NotSupportedError } from '../../../src/platform/errors.js';
 ${extraImports}
 /** ${doc} */
 export ${signature} {
@@ -127,7 +127,7 @@ export interface ${pascal(n)}Context {
   deps: AdaptorDeps;
 }
 `,
-    'network/client.ts': `import { UnavailableError } from '../../../src/errors.js';
+    'network/client.ts': `import { UnavailableError } from '../../../src/platform/errors.js';
 import { mapNodeError } from './errors.js';
 
 /** The node's client over the injected fetch; node errors become typed errors in errors.ts, once. */
@@ -150,7 +150,7 @@ export class NodeClient {
   }
 }
 `,
-    'network/errors.ts': `import { UpstreamError, type AppError } from '../../../src/errors.js';
+    'network/errors.ts': `import { UpstreamError, type AppError } from '../../../src/platform/errors.js';
 
 /**
  * The node's error answers as typed errors, matched once here from a table of the node's real
@@ -161,7 +161,7 @@ export function mapNodeError(method: string, err: { code: number; message: strin
   return new UpstreamError(\`${n.family} node \${method}: \${err.message} (\${err.code})\`, false);
 }
 `,
-    'logic/address.ts': `import { NotSupportedError } from '../../../src/errors.js';
+    'logic/address.ts': `import { NotSupportedError } from '../../../src/platform/errors.js';
 import type { PublicKey } from '../../../src/ledger/adaptor.js';
 
 /** Address formats the ledger knows; the first is the default. */
@@ -178,7 +178,7 @@ export function isValidAddress(_address: string): boolean {
 }
 `,
     'logic/balances.ts': verbFile(n, 'balances', 'Balances of each address in each asset, base units, in as few round trips as the node allows.', 'async function getBalances(_ctx: ' + pascal(n) + 'Context, _addresses: string[], _assets: AssetInfo[]): Promise<Balance[]>', 'getBalances', `import type { AssetInfo, Balance } from '../../../src/ledger/adaptor.js';\n${ctx}`),
-    'logic/craft.ts': `import { NotSupportedError } from '../../../src/errors.js';
+    'logic/craft.ts': `import { NotSupportedError } from '../../../src/platform/errors.js';
 import type { UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 ${ctx}
 /**

@@ -1,6 +1,6 @@
-import type { Core } from '../core.js';
+import type { Core } from '../app/core.js';
 import type { ApiKeyRecord } from '../security/api-keys.js';
-import type { AddressDeriver } from './derive-addresses.js';
+import type { AddressDeriver } from '../vaults/derivation/derive-addresses.js';
 
 export interface DependencyHealth {
   healthy: boolean;

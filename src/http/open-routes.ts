@@ -3,7 +3,7 @@ import type { Config } from '../config/load-config.js';
 import type { Scope } from '../security/api-keys.js';
 import type { AppContext } from './app-context.js';
 import { rateLimiter } from './rate-limit.js';
-import { TimeSlicer } from './time-sliced.js';
+import { TimeSlicer } from '../vaults/derivation/time-sliced.js';
 
 /** Whether the spec's open routes answer without an API key: OPEN_ROUTES_ANONYMOUS, else only in the sandbox. */
 export function openRoutesAnonymous(config: Pick<Config, 'openRoutesAnonymous' | 'sandboxProfile'>): boolean {

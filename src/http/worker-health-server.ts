@@ -3,8 +3,8 @@ import { NotFoundError } from '../platform/errors.js';
 import { probe } from './routes/service-routes.js';
 import { redisHealth } from './redis-health.js';
 import type { DependencyHealth } from './app-context.js';
-import type { Core } from '../core.js';
-import type { Workers } from '../pipeline/workers.js';
+import type { Core } from '../app/core.js';
+import type { Workers } from '../withdrawals/jobs/workers.js';
 
 export interface WorkerHealthDeps extends Pick<Core, 'redis' | 'prefix' | 'metrics'> {
   workers: Workers;

@@ -8,7 +8,7 @@
  *   ledger's own format says otherwise (Ethereum addresses and tx hashes keep `0x`).
  * - One adaptor instance serves one ledger id; it holds no module-level state and gets
  *   everything it touches (config, logger, transport, reservations) through `AdaptorDeps`.
- * - Errors are `AppError` subclasses (`src/errors.ts`): `InvalidArgumentError` for bad
+ * - Errors are `AppError` subclasses (`src/platform/errors.ts`): `InvalidArgumentError` for bad
  *   input, `InsufficientFundsError` with figures, `UnavailableError` / `UpstreamError`
  *   with `retryable` for back-end trouble, `PermanentLedgerError` when the ledger says no
  *   for good, and `NodeRejectionError` (kind, retryable) for a node's refusal of a

@@ -1,7 +1,7 @@
 import { BIP32Factory, type BIP32Interface } from 'bip32';
 import * as ecc from 'tiny-secp256k1';
 import { InvalidArgumentError } from '../platform/errors.js';
-import { sliceYielder } from '../http/time-sliced.js';
+import { sliceYielder } from './derivation/time-sliced.js';
 import type { LedgerAdaptor, VaultAddress, VaultSource } from '../ledger/adaptor.js';
 import { parsePublicKeyArg, toCustodyKeyId, type PublicKey } from '../ledger/public-key.js';
 import type { AddressIndex, Chain } from './address-index.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { parseOutboxEntry } from '../pipeline/outbox.js';
+import { parseOutboxEntry } from '../withdrawals/store/outbox.js';
 import type { WebhookService } from './webhook-service.js';
 
 export interface OutboxDispatcher {

@@ -1,6 +1,6 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { Config } from '../config/load-config.js';
-import { jobOptions } from '../pipeline/queues.js';
+import { jobOptions } from '../withdrawals/jobs/queues.js';
 import type { Delivery } from './delivery-store.js';
 import { queuePrefix } from '../platform/redis-keys.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import { ConflictError, NotFoundError } from '../platform/errors.js';
-import type { WithdrawalEvent } from '../pipeline/outbox.js';
+import type { WithdrawalEvent } from '../withdrawals/store/outbox.js';
 import type { Delivery, DeliveryStore } from './delivery-store.js';
 import type { Subscription, SubscriptionStore } from './subscription-store.js';
 import { wants } from './subscription-store.js';

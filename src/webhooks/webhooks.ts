@@ -8,7 +8,7 @@ import { startOutboxDispatcher } from './outbox-dispatcher.js';
 import { SubscriptionStore } from './subscription-store.js';
 import { redisClient } from '../platform/redis.js';
 import { queuePrefix, webhookKeys } from '../platform/redis-keys.js';
-import { STALLS_ALLOWED } from '../pipeline/queues.js';
+import { STALLS_ALLOWED } from '../withdrawals/jobs/queues.js';
 import { backoffDelay, createWebhookQueue, WEBHOOK_QUEUE, type DeliveryJob, type WebhookQueue } from './webhook-queue.js';
 import { WebhookService } from './webhook-service.js';
 

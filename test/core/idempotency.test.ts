@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../src/platform/errors.js';
-import { Idempotency, type IdempotencyClaim } from '../../src/pipeline/idempotency.js';
-import type { Operation } from '../../src/pipeline/operation.js';
-import { OperationStore } from '../../src/pipeline/operation-store.js';
+import { Idempotency, type IdempotencyClaim } from '../../src/withdrawals/store/idempotency.js';
+import type { Operation } from '../../src/withdrawals/model/operation.js';
+import { OperationStore } from '../../src/withdrawals/store/operation-store.js';
 import { key, operation, payload } from '../helpers/operation-kit.js';
 import { testRedis } from '../helpers/redis.js';
 

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claimProfile } from '../../src/config/profile-marker.js';
-import { createStore } from '../../src/custody-emulator/store.js';
-import { DashboardSessions } from '../../src/http/dashboard-sessions.js';
+import { createStore } from '../../src/dev/custody-emulator/store.js';
+import { DashboardSessions } from '../../src/http/dashboard/dashboard-sessions.js';
 import { Reservations } from '../../src/ledger/reservations.js';
-import { Idempotency } from '../../src/pipeline/idempotency.js';
-import { OperationStore } from '../../src/pipeline/operation-store.js';
-import { SendOrderBook } from '../../src/pipeline/send-order.js';
+import { Idempotency } from '../../src/withdrawals/store/idempotency.js';
+import { OperationStore } from '../../src/withdrawals/store/operation-store.js';
+import { SendOrderBook } from '../../src/withdrawals/sending/send-order.js';
 import { CUSTODY_EMULATOR_PREFIX, custodyEmulatorPrefix, queuePrefix, servicePrefix, webhookKeys } from '../../src/platform/redis-keys.js';
 import { VaultStore } from '../../src/vaults/vault-store.js';
 import { SubscriptionStore } from '../../src/webhooks/subscription-store.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { SendOrderBook, waitDelayMs } from '../../src/pipeline/send-order.js';
+import { SendOrderBook, waitDelayMs } from '../../src/withdrawals/sending/send-order.js';
 import { testRedis } from '../helpers/redis.js';
 
 /** The account's book of ready transactions and its send lock, on the real Redis (the sender itself: test/pipeline/account-sender.test.ts). */

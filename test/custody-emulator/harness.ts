@@ -4,10 +4,10 @@ import express, { type RequestHandler } from 'express';
 import { Signature, SigningKey } from 'ethers';
 import type { Redis } from 'ioredis';
 import { expect } from 'vitest';
-import { startCustodyEmulator, type ApproverPolicyInput, type RunningCustodyEmulator } from '../../src/custody-emulator/index.js';
-import type { CallbackBody } from '../../src/custody-simulator/index.js';
+import { startCustodyEmulator, type ApproverPolicyInput, type RunningCustodyEmulator } from '../../src/dev/custody-emulator/index.js';
+import type { CallbackBody } from '../../src/dev/custody-simulator/index.js';
 import { parsePublicKey, uncompressedPoint } from '../../src/ledger/public-key.js';
-import { freePort } from '../../src/sandbox/free-port.js';
+import { freePort } from '../../src/dev/free-port.js';
 import { testRedis } from '../helpers/redis.js';
 
 export const ADMIN = { user: 'so', password: 'emulator-admin-password' };

@@ -1,7 +1,7 @@
 import { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatAmount } from '../../src/ledger/amounts.js';
-import { freePort } from '../../src/sandbox/free-port.js';
+import { freePort } from '../../src/dev/free-port.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { ADMIN_KEY, READ_KEY, startTestService, WITHDRAW_KEY, type TestService } from '../helpers/service.js';
 import { ADMIN, dropPrefix, startHarness, type Harness } from './harness.js';

@@ -4,7 +4,7 @@ import { keccak256 } from 'ethers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CustodyClient } from '../../src/custody/custody-client.js';
 import { CustodyNotFoundError, CustodyNotOperationalError, CustodyRequestError } from '../../src/custody/errors.js';
-import { startCustodySimulator, type RunningCustodySimulator } from '../../src/custody-simulator/index.js';
+import { startCustodySimulator, type RunningCustodySimulator } from '../../src/dev/custody-simulator/index.js';
 import { NotFoundError, UnavailableError, UpstreamError } from '../../src/platform/errors.js';
 import { parsePublicKey } from '../../src/ledger/public-key.js';
 import { verifySignature } from '../../src/ledger/signatures.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CustodyClient } from '../../src/custody/custody-client.js';
-import { startCustodySimulator, type Faults } from '../../src/custody-simulator/index.js';
+import { startCustodySimulator, type Faults } from '../../src/dev/custody-simulator/index.js';
 import { VerificationError } from '../../src/platform/errors.js';
 import { parsePublicKey } from '../../src/ledger/public-key.js';
 import { verifySignature, SECP256K1_N as N } from '../../src/ledger/signatures.js';

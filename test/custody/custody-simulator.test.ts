@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startCustodySimulator, type Faults } from '../../src/custody-simulator/index.js';
+import { startCustodySimulator, type Faults } from '../../src/dev/custody-simulator/index.js';
 import { parsePublicKey, publicKeyHex } from '../../src/ledger/public-key.js';
 import { verifySignature } from '../../src/ledger/signatures.js';
 import { eventually, startReceiver } from './helpers.js';

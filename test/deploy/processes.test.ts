@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEY } from '../../adaptors/ethereum/local-node/dev-chain.js';
-import { freePort } from '../../src/sandbox/free-port.js';
+import { freePort } from '../../src/dev/free-port.js';
 import { startAnvil, type LocalAnvil } from '../../adaptors/ethereum/local-node/local-anvil.js';
 import { testRedis } from '../helpers/redis.js';
 import { loadCompose } from './compose.js';
@@ -99,7 +99,7 @@ describe('the production walk-through: built processes, the custody emulator, a 
   });
 
   it('builds entries that load only production dependencies', () => {
-    for (const entry of ['main.js', 'worker-main.js', 'custody-emulator/main.js']) expect(existsSync(join(app, 'dist/src', entry)), entry).toBe(true);
+    for (const entry of ['main.js', 'worker-main.js', 'dev/custody-emulator/main.js']) expect(existsSync(join(app, 'dist/src', entry)), entry).toBe(true);
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
     const used = staticPackageImports([join(app, 'dist/src/main.js'), join(app, 'dist/src/worker-main.js')]);
     expect(used.size).toBeGreaterThan(5);
@@ -134,7 +134,7 @@ describe('the production walk-through: built processes, the custody emulator, a 
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(new Set(res.body.items.map((i: { address: string }) => i.address))).toEqual(new Set(['0x8240Fd14931292B85C850514c8a4eBd35E56EDA4']));
-    // dist/src/http/derive-worker.js loaded: no fallback to the main thread was logged.
+    // dist/src/app/derive-thread.js loaded: no fallback to the main thread was logged.
     expect(procs.output.join('')).not.toContain('address-derivation thread');
   });
 

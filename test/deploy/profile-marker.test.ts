@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/load-config.js';
 import { claimProfile } from '../../src/config/profile-marker.js';
 import { profileKey } from '../../src/platform/redis-keys.js';
-import { freePort } from '../../src/sandbox/free-port.js';
+import { freePort } from '../../src/dev/free-port.js';
 import { testRedis } from '../helpers/redis.js';
 
 const { redis, prefix, url } = testRedis();

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/sandbox/free-port.js';
+import { freePort } from '../../src/dev/free-port.js';
 import { startWorkerHealthServer, workerStatus, type WorkerHealthDeps } from '../../src/http/worker-health-server.js';
 import { httpCaller, startTestService, type TestService } from '../helpers/service.js';
 

@@ -1,5 +1,5 @@
-import { startCustodySimulator, type RunningCustodySimulator } from '../../src/custody-simulator/index.js';
-import { freePort } from '../../src/sandbox/free-port.js';
+import { startCustodySimulator, type RunningCustodySimulator } from '../../src/dev/custody-simulator/index.js';
+import { freePort } from '../../src/dev/free-port.js';
 import { ADMIN_KEY, startTestService, TEST_CALLBACK_SECRET, type TestService } from './service.js';
 
 export interface Loop {

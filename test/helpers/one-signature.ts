@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import * as ecc from 'tiny-secp256k1';
 import { toCustodyKeyId, type PublicKey } from '../../src/ledger/public-key.js';
-import { newOperation, type Operation } from '../../src/pipeline/operation.js';
+import { newOperation, type Operation } from '../../src/withdrawals/model/operation.js';
 
 const PRIVATE = randomBytes(32);
 const KEY: PublicKey = { scheme: 'secp256k1', bytes: Uint8Array.from(ecc.pointFromScalar(PRIVATE, true) as Uint8Array) };

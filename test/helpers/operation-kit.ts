@@ -2,8 +2,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import * as ecc from 'tiny-secp256k1';
 import { LedgerRegistry } from '../../src/ledger/registry.js';
-import { newOperation, type Operation } from '../../src/pipeline/operation.js';
-import { OperationStore } from '../../src/pipeline/operation-store.js';
+import { newOperation, type Operation } from '../../src/withdrawals/model/operation.js';
+import { OperationStore } from '../../src/withdrawals/store/operation-store.js';
 import { toCustodyKeyId } from '../../src/ledger/public-key.js';
 import type { SigningPayload } from '../../src/ledger/adaptor.js';
 import { testRedis } from './redis.js';

@@ -4,10 +4,10 @@ import { families } from '../../adaptors/index.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { AppExtensions } from '../../src/http/app.js';
 import type { AppContext } from '../../src/http/app-context.js';
-import type { Workers } from '../../src/pipeline/workers.js';
+import type { Workers } from '../../src/withdrawals/jobs/workers.js';
 import { redisClient } from '../../src/platform/redis.js';
-import { createCore, type Core } from '../../src/core.js';
-import { createPipeline, listen, type Pipeline } from '../../src/processes.js';
+import { createCore, type Core } from '../../src/app/core.js';
+import { createPipeline, listen, type Pipeline } from '../../src/app/processes.js';
 import { testRedis } from './redis.js';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';

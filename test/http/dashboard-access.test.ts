@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import express from 'express';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { mountDashboard } from '../../src/http/dashboard.js';
+import { mountDashboard } from '../../src/http/dashboard/dashboard.js';
 import { errorHandler } from '../../src/http/error-handler.js';
 import { hashApiKey, type ApiKeyRecord } from '../../src/security/api-keys.js';
 import { testRedis } from '../helpers/redis.js';

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { broadcastJobId } from '../../src/pipeline/queues.js';
+import { broadcastJobId } from '../../src/withdrawals/jobs/queues.js';
 import { startBrowser, type TestBrowser } from '../helpers/browser.js';
 import { ADMIN_KEY } from '../helpers/service.js';
 import { RECIPIENT, startEthLoop, withdraw, type EthLoop } from '../pipeline/support.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DashboardSessions, SESSION_IDLE_SECONDS, SESSION_MAX_SECONDS } from '../../src/http/dashboard-sessions.js';
+import { DashboardSessions, SESSION_IDLE_SECONDS, SESSION_MAX_SECONDS } from '../../src/http/dashboard/dashboard-sessions.js';
 import { testRedis } from '../helpers/redis.js';
 
 describe('dashboard sessions in Redis', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_COOKIE } from '../../src/http/dashboard-sessions.js';
-import { freePort } from '../../src/sandbox/free-port.js';
+import { SESSION_COOKIE } from '../../src/http/dashboard/dashboard-sessions.js';
+import { freePort } from '../../src/dev/free-port.js';
 import { ADMIN_KEY, READ_KEY, startTestService, type TestService } from '../helpers/service.js';
 
 describe('job dashboard at /admin/queues', () => {

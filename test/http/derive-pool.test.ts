@@ -8,10 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { families } from '../../adaptors/index.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { InvalidArgumentError } from '../../src/platform/errors.js';
-import { inThreadDeriver } from '../../src/http/derive-addresses.js';
-import { DerivePool, derivePoolFor } from '../../src/http/derive-pool.js';
-import { DERIVE_THREAD_NICE } from '../../src/http/derive-protocol.js';
-import { TimeSlicer } from '../../src/http/time-sliced.js';
+import { inThreadDeriver } from '../../src/vaults/derivation/derive-addresses.js';
+import { deriveThreadEntry } from '../../src/app/derive-entry.js';
+import { DerivePool, derivePoolFor } from '../../src/vaults/derivation/derive-pool.js';
+import { DERIVE_THREAD_NICE } from '../../src/vaults/derivation/derive-protocol.js';
+import { TimeSlicer } from '../../src/vaults/derivation/time-sliced.js';
 import type { AddressCodec } from '../../src/ledger/adaptor.js';
 import { LedgerRegistry } from '../../src/ledger/registry.js';
 import { Reservations } from '../../src/ledger/reservations.js';
@@ -60,7 +61,7 @@ describe('address-derivation threads', () => {
   const threadsSeen = new Set<number>();
   let pool: DerivePool;
   beforeAll(async () => {
-    pool = derivePoolFor({ ...config, deriveThreads: 2 }, pino({ level: 'silent' }), { onChunk: (c) => threadsSeen.add(c.threadId), chunkKeys: 100 });
+    pool = derivePoolFor({ ...config, deriveThreads: 2 }, pino({ level: 'silent' }), deriveThreadEntry(), { onChunk: (c) => threadsSeen.add(c.threadId), chunkKeys: 100 });
     expect(await pool.start()).toBe(true);
   }, 120_000);
   afterAll(async () => {
@@ -119,7 +120,7 @@ describe('address-derivation threads: start, fallback, shutdown', () => {
   const codec = builtIn('btc');
 
   it('stops its threads on close, and answers 503 afterwards', async () => {
-    const pool = new DerivePool({ threads: 1, ledgers: [], logger: pino({ level: 'silent' }) });
+    const pool = new DerivePool({ threads: 1, ledgers: [], logger: pino({ level: 'silent' }), entry: deriveThreadEntry() });
     expect(await pool.start()).toBe(true);
     expect(pool.threadIds()).toHaveLength(1);
     expect(pool.threadIds()[0]).not.toBe(mainThreadId);
@@ -132,7 +133,7 @@ describe('address-derivation threads: start, fallback, shutdown', () => {
     const nices = () =>
       readdirSync('/proc/self/task').map((tid) => ({ tid: Number(tid), nice: Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]) }));
     const before = nices().filter((t) => t.nice === DERIVE_THREAD_NICE).length;
-    const pool = new DerivePool({ threads: 2, ledgers: [], logger: pino({ level: 'silent' }) });
+    const pool = new DerivePool({ threads: 2, ledgers: [], logger: pino({ level: 'silent' }), entry: deriveThreadEntry() });
     expect(await pool.start()).toBe(true);
     expect(nices().filter((t) => t.nice === DERIVE_THREAD_NICE).length - before).toBe(2);
     expect(nices().find((t) => t.tid === process.pid)?.nice).toBe(0);
@@ -142,7 +143,7 @@ describe('address-derivation threads: start, fallback, shutdown', () => {
 
   it('stops idle threads, and starts new ones for the next request', async () => {
     const seen: number[] = [];
-    const pool = new DerivePool({ threads: 1, ledgers: [], logger: pino({ level: 'silent' }), idleStopMs: 50, onChunk: (c) => seen.push(c.threadId) });
+    const pool = new DerivePool({ threads: 1, ledgers: [], logger: pino({ level: 'silent' }), entry: deriveThreadEntry(), idleStopMs: 50, onChunk: (c) => seen.push(c.threadId) });
     const keys = secpKeys(5);
     const expected = await inThread.derive(codec, keys, undefined);
     expect(await pool.derive(codec, keys, undefined)).toEqual(expected);
@@ -190,7 +191,7 @@ describe('address-derivation threads: start, fallback, shutdown', () => {
 
   it('DERIVE_THREADS=0 derives on the main thread without starting a thread', async () => {
     const seen = new Set<number>();
-    const pool = new DerivePool({ threads: 0, ledgers: [], logger: pino({ level: 'silent' }), onChunk: (c) => seen.add(c.threadId) });
+    const pool = new DerivePool({ threads: 0, ledgers: [], logger: pino({ level: 'silent' }), entry: deriveThreadEntry(), onChunk: (c) => seen.add(c.threadId) });
     const keys = secpKeys(10);
     expect(await pool.derive(codec, keys, undefined)).toEqual(await inThread.derive(codec, keys, undefined));
     expect(await pool.start()).toBe(false);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { prepareGracefulClose, type CloseGracefully } from '../../src/http/graceful-close.js';
 
 /**
- * The API's shutdown (src/processes.ts): on SIGTERM a rolling deploy must not cut a
+ * The API's shutdown (src/app/processes.ts): on SIGTERM a rolling deploy must not cut a
  * withdrawal request or a signing callback half-way. Real servers and sockets, with handlers
  * held open until the test lets them answer.
  */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { families } from '../../adaptors/index.js';
-import { deriveAddress } from '../../src/http/derive-addresses.js';
+import { deriveAddress } from '../../src/vaults/derivation/derive-addresses.js';
 import { LedgerRegistry } from '../../src/ledger/registry.js';
 import { ADMIN_KEY, READ_KEY, startTestService, type TestService } from '../helpers/service.js';
 

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { families } from '../../adaptors/index.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { createLogger, MAX_LOGGED_DETAIL } from '../../src/platform/logger.js';
-import { createCore } from '../../src/core.js';
-import { listen } from '../../src/processes.js';
+import { createCore } from '../../src/app/core.js';
+import { listen } from '../../src/app/processes.js';
 import { httpCaller, ADMIN_KEY, TEST_CALLBACK_SECRET } from '../helpers/service.js';
 import { testRedis } from '../helpers/redis.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OperationStore } from '../../src/pipeline/operation-store.js';
-import { freePort } from '../../src/sandbox/free-port.js';
+import { OperationStore } from '../../src/withdrawals/store/operation-store.js';
+import { freePort } from '../../src/dev/free-port.js';
 import { signCallback } from '../../src/security/callback-hmac.js';
 import { awaitingSignature, callbackBody } from '../helpers/one-signature.js';
 import { startTestService, TEST_CALLBACK_SECRET, type TestService } from '../helpers/service.js';

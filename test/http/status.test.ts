@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/sandbox/free-port.js';
+import { freePort } from '../../src/dev/free-port.js';
 import { READ_KEY, startTestService, type TestService } from '../helpers/service.js';
 
 describe('GET /status with failing dependencies', () => {

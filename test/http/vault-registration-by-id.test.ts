@@ -2,7 +2,7 @@ import { BIP32Factory } from 'bip32';
 import { computeAddress } from 'ethers';
 import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCustodySimulator, type RunningCustodySimulator } from '../../src/custody-simulator/index.js';
+import { startCustodySimulator, type RunningCustodySimulator } from '../../src/dev/custody-simulator/index.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { ADMIN_KEY, READ_KEY, startTestService, type TestService } from '../helpers/service.js';
 

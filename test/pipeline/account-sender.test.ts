@@ -2,14 +2,14 @@ import type { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ethRejection } from '../../adaptors/ethereum/network/errors.js';
 import type { LedgerAdaptor, SendOutcome } from '../../src/ledger/adaptor.js';
-import { SendOrderBook } from '../../src/pipeline/send-order.js';
-import { broadcastJobId } from '../../src/pipeline/queues.js';
+import { SendOrderBook } from '../../src/withdrawals/sending/send-order.js';
+import { broadcastJobId } from '../../src/withdrawals/jobs/queues.js';
 import type { TestChain } from '../helpers/chain.js';
 import type { Loop } from '../helpers/loop.js';
 import { type BroadcastCounter, type EthLoop, holdBackSignatures, laterSignedFirst, RECIPIENT, startEthLoop, until, withdraw, withdrawalStatus } from './support.js';
 
 /**
- * One sender per account (src/pipeline/account-sender.ts), on anvil with the service's own
+ * One sender per account (src/withdrawals/sending/account-sender.ts), on anvil with the service's own
  * workers: the job holding the account's send lock sends the transactions other jobs made
  * ready, each once; a job that finds the lock taken sends nothing until the lock is free.
  */

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { attemptsOf, renderAttempt, signedOf, withAttempt } from '../../src/pipeline/attempts.js';
-import { newOperation, type Operation } from '../../src/pipeline/operation.js';
-import { OperationStore } from '../../src/pipeline/operation-store.js';
+import { attemptsOf, renderAttempt, signedOf, withAttempt } from '../../src/withdrawals/model/attempts.js';
+import { newOperation, type Operation } from '../../src/withdrawals/model/operation.js';
+import { OperationStore } from '../../src/withdrawals/store/operation-store.js';
 import { testRedis } from '../helpers/redis.js';
 
 const { redis, prefix } = testRedis();

@@ -1,6 +1,6 @@
 import type { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Faults } from '../../src/custody-simulator/index.js';
+import type { Faults } from '../../src/dev/custody-simulator/index.js';
 import type { TestChain } from '../helpers/chain.js';
 import type { Loop } from '../helpers/loop.js';
 import { type BroadcastCounter, type EthLoop, postCallback, RECIPIENT, simCallbackBody, startEthLoop, until, withdraw } from './support.js';

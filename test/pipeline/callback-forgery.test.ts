@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { JsonRpcProvider } from 'ethers';
 import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey } from '../../src/custody-simulator/keys.js';
+import { createKey } from '../../src/dev/custody-simulator/keys.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { signCallback } from '../../src/security/callback-hmac.js';

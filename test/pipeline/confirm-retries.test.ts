@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addConfirmJob, confirmJobId, confirmRetryDelayMs, CONFIRM_ATTEMPTS, CONFIRM_RETRY_MAX_MS } from '../../src/pipeline/queues.js';
-import type { Workers } from '../../src/pipeline/workers.js';
-import { freePort } from '../../src/sandbox/free-port.js';
+import { addConfirmJob, confirmJobId, confirmRetryDelayMs, CONFIRM_ATTEMPTS, CONFIRM_RETRY_MAX_MS } from '../../src/withdrawals/jobs/queues.js';
+import type { Workers } from '../../src/withdrawals/jobs/workers.js';
+import { freePort } from '../../src/dev/free-port.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { until } from './support.js';
 import { fakeOperation } from '../webhooks/support.js';

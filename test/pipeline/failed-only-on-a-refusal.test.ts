@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processBroadcast } from '../../src/pipeline/broadcast-job.js';
-import type { PipelineDeps } from '../../src/pipeline/pipeline-deps.js';
-import { broadcastJobId } from '../../src/pipeline/queues.js';
+import { processBroadcast } from '../../src/withdrawals/jobs/broadcast-job.js';
+import type { PipelineDeps } from '../../src/withdrawals/pipeline-deps.js';
+import { broadcastJobId } from '../../src/withdrawals/jobs/queues.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { provider, RECIPIENT, until, withdraw } from './support.js';

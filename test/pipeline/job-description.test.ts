@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PermanentLedgerError } from '../../src/platform/errors.js';
-import { broadcastJobId, confirmJobId } from '../../src/pipeline/queues.js';
+import { broadcastJobId, confirmJobId } from '../../src/withdrawals/jobs/queues.js';
 import { ADMIN_KEY } from '../helpers/service.js';
 import { countBroadcasts, RECIPIENT, startEthLoop, until, withdraw, type EthLoop } from './support.js';
 

@@ -2,8 +2,8 @@ import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { families } from '../../adaptors/index.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { jobJournal } from '../../src/pipeline/job-journal.js';
-import { createQueues, JOB_LOG_LINES } from '../../src/pipeline/queues.js';
+import { jobJournal } from '../../src/withdrawals/jobs/job-journal.js';
+import { createQueues, JOB_LOG_LINES } from '../../src/withdrawals/jobs/queues.js';
 import { testRedis } from '../helpers/redis.js';
 
 describe("a job's log", () => {

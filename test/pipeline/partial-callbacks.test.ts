@@ -1,6 +1,6 @@
 import { Transaction } from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallbackBody } from '../../src/custody-simulator/index.js';
+import type { CallbackBody } from '../../src/dev/custody-simulator/index.js';
 import { startBitcoinRegtest, type BitcoinRegtest } from '../../adaptors/bitcoin/local-node/index.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { countBroadcasts, postCallback, simCallbackBody, until, withdraw, type BroadcastCounter } from './support.js';

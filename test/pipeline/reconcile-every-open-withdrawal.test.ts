@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { processReconcile, type ReconcileLimits } from '../../src/pipeline/reconcile-job.js';
+import { processReconcile, type ReconcileLimits } from '../../src/withdrawals/jobs/reconcile-job.js';
 import { key, payload } from '../helpers/operation-kit.js';
 import { reconcileHarness, signOperation, waitingOperation } from './reconcile-support.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../src/platform/errors.js';
-import { processReconcile } from '../../src/pipeline/reconcile-job.js';
+import { processReconcile } from '../../src/withdrawals/jobs/reconcile-job.js';
 import { key, payload } from '../helpers/operation-kit.js';
 import { reconcileHarness, signOperation, waitingOperation } from './reconcile-support.js';
 

@@ -4,8 +4,8 @@
  */
 import type { SignOperation } from '../../src/custody/types.js';
 import type { SigningPayload } from '../../src/ledger/adaptor.js';
-import type { Operation } from '../../src/pipeline/operation.js';
-import type { PipelineDeps } from '../../src/pipeline/pipeline-deps.js';
+import type { Operation } from '../../src/withdrawals/model/operation.js';
+import type { PipelineDeps } from '../../src/withdrawals/pipeline-deps.js';
 import { harness, operation, sign, type Key } from '../helpers/operation-kit.js';
 
 /** An EXECUTING withdrawal created at `createdAt`, its sign request at the custody service as `operationID`. */

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { attemptsOf, type Attempt } from '../../src/pipeline/attempts.js';
-import { replaceWithdrawal } from '../../src/pipeline/replace-withdrawal.js';
+import { attemptsOf, type Attempt } from '../../src/withdrawals/model/attempts.js';
+import { replaceWithdrawal } from '../../src/withdrawals/replace-withdrawal.js';
 import { harness, key, operation, payload } from '../helpers/operation-kit.js';
 
 /** A withdrawal whose transaction is mined cannot be replaced: whichever of its attempts was mined. */

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { acceptSignatures, attemptOfDigest } from '../../src/pipeline/accept-signatures.js';
-import { attemptsOf, type Attempt } from '../../src/pipeline/attempts.js';
-import type { Operation } from '../../src/pipeline/operation.js';
-import { reconcileAttempts } from '../../src/pipeline/reconcile-attempts.js';
-import { settleFromCustody } from '../../src/pipeline/settle-from-custody.js';
+import { acceptSignatures, attemptOfDigest } from '../../src/withdrawals/accept-signatures.js';
+import { attemptsOf, type Attempt } from '../../src/withdrawals/model/attempts.js';
+import type { Operation } from '../../src/withdrawals/model/operation.js';
+import { reconcileAttempts } from '../../src/withdrawals/sending/reconcile-attempts.js';
+import { settleFromCustody } from '../../src/withdrawals/settle-from-custody.js';
 import type { SigningPayload } from '../../src/ledger/adaptor.js';
 import { harness, key, LEDGER, operation, payload, sign, type Key } from '../helpers/operation-kit.js';
 

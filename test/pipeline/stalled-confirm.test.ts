@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addConfirmJob, confirmJobId } from '../../src/pipeline/queues.js';
-import type { Workers } from '../../src/pipeline/workers.js';
+import { addConfirmJob, confirmJobId } from '../../src/withdrawals/jobs/queues.js';
+import type { Workers } from '../../src/withdrawals/jobs/workers.js';
 import { queuePrefix } from '../../src/platform/redis-keys.js';
-import { freePort } from '../../src/sandbox/free-port.js';
+import { freePort } from '../../src/dev/free-port.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { fakeOperation } from '../webhooks/support.js';
 

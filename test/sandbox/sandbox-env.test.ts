@@ -5,8 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { families } from '../../adaptors/index.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { freePort } from '../../src/sandbox/free-port.js';
-import { SANDBOX_DIR, startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
+import { freePort } from '../../src/dev/free-port.js';
+import { SANDBOX_DIR, startSandbox, type Sandbox } from '../../src/dev/sandbox/sandbox.js';
 
 /**
  * The sandbox takes its variables from the validated configuration, as a real start does: the

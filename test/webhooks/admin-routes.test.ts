@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/sandbox/free-port.js';
+import { freePort } from '../../src/dev/free-port.js';
 import { nonPublicKind } from '../../src/webhooks/url-guard.js';
 import { deliveryAttempts, backoffDelay } from '../../src/webhooks/webhook-queue.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { families } from '../../adaptors/index.js';
 import { ADMIN_KEY, READ_KEY, startTestService, type TestService } from '../helpers/service.js';
-import type { Operation } from '../../src/pipeline/operation.js';
+import type { Operation } from '../../src/withdrawals/model/operation.js';
 import { fakeOperation } from './support.js';
 
 describe('admin: webhook subscriptions refuse what they must, and the withdrawals of every vault', () => {

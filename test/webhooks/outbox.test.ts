@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../src/platform/errors.js';
-import { OperationStore } from '../../src/pipeline/operation-store.js';
-import { parseOutboxEntry, type WithdrawalEvent } from '../../src/pipeline/outbox.js';
+import { OperationStore } from '../../src/withdrawals/store/operation-store.js';
+import { parseOutboxEntry, type WithdrawalEvent } from '../../src/withdrawals/store/outbox.js';
 import { testRedis } from '../helpers/redis.js';
 import { fakeOperation } from './support.js';
 

@@ -1,7 +1,7 @@
 /** Shared pieces of the webhook tests (not a test file itself). */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { newOperation, type Operation } from '../../src/pipeline/operation.js';
+import { newOperation, type Operation } from '../../src/withdrawals/model/operation.js';
 
 /** A stored-shape operation without a ledger behind it: the outbox and the lists only read its fields. */
 export function fakeOperation(fields: { vaultId?: string; ledgerId?: string; createdAt?: string; amount?: string } = {}): Operation {

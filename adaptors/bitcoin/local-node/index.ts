@@ -8,7 +8,7 @@
  * Needs `NODE_BACKEND=js` in the environment before bcoin loads (set here if unset).
  */
 import { createServer } from 'node:http';
-import { freePort } from '../../../src/sandbox/free-port.js';
+import { freePort } from '../../../src/dev/free-port.js';
 import { esploraHandler } from './esplora-facade.js';
 import { RegtestNode } from './regtest-node.js';
 

@@ -1,4 +1,4 @@
-import { freePort } from '../../../src/sandbox/free-port.js';
+import { freePort } from '../../../src/dev/free-port.js';
 import { address as baddress, networks } from 'bitcoinjs-lib';
 import { loadBcoin, revHex, type Bcoin, type BcoinAddress, type BcoinCoin, type BcoinFullNode, type BcoinKeyRing, type BcoinMempoolEntry, type BcoinTx, type BcoinVerifyError } from './bcoin.js';
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { freePort } from '../../../src/sandbox/free-port.js';
+import { freePort } from '../../../src/dev/free-port.js';
 
 export interface LocalAnvil {
   url: string;

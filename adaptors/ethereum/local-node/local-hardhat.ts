@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../../src/sandbox/free-port.js';
+import { freePort } from '../../../src/dev/free-port.js';
 import { rpcAnswers, type LocalAnvil } from './local-anvil.js';
 
 /** A running local EVM node; the same shape as anvil's so tests can take either. */

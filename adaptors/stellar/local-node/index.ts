@@ -15,7 +15,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { Asset, Keypair, Networks, Operation, TransactionBuilder, Account, type Transaction } from '@stellar/stellar-sdk';
-import { freePort } from '../../../src/sandbox/free-port.js';
+import { freePort } from '../../../src/dev/free-port.js';
 import { drainQueue, submitEnvelope, type SubmitOutcome } from './apply.js';
 import { badRequest, submissionTimeout, transactionFailed, transactionJson } from './horizon-json.js';
 import { LedgerState, STROOPS_PER_XLM, type AccountEntry } from './ledger.js';

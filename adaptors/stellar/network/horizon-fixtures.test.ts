@@ -5,7 +5,7 @@ import { Account, Keypair, Networks, Operation, Asset, TransactionBuilder, xdr }
 import { NodeRejectionError, UnavailableError } from '../../../src/platform/errors.js';
 import type { LedgerAdaptor, SignedTx, VaultSource } from '../../../src/ledger/adaptor.js';
 import { parsePublicKey, toCustodyKeyId } from '../../../src/ledger/public-key.js';
-import { freePort } from '../../../src/sandbox/free-port.js';
+import { freePort } from '../../../src/dev/free-port.js';
 import { testRedis } from '../../../test/helpers/redis.js';
 import { stellarAdaptor } from '../test-kit.js';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { InvalidArgumentError, unknownValue } from '../../platform/errors.js';
-import { OPERATION_STATUSES, type Operation } from '../../pipeline/operation.js';
-import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
-import { withdrawalView } from '../../pipeline/withdrawal-view.js';
+import { OPERATION_STATUSES, type Operation } from '../../withdrawals/model/operation.js';
+import type { PipelineDeps } from '../../withdrawals/pipeline-deps.js';
+import { withdrawalView } from '../../withdrawals/model/withdrawal-view.js';
 import { defineRoute, listParam } from '../route.js';
 import { decodeCursor, encodeCursor, type Cursor } from './cursor.js';
 import { withdrawalStatusSchema } from './withdrawal-routes.js';

@@ -1,11 +1,11 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { AppError, ForbiddenError, UnauthorizedError, UnavailableError, VerificationError } from '../../platform/errors.js';
-import { acceptSignatures, attemptOfDigest, callbackBodySchema, operationForDigests } from '../../pipeline/accept-signatures.js';
-import { attemptsOf } from '../../pipeline/attempts.js';
-import { SETTLE_OUTCOMES, settleFromCustody } from '../../pipeline/settle-from-custody.js';
+import { acceptSignatures, attemptOfDigest, callbackBodySchema, operationForDigests } from '../../withdrawals/accept-signatures.js';
+import { attemptsOf } from '../../withdrawals/model/attempts.js';
+import { SETTLE_OUTCOMES, settleFromCustody } from '../../withdrawals/settle-from-custody.js';
 import { boundedForLog } from '../../platform/logger.js';
-import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
+import type { PipelineDeps } from '../../withdrawals/pipeline-deps.js';
 import { checkCallback, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../security/callback-hmac.js';
 import { REQUEST_LOG_FIELDS, type RawBodyRequest } from '../app.js';
 import { defineRoute } from '../route.js';

@@ -4,7 +4,7 @@ import { formatAmount } from '../../ledger/amounts.js';
 import type { AssetInfo, Balance, LedgerAdaptor } from '../../ledger/adaptor.js';
 import { ALL_ASSETS, resolveAssets } from '../../ledger/registry.js';
 import type { AppContext } from '../app-context.js';
-import { inThreadDeriver } from '../derive-addresses.js';
+import { inThreadDeriver } from '../../vaults/derivation/derive-addresses.js';
 import { heavyRouteAccess } from '../open-routes.js';
 import { assetBalanceSchema, ledgerIdParam } from '../schemas.js';
 import { defineRoute, listParam } from '../route.js';

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
 import type { ReplacementKind } from '../../ledger/adaptor.js';
-import { cancelSignRequest } from '../../pipeline/cancel-sign-request.js';
-import type { Operation } from '../../pipeline/operation.js';
-import type { WithdrawalDeps } from '../../pipeline/pipeline-deps.js';
-import { replaceWithdrawal } from '../../pipeline/replace-withdrawal.js';
-import { withdrawalView } from '../../pipeline/withdrawal-view.js';
+import { cancelSignRequest } from '../../withdrawals/cancel-sign-request.js';
+import type { Operation } from '../../withdrawals/model/operation.js';
+import type { WithdrawalDeps } from '../../withdrawals/pipeline-deps.js';
+import { replaceWithdrawal } from '../../withdrawals/replace-withdrawal.js';
+import { withdrawalView } from '../../withdrawals/model/withdrawal-view.js';
 import { defineRoute } from '../route.js';
 import { withdrawalStatusSchema } from './withdrawal-routes.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WITHDRAWAL_EVENT_TYPES } from '../../pipeline/outbox.js';
+import { WITHDRAWAL_EVENT_TYPES } from '../../withdrawals/store/outbox.js';
 import { DELIVERY_STATUSES, type Delivery } from '../../webhooks/delivery-store.js';
 import { withoutSecret } from '../../webhooks/subscription-store.js';
 import type { WebhookService } from '../../webhooks/webhook-service.js';

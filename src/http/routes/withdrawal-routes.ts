@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { NotFoundError } from '../../platform/errors.js';
-import { createWithdrawal } from '../../pipeline/create-withdrawal.js';
-import { renderedAttemptSchema, stuckMarkSchema } from '../../pipeline/attempts.js';
-import type { Idempotency } from '../../pipeline/idempotency.js';
-import { historyEntrySchema, OPERATION_STATUSES, withdrawalRequestRecordSchema, type Operation } from '../../pipeline/operation.js';
-import type { WithdrawalDeps } from '../../pipeline/pipeline-deps.js';
-import { withdrawalSummary, withdrawalView } from '../../pipeline/withdrawal-view.js';
+import { createWithdrawal } from '../../withdrawals/create-withdrawal.js';
+import { renderedAttemptSchema, stuckMarkSchema } from '../../withdrawals/model/attempts.js';
+import type { Idempotency } from '../../withdrawals/store/idempotency.js';
+import { historyEntrySchema, OPERATION_STATUSES, withdrawalRequestRecordSchema, type Operation } from '../../withdrawals/model/operation.js';
+import type { WithdrawalDeps } from '../../withdrawals/pipeline-deps.js';
+import { withdrawalSummary, withdrawalView } from '../../withdrawals/model/withdrawal-view.js';
 import { defineRoute } from '../route.js';
 
 export const withdrawalRequestSchema = z

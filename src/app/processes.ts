@@ -1,0 +1,198 @@
+/**
+ * The composition root: the one place that builds the processes (the API, the worker, the
+ * sandbox around the API) from configuration and wires the layers together. Below it the
+ * layers only import downwards: `http/` (routes, dashboard) uses `pipeline/` (the domain and
+ * the jobs), which uses `ledger/`, `vaults/` and `custody/`.
+ */
+import { createServer, type Server } from 'node:http';
+import { secp256k1 } from '../ledger/secp256k1.js';
+import type { Express } from 'express';
+import { families } from '../../adaptors/index.js';
+import { claimProfileOrExit, loadConfigOrExit } from './config-or-exit.js';
+import { createCore, type Core } from './core.js';
+import type { AppContext } from '../http/app-context.js';
+import { createApp, type AppExtensions } from '../http/app.js';
+import { answerClientErrorsAsJson } from '../http/client-error.js';
+import { derivePoolFor } from '../vaults/derivation/derive-pool.js';
+import { deriveThreadEntry } from './derive-entry.js';
+import { prepareGracefulClose } from '../http/graceful-close.js';
+import { mountDashboard } from '../http/dashboard/dashboard.js';
+import type { DocumentedPath } from '../http/openapi.js';
+import type { AnyRouteSpec } from '../http/route.js';
+import { adminWithdrawalRoutes } from '../http/routes/admin-withdrawal-routes.js';
+import { callbackRoute } from '../http/routes/callback-route.js';
+import { replacementRoutes } from '../http/routes/replacement-routes.js';
+import { webhookRoutes } from '../http/routes/webhook-routes.js';
+import { withdrawalRoutes } from '../http/routes/withdrawal-routes.js';
+import { startWorkerHealthServer } from '../http/worker-health-server.js';
+import { checkLedgerNetworks } from '../ledger/boot-check.js';
+import { createLogger } from '../platform/logger.js';
+import { createMetrics } from '../platform/metrics.js';
+import { Idempotency } from '../withdrawals/store/idempotency.js';
+import { OperationStore } from '../withdrawals/store/operation-store.js';
+import type { PipelineDeps } from '../withdrawals/pipeline-deps.js';
+import { createQueues } from '../withdrawals/jobs/queues.js';
+import { SendOrderBook } from '../withdrawals/sending/send-order.js';
+import { startWorkers, type Workers } from '../withdrawals/jobs/workers.js';
+import { onShutdown } from '../platform/process-lifecycle.js';
+import { connectRedis } from '../platform/redis.js';
+import type { Sandbox } from '../dev/sandbox/sandbox.js';
+import { apiKeyRecords } from '../security/api-keys.js';
+import { createWebhooks, type Webhooks } from '../webhooks/webhooks.js';
+import { API_BASE } from '../platform/api-base.js';
+
+/**
+ * How long requests in flight at SIGTERM/SIGINT get to be answered before their connections
+ * are cut: a withdrawal request that reserved a nonce or coins then still answers, instead of
+ * leaving its client unsure whether it exists. Below Kubernetes' default 30 s termination grace
+ * period, so the workers, queues and Redis still close before the SIGKILL.
+ */
+const API_SHUTDOWN_GRACE_MS = 10_000;
+
+export interface Pipeline {
+  deps: PipelineDeps;
+  webhooks: Webhooks;
+  routes: AnyRouteSpec[];
+  /** Mounts the dashboard; returns its paths for the OpenAPI document. */
+  mount(app: Express): DocumentedPath[];
+  startWorkers(): Promise<Workers>;
+  close(): Promise<void>;
+}
+
+/** The signing loop built from the core: custody connector, operation store, queues, routes. */
+export function createPipeline(core: Core): Pipeline {
+  const { config, logger } = core;
+  const custody = core.custody;
+  if (!custody) throw new Error('CUSTODY_URL is not configured');
+  const queues = createQueues(core.redis, config);
+  // Without a listener BullMQ prints every connection error raw on stderr. The shared client
+  // (connectRedis) already logs each outage once, so these repeats only go to debug.
+  for (const q of queues.all()) q.on('error', (err) => logger.debug({ err: err.message, queue: q.name }, 'queue connection error'));
+  const store = new OperationStore(core.redis, core.prefix);
+  const deps: PipelineDeps = { config, logger, store, registry: core.registry, queues, custody, metrics: core.metrics, sendOrder: new SendOrderBook(core.redis, core.prefix) };
+  const webhooks = createWebhooks({ redis: core.redis, prefix: core.prefix, outboxKey: deps.store.outboxKey, config, logger });
+  const allQueues = () => [...queues.all(), webhooks.queue];
+  core.metrics.watchQueues(allQueues());
+  return {
+    deps,
+    webhooks,
+    routes: [
+      ...withdrawalRoutes({ ...deps, vaults: core.vaults, idempotency: new Idempotency(core.redis, core.prefix, (id) => store.find(id), config.idempotencyClaimSeconds) }),
+      ...replacementRoutes({ ...deps, vaults: core.vaults }),
+      callbackRoute(deps),
+      ...adminWithdrawalRoutes(deps),
+      ...webhookRoutes(webhooks.service),
+    ],
+    mount: (app) => mountDashboard(app, { queues: allQueues(), records: apiKeyRecords(config), readOnly: config.dashboardReadOnly, redis: core.redis, prefix: core.prefix, logger }),
+    startWorkers: async () => {
+      const [pipelineWorkers, webhookWorkers] = await Promise.all([startWorkers(deps, config.redisUrl), webhooks.start()]);
+      return { running: () => pipelineWorkers.running() && webhookWorkers.running(), close: async () => void (await Promise.all([pipelineWorkers.close(), webhookWorkers.close()])) };
+    },
+    close: async () => void (await Promise.all([queues.close(), webhooks.close()])),
+  };
+}
+
+export function appContext(core: Core, healthChecks: AppContext['healthChecks'] = {}): AppContext {
+  return { ...core, apiKeys: apiKeyRecords(core.config), healthChecks };
+}
+
+/**
+ * The HTTP API of the core (the wallet layer, vaults, `/status`) plus `ext`, listening on `port`.
+ * Its address-derivation threads live as long as the server: closing the server stops them.
+ */
+export async function listen(core: Core, ext: AppExtensions = {}, healthChecks: AppContext['healthChecks'] = {}, port = core.config.port): Promise<Server> {
+  const addressDeriver = derivePoolFor(core.config, core.logger, deriveThreadEntry());
+  const server = createServer(createApp({ ...appContext(core, healthChecks), addressDeriver }, ext));
+  server.once('close', () => void addressDeriver.close());
+  answerClientErrorsAsJson(server);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, core.config.host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+/**
+ * The API process: wallet layer, vault registry, withdrawals, the signing callback receiver
+ * and the job dashboard; in the sandbox also the local nodes, the custody emulator and the
+ * queue workers.
+ */
+export async function startApiProcess(): Promise<void> {
+  let config = loadConfigOrExit();
+  let sandbox: Sandbox | undefined;
+  if (config.sandboxProfile) {
+    // Loaded only here: the sandbox needs dev dependencies (anvil, bcoin, solc) a production image leaves out.
+    const { startSandbox } = await import('../dev/sandbox/sandbox.js');
+    sandbox = await startSandbox(config, families, (m) => process.stderr.write(`${m}\n`));
+    config = sandbox.config;
+  }
+  const logger = createLogger(config.logLevel, config.secrets);
+  const core = createCore(config, logger, undefined, createMetrics({ processMetrics: true }));
+  await claimProfileOrExit(core.redis, core.prefix, config.sandboxProfile, async () => {
+    core.redis.disconnect();
+    await sandbox?.stop();
+  });
+  await checkLedgerNetworks(core.registry, logger);
+  const pipeline = createPipeline(core);
+  const routes = [...pipeline.routes, ...(sandbox ? (await import('../dev/sandbox/sandbox-routes.js')).sandboxRoutes(core, sandbox) : [])];
+  const server = await listen(core, { routes, mount: pipeline.mount }, { custody: () => pipeline.deps.custody.health() });
+  // Before anything else is awaited: every request from the first on is tracked.
+  const closeServer = prepareGracefulClose(server);
+  let workers: Workers | undefined;
+  if (config.inProcessWorker ?? false) workers = await pipeline.startWorkers();
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({ port, ledgers: core.registry.ids(), sandbox: Boolean(sandbox), inProcessWorker: Boolean(workers), secp256k1: secp256k1.name }, 'listening');
+  if (sandbox) {
+    process.stdout.write(
+      `\n${[...sandbox.banner, `  API         http://127.0.0.1:${port}${API_BASE}  (OpenAPI ${API_BASE}/openapi.json, jobs /admin/queues)`].join('\n')}\n\n`,
+    );
+  }
+
+  // Requests in flight use Redis, the queues and the custody client: they are answered (or cut
+  // at the grace period) before any of those closes.
+  onShutdown(logger, 'api', async () => {
+    const { cut } = await closeServer(API_SHUTDOWN_GRACE_MS);
+    if (cut) logger.warn({ cut, graceMs: API_SHUTDOWN_GRACE_MS }, 'requests still unanswered at the end of the shutdown grace period were cut');
+    await workers?.close();
+    await pipeline.close();
+    core.redis.disconnect();
+    await sandbox?.stop();
+  });
+}
+
+/**
+ * A worker process: assembles, broadcasts and tracks signed withdrawals. Run as many as you
+ * like against one Redis. Finishes its current jobs on SIGTERM/SIGINT.
+ */
+export async function startWorkerProcess(): Promise<void> {
+  const config = loadConfigOrExit();
+  if (config.sandboxProfile) {
+    process.stderr.write('The sandbox runs its workers inside `npm start`; a separate worker needs LEDGERS, CUSTODY_URL and REDIS_URL.\n');
+    process.exit(1);
+  }
+  const logger = createLogger(config.logLevel, config.secrets);
+  const core = createCore(config, logger, connectRedis(config.redisUrl, logger, 'byow-worker-store'), createMetrics({ processMetrics: true }));
+  await claimProfileOrExit(core.redis, core.prefix, false, async () => core.redis.disconnect());
+  await checkLedgerNetworks(core.registry, logger);
+  const pipeline = createPipeline(core);
+  const workers = await pipeline.startWorkers();
+  const health = await startWorkerHealthServer(
+    { redis: core.redis, prefix: core.prefix, workers, metrics: core.metrics, version: config.version, timeoutMs: config.healthTimeoutMs },
+    config.workerPort,
+    config.host,
+  );
+  const address = health.address();
+  const port = typeof address === 'object' && address ? address.port : config.workerPort;
+  logger.info({ ledgers: core.registry.ids(), port, secp256k1: secp256k1.name }, 'worker started; GET /status and /metrics on its port');
+  // Closing the workers lets their current jobs finish first.
+  onShutdown(logger, 'worker', async () => {
+    health.close();
+    health.closeAllConnections();
+    await workers.close();
+    await pipeline.close();
+    core.redis.disconnect();
+  });
+}

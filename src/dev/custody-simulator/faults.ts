@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { createKey, type VaultScheme } from './keys.js';
+import { otherS } from '../../ledger/signatures.js';
+
+/**
+ * Misbehaviours of a custody service that the receiver must survive, injected on purpose.
+ * Content faults (`corruptSignature`, `legacyV`, `highS`) are applied when the operation is
+ * signed, so the operation record and every callback carry them, as a faulty release would.
+ * Delivery faults are read each time a callback is sent (resends included), so a test can
+ * clear `dropCallback` and resend to model reconciliation.
+ */
+export const faultsSchema = z.strictObject({
+  /** Extra wait before the callback is sent. */
+  delayMs: z.number().int().min(0).max(600_000).optional(),
+  /** Send the same callback this many times concurrently. */
+  duplicate: z.number().int().min(1).max(50).optional(),
+  /** Never send the callback; the operation is still COMPLETED. */
+  dropCallback: z.boolean().optional(),
+  /** Index of the signature to damage (one byte of s flipped). */
+  corruptSignature: z.number().int().min(0).optional(),
+  /** Send v as 27/28 with the historic, swapped meaning: 27 = 1, 28 = 0. */
+  legacyV: z.boolean().optional(),
+  /** Send s' = n − s (still valid ECDSA) with v flipped to match. */
+  highS: z.boolean().optional(),
+  /** Send two callbacks, each with half of the entries and their `originalEntryIds`. */
+  partial: z.boolean().optional(),
+  /** Echo a public key that is not the vault's. */
+  swapKey: z.boolean().optional(),
+  /** The quorum ends the operation in this state instead of signing it (a member declines, …). */
+  end: z.enum(['DECLINED', 'CANCELED', 'FAILED', 'ERROR']).optional(),
+  /** Approvals never come: the operation stays PENDING (until canceled). */
+  holdApprovals: z.boolean().optional(),
+  /** When an operation ends unsigned, send a callback without signatures to say so. */
+  notifyEnd: z.boolean().optional(),
+  /** EdDSA callbacks carry `v` empty (`[]`) or leave it out. */
+  edV: z.enum(['empty', 'absent']).optional(),
+});
+export type Faults = z.infer<typeof faultsSchema>;
+
+export interface CallbackBody {
+  publicKeys: string[];
+  providerData: string;
+  dataToSign: string[];
+  signatures: string[];
+  v: number[];
+  originalEntryIds?: number[];
+}
+
+/** What goes on the wire: `v` may be left out (EdDSA, `edV: 'absent'`). */
+export type SentCallbackBody = Omit<CallbackBody, 'v'> & { v?: number[] };
+
+
+function highS(sigHex: string): string {
+  return sigHex.slice(0, 64) + Buffer.from(otherS(Buffer.from(sigHex, 'hex')).subarray(32)).toString('hex').toUpperCase();
+}
+
+function flipLastByte(sigHex: string): string {
+  const last = parseInt(sigHex.slice(-2), 16) ^ 0xff;
+  return sigHex.slice(0, -2) + last.toString(16).padStart(2, '0').toUpperCase();
+}
+
+export function applyContentFaults(
+  scheme: VaultScheme,
+  signed: { signatures: string[]; v: number[] },
+  faults: Faults,
+): { signatures: string[]; v: number[] } {
+  const signatures = [...signed.signatures];
+  const v = [...signed.v];
+  // r/s and v only mean something for ECDSA; an EdDSA signature has neither.
+  if (scheme === 'ECDSA') {
+    for (let i = 0; i < signatures.length; i++) {
+      if (faults.highS) {
+        signatures[i] = highS(signatures[i] as string);
+        v[i] = (v[i] as number) ^ 1;
+      }
+      if (faults.legacyV) v[i] = v[i] === 1 ? 27 : 28;
+    }
+  }
+  const bad = faults.corruptSignature;
+  if (bad !== undefined && bad < signatures.length) signatures[bad] = flipLastByte(signatures[bad] as string);
+  return { signatures, v };
+}
+
+/** The POST bodies one delivery consists of (two for `partial`), before duplication. */
+export function callbackBodies(body: CallbackBody, scheme: VaultScheme, faults: Faults): SentCallbackBody[] {
+  const stranger = faults.swapKey ? createKey(scheme).keyId : undefined;
+  let shaped: SentCallbackBody = stranger ? { ...body, publicKeys: body.publicKeys.map(() => stranger) } : body;
+  if (scheme === 'EDDSA' && faults.edV) {
+    const { v: _v, ...rest } = shaped;
+    shaped = faults.edV === 'empty' ? { ...rest, v: [] } : rest;
+  }
+  const count = shaped.dataToSign.length;
+  if (!faults.partial) return [shaped];
+  if (count < 2) return [{ ...shaped, originalEntryIds: [0] }];
+  const cut = Math.ceil(count / 2);
+  const half = (ids: number[]): SentCallbackBody => ({
+    publicKeys: ids.map((i) => shaped.publicKeys[i] as string),
+    providerData: shaped.providerData,
+    dataToSign: ids.map((i) => shaped.dataToSign[i] as string),
+    signatures: ids.map((i) => shaped.signatures[i] as string),
+    ...(shaped.v ? { v: shaped.v.length ? ids.map((i) => shaped.v?.[i] as number) : [] } : {}),
+    originalEntryIds: ids,
+  });
+  const all = [...Array(count).keys()];
+  return [half(all.slice(0, cut)), half(all.slice(cut))];
+}

@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { InvalidArgumentError, unknownValue } from '../../platform/errors.js';
+import { formatAmount, parseAmount } from '../../ledger/amounts.js';
+import { resolveAssets } from '../../ledger/registry.js';
+import type { Core } from '../../app/core.js';
+import { singleAddress } from '../../vaults/vault-addresses.js';
+import { readVaultKey } from '../../vaults/custody-vault-keys.js';
+import type { VaultRecord } from '../../vaults/vault-schema.js';
+import { defineRoute, type AnyRouteSpec } from '../../http/route.js';
+import type { Sandbox } from './sandbox.js';
+
+/** Sandbox-only shortcuts for the walk-through: a custody vault created and registered in one call, and a faucet. */
+export function sandboxRoutes(core: Pick<Core, 'registry' | 'vaults' | 'custody'>, sandbox: Sandbox): AnyRouteSpec[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/sandbox/vaults',
+      summary: 'SANDBOX: create an initialized 2-of-3 vault in the custody emulator (account, participants, vault, joins) and register it here by id',
+      tags: ['sandbox'],
+      scope: 'admin',
+      body: z.object({ ledgerId: z.string(), addressFormat: z.string().optional() }),
+      status: 201,
+      response: z.object({ vaultId: z.string(), ledgerId: z.string(), publicKey: z.string(), address: z.string() }),
+      handler: async ({ body }) => {
+        const adaptor = core.registry.get(body.ledgerId);
+        // Checked before the custody side makes a key, so a refused request leaves nothing behind.
+        const formats = adaptor.addressFormats();
+        if (body.addressFormat !== undefined && !formats.includes(body.addressFormat)) {
+          throw unknownValue('addressFormat', body.addressFormat, formats);
+        }
+        // Names are unique per custody account: requests in the same millisecond must not share one.
+        const name = `${adaptor.ledgerId}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+        const { vaultId } = await sandbox.custody.createVault(adaptor.scheme === 'ed25519' ? 'EDDSA' : 'ECDSA', name);
+        // Registered by id, as POST /admin/vaults {vaultId, ledgerId} does: the key comes from the custody service.
+        const { publicKey } = (await readVaultKey(core.custody, vaultId)) as { publicKey: string };
+        const record: VaultRecord = {
+          vaultId,
+          ledgerId: adaptor.ledgerId,
+          kind: 'single',
+          publicKey,
+          ...(body.addressFormat ? { addressFormat: body.addressFormat } : {}),
+          createdAt: new Date().toISOString(),
+        };
+        record.address = singleAddress(adaptor, record).address;
+        await core.vaults.create(record);
+        return { vaultId, ledgerId: record.ledgerId, publicKey, address: record.address };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/sandbox/faucet',
+      summary: 'SANDBOX: send development funds to an address',
+      tags: ['sandbox'],
+      scope: 'admin',
+      body: z.object({ ledgerId: z.string(), address: z.string(), asset: z.string().optional(), amount: z.union([z.string(), z.number()]) }),
+      response: z.object({ ledgerId: z.string(), address: z.string(), asset: z.string(), amount: z.string(), reference: z.string() }),
+      handler: async ({ body }) => {
+        const adaptor = core.registry.get(body.ledgerId);
+        const faucet = sandbox.faucets[adaptor.ledgerId];
+        if (!faucet) throw new InvalidArgumentError(`No faucet for ${adaptor.ledgerId}. Valid values: ${Object.keys(sandbox.faucets).join(', ')}`);
+        if (!adaptor.isValidAddress(body.address)) throw new InvalidArgumentError(`'${body.address}' is not a valid ${adaptor.ledgerId} address`);
+        const [asset] = resolveAssets(adaptor, [body.asset ?? adaptor.nativeAsset.symbol]);
+        if (!asset) throw new InvalidArgumentError('asset is required');
+        const units = parseAmount(body.amount, asset.decimals);
+        const reference = await faucet(body.address, asset.symbol, units);
+        return { ledgerId: adaptor.ledgerId, address: body.address, asset: asset.symbol, amount: formatAmount(units, asset.decimals), reference };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import { InvalidArgumentError, NotFoundError } from '../platform/errors.js';
+import { parseAmount } from '../ledger/amounts.js';
+import type { AssetInfo, LedgerAdaptor } from '../ledger/adaptor.js';
+import { ALL_ASSETS, resolveAssets } from '../ledger/registry.js';
+import { singleAddress, vaultAddresses, vaultSource } from '../vaults/vault-addresses.js';
+import type { VaultStore } from '../vaults/vault-store.js';
+import { failOperation } from './fail-operation.js';
+import type { IdempotencyClaim } from './store/idempotency.js';
+import { newOperation, toStored, type Operation } from './model/operation.js';
+import type { WithdrawalDeps } from './pipeline-deps.js';
+import { signCallbackUrl } from '../platform/api-base.js';
+
+export interface WithdrawalInput {
+  recipientAddress?: string;
+  recipientVault?: string;
+  asset?: string;
+  amount: number | string;
+  description: string;
+  fee?: string;
+  memo?: string;
+}
+
+async function recipientOf(adaptor: LedgerAdaptor, vaults: VaultStore, input: WithdrawalInput, gapLimit: number): Promise<string> {
+  if (input.recipientVault) {
+    const target = await vaults.find(input.recipientVault);
+    if (!target) throw new InvalidArgumentError(`recipientVault '${input.recipientVault}' is not a registered vault`);
+    if (target.ledgerId !== adaptor.ledgerId) {
+      throw new InvalidArgumentError(`recipientVault '${input.recipientVault}' is on ledger ${target.ledgerId}, not ${adaptor.ledgerId}`);
+    }
+    const address = target.kind === 'single' ? singleAddress(adaptor, target).address : (await vaultAddresses(adaptor, target, gapLimit, vaults.addresses))[0]?.address;
+    if (!address) throw new InvalidArgumentError(`recipientVault '${input.recipientVault}' has no address`);
+    if (input.recipientAddress && input.recipientAddress !== address) {
+      throw new InvalidArgumentError(`recipientAddress ${input.recipientAddress} is not the address of recipientVault '${input.recipientVault}' (${address})`);
+    }
+    return address;
+  }
+  const address = input.recipientAddress as string;
+  if (!adaptor.isValidAddress(address)) {
+    throw new InvalidArgumentError(`recipientAddress '${address}' is not a valid ${adaptor.ledgerId} address`, { field: 'recipientAddress' });
+  }
+  return address;
+}
+
+/**
+ * The one asset a withdrawal sends. `*` means every asset to a balance query; a withdrawal
+ * cannot send that, so it is refused (and not listed among the valid values) like any unknown symbol.
+ */
+function withdrawalAsset(adaptor: LedgerAdaptor, symbol: string | undefined): AssetInfo {
+  if (symbol === undefined) return adaptor.nativeAsset;
+  if (symbol !== ALL_ASSETS) {
+    try {
+      return resolveAssets(adaptor, [symbol])[0] as AssetInfo;
+    } catch (e) {
+      // Refused below again: the balance query's refusal offers `*` among the valid values.
+      if (!(e instanceof InvalidArgumentError)) throw e;
+    }
+  }
+  const valid = adaptor.assets().map((a) => a.symbol);
+  throw new InvalidArgumentError(`Unknown asset '${symbol}' for ledger ${adaptor.ledgerId}: a withdrawal sends one asset. Valid values: ${valid.join(', ')}`, {
+    field: 'asset',
+    valid,
+  });
+}
+
+/** A memo the ledger cannot carry would be dropped, and a deposit that needs it lost: refused instead. */
+function checkMemo(adaptor: LedgerAdaptor, memo: string | undefined): void {
+  if (memo && !adaptor.carriesMemo) {
+    throw new InvalidArgumentError(`${adaptor.ledgerId} transactions carry no memo; send the withdrawal without one`, { field: 'memo' });
+  }
+}
+
+/**
+ * The withdrawal ended FAILED (a cancel, reconciliation) while its sign request was on its way:
+ * the sign operation just made must not ask approvers to sign it. Canceled at the custody
+ * service; the withdrawal stays FAILED whatever the outcome, so the outcome is only logged.
+ * A withdrawal that moved on instead (signed by a fast callback) is left alone by the caller.
+ */
+async function cancelLateSignOperation(deps: WithdrawalDeps, op: Operation, operationID: string): Promise<void> {
+  const ids = { operationId: op.id, operationID };
+  try {
+    await deps.custody.cancelOperation(operationID);
+    deps.logger.warn(ids, 'withdrawal ended while its sign request was on its way; its sign operation was canceled at the custody service');
+  } catch (err) {
+    deps.logger.error({ ...ids, err }, 'withdrawal ended while its sign request was on its way; its sign operation could not be canceled: cancel it at the custody service');
+  }
+}
+
+/**
+ * Builds a withdrawal, stores it durably, then asks the custody service to sign it.
+ * If the sign request fails, the operation ends FAILED and its reservations are returned.
+ * If the operation ended meanwhile, the sign operation the request made is canceled.
+ */
+export async function createWithdrawal(
+  deps: WithdrawalDeps,
+  vaultId: string,
+  input: WithdrawalInput,
+  /** Fixed by the caller when it must know the id before the withdrawal exists (Idempotency-Key). */
+  id: string = randomUUID(),
+  /** The Idempotency-Key claim the request must still hold when the withdrawal is stored. */
+  claim?: IdempotencyClaim,
+): Promise<Operation> {
+  const vault = await deps.vaults.find(vaultId);
+  if (!vault) throw new NotFoundError(`Vault '${vaultId}' is not registered`);
+  const adaptor = deps.registry.get(vault.ledgerId);
+  const asset = withdrawalAsset(adaptor, input.asset);
+  const amount = parseAmount(input.amount, asset.decimals);
+  checkMemo(adaptor, input.memo);
+  const fee = input.fee ?? (adaptor.feeLevels()[0] as string);
+  const gap = deps.config.bip44GapLimit;
+  const recipientAddress = await recipientOf(adaptor, deps.vaults, input, gap);
+  const source = await vaultSource(adaptor, vault, gap, deps.vaults.addresses);
+  if (!adaptor.consolidates && source.addresses.some((a) => a.address === recipientAddress)) {
+    throw new InvalidArgumentError(`recipientAddress is the vault itself: ${adaptor.ledgerId} withdrawals go to another address (only UTXO ledgers consolidate to their own)`);
+  }
+
+  const unsigned = await adaptor.craft(source, { reference: id, recipientAddress, asset, amount, fee, ...(input.memo ? { memo: input.memo } : {}) });
+  const op = newOperation({
+    id,
+    vaultId,
+    ledgerId: adaptor.ledgerId,
+    request: {
+      recipientAddress: input.recipientAddress ?? recipientAddress,
+      ...(input.recipientVault ? { recipientVault: input.recipientVault } : {}),
+      asset: asset.symbol,
+      amount: String(input.amount),
+      description: input.description,
+      fee,
+      ...(input.memo ? { memo: input.memo } : {}),
+    },
+    recipientAddress,
+    unsigned: toStored(unsigned),
+  });
+  try {
+    await deps.store.create(op, claim);
+  } catch (e) {
+    // A release lost here too does not hold for good: a nonce or sequence number is taken back
+    // by the account's next reservation after a grace period (ledger/reservations.ts); claimed
+    // coins and durable nonces stay held until their claim expires.
+    await adaptor.release(unsigned, id).catch((err: unknown) => {
+      deps.logger.error({ err, operationId: id, cause: e }, 'could not release the reservations of a withdrawal that was not stored');
+    });
+    throw e;
+  }
+  const callbackUrl = deps.config.publicUrl ? signCallbackUrl(deps.config.publicUrl, adaptor.ledgerId) : undefined;
+  try {
+    const { operationID } = await deps.custody.requestSign(vaultId, {
+      description: input.description,
+      dataToSign: unsigned.payloads.map((p) => p.digest),
+      publicKeys: unsigned.payloads.map((p) => p.keyId),
+      rawTransactions: unsigned.payloads.map((p) => p.preimage ?? ''),
+      ledgerHashAlgorithm: unsigned.payloads[0]?.hashAlgorithm ?? 'NONE',
+      ledger: adaptor.ledgerId.toUpperCase(),
+      // A hint only: the receiver matches callbacks by the digests stored above.
+      providerData: JSON.stringify({ reference: id, request: op.request, txs: unsigned.txs }),
+      ...(callbackUrl ? { callbackUrl } : {}),
+    });
+    const linked = await deps.store.linkCustodyId(op, operationID);
+    if (linked.status === 'FAILED') await cancelLateSignOperation(deps, linked, operationID);
+    return linked;
+  } catch (e) {
+    await failOperation(deps, op, `the custody service did not accept the sign request: ${(e as Error).message}`, ['EXECUTING']);
+    throw e;
+  }
+}

@@ -1,0 +1,29 @@
+import { DelayedError, type Job } from 'bullmq';
+import type { PipelineDeps } from '../pipeline-deps.js';
+import { noJournal, type JobJournal } from './job-journal.js';
+import { reconcileAttempts } from '../sending/reconcile-attempts.js';
+import { watchBroadcast } from '../sending/watch-broadcast.js';
+
+/**
+ * Tracks a broadcast withdrawal until it is final (see watch-broadcast.ts for stuck, dropped,
+ * replaced, conflicting and reorganised transactions). While it is not, the job puts itself
+ * back with a delay instead of failing, so retries stay for real errors; those are retried
+ * without end, at most a few minutes apart (confirmJobRetries in queues.ts).
+ */
+export async function processConfirm(deps: PipelineDeps, job: Job, token: string | undefined, journal: JobJournal = noJournal): Promise<string> {
+  const op = await deps.store.get(job.data.operationId as string);
+  if (op.status !== 'BROADCAST') return `nothing to do in ${op.status}`;
+  const threshold = deps.registry.get(op.ledgerId).confirmations;
+  if (await watchBroadcast(deps, op)) {
+    const done = await deps.store.get(op.id);
+    await journal.log(`confirmations ${done.confirmations}/${threshold} (${done.status.toLowerCase()})${done.failureReason ? `: ${done.failureReason}` : ''}`);
+    return done.status.toLowerCase();
+  }
+  await reconcileAttempts(deps, op);
+  const now = await deps.store.get(op.id);
+  if (now.confirmations !== op.confirmations || job.attemptsStarted <= 1 || Boolean(now.stuck) !== Boolean(op.stuck)) {
+    await journal.log(`confirmations ${now.confirmations}/${threshold}${now.stuck ? `; stuck: ${now.stuck.reason}` : ''}`);
+  }
+  await job.moveToDelayed(Date.now() + deps.config.confirmPollMs, token);
+  throw new DelayedError();
+}

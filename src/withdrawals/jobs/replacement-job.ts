@@ -1,0 +1,71 @@
+import type { VerifiedSignature } from '../../ledger/adaptor.js';
+import { attemptsOf, unsignedOf, withAttempt, withSigningFailed } from '../model/attempts.js';
+import { isRetryable } from '../../platform/errors.js';
+import { scheduleConfirm } from './broadcast-job.js';
+import { fromStored } from '../model/operation.js';
+import type { PipelineDeps } from '../pipeline-deps.js';
+
+/**
+ * Sends the signed replacements (speed-up, cancel) of one withdrawal: for each attempt whose
+ * signatures are complete, assembles it from its own stored craft (never from the callback),
+ * records its txids and signed bytes before sending, and sends it. A replacement the node
+ * refuses for good (fee too low to replace, inputs gone) ends as a failed attempt; the
+ * withdrawal goes on with the transactions already out.
+ */
+export async function processReplacement(deps: PipelineDeps, operationId: string): Promise<string> {
+  let op = await deps.store.get(operationId);
+  const waiting = attemptsOf(op).flatMap((a, i) => (i > 0 && a.status === 'signing' ? [i] : []));
+  if (op.status !== 'BROADCAST') {
+    const reason = `the withdrawal was ${op.status} before the replacement was signed`;
+    if (waiting.length) await deps.store.update(op.id, (o) => ({ ...o, attempts: withSigningFailed(o, waiting, reason) }));
+    return `nothing to send in ${op.status}`;
+  }
+  const adaptor = deps.registry.get(op.ledgerId);
+  const sent: string[] = [];
+  for (const i of waiting) {
+    const unsigned = fromStored(unsignedOf(op, i));
+    const sigs = await deps.store.signatures(op.id, i);
+    if (sigs.size < unsigned.payloads.length) continue;
+    const verified: VerifiedSignature[] = unsigned.payloads.map((_, p) => {
+      const s = sigs.get(p) as { signature: string; recoveryId: 0 | 1 };
+      return { payloadIndex: p, signature: Uint8Array.from(Buffer.from(s.signature, 'hex')), recoveryId: s.recoveryId };
+    });
+    const fail = (reason: string) => deps.store.update(op.id, (o) => ({ ...o, attempts: withAttempt(o, i, (a) => ({ ...a, status: 'failed', failureReason: reason })) }));
+    let signed;
+    try {
+      signed = adaptor.combine(unsigned, verified);
+    } catch (e) {
+      await fail(`could not assemble the signed replacement: ${(e as Error).message}`);
+      continue;
+    }
+    const kind = attemptsOf(op)[i]?.kind ?? 'speed-up';
+    op = await deps.store.update(op.id, (o) => ({
+      ...o,
+      attempts: withAttempt(o, i, (a) => (a.status === 'signing' ? { ...a, status: 'broadcast', txids: signed.map((t) => t.txid), signed: signed.map((t) => t.serialized) } : a)),
+    }));
+    try {
+      for (const tx of signed) await adaptor.broadcast(tx);
+    } catch (e) {
+      deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: isRetryable(e) ? 'retryable_error' : 'rejected' });
+      if (isRetryable(e)) throw e;
+      await fail(`rejected by the ledger: ${(e as Error).message}`);
+      deps.logger.warn({ operationId: op.id, attempt: i, err: (e as Error).message }, 'replacement rejected');
+      continue;
+    }
+    const at = new Date().toISOString();
+    const txids = signed.map((t) => t.txid).join(', ');
+    // The stuck mark is judged again on the new transaction.
+    op = await deps.store.update(op.id, (o) => ({
+      ...o,
+      stuck: undefined,
+      attempts: withAttempt(o, i, (a) => ({ ...a, sentAt: a.sentAt ?? at, lastSentAt: at })),
+      history: [...o.history, { status: o.status, at, detail: `${kind} sent: ${txids}` }],
+    }));
+    deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: 'sent' });
+    deps.metrics?.afterBroadcast.inc({ ledger: op.ledgerId, event: kind });
+    deps.logger.info({ operationId: op.id, attempt: i, kind, txids }, 'replacement sent');
+    sent.push(txids);
+  }
+  await scheduleConfirm(deps, await deps.store.get(op.id));
+  return sent.length ? `sent ${sent.join('; ')}` : 'nothing complete to send';
+}

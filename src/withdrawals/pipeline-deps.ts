@@ -1,0 +1,21 @@
+import type { Core } from '../app/core.js';
+import type { OperationStore } from './store/operation-store.js';
+import type { Queues } from './jobs/queues.js';
+import type { SendOrderBook } from './sending/send-order.js';
+
+/**
+ * What the withdrawal route, the receiver and the workers share: the parts of the core they
+ * read, and the signing loop's own pieces (built in processes.ts). Metrics are optional: absent
+ * in tests that build deps by hand.
+ */
+export interface PipelineDeps extends Pick<Core, 'config' | 'logger' | 'registry'>, Partial<Pick<Core, 'metrics'>> {
+  store: OperationStore;
+  queues: Queues;
+  /** The custody connector: the signing loop cannot run without one. */
+  custody: NonNullable<Core['custody']>;
+  /** Each sending account's ready transactions and its send lock (send-order.ts). */
+  sendOrder: SendOrderBook;
+}
+
+/** Making or replacing a withdrawal also reads the vault registry. */
+export type WithdrawalDeps = PipelineDeps & Pick<Core, 'vaults'>;
