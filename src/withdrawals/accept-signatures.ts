@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ConflictError, VerificationError } from '../platform/errors.js';
 import { parsePublicKey, storedPublicKey, type SignatureScheme } from '../ledger/public-key.js';
 import { verifySignature } from '../ledger/signatures.js';
-import { attemptsOf, unsignedOf } from './model/attempts.js';
+import { attemptsOf, unsignedOf } from './model/operation.js';
 import type { Operation } from './model/operation.js';
 import type { StoredSignature } from './store/operation-store.js';
 import type { PipelineDeps } from './pipeline-deps.js';

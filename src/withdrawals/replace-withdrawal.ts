@@ -1,8 +1,7 @@
 import { ConflictError, NotFoundError } from '../platform/errors.js';
 import type { ReplacementKind } from '../ledger/adaptor.js';
 import { vaultSource } from '../vaults/vault-addresses.js';
-import { attemptsOf, liveAttempts, signedOf, unsignedOf, withAttempt, type Attempt } from './model/attempts.js';
-import { fromStored, toStored, type Operation } from './model/operation.js';
+import { type Attempt, attemptsOf, fromStored, liveAttempts, type Operation, signedOf, toStored, unsignedOf, withAttempt } from './model/operation.js';
 import type { PipelineDeps, WithdrawalDeps } from './pipeline-deps.js';
 import { signCallbackUrl } from '../platform/api-base.js';
 

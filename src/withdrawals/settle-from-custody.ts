@@ -1,6 +1,6 @@
 import { endedUnsigned, type SignOperation } from '../custody/types.js';
 import { ACCEPT_OUTCOMES, acceptSignatures } from './accept-signatures.js';
-import { attemptsOf, withSigningFailed } from './model/attempts.js';
+import { attemptsOf, withSigningFailed } from './model/operation.js';
 import { failOperation } from './fail-operation.js';
 import type { Operation } from './model/operation.js';
 import type { PipelineDeps } from './pipeline-deps.js';

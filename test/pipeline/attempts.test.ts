@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { attemptsOf, renderAttempt, signedOf, withAttempt } from '../../src/withdrawals/model/attempts.js';
-import { newOperation, type Operation } from '../../src/withdrawals/model/operation.js';
+import { attemptsOf, newOperation, type Operation, renderAttempt, signedOf, withAttempt } from '../../src/withdrawals/model/operation.js';
 import { OperationStore } from '../../src/withdrawals/store/operation-store.js';
 import { testRedis } from '../helpers/redis.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { attemptsOf, type Attempt } from '../../src/withdrawals/model/attempts.js';
+import { type Attempt, attemptsOf } from '../../src/withdrawals/model/operation.js';
 import { replaceWithdrawal } from '../../src/withdrawals/replace-withdrawal.js';
 import { harness, key, operation, payload } from '../helpers/operation-kit.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { acceptSignatures, attemptOfDigest } from '../../src/withdrawals/accept-signatures.js';
-import { attemptsOf, type Attempt } from '../../src/withdrawals/model/attempts.js';
+import { type Attempt, attemptsOf } from '../../src/withdrawals/model/operation.js';
 import type { Operation } from '../../src/withdrawals/model/operation.js';
 import { reconcileAttempts } from '../../src/withdrawals/sending/reconcile-attempts.js';
 import { settleFromCustody } from '../../src/withdrawals/settle-from-custody.js';

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import { AppError, ForbiddenError, UnauthorizedError, UnavailableError, VerificationError } from '../../platform/errors.js';
 import { acceptSignatures, attemptOfDigest, callbackBodySchema, operationForDigests } from '../../withdrawals/accept-signatures.js';
-import { attemptsOf } from '../../withdrawals/model/attempts.js';
+import { attemptsOf } from '../../withdrawals/model/operation.js';
 import { SETTLE_OUTCOMES, settleFromCustody } from '../../withdrawals/settle-from-custody.js';
 import { boundedForLog } from '../../platform/logger.js';
 import type { PipelineDeps } from '../../withdrawals/pipeline-deps.js';

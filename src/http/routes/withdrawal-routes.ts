@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { NotFoundError } from '../../platform/errors.js';
 import { createWithdrawal } from '../../withdrawals/create-withdrawal.js';
-import { renderedAttemptSchema, stuckMarkSchema } from '../../withdrawals/model/attempts.js';
+import { historyEntrySchema, type Operation, OPERATION_STATUSES, renderedAttemptSchema, stuckMarkSchema, withdrawalRequestRecordSchema } from '../../withdrawals/model/operation.js';
 import type { Idempotency } from '../../withdrawals/store/idempotency.js';
-import { historyEntrySchema, OPERATION_STATUSES, withdrawalRequestRecordSchema, type Operation } from '../../withdrawals/model/operation.js';
 import type { WithdrawalDeps } from '../../withdrawals/pipeline-deps.js';
 import { withdrawalSummary, withdrawalView } from '../../withdrawals/model/withdrawal-view.js';
 import { defineRoute } from '../route.js';

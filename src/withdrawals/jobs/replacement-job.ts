@@ -1,8 +1,7 @@
 import type { VerifiedSignature } from '../../ledger/adaptor.js';
-import { attemptsOf, unsignedOf, withAttempt, withSigningFailed } from '../model/attempts.js';
+import { attemptsOf, fromStored, unsignedOf, withAttempt, withSigningFailed } from '../model/operation.js';
 import { isRetryable } from '../../platform/errors.js';
 import { scheduleConfirm } from './broadcast-job.js';
-import { fromStored } from '../model/operation.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 
 /**

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { Json, SigningPayload, UnsignedWithdrawal } from '../../ledger/adaptor.js';
-import type { Attempt, StuckMark } from './attempts.js';
+import type { Json, SignedTx, SigningPayload, UnsignedWithdrawal } from '../../ledger/adaptor.js';
 
 /**
  * A withdrawal operation as stored: everything needed to finish it comes from here, never
@@ -63,7 +62,7 @@ export interface Operation {
   broadcastAttempted?: boolean;
   /** The original attempt's signed transactions (hex), kept to send them again if a node drops them. */
   signedTxs?: string[];
-  /** Every transaction tried for this withdrawal (see attempts.ts); absent on records made before replacements existed. */
+  /** Every transaction tried for this withdrawal (see `Attempt` below); absent on records made before replacements existed. */
   attempts?: Attempt[];
   /** Set while the live transaction waits longer than the stuck threshold; cleared once mined. */
   stuck?: StuckMark;
@@ -83,4 +82,131 @@ export function newOperation(
   now = new Date().toISOString(),
 ): Operation {
   return { ...fields, status: 'EXECUTING', history: [{ status: 'EXECUTING', at: now }], txids: [], confirmations: 0, createdAt: now, updatedAt: now };
+}
+
+/**
+ * A withdrawal is one operation with one or more attempts: the original transaction, then each
+ * speed-up or cancel, each its own custody sign request, txids, fee and times. Exactly one
+ * attempt can land (they share a nonce, a sequence number or inputs); the operation follows it.
+ *
+ * Status of an attempt:
+ * - `signing`   its sign request is out; nothing was sent yet;
+ * - `broadcast` sent to the node (it may still be replaced, dropped or reorganised away);
+ * - `replaced`  another attempt of the same withdrawal landed;
+ * - `confirmed` this one landed with the ledger's confirmations;
+ * - `failed`    refused (sign request declined, node rejected it) or lost to a foreign transaction.
+ */
+export const ATTEMPT_KINDS = ['original', 'speed-up', 'cancel'] as const;
+export type AttemptKind = (typeof ATTEMPT_KINDS)[number];
+export const ATTEMPT_STATUSES = ['signing', 'broadcast', 'replaced', 'confirmed', 'failed'] as const;
+export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
+
+export interface Attempt {
+  kind: AttemptKind;
+  txids: string[];
+  /** Fee the attempt pays at most, base units of the native asset (decimal string). */
+  fee: string;
+  createdAt: string;
+  /** First time it was handed to the node. */
+  sentAt?: string;
+  /** Last time it was handed to the node (first send or a resend after a drop). */
+  lastSentAt?: string;
+  /** The custody sign request of this attempt. */
+  operationID?: string;
+  status: AttemptStatus;
+  /** How often the stored signed bytes were sent again because the node no longer knew them. */
+  rebroadcasts?: number;
+  /** Chain height when it was first watched after sending (for STUCK_AFTER_BLOCKS). */
+  sentHeight?: number;
+  /** Block / ledger height it was last seen mined at; a later "not mined" means a reorganisation. */
+  minedAt?: number;
+  failureReason?: string;
+  /** Replacements only: what was crafted and signed (the original's lives in `Operation.unsigned`). */
+  unsigned?: StoredUnsigned;
+  /** Replacements only: signed transactions (hex), kept for resending (the original's live in `Operation.signedTxs`). */
+  signed?: string[];
+}
+
+/** Set on an operation while its sent transaction waits longer than the stuck threshold: stored and shown as it is. */
+export const stuckMarkSchema = z.object({ since: z.string(), reason: z.string() });
+export type StuckMark = z.infer<typeof stuckMarkSchema>;
+
+function originalStatus(op: Operation): AttemptStatus {
+  if (op.status === 'CONFIRMED') return 'confirmed';
+  if (op.status === 'FAILED') return 'failed';
+  if (op.status === 'BROADCAST') return 'broadcast';
+  return 'signing';
+}
+
+/** The attempts of an operation; a record without them (made before they existed) has its original derived. */
+export function attemptsOf(op: Operation): Attempt[] {
+  if (op.attempts?.length) return op.attempts;
+  const sent = op.history.find((h) => h.status === 'BROADCAST')?.at;
+  return [
+    {
+      kind: 'original',
+      txids: op.txids,
+      fee: op.unsigned.fee,
+      createdAt: op.createdAt,
+      ...(sent ? { sentAt: sent, lastSentAt: sent } : {}),
+      ...(op.operationID ? { operationID: op.operationID } : {}),
+      status: originalStatus(op),
+      ...(op.failureReason && op.status === 'FAILED' ? { failureReason: op.failureReason } : {}),
+    },
+  ];
+}
+
+/** What attempt `i` crafted: the original's lives on the operation. */
+export function unsignedOf(op: Operation, i: number): StoredUnsigned {
+  return i === 0 ? op.unsigned : ((attemptsOf(op)[i] as Attempt).unsigned as StoredUnsigned);
+}
+
+/** The signed transactions of attempt `i`, as they were sent. */
+export function signedOf(op: Operation, i: number): SignedTx[] {
+  const a = attemptsOf(op)[i] as Attempt;
+  const hex = i === 0 ? op.signedTxs : a.signed;
+  return (hex ?? []).map((serialized, txIndex) => ({ txIndex, serialized, txid: a.txids[txIndex] as string }));
+}
+
+/** Replaces attempt `i` with `change(it)`, materialising the list on old records. */
+export function withAttempt(op: Operation, i: number, change: (a: Attempt) => Attempt): Attempt[] {
+  return attemptsOf(op).map((a, j) => (j === i ? change(a) : a));
+}
+
+/** The attempts with those of `indexes` still waiting for their signatures failed for `reason` (one that got out is judged by the node). */
+export function withSigningFailed(op: Operation, indexes: number[], reason: string): Attempt[] {
+  return attemptsOf(op).map((a, i) => (indexes.includes(i) && a.status === 'signing' ? { ...a, status: 'failed', failureReason: reason } : a));
+}
+
+/** Indexes of the attempts that are out on the network. */
+export function liveAttempts(op: Operation): number[] {
+  return attemptsOf(op).flatMap((a, i) => (a.status === 'broadcast' ? [i] : []));
+}
+
+/** What the withdrawal response shows of an attempt: never the crafted state or signed bytes. */
+export const renderedAttemptSchema = z.object({
+  kind: z.enum(ATTEMPT_KINDS),
+  status: z.enum(ATTEMPT_STATUSES),
+  txids: z.array(z.string()),
+  fee: z.string().describe('Fee paid at most, base units of the native asset'),
+  createdAt: z.string(),
+  sentAt: z.string().optional(),
+  operationID: z.string().optional().describe('The custody sign request of this attempt'),
+  rebroadcasts: z.number().optional().describe('Times the signed transaction was sent again after the node dropped it'),
+  failureReason: z.string().optional(),
+});
+export type RenderedAttempt = z.infer<typeof renderedAttemptSchema>;
+
+export function renderAttempt(a: Attempt): RenderedAttempt {
+  return {
+    kind: a.kind,
+    status: a.status,
+    txids: a.txids,
+    fee: a.fee,
+    createdAt: a.createdAt,
+    ...(a.sentAt ? { sentAt: a.sentAt } : {}),
+    ...(a.operationID ? { operationID: a.operationID } : {}),
+    ...(a.rebroadcasts ? { rebroadcasts: a.rebroadcasts } : {}),
+    ...(a.failureReason ? { failureReason: a.failureReason } : {}),
+  };
 }

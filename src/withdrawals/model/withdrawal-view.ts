@@ -1,5 +1,4 @@
-import { attemptsOf, renderAttempt } from './attempts.js';
-import { isFinal, type Operation } from './operation.js';
+import { attemptsOf, isFinal, type Operation, renderAttempt } from './operation.js';
 
 /**
  * A withdrawal as clients see it: the answer of the withdrawal routes, and the `withdrawal`

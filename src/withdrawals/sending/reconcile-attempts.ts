@@ -1,5 +1,5 @@
 import { isAppError } from '../../platform/errors.js';
-import { attemptsOf } from '../model/attempts.js';
+import { attemptsOf } from '../model/operation.js';
 import type { Operation } from '../model/operation.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import { failSigningAttempt, settleFromCustody } from '../settle-from-custody.js';

@@ -1,7 +1,6 @@
 import type { TxStatus } from '../../ledger/adaptor.js';
-import { attemptsOf, signedOf, unsignedOf, type Attempt } from '../model/attempts.js';
+import { type Attempt, attemptsOf, fromStored, type Operation, signedOf, unsignedOf } from '../model/operation.js';
 import { failOperation } from '../fail-operation.js';
-import { fromStored, type Operation } from '../model/operation.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 
 /** One attempt as the node sees it, summed over its transactions. */
