@@ -1,4 +1,4 @@
-import { ConfigError } from '../../src/config/load-config.js';
+import { ConfigError } from '../../src/platform/config-error.js';
 import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
 import { builtInEthereumCodec, ethereumAddressCodec } from './address-codec.js';
 import type { EthContext } from './context.js';

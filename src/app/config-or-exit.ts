@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import { families } from '../../adaptors/index.js';
 import { VERSION } from '../platform/version.js';
-import { ConfigError, loadConfig, type Config } from '../config/load-config.js';
+import { ConfigError } from '../platform/config-error.js';
+import { loadConfig, type Config } from '../config/load-config.js';
 import { claimProfile } from '../config/profile-marker.js';
 
 function exitWith(e: ConfigError): never {

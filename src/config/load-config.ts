@@ -1,21 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { LedgerFamily } from '../ledger/adaptor.js';
+import type { LedgerConfig } from '../ledger/registry.js';
+import { ConfigError } from '../platform/config-error.js';
 import { clusterPrefixProblem } from '../platform/redis.js';
 import { ENV, type EnvEntry, type EnvValues } from './env-spec.js';
 import { configErrorMap, describeIssues, shapeKeys, unknownKeysMessage } from './issue-words.js';
-
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
-  }
-}
-
-export interface LedgerConfig {
-  ledgerId: string;
-  family: LedgerFamily;
-  options: unknown;
-}
 
 export interface Config extends EnvValues {
   /** True when the service runs against local dev nodes it starts itself. */

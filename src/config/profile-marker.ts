@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { ConfigError } from './load-config.js';
+import { ConfigError } from '../platform/config-error.js';
 import { profileKey } from '../platform/redis-keys.js';
 
 export type Profile = 'sandbox' | 'production';

@@ -1,4 +1,10 @@
-import type { Core } from '../app/core.js';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config/load-config.js';
+import type { CustodyClient } from '../custody/custody-client.js';
+import type { LedgerRegistry } from '../ledger/registry.js';
+import type { Metrics } from '../platform/metrics.js';
+import type { VaultStore } from '../vaults/vault-store.js';
 import type { ApiKeyRecord } from '../security/api-keys.js';
 import type { AddressDeriver } from '../vaults/derivation/derive-addresses.js';
 
@@ -12,7 +18,17 @@ export interface DependencyHealth {
  * vault registration by id; metrics, with which the app serves GET /metrics), the API keys,
  * and the dependencies `/status` reports.
  */
-export interface AppContext extends Pick<Core, 'config' | 'logger' | 'redis' | 'prefix' | 'registry' | 'vaults' | 'custody'>, Partial<Pick<Core, 'metrics'>> {
+export interface AppContext {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  /** The service's key prefix with its colon (`byow:`). */
+  prefix: string;
+  registry: LedgerRegistry;
+  vaults: VaultStore;
+  /** Absent when no CUSTODY_URL is configured. */
+  custody?: CustodyClient;
+  metrics?: Metrics;
   apiKeys: readonly ApiKeyRecord[];
   /** Further dependencies `/status` reports (the custody service, …). */
   healthChecks: Record<string, () => Promise<DependencyHealth>>;

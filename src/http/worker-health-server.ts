@@ -3,10 +3,14 @@ import { NotFoundError } from '../platform/errors.js';
 import { probe } from './routes/service-routes.js';
 import { redisHealth } from './redis-health.js';
 import type { DependencyHealth } from './app-context.js';
-import type { Core } from '../app/core.js';
+import type { Redis } from 'ioredis';
+import type { Metrics } from '../platform/metrics.js';
 import type { Workers } from '../withdrawals/jobs/workers.js';
 
-export interface WorkerHealthDeps extends Pick<Core, 'redis' | 'prefix' | 'metrics'> {
+export interface WorkerHealthDeps {
+  redis: Redis;
+  prefix: string;
+  metrics: Metrics;
   workers: Workers;
   version: string;
   /** Time the Redis check may take. */

@@ -1,6 +1,12 @@
 import { InvalidArgumentError, unknownValue } from '../platform/errors.js';
-import type { Config } from '../config/load-config.js';
 import type { AddressCodec, AdaptorDeps, AssetInfo, LedgerAdaptor, LedgerFamily } from './adaptor.js';
+
+/** One configured ledger: its id, its family and the options the family's schema checked. */
+export interface LedgerConfig {
+  ledgerId: string;
+  family: LedgerFamily;
+  options: unknown;
+}
 
 /**
  * The configured ledgers, one adaptor each, looked up by id (case-insensitive, as custody sends
@@ -21,7 +27,7 @@ export class LedgerRegistry {
     }
   }
 
-  static fromConfig(config: Pick<Config, 'ledgerConfigs' | 'families'>, deps: AdaptorDeps): LedgerRegistry {
+  static fromConfig(config: { ledgerConfigs: readonly LedgerConfig[]; families: readonly LedgerFamily[] }, deps: AdaptorDeps): LedgerRegistry {
     return new LedgerRegistry(
       config.ledgerConfigs.map((l) => l.family.create(l.ledgerId, l.options, deps)),
       config.families,

@@ -1,4 +1,9 @@
-import type { Core } from '../app/core.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config/load-config.js';
+import type { CustodyClient } from '../custody/custody-client.js';
+import type { LedgerRegistry } from '../ledger/registry.js';
+import type { Metrics } from '../platform/metrics.js';
+import type { VaultStore } from '../vaults/vault-store.js';
 import type { OperationStore } from './store/operation-store.js';
 import type { Queues } from './jobs/queues.js';
 import type { SendOrderBook } from './sending/send-order.js';
@@ -8,14 +13,18 @@ import type { SendOrderBook } from './sending/send-order.js';
  * read, and the signing loop's own pieces (built in processes.ts). Metrics are optional: absent
  * in tests that build deps by hand.
  */
-export interface PipelineDeps extends Pick<Core, 'config' | 'logger' | 'registry'>, Partial<Pick<Core, 'metrics'>> {
+export interface PipelineDeps {
+  config: Config;
+  logger: Logger;
+  registry: LedgerRegistry;
+  metrics?: Metrics;
   store: OperationStore;
   queues: Queues;
   /** The custody connector: the signing loop cannot run without one. */
-  custody: NonNullable<Core['custody']>;
+  custody: CustodyClient;
   /** Each sending account's ready transactions and its send lock (send-order.ts). */
   sendOrder: SendOrderBook;
 }
 
 /** Making or replacing a withdrawal also reads the vault registry. */
-export type WithdrawalDeps = PipelineDeps & Pick<Core, 'vaults'>;
+export type WithdrawalDeps = PipelineDeps & { vaults: VaultStore };

@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { families } from '../../adaptors/index.js';
-import { ConfigError, loadConfig, SANDBOX_PREFIX } from '../../src/config/load-config.js';
+import { ConfigError } from '../../src/platform/config-error.js';
+import { loadConfig, SANDBOX_PREFIX } from '../../src/config/load-config.js';
 import { createLogger } from '../../src/platform/logger.js';
 
 describe('configuration', () => {

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { families } from '../../adaptors/index.js';
 import { ENV } from '../../src/config/env-spec.js';
-import { ConfigError, loadConfig } from '../../src/config/load-config.js';
+import { ConfigError } from '../../src/platform/config-error.js';
+import { loadConfig } from '../../src/config/load-config.js';
 import { InterpolationError, loadCompose, parseDotenv, serviceEnv } from './compose.js';
 
 const exampleText = readFileSync('.env.example', 'utf8');

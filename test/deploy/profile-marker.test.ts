@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config/load-config.js';
+import { ConfigError } from '../../src/platform/config-error.js';
 import { claimProfile } from '../../src/config/profile-marker.js';
 import { profileKey } from '../../src/platform/redis-keys.js';
 import { freePort } from '../../src/dev/free-port.js';

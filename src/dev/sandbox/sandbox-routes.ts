@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { InvalidArgumentError, unknownValue } from '../../platform/errors.js';
 import { formatAmount, parseAmount } from '../../ledger/amounts.js';
 import { resolveAssets } from '../../ledger/registry.js';
-import type { Core } from '../../app/core.js';
+import type { AppContext } from '../../http/app-context.js';
 import { singleAddress } from '../../vaults/vault-addresses.js';
 import { readVaultKey } from '../../vaults/custody-vault-keys.js';
 import type { VaultRecord } from '../../vaults/vault-schema.js';
@@ -11,7 +11,7 @@ import { defineRoute, type AnyRouteSpec } from '../../http/route.js';
 import type { Sandbox } from './sandbox.js';
 
 /** Sandbox-only shortcuts for the walk-through: a custody vault created and registered in one call, and a faucet. */
-export function sandboxRoutes(core: Pick<Core, 'registry' | 'vaults' | 'custody'>, sandbox: Sandbox): AnyRouteSpec[] {
+export function sandboxRoutes(core: Pick<AppContext, 'registry' | 'vaults' | 'custody'>, sandbox: Sandbox): AnyRouteSpec[] {
   return [
     defineRoute({
       method: 'post',

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, resolveLedgers, type Config } from '../../config/load-config.js';
+import { ConfigError } from '../../platform/config-error.js';
+import { resolveLedgers, type Config } from '../../config/load-config.js';
 import type { LedgerFamily } from '../../ledger/adaptor.js';
 import { createLogger } from '../../platform/logger.js';
 import { ensureRedis } from '../local-redis.js';

@@ -3,7 +3,8 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { Express, Request, RequestHandler } from 'express';
 import type { Queue } from 'bullmq';
-import type { Core } from '../../app/core.js';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { ForbiddenError, UnauthorizedError } from '../../platform/errors.js';
 import { aboutOf, jobTitle } from '../../withdrawals/jobs/job-about.js';
 import { findApiKey, type ApiKeyRecord } from '../../security/api-keys.js';
@@ -14,7 +15,10 @@ import { APP_ERROR_REF, type DocumentedPath } from '../openapi.js';
 export const DASHBOARD_PATH = '/admin/queues';
 
 /** The core's Redis, prefix (sessions live under it) and logger, and what the dashboard shows and whom it lets in. */
-export interface DashboardOptions extends Pick<Core, 'redis' | 'prefix' | 'logger'> {
+export interface DashboardOptions {
+  redis: Redis;
+  prefix: string;
+  logger: Logger;
   queues: Queue[];
   records: readonly ApiKeyRecord[];
   readOnly: boolean;
