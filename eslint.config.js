@@ -13,6 +13,8 @@ export default tseslint.config(
       'no-console': ['error', { allow: ['warn', 'error'] }],
     },
   },
+  // The import boundaries' configuration is CommonJS, as dependency-cruiser reads it.
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
   {
     files: ['test/**', 'bench/**', 'faults/**', 'scripts/**', 'clients/*/scripts/**', '**/*.test.ts'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-explicit-any': 'off' },
