@@ -14,7 +14,7 @@ FROM node:22-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     SANDBOX=false \
     PORT=8080
-# Memory (README "Performance"): on a host with 16 GB or more V8 allows a 4 GB heap and lets
+# Memory (docs/performance.md): on a host with 16 GB or more V8 allows a 4 GB heap and lets
 # garbage pile up to hundreds of MB before its first full collection, and collects rarely
 # after. The service keeps 40-60 MB alive; an old space bounded at 384 MB makes V8 collect it
 # while it is a fraction of that (API and worker settle under 200 MB RSS after the bench's

@@ -228,7 +228,7 @@ export async function health(_ctx: ${pascal(n)}Context): Promise<LedgerHealth> {
 `,
     'conformance.test.ts': `// Where this family's tests go: a test of one file beside it, named after it (logic/craft.ts →
 // logic/craft.test.ts); tests through several verbs (withdrawal.test.ts, the signing loop) here at
-// the root, beside this one. Shared test support goes in test-kit.ts (README, "Adding a ledger").
+// the root, beside this one. Shared test support goes in test-kit.ts (docs/adding-a-ledger.md).
 import pino from 'pino';
 import { Reservations } from '../../src/ledger/reservations.js';
 import { describeConformance } from '../../test/conformance/conformance.js';

@@ -6,7 +6,7 @@ import { httpUrl, redisUrl } from '../platform/url-schemas.js';
 /**
  * Declarative environment configuration: one entry per variable, with its schema,
  * default, whether it is secret (its value is censored in logs) and what it means.
- * The README's configuration table lists the same entries.
+ * The configuration table in docs/configuration.md lists the same entries.
  */
 export interface EnvEntry<T = unknown> {
   env: string;

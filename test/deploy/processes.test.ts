@@ -13,12 +13,12 @@ import { json, Processes, staticPackageImports } from './processes.js';
 import { computeAddress } from 'ethers';
 
 /**
- * README "Deploying next to the custody service", "Without Docker: a walk-through", step by
+ * docs/deploying.md, "Without Docker: a walk-through", step by
  * step: the build, a local anvil mining on a timer, the custody emulator started with its own
  * command, the API and the worker as built `dist/` processes with an explicit LEDGERS, a vault
  * created at the custody side and registered here by id, funded, withdrawn to CONFIRMED.
  * The build goes to a temporary folder laid out as the image's /app (package.json,
- * node_modules, dist/), removed afterwards. Beyond the README's commands: free ports, this
+ * node_modules, dist/), removed afterwards. Beyond the walk-through's commands: free ports, this
  * file's own Redis prefixes, quieter logs and a shorter confirmation poll (CONFIRM_POLL_MS).
  */
 const ROOT = resolve(import.meta.dirname, '../..');

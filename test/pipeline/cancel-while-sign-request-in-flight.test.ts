@@ -3,7 +3,7 @@ import { WITHDRAW_KEY } from '../helpers/service.js';
 import { RECIPIENT, startEthLoop, until, withdraw, type EthLoop } from './support.js';
 
 /**
- * README "Declined and canceled signing": a cancel answers the withdrawal FAILED only once the
+ * docs/withdrawals.md, "Declined and canceled signing": a cancel answers the withdrawal FAILED only once the
  * custody service confirmed. Here the cancel comes while the creation's sign request is still on
  * its way (a slow custody service, a retry after a timeout), before any sign operation exists.
  */

@@ -141,8 +141,8 @@ describe('webhook deliveries to a real receiver', () => {
     expect(receiver.received.every((r) => verified(r, 'my-own-secret-0123456789'))).toBe(true);
     expect(verified({ ...receiver.received[0]!, raw: receiver.received[0]!.raw.replace('webhook.test', 'webhook.tesT') }, 'my-own-secret-0123456789')).toBe(false);
 
-    // The receiver's verification the README gives, run as written.
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    // The receiver's verification docs/webhooks.md gives, run as written.
+    const readme = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8');
     const snippet = /```js\n(import \{ createHmac[\s\S]*?)```/.exec(readme)?.[1];
     expect(snippet).toContain('export function verifyWebhook');
     const file = join(mkdtempSync(join(tmpdir(), 'readme-')), 'verify.mjs');

@@ -1,7 +1,7 @@
 /**
  * `npm run custody-emulator`: the custody emulator on its own, for development only (it
- * holds plain private keys). Configuration comes from the environment; see README,
- * "Custody emulator".
+ * holds plain private keys). Configuration comes from the environment; see
+ * docs/custody-emulator.md.
  */
 import { z } from 'zod';
 import { createLogger } from '../../platform/logger.js';
