@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../../src/sandbox/free-port.js';
+import { freePort } from '../../src/dev/free-port.js';
 import { json, Processes } from '../deploy/processes.js';
 
 /**
