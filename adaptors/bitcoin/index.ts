@@ -45,7 +45,7 @@ function createBitcoinAdaptor(ledgerId: string, options: BitcoinOptions, deps: A
     ...bitcoinAddressCodec(ledgerId, networkName, options.defaultAddressFormat),
     nativeAsset,
     confirmations: ctx.confirmations,
-    // A withdrawal to the vault's own address spends its small coins into one (logic/choose-coins.ts).
+    // A withdrawal to the vault's own address spends its small coins into one (logic/coin-selection.ts).
     consolidates: true,
     assets: () => [nativeAsset],
     feeLevels: () => [...FEE_LEVELS],
