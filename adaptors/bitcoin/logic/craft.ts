@@ -6,7 +6,7 @@ import type { SigningPayload, UnsignedWithdrawal, VaultSource, WithdrawalIntent 
 import { publicKeyHex } from '../../../src/ledger/public-key.js';
 import { buildOrRelease } from '../../../src/ledger/reserve-and-build.js';
 import type { BtcContext } from '../context.js';
-import { detectFormat } from './address.js';
+import { detectFormat, recipientScript } from './address.js';
 import { dustThreshold } from './dust.js';
 import { resolveFeeRate } from './fees.js';
 import { inputPreimages } from './preimage.js';
@@ -14,7 +14,6 @@ import { chooseCoins, type Candidate, type Choice } from './coin-selection.js';
 import { sha256d } from './sighash.js';
 import { spendableUtxos } from './spendable.js';
 import { bitcoinState, type BitcoinState } from './state.js';
-import { recipientScript } from './validate-address.js';
 
 /** BIP125 opt-in replace-by-fee: lets a stuck withdrawal be bumped later. */
 const SEQUENCE_RBF = 0xfffffffd;
