@@ -11,7 +11,8 @@ import { ERC20 } from './erc20.js';
 import type { AccountAtBlock } from '../network/chain-reads.js';
 import { maxFeePerGas, parseFee, quoteFee, type FeeQuote } from './fees.js';
 import { nonceScope, reserveNonce, type NonceSpend } from './nonce.js';
-import { ethereumState, unsignedOf, withFee } from './state.js';
+import { unsignedOf } from './serialize.js';
+import { ethereumState, withFee } from './state.js';
 
 const PLAIN_TRANSFER_GAS = 21_000n;
 /** A transaction's value and an ERC-20 transfer's amount are both uint256. */
