@@ -5,8 +5,9 @@ import { templates, type Names } from './new-ledger/templates.js';
 
 /**
  * `npm run new-ledger -- <family>`: writes `adaptors/<family>/` (a LedgerFamily whose verbs
- * answer "not implemented", its options, node client, logic files and conformance test) and
- * adds its one registration line to `adaptors/index.ts`.
+ * answer "not implemented", its options, node client and error table, logic files, test kit,
+ * conformance test and local development node hook) and adds its one registration line to
+ * `adaptors/index.ts`.
  */
 export function scaffoldLedger(root: string, family: string, takenIds: readonly string[] = []): string[] {
   if (!/^[a-z][a-z0-9]{1,23}$/.test(family)) throw new Error(`family '${family}': use 2 to 24 lower-case letters or digits, starting with a letter`);

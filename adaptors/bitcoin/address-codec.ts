@@ -1,6 +1,5 @@
 import type { AddressCodec } from '../../src/ledger/adaptor.js';
-import { addressFromPublicKey, ADDRESS_FORMATS } from './logic/address.js';
-import { isValidAddress } from './logic/validate-address.js';
+import { addressFromPublicKey, ADDRESS_FORMATS, isValidAddress } from './logic/address.js';
 import { BITCOIN_LEDGERS, BITCOINJS_NETWORKS, type BitcoinNetworkName } from './ledgers.js';
 
 /** Address operations of one Bitcoin network; the adaptor is built on the same object. */

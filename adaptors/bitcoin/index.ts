@@ -2,6 +2,7 @@ import { ConfigError } from '../../src/platform/config-error.js';
 import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
 import { bitcoinAddressCodec, builtInBitcoinCodec } from './address-codec.js';
 import type { BtcContext } from './context.js';
+import { recipientScript } from './logic/address.js';
 import { addressesUsed, getBalances } from './logic/balances.js';
 import { broadcast } from './logic/broadcast.js';
 import { combine } from './logic/combine.js';
@@ -10,7 +11,6 @@ import { FEE_LEVELS } from './logic/fees.js';
 import { health } from './logic/health.js';
 import { replace, stuckReason } from './logic/replace.js';
 import { txStatus } from './logic/tx-status.js';
-import { recipientScript } from './logic/validate-address.js';
 import type { BitcoinBackend } from './network/backend.js';
 import { CoreRpcBackend } from './network/core-rpc.js';
 import { EsploraBackend } from './network/esplora.js';
@@ -45,7 +45,7 @@ function createBitcoinAdaptor(ledgerId: string, options: BitcoinOptions, deps: A
     ...bitcoinAddressCodec(ledgerId, networkName, options.defaultAddressFormat),
     nativeAsset,
     confirmations: ctx.confirmations,
-    // A withdrawal to the vault's own address spends its small coins into one (logic/choose-coins.ts).
+    // A withdrawal to the vault's own address spends its small coins into one (logic/coin-selection.ts).
     consolidates: true,
     assets: () => [nativeAsset],
     feeLevels: () => [...FEE_LEVELS],

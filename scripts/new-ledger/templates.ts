@@ -35,7 +35,7 @@ import { craft, release } from './logic/craft.js';
 import { health } from './logic/health.js';
 import { txStatus } from './logic/tx-status.js';
 import { ${upper(n)}_LEDGERS } from './ledgers.js';
-import { NodeClient } from './network/client.js';
+import { JsonRpcClient } from './network/json-rpc.js';
 import { ${n.camel}OptionsSchema, type ${pascal(n)}Options } from './options.js';
 
 /** Native asset; tokens from options follow it in assets(). */
@@ -43,7 +43,7 @@ const NATIVE = { symbol: '${n.family.toUpperCase().slice(0, 5)}', decimals: 8, n
 const FEE_LEVELS = ['MEDIUM', 'HIGH', 'LOW'];
 
 function create${pascal(n)}Adaptor(ledgerId: string, options: ${pascal(n)}Options, deps: AdaptorDeps): LedgerAdaptor {
-  const ctx: ${pascal(n)}Context = { ledgerId, options, node: new NodeClient(options.rpcUrl, deps.fetch), deps };
+  const ctx: ${pascal(n)}Context = { ledgerId, options, rpc: new JsonRpcClient(options.rpcUrl, deps.fetch), deps };
   return {
     ...${n.camel}AddressCodec(ledgerId, ${upper(n)}_LEDGERS[ledgerId]?.network ?? 'custom'),
     nativeAsset: NATIVE,
@@ -68,7 +68,11 @@ export const ${n.camel}Family: LedgerFamily<${pascal(n)}Options> = {
   create: create${pascal(n)}Adaptor,
   // The built-in ids answer valid and address-from-publickey without a configured back end.
   addressCodec: builtIn${pascal(n)}Codec,
-  // A local development node for the sandbox: add \`localNode: async () => …\` (see adaptors/solana/local-node/hook.ts).
+  // The sandbox starts this family's development node through this hook (local-node/hook.ts), imported lazily: production never loads it.
+  localNode: async () => {
+    const { start${pascal(n)}LocalNode } = await import('./local-node/hook.js');
+    return start${pascal(n)}LocalNode();
+  },
 };
 `,
     'address-codec.ts': `import type { AddressCodec } from '../../src/ledger/adaptor.js';
@@ -116,22 +120,27 @@ export const ${n.camel}OptionsSchema = z
 export type ${pascal(n)}Options = z.infer<typeof ${n.camel}OptionsSchema>;
 `,
     'context.ts': `import type { AdaptorDeps } from '../../src/ledger/adaptor.js';
-import type { NodeClient } from './network/client.js';
+import type { JsonRpcClient } from './network/json-rpc.js';
 import type { ${pascal(n)}Options } from './options.js';
 
 /** What every ${n.family} logic function gets: one ledger's settings and its node client. */
 export interface ${pascal(n)}Context {
   ledgerId: string;
   options: ${pascal(n)}Options;
-  node: NodeClient;
+  rpc: JsonRpcClient;
   deps: AdaptorDeps;
 }
 `,
-    'network/client.ts': `import { UnavailableError } from '../../../src/platform/errors.js';
+    'network/json-rpc.ts': `import { UnavailableError } from '../../../src/platform/errors.js';
 import { mapNodeError } from './errors.js';
 
-/** The node's client over the injected fetch; node errors become typed errors in errors.ts, once. */
-export class NodeClient {
+/**
+ * The node's client over the injected fetch; node errors become typed errors in errors.ts, once.
+ * JSON-RPC is a placeholder: name this file and its class after the node's real protocol, as the
+ * built-in families do (ethereum/network/json-rpc.ts, bitcoin/network/esplora.ts and core-rpc.ts,
+ * stellar/network/horizon.ts, solana/network/rpc.ts).
+ */
+export class JsonRpcClient {
   constructor(
     private readonly url: string,
     private readonly fetchFn: typeof fetch,
@@ -152,13 +161,55 @@ export class NodeClient {
 `,
     'network/errors.ts': `import { UpstreamError, type AppError } from '../../../src/platform/errors.js';
 
+/** One kind of error answer of the node: its code and/or a pattern of its text, and the typed error it becomes. */
+export interface NodeErrorRow {
+  code?: number;
+  text?: RegExp;
+  error: (message: string) => AppError;
+}
+
 /**
- * The node's error answers as typed errors, matched once here from a table of the node's real
+ * The node's error answers as typed errors, matched once here from this table of the node's real
  * texts and codes: NodeRejectionError (kind, retryable) for a refused transaction, UnavailableError
  * for trouble that passes, PermanentLedgerError for a final no (see adaptors/ethereum/network/errors.ts).
+ * The first row that matches decides; an answer no row matches is a non-retryable UpstreamError.
  */
+export const NODE_ERRORS: readonly NodeErrorRow[] = [];
+
 export function mapNodeError(method: string, err: { code: number; message: string }): AppError {
-  return new UpstreamError(\`${n.family} node \${method}: \${err.message} (\${err.code})\`, false);
+  const message = \`${n.family} node \${method}: \${err.message} (\${err.code})\`;
+  const row = NODE_ERRORS.find((r) => (r.code === undefined || r.code === err.code) && (r.text === undefined || r.text.test(err.message)));
+  return row ? row.error(message) : new UpstreamError(message, false);
+}
+`,
+    'local-node/hook.ts': `import { NotSupportedError } from '../../../src/platform/errors.js';
+import type { LocalLedgerNode } from '../../../src/ledger/adaptor.js';
+
+/**
+ * The \`${n.family}dev\` ledger on a local development node, for the sandbox: not written yet, so
+ * the sandbox stops here with this message while ${n.family} is registered.
+ * Start the node from its own files in local-node/ (a free port from src/dev/free-port.ts) and
+ * return its options, a faucet and stop, as adaptors/solana/local-node/hook.ts does.
+ */
+export async function start${pascal(n)}LocalNode(): Promise<LocalLedgerNode> {
+  throw new NotSupportedError('${n.family}: the local development node is not implemented yet (adaptors/${n.family}/local-node/hook.ts)');
+}
+`,
+    'test-kit.ts': `// Support shared by this family's tests (keys that sign like the custody service, funding and
+// decoding on the local node); the build leaves this file out.
+import type { Redis } from 'ioredis';
+import pino from 'pino';
+import type { LedgerAdaptor } from '../../src/ledger/adaptor.js';
+import { Reservations } from '../../src/ledger/reservations.js';
+import { ${n.camel}Family } from './index.js';
+
+/** The adaptor of \`${n.family}dev\` on the node at \`rpcUrl\`, its reservations in Redis under \`prefix\`. */
+export function localAdaptor(rpcUrl: string, redis: Redis, prefix: string): LedgerAdaptor {
+  return ${n.camel}Family.create('${n.family}dev', ${n.camel}Family.optionsSchema.parse({ rpcUrl }), {
+    logger: pino({ level: 'silent' }),
+    fetch,
+    reservations: new Reservations(redis, prefix),
+  });
 }
 `,
     'logic/address.ts': `import { NotSupportedError } from '../../../src/platform/errors.js';
@@ -229,12 +280,10 @@ export async function health(_ctx: ${pascal(n)}Context): Promise<LedgerHealth> {
     'conformance.test.ts': `// Where this family's tests go: a test of one file beside it, named after it (logic/craft.ts →
 // logic/craft.test.ts); tests through several verbs (withdrawal.test.ts, the signing loop) here at
 // the root, beside this one. Shared test support goes in test-kit.ts (docs/adding-a-ledger.md).
-import pino from 'pino';
-import { Reservations } from '../../src/ledger/reservations.js';
 import { describeConformance } from '../../test/conformance/conformance.js';
 import { secp256k1Signer } from '../../test/conformance/signers.js';
 import { testRedis } from '../../test/helpers/redis.js';
-import { ${n.camel}Family } from './index.js';
+import { localAdaptor } from './test-kit.js';
 
 const todo = (what: string) => (): never => {
   throw new Error(\`${n.family} conformance: \${what} is not implemented yet (adaptors/${n.family}/conformance.test.ts)\`);
@@ -243,13 +292,9 @@ const todo = (what: string) => (): never => {
 describeConformance(
   '${n.family}',
   async () => {
-    // Start the family's local node here and point rpcUrl at it (see adaptors/solana/conformance.test.ts).
+    // Start the family's local node here (local-node/) and point rpcUrl at it (see adaptors/solana/conformance.test.ts).
     const { redis, prefix } = testRedis();
-    const adaptor = ${n.camel}Family.create('${n.family}dev', ${n.camel}Family.optionsSchema.parse({ rpcUrl: 'http://127.0.0.1:9' }), {
-      logger: pino({ level: 'silent' }),
-      fetch,
-      reservations: new Reservations(redis, prefix),
-    });
+    const adaptor = localAdaptor('http://127.0.0.1:9', redis, prefix);
     return {
       adaptor,
       signer: secp256k1Signer(),

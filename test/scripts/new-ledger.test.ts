@@ -40,15 +40,29 @@ describe('npm run new-ledger', () => {
         'options.ts',
         'context.ts',
         'conformance.test.ts',
-        'network/client.ts',
+        'test-kit.ts',
+        'network/json-rpc.ts',
         'network/errors.ts',
+        'local-node/hook.ts',
         ...['address', 'balances', 'broadcast', 'combine', 'craft', 'health', 'state', 'tx-status'].map((v) => `logic/${v}.ts`),
       ]
         .map((f) => `adaptors/zeta/${f}`)
         .sort(),
     );
     for (const family of ['ethereum', 'bitcoin', 'stellar', 'solana']) {
-      for (const shared of ['index.ts', 'address-codec.ts', 'ledgers.ts', 'options.ts', 'context.ts', 'conformance.test.ts', 'network/errors.ts', 'logic/craft.ts', 'logic/state.ts']) {
+      for (const shared of [
+        'index.ts',
+        'address-codec.ts',
+        'ledgers.ts',
+        'options.ts',
+        'context.ts',
+        'conformance.test.ts',
+        'test-kit.ts',
+        'network/errors.ts',
+        'local-node/hook.ts',
+        'logic/craft.ts',
+        'logic/state.ts',
+      ]) {
         expect(existsSync(path.join(repo, 'adaptors', family, shared)), `adaptors/${family}/${shared}`).toBe(true);
       }
     }
@@ -76,6 +90,10 @@ describe('npm run new-ledger', () => {
     expect(() => adaptor.addressFromPublicKey({ scheme: 'secp256k1', bytes: new Uint8Array(33) })).toThrow(NotSupportedError);
     await expect(adaptor.getBalances([], [])).rejects.toThrow(/zeta: getBalances is not implemented yet \(adaptors\/zeta\/logic\/balances.ts\)/);
     expect((await adaptor.health()).errorMessage).toMatch(/not implemented/);
+    // Registered like the built-in families' development nodes, and saying which file to write.
+    expect(families.filter((f) => f.family !== 'zeta').every((f) => f.localNode)).toBe(true);
+    await expect(zeta!.localNode!()).rejects.toThrow(NotSupportedError);
+    await expect(zeta!.localNode!()).rejects.toThrow(/zeta: the local development node is not implemented yet \(adaptors\/zeta\/local-node\/hook.ts\)/);
     // The built-in ids get address operations without a back end, the same ones the adaptor has.
     const codec = zeta!.addressCodec?.('zeta');
     expect(codec).toMatchObject({ ledgerId: 'zeta', family: 'zeta', network: 'mainnet', scheme: adaptor.scheme });

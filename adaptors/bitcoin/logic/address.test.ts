@@ -2,8 +2,7 @@ import { networks } from 'bitcoinjs-lib';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import { parsePublicKey } from '../../../src/ledger/public-key.js';
-import { addressFromPublicKey, detectFormat } from './address.js';
-import { isValidAddress, recipientScript } from './validate-address.js';
+import { addressFromPublicKey, detectFormat, isValidAddress, recipientScript } from './address.js';
 
 const { bitcoin: mainnet, testnet, regtest } = networks;
 const hex = (b: Uint8Array | undefined) => (b ? Buffer.from(b).toString('hex') : undefined);

@@ -6,16 +6,14 @@ import type { SigningPayload, UnsignedWithdrawal, VaultSource, WithdrawalIntent 
 import { publicKeyHex } from '../../../src/ledger/public-key.js';
 import { buildOrRelease } from '../../../src/ledger/reserve-and-build.js';
 import type { BtcContext } from '../context.js';
-import { detectFormat } from './address.js';
+import { detectFormat, recipientScript } from './address.js';
 import { dustThreshold } from './dust.js';
 import { resolveFeeRate } from './fees.js';
 import { inputPreimages } from './preimage.js';
-import { chooseCoins, type Choice } from './choose-coins.js';
-import type { Candidate } from './select-coins.js';
+import { chooseCoins, type Candidate, type Choice } from './coin-selection.js';
 import { sha256d } from './sighash.js';
 import { spendableUtxos } from './spendable.js';
 import { bitcoinState, type BitcoinState } from './state.js';
-import { recipientScript } from './validate-address.js';
 
 /** BIP125 opt-in replace-by-fee: lets a stuck withdrawal be bumped later. */
 const SEQUENCE_RBF = 0xfffffffd;
@@ -59,7 +57,7 @@ export async function craft(ctx: BtcContext, source: VaultSource, intent: Withdr
   const feeRate = await resolveFeeRate(ctx, intent.fee);
   const { reservations } = ctx.deps;
   const scope = ctx.reservationScope;
-  // A withdrawal to one of the vault's own addresses consolidates its coins (choose-coins.ts).
+  // A withdrawal to one of the vault's own addresses consolidates its coins (coin-selection.ts).
   const toSelf = keys.has(intent.recipientAddress) || intent.recipientAddress === source.changeAddress;
 
   for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {

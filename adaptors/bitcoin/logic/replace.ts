@@ -6,7 +6,7 @@ import { dustThreshold } from './dust.js';
 import { resolveFeeRate } from './fees.js';
 import { bitcoinState, type BitcoinState } from './state.js';
 import { signedWeight, vbytes } from './tx-size.js';
-import { recipientScript } from './validate-address.js';
+import { recipientScript } from './address.js';
 
 /** Bitcoin Core's default incremental relay fee (-incrementalrelayfee), sat/vB: BIP125 rule 4's step. */
 const INCREMENTAL_RELAY = 1n;

@@ -4,9 +4,8 @@ import type { BroadcastResult, SendOutcome, SignedTx } from '../../../src/ledger
 import type { EthContext } from '../context.js';
 import { ethRejection } from '../network/errors.js';
 import { JsonRpcError, type Settled } from '../network/json-rpc.js';
-import { nonceScope } from './nonce.js';
-import { nonceUse, unprovenNonce } from './nonce-user.js';
-import { senderOf } from './sender.js';
+import { senderOf } from './address.js';
+import { nonceScope, nonceUse, unprovenNonce } from './nonce.js';
 
 /** The sender and nonce of signed bytes from anywhere, checked against the txid they came with. */
 function parseSigned(raw: string, expectedTxid: string): { txid: string; from: string; nonce: number } {

@@ -10,9 +10,9 @@ import { isValidAddress } from './address.js';
 import { ERC20 } from './erc20.js';
 import type { AccountAtBlock } from '../network/chain-reads.js';
 import { maxFeePerGas, parseFee, quoteFee, type FeeQuote } from './fees.js';
-import { nonceScope } from './nonce.js';
-import { reserveNonce, type NonceSpend } from './reserve-nonce.js';
-import { ethereumState, unsignedOf, withFee } from './state.js';
+import { nonceScope, reserveNonce, type NonceSpend } from './nonce.js';
+import { unsignedOf } from './serialize.js';
+import { ethereumState, withFee } from './state.js';
 
 const PLAIN_TRANSFER_GAS = 21_000n;
 /** A transaction's value and an ERC-20 transfer's amount are both uint256. */
@@ -185,7 +185,7 @@ async function reserveNonceAndBuild(
 ): Promise<UnsignedWithdrawal> {
   const from = getAddress(vault.address);
   const scope = nonceScope(ctx, from);
-  // The nonce is reserved with what its transaction may spend (reserve-nonce.ts); release gives both back.
+  // The nonce is reserved with what its transaction may spend (nonce.ts); release gives both back.
   const nonce = { label: `nonce of ${scope}`, take: () => reserveNonce(ctx, scope, funds), release: (n: bigint) => ctx.deps.reservations.releaseSequence(scope, n, intent.reference) };
   return reserveAndBuild(ctx.deps.logger, [nonce], ([n]) => {
     const state = withFee(

@@ -3,7 +3,8 @@ import type { ReplacementInput, UnsignedWithdrawal } from '../../../src/ledger/a
 import { formatAmount } from '../../../src/ledger/amounts.js';
 import type { EthContext } from '../context.js';
 import { parseFee, quoteFee, type FeeQuote } from './fees.js';
-import { ethereumState, unsignedOf, withFee, type EthereumState } from './state.js';
+import { unsignedOf } from './serialize.js';
+import { ethereumState, withFee, type EthereumState } from './state.js';
 import { nonceScope } from './nonce.js';
 
 const PLAIN_TRANSFER_GAS = 21_000n;

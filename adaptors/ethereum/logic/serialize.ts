@@ -1,6 +1,8 @@
-import { encodeRlp } from 'ethers';
+import { encodeRlp, keccak256 } from 'ethers';
+import type { UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
+import { singlePayloadWithdrawal, type SinglePayload } from '../../../src/ledger/single-payload.js';
 import { StoredStateError } from '../../../src/ledger/state-codec.js';
-import type { EthereumState } from './state.js';
+import { bare, ethereumState, type EthereumState } from './state.js';
 
 /**
  * The bytes of the transaction a state describes, unsigned (what the vault signs) and signed
@@ -89,4 +91,18 @@ export function signedSerialized(state: EthereumState, sig: TxSignature): string
   const chainId = BigInt(state.chainId);
   const v = chainId === 0n ? 27n + BigInt(sig.yParity) : chainId * 2n + 35n + BigInt(sig.yParity);
   return envelope(state, [...f, quantity(v), ...rs]);
+}
+
+/** The unsigned withdrawal of one transaction state: its bytes, the keccak digest the vault signs, `fee` at most. */
+export function unsignedOf(state: EthereumState, signer: SinglePayload['signer'], fee: bigint): UnsignedWithdrawal {
+  const preimage = unsignedSerialized(state);
+  return singlePayloadWithdrawal({
+    serialized: bare(preimage),
+    signer,
+    hashAlgorithm: 'SHA3_256',
+    digest: bare(keccak256(preimage)),
+    preimage: bare(preimage),
+    fee,
+    state: ethereumState.encode(state),
+  });
 }

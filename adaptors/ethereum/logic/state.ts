@@ -1,10 +1,6 @@
-import { keccak256 } from 'ethers';
 import { z } from 'zod';
-import type { UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
-import { singlePayloadWithdrawal, type SinglePayload } from '../../../src/ledger/single-payload.js';
 import { defineStateCodec, type StateOf } from '../../../src/ledger/state-codec.js';
 import type { FeeQuote } from './fees.js';
-import { unsignedSerialized } from './serialize.js';
 
 const uint = z.string().regex(/^\d+$/);
 const hex = z.string().regex(/^0x[0-9a-f]*$/);
@@ -51,18 +47,4 @@ export function withFee(
 /** 0x-less lower hex, the contract's convention for preimages and digests. */
 export function bare(hexText: string): string {
   return hexText.replace(/^0x/, '').toLowerCase();
-}
-
-/** The unsigned withdrawal of one transaction state: its bytes, the keccak digest the vault signs, `fee` at most. */
-export function unsignedOf(state: EthereumState, signer: SinglePayload['signer'], fee: bigint): UnsignedWithdrawal {
-  const preimage = unsignedSerialized(state);
-  return singlePayloadWithdrawal({
-    serialized: bare(preimage),
-    signer,
-    hashAlgorithm: 'SHA3_256',
-    digest: bare(keccak256(preimage)),
-    preimage: bare(preimage),
-    fee,
-    state: ethereumState.encode(state),
-  });
 }

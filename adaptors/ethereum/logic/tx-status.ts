@@ -1,7 +1,7 @@
 import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { EthContext } from '../context.js';
 import { bloomMayHoldTransfer, hasTransferEvent, transferRecipient, type ReceiptLog } from './erc20.js';
-import { nonceUse } from './nonce-user.js';
+import { nonceUse } from './nonce.js';
 import { ethereumState } from './state.js';
 
 interface Receipt {

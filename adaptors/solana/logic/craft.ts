@@ -36,81 +36,21 @@ const sol = (lamports: bigint) => `${formatAmount(lamports, SOL.decimals)} SOL`;
  * never carry the same nonce (only one of them could ever land).
  */
 export async function craft(ctx: SolanaContext, source: VaultSource, intent: WithdrawalIntent): Promise<UnsignedWithdrawal> {
-  const from = source.addresses[0];
-  if (!from) throw new InvalidArgumentError(`vault ${source.vaultId} has no address`);
-  const vault = addressFromPublicKey(from.publicKey);
-  if (from.address !== vault) throw new InvalidArgumentError(`vault address ${from.address} is not the address of its key (${vault})`);
-  const recipient = intent.recipientAddress;
-  if (!isValidAddress(recipient)) throw new InvalidArgumentError(`'${recipient}' is not a Solana address (base58 of 32 bytes)`);
-  const asset = knownAsset(ctx.assets, intent.asset);
-  if (intent.amount <= 0n || intent.amount > MAX_U64) throw new InvalidArgumentError('amount must be between 1 and 2^64-1 base units');
-  if (recipient === vault) throw new InvalidArgumentError('the recipient is the vault itself');
-
-  const nonceAccount = await nonceAccountAddress(vault);
-  const mint = asset.contract;
-  const [fromAta, toAta] = mint ? await Promise.all([associatedTokenAccount(vault, mint), associatedTokenAccount(recipient, mint)]) : [];
-  const keys = [vault, nonceAccount, recipient, ...(fromAta && toAta ? [fromAta, toAta] : [])];
-  const [accounts, rentFloor, tokenAccountRent] = await Promise.all([
-    ctx.rpc.getMultipleAccounts(keys),
-    ctx.rpc.rentExemptMinimum(0),
-    mint ? ctx.rpc.rentExemptMinimum(TOKEN_ACCOUNT_SPACE) : 0n,
-  ]);
-  const [vaultAcc, nonceAcc, recipientAcc, fromAtaAcc, toAtaAcc] = accounts;
-  const lamports = BigInt(vaultAcc?.lamports ?? 0);
+  const { from, vault, recipient, asset } = checkedIntent(ctx, source, intent);
+  const reads = await readAccounts(ctx, vault, recipient, asset);
+  const { nonceAccount, rentFloor } = reads;
+  const lamports = BigInt(reads.vaultAcc?.lamports ?? 0);
   const scope = nonceScope(ctx.ledgerId, vault);
 
-  let lifetime: Lifetime;
-  let kind: SolanaState['kind'];
-  let plan: { instructions: ReturnType<typeof nonceSetup>; units: number; rent: bigint; spendSol: bigint };
   // SOL sent straight to the nonce address leaves a plain System account there: still no nonce account.
-  if (!nonceAcc || isWalletAccount(nonceAcc)) {
-    // Asked only here: a vault with its nonce account never needs it.
-    const nonceRent = await ctx.rpc.rentExemptMinimum(NONCE_ACCOUNT_SPACE);
-    const { minimum, why } = setupMinimum(nonceAcc, nonceRent);
-    if (recipient !== nonceAccount) {
-      throw new ConflictError(
-        `vault ${source.vaultId} has no durable nonce account yet. Create it once with a SOL withdrawal of at least ` +
-          `${sol(minimum)} (${why}) to the vault's nonce address ${nonceAccount}; once that is confirmed, withdrawals work.`,
-        'ERR_NONCE_ACCOUNT_MISSING',
-      );
-    }
-    if (!asset.native) throw new InvalidArgumentError(`the nonce account ${nonceAccount} is created with SOL, not ${asset.symbol}`);
-    if (intent.amount < minimum) {
-      throw new InvalidArgumentError(`creating the nonce account needs at least ${sol(minimum)} (${why}), got ${sol(intent.amount)}`, { minimum: minimum.toString() });
-    }
-    kind = 'nonce-setup';
-    const { blockhash, lastValidBlockHeight } = await ctx.rpc.getLatestBlockhash();
-    lifetime = { kind: 'blockhash', blockhash, lastValidBlockHeight };
-    plan = { instructions: nonceSetup(vault, nonceAccount, intent.amount), units: COMPUTE_UNITS.setup, rent: 0n, spendSol: intent.amount };
-  } else {
-    const state = readNonceAccount(nonceAcc, nonceAccount);
-    if (state.authority !== vault) throw new ConflictError(`nonce account ${nonceAccount} answers to ${state.authority}, not to the vault ${vault}`, 'ERR_NONCE_AUTHORITY');
-    kind = 'transfer';
-    lifetime = { kind: 'nonce', nonce: state.nonce, nonceAccount };
-    plan = mint
-      ? tokenPlan(
-          asset,
-          vault,
-          mint,
-          fromAta as string,
-          tokenRecipient({ recipient, recipientAccount: recipientAcc ?? null, ata: toAta as string, ataAccount: toAtaAcc ?? null, asset, mint, vault, nonceAccount }),
-          intent.amount,
-          tokenAmount(fromAtaAcc ?? null, mint, `token account of ${vault}`),
-          tokenAccountRent,
-        )
-      : solPlan(vault, recipient, intent.amount, !recipientAcc, rentFloor);
-  }
+  const { kind, lifetime, plan } =
+    !reads.nonceAcc || isWalletAccount(reads.nonceAcc)
+      ? await setupPlan(ctx, source, intent, asset, vault, recipient, reads.nonceAcc, nonceAccount)
+      : transferPlan(intent, asset, vault, recipient, reads.nonceAcc, reads);
 
   const micro = await resolvePriorityFee(ctx, intent.fee, [vault, nonceAccount]);
   const fee = LAMPORTS_PER_SIGNATURE + priorityLamports(micro, plan.units) + plan.rent;
-  const need = plan.spendSol + fee;
-  // The vault pays the fee and must stay rent-exempt (or be emptied entirely).
-  if (lamports < need || (lamports - need > 0n && lamports - need < rentFloor)) {
-    throw new InsufficientFundsError(
-      `${vault} holds ${sol(lamports)}; this withdrawal needs ${sol(need)}${plan.spendSol ? ' including' : ' for'} the fee ${sol(fee)}, and the vault must keep at least ${sol(rentFloor)} or nothing`,
-      { asset: 'SOL', available: formatAmount(lamports, 9), required: formatAmount(need, 9) },
-    );
-  }
+  checkVaultPays(vault, lamports, plan.spendSol, fee, rentFloor);
 
   const claim = kind === 'transfer' ? `nonce:${lifetime.kind === 'nonce' ? lifetime.nonce : ''}` : 'setup';
   const nonceHeld = claimReservation(ctx.deps.reservations, scope, [claim], intent.reference, Math.max(CLAIM_TTL_MS, ctx.deps.minReservationMs ?? 0), () =>
@@ -141,6 +81,108 @@ export async function craft(ctx: SolanaContext, source: VaultSource, intent: Wit
       ...(kind === 'nonce-setup' ? { expiresAt: Date.now() + BLOCKHASH_LIFETIME_MS } : {}),
     });
   });
+}
+
+/** The vault's address (the address of its key), a Solana recipient other than the vault, a configured asset and an amount a u64 holds. */
+function checkedIntent(ctx: SolanaContext, source: VaultSource, intent: WithdrawalIntent) {
+  const from = source.addresses[0];
+  if (!from) throw new InvalidArgumentError(`vault ${source.vaultId} has no address`);
+  const vault = addressFromPublicKey(from.publicKey);
+  if (from.address !== vault) throw new InvalidArgumentError(`vault address ${from.address} is not the address of its key (${vault})`);
+  const recipient = intent.recipientAddress;
+  if (!isValidAddress(recipient)) throw new InvalidArgumentError(`'${recipient}' is not a Solana address (base58 of 32 bytes)`);
+  const asset = knownAsset(ctx.assets, intent.asset);
+  if (intent.amount <= 0n || intent.amount > MAX_U64) throw new InvalidArgumentError('amount must be between 1 and 2^64-1 base units');
+  if (recipient === vault) throw new InvalidArgumentError('the recipient is the vault itself');
+  return { from, vault, recipient, asset };
+}
+
+/** The vault, its nonce account, the recipient and (SPL) both token accounts, read in one request, with the rents a withdrawal may need. */
+async function readAccounts(ctx: SolanaContext, vault: string, recipient: string, asset: AssetInfo) {
+  const nonceAccount = await nonceAccountAddress(vault);
+  const mint = asset.contract;
+  const [fromAta, toAta] = mint ? await Promise.all([associatedTokenAccount(vault, mint), associatedTokenAccount(recipient, mint)]) : [];
+  const keys = [vault, nonceAccount, recipient, ...(fromAta && toAta ? [fromAta, toAta] : [])];
+  const [accounts, rentFloor, tokenAccountRent] = await Promise.all([
+    ctx.rpc.getMultipleAccounts(keys),
+    ctx.rpc.rentExemptMinimum(0),
+    mint ? ctx.rpc.rentExemptMinimum(TOKEN_ACCOUNT_SPACE) : 0n,
+  ]);
+  const [vaultAcc, nonceAcc, recipientAcc, fromAtaAcc, toAtaAcc] = accounts;
+  return { nonceAccount, mint, fromAta, toAta, vaultAcc, nonceAcc, recipientAcc, fromAtaAcc, toAtaAcc, rentFloor, tokenAccountRent };
+}
+
+type Reads = Awaited<ReturnType<typeof readAccounts>>;
+
+interface Planned {
+  kind: SolanaState['kind'];
+  lifetime: Lifetime;
+  plan: { instructions: ReturnType<typeof nonceSetup>; units: number; rent: bigint; spendSol: bigint };
+}
+
+/** The vault has no nonce account yet: only a SOL withdrawal to its nonce address, of at least its rent, is accepted, and creates it (under a recent blockhash). */
+async function setupPlan(
+  ctx: SolanaContext,
+  source: VaultSource,
+  intent: WithdrawalIntent,
+  asset: AssetInfo,
+  vault: string,
+  recipient: string,
+  nonceAcc: RpcAccount | null | undefined,
+  nonceAccount: string,
+): Promise<Planned> {
+  // Asked only here: a vault with its nonce account never needs it.
+  const nonceRent = await ctx.rpc.rentExemptMinimum(NONCE_ACCOUNT_SPACE);
+  const { minimum, why } = setupMinimum(nonceAcc, nonceRent);
+  if (recipient !== nonceAccount) {
+    throw new ConflictError(
+      `vault ${source.vaultId} has no durable nonce account yet. Create it once with a SOL withdrawal of at least ` +
+        `${sol(minimum)} (${why}) to the vault's nonce address ${nonceAccount}; once that is confirmed, withdrawals work.`,
+      'ERR_NONCE_ACCOUNT_MISSING',
+    );
+  }
+  if (!asset.native) throw new InvalidArgumentError(`the nonce account ${nonceAccount} is created with SOL, not ${asset.symbol}`);
+  if (intent.amount < minimum) {
+    throw new InvalidArgumentError(`creating the nonce account needs at least ${sol(minimum)} (${why}), got ${sol(intent.amount)}`, { minimum: minimum.toString() });
+  }
+  const { blockhash, lastValidBlockHeight } = await ctx.rpc.getLatestBlockhash();
+  return {
+    kind: 'nonce-setup',
+    lifetime: { kind: 'blockhash', blockhash, lastValidBlockHeight },
+    plan: { instructions: nonceSetup(vault, nonceAccount, intent.amount), units: COMPUTE_UNITS.setup, rent: 0n, spendSol: intent.amount },
+  };
+}
+
+/** A SOL or SPL transfer under the vault's durable nonce, whose authority must be the vault. */
+function transferPlan(intent: WithdrawalIntent, asset: AssetInfo, vault: string, recipient: string, nonceAcc: RpcAccount, r: Reads): Planned {
+  const { nonceAccount, mint } = r;
+  const state = readNonceAccount(nonceAcc, nonceAccount);
+  if (state.authority !== vault) throw new ConflictError(`nonce account ${nonceAccount} answers to ${state.authority}, not to the vault ${vault}`, 'ERR_NONCE_AUTHORITY');
+  const lifetime: Lifetime = { kind: 'nonce', nonce: state.nonce, nonceAccount };
+  const plan = mint
+    ? tokenPlan(
+        asset,
+        vault,
+        mint,
+        r.fromAta as string,
+        tokenRecipient({ recipient, recipientAccount: r.recipientAcc ?? null, ata: r.toAta as string, ataAccount: r.toAtaAcc ?? null, asset, mint, vault, nonceAccount }),
+        intent.amount,
+        tokenAmount(r.fromAtaAcc ?? null, mint, `token account of ${vault}`),
+        r.tokenAccountRent,
+      )
+    : solPlan(vault, recipient, intent.amount, !r.recipientAcc, r.rentFloor);
+  return { kind: 'transfer', lifetime, plan };
+}
+
+/** The vault pays the fee and must stay rent-exempt (or be emptied entirely). */
+function checkVaultPays(vault: string, lamports: bigint, spendSol: bigint, fee: bigint, rentFloor: bigint): void {
+  const need = spendSol + fee;
+  if (lamports < need || (lamports - need > 0n && lamports - need < rentFloor)) {
+    throw new InsufficientFundsError(
+      `${vault} holds ${sol(lamports)}; this withdrawal needs ${sol(need)}${spendSol ? ' including' : ' for'} the fee ${sol(fee)}, and the vault must keep at least ${sol(rentFloor)} or nothing`,
+      { asset: 'SOL', available: formatAmount(lamports, 9), required: formatAmount(need, 9) },
+    );
+  }
 }
 
 function solPlan(vault: string, recipient: string, amount: bigint, newAccount: boolean, rentFloor: bigint) {

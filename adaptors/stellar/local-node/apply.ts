@@ -247,6 +247,17 @@ function participantsOf(tx: Transaction, payer: string): string[] {
   return [...new Set(ids.map((id) => extractBaseAddress(id)))];
 }
 
+/** What an operation runs against: the ledger, its source account and the copies it changes (`get` copies an account into `work` on first use). */
+interface OpScope {
+  state: LedgerState;
+  work: Map<string, AccountEntry>;
+  get: (id: string) => AccountEntry | undefined;
+  src: AccountEntry;
+  ledgerSeq: number;
+}
+
+const result = (kind: OpKind, code: string): OpOutcome => ({ kind, code });
+
 /** Operation effects go to `work` (copies), committed only if every operation succeeds. */
 function applyOp(
   state: LedgerState,
@@ -264,106 +275,109 @@ function applyOp(
     work.set(id, copy);
     return copy;
   };
-  const result = (kind: OpKind, code: string): OpOutcome => ({ kind, code });
   const src = get(sourceId);
   if (!src) return result('other', 'op_no_source_account');
   src.lastModifiedLedger = ledgerSeq;
+  const scope: OpScope = { state, work, get, src, ledgerSeq };
+  if (op.type === 'createAccount') return createAccount(scope, op);
+  if (op.type === 'payment') return payment(scope, op);
+  if (op.type === 'changeTrust') return changeTrust(scope, op);
+  if (op.type === 'manageData') return manageData(scope, op);
+  return result('other', 'op_not_supported');
+}
 
-  if (op.type === 'createAccount') {
-    const amount = stroops(op.startingBalance);
-    if (amount < 0n) return result('createAccount', 'op_malformed');
-    if (get(op.destination)) return result('createAccount', 'op_already_exists');
-    if (amount < 2n * state.rules.baseReserve) return result('createAccount', 'op_low_reserve');
-    if (state.available(src) < amount) return result('createAccount', 'op_underfunded');
+function createAccount({ state, work, get, src, ledgerSeq }: OpScope, op: Operation.CreateAccount): OpOutcome {
+  const amount = stroops(op.startingBalance);
+  if (amount < 0n) return result('createAccount', 'op_malformed');
+  if (get(op.destination)) return result('createAccount', 'op_already_exists');
+  if (amount < 2n * state.rules.baseReserve) return result('createAccount', 'op_low_reserve');
+  if (state.available(src) < amount) return result('createAccount', 'op_underfunded');
+  src.balance -= amount;
+  work.set(op.destination, {
+    id: op.destination,
+    balance: amount,
+    // stellar-core seeds a new account's sequence with the ledger number in the high 32 bits.
+    sequence: BigInt(ledgerSeq) << 32n,
+    subentries: 0,
+    trustlines: new Map(),
+    data: new Map(),
+    lastModifiedLedger: ledgerSeq,
+  });
+  return result('createAccount', 'op_success');
+}
+
+function payment({ state, get, src, ledgerSeq }: OpScope, op: Operation.Payment): OpOutcome {
+  const amount = stroops(op.amount);
+  if (amount <= 0n) return result('payment', 'op_malformed');
+  const dest = get(extractBaseAddress(op.destination));
+  if (!dest) return result('payment', 'op_no_destination');
+  dest.lastModifiedLedger = ledgerSeq;
+  if (op.asset.isNative()) {
+    if (state.available(src) < amount) return result('payment', 'op_underfunded');
     src.balance -= amount;
-    work.set(op.destination, {
-      id: op.destination,
-      balance: amount,
-      // stellar-core seeds a new account's sequence with the ledger number in the high 32 bits.
-      sequence: BigInt(ledgerSeq) << 32n,
-      subentries: 0,
-      trustlines: new Map(),
-      data: new Map(),
-      lastModifiedLedger: ledgerSeq,
-    });
-    return result('createAccount', 'op_success');
-  }
-
-  if (op.type === 'payment') {
-    const amount = stroops(op.amount);
-    if (amount <= 0n) return result('payment', 'op_malformed');
-    const dest = get(extractBaseAddress(op.destination));
-    if (!dest) return result('payment', 'op_no_destination');
-    dest.lastModifiedLedger = ledgerSeq;
-    if (op.asset.isNative()) {
-      if (state.available(src) < amount) return result('payment', 'op_underfunded');
-      src.balance -= amount;
-      if (dest.balance + amount > MAX_INT64) return result('payment', 'op_line_full');
-      dest.balance += amount;
-      return result('payment', 'op_success');
-    }
-    const key = assetKey(op.asset.getCode(), op.asset.getIssuer());
-    const issuer = op.asset.getIssuer();
-    // The issuer mints and burns its own asset: it holds no trustline for it.
-    if (src.id !== issuer) {
-      const line = src.trustlines.get(key);
-      if (!line) return result('payment', 'op_src_no_trust');
-      if (line.balance < amount) return result('payment', 'op_underfunded');
-      line.balance -= amount;
-      line.lastModifiedLedger = ledgerSeq;
-    }
-    if (dest.id !== issuer) {
-      const line = dest.trustlines.get(key);
-      if (!line) return result('payment', 'op_no_trust');
-      if (line.balance + amount > line.limit) return result('payment', 'op_line_full');
-      line.balance += amount;
-      line.lastModifiedLedger = ledgerSeq;
-    }
+    if (dest.balance + amount > MAX_INT64) return result('payment', 'op_line_full');
+    dest.balance += amount;
     return result('payment', 'op_success');
   }
-
-  if (op.type === 'changeTrust') {
-    if (!(op.line instanceof Asset) || op.line.isNative()) return result('changeTrust', 'op_malformed');
-    const limit = stroops(op.limit);
-    if (limit < 0n) return result('changeTrust', 'op_malformed');
-    const issuer = op.line.getIssuer();
-    if (issuer === src.id) return result('changeTrust', 'op_self_not_allowed');
-    const key = assetKey(op.line.getCode(), issuer);
+  const key = assetKey(op.asset.getCode(), op.asset.getIssuer());
+  const issuer = op.asset.getIssuer();
+  // The issuer mints and burns its own asset: it holds no trustline for it.
+  if (src.id !== issuer) {
     const line = src.trustlines.get(key);
-    if (line) {
-      if (limit < line.balance) return result('changeTrust', 'op_invalid_limit');
-      if (limit === 0n) {
-        src.trustlines.delete(key);
-        src.subentries -= 1;
-      } else {
-        line.limit = limit;
-        line.lastModifiedLedger = ledgerSeq;
-      }
-      return result('changeTrust', 'op_success');
+    if (!line) return result('payment', 'op_src_no_trust');
+    if (line.balance < amount) return result('payment', 'op_underfunded');
+    line.balance -= amount;
+    line.lastModifiedLedger = ledgerSeq;
+  }
+  if (dest.id !== issuer) {
+    const line = dest.trustlines.get(key);
+    if (!line) return result('payment', 'op_no_trust');
+    if (line.balance + amount > line.limit) return result('payment', 'op_line_full');
+    line.balance += amount;
+    line.lastModifiedLedger = ledgerSeq;
+  }
+  return result('payment', 'op_success');
+}
+
+function changeTrust({ state, get, src, ledgerSeq }: OpScope, op: Operation.ChangeTrust): OpOutcome {
+  if (!(op.line instanceof Asset) || op.line.isNative()) return result('changeTrust', 'op_malformed');
+  const limit = stroops(op.limit);
+  if (limit < 0n) return result('changeTrust', 'op_malformed');
+  const issuer = op.line.getIssuer();
+  if (issuer === src.id) return result('changeTrust', 'op_self_not_allowed');
+  const key = assetKey(op.line.getCode(), issuer);
+  const line = src.trustlines.get(key);
+  if (line) {
+    if (limit < line.balance) return result('changeTrust', 'op_invalid_limit');
+    if (limit === 0n) {
+      src.trustlines.delete(key);
+      src.subentries -= 1;
+    } else {
+      line.limit = limit;
+      line.lastModifiedLedger = ledgerSeq;
     }
-    if (limit === 0n) return result('changeTrust', 'op_invalid_limit');
-    if (!get(issuer)) return result('changeTrust', 'op_no_issuer');
-    if (src.balance < state.minBalance(src, 1)) return result('changeTrust', 'op_low_reserve');
-    src.trustlines.set(key, { balance: 0n, limit, lastModifiedLedger: ledgerSeq });
-    src.subentries += 1;
     return result('changeTrust', 'op_success');
   }
+  if (limit === 0n) return result('changeTrust', 'op_invalid_limit');
+  if (!get(issuer)) return result('changeTrust', 'op_no_issuer');
+  if (src.balance < state.minBalance(src, 1)) return result('changeTrust', 'op_low_reserve');
+  src.trustlines.set(key, { balance: 0n, limit, lastModifiedLedger: ledgerSeq });
+  src.subentries += 1;
+  return result('changeTrust', 'op_success');
+}
 
-  if (op.type === 'manageData') {
-    // stellar-core: a name of printable ASCII (no control characters); a value sets, none removes.
-    if (!/^[\x20-\x7e]{1,64}$/.test(op.name)) return result('manageData', 'op_data_invalid_name');
-    if (op.value === undefined || op.value === null) {
-      if (!src.data.delete(op.name)) return result('manageData', 'op_data_name_not_found');
-      src.subentries -= 1;
-      return result('manageData', 'op_success');
-    }
-    if (!src.data.has(op.name)) {
-      if (src.balance < state.minBalance(src, 1)) return result('manageData', 'op_low_reserve');
-      src.subentries += 1;
-    }
-    src.data.set(op.name, Buffer.from(op.value));
+function manageData({ state, src }: OpScope, op: Operation.ManageData): OpOutcome {
+  // stellar-core: a name of printable ASCII (no control characters); a value sets, none removes.
+  if (!/^[\x20-\x7e]{1,64}$/.test(op.name)) return result('manageData', 'op_data_invalid_name');
+  if (op.value === undefined || op.value === null) {
+    if (!src.data.delete(op.name)) return result('manageData', 'op_data_name_not_found');
+    src.subentries -= 1;
     return result('manageData', 'op_success');
   }
-
-  return result('other', 'op_not_supported');
+  if (!src.data.has(op.name)) {
+    if (src.balance < state.minBalance(src, 1)) return result('manageData', 'op_low_reserve');
+    src.subentries += 1;
+  }
+  src.data.set(op.name, Buffer.from(op.value));
+  return result('manageData', 'op_success');
 }

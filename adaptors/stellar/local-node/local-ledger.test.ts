@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account, Asset, Keypair, Networks, Operation, TransactionBuilder, type xdr } from '@stellar/stellar-sdk';
-import { codesFromResultXdr } from '../logic/result-codes.js';
+import { codesFromResultXdr } from '../network/errors.js';
 import { startStellarLedger, type CreditAsset, type LocalStellarLedger } from './index.js';
 
 const XLM = 10_000_000n;

@@ -2,9 +2,8 @@ import { extractBaseAddress, FeeBumpTransaction, TransactionBuilder, xdr } from 
 import { PermanentLedgerError } from '../../../src/platform/errors.js';
 import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';
-import { horizonRejection } from '../network/errors.js';
+import { codesFromResultXdr, horizonRejection } from '../network/errors.js';
 import { HorizonSubmitError, SubmissionTimeout } from '../network/horizon.js';
-import { codesFromResultXdr } from './result-codes.js';
 import { sequenceScope } from './sequence.js';
 
 /**

@@ -1,8 +1,8 @@
 import { extractBaseAddress } from '@stellar/stellar-sdk';
 import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';
+import { codesFromResultXdr, describeCodes } from '../network/errors.js';
 import { notFoundAfterBound } from './expiry.js';
-import { codesFromResultXdr, describeCodes } from './result-codes.js';
 import { stellarState } from './state.js';
 
 /**

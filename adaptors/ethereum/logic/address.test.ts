@@ -1,6 +1,6 @@
 import { Transaction, Wallet } from 'ethers';
 import { describe, expect, it } from 'vitest';
-import { senderOf } from './logic/sender.js';
+import { senderOf } from './address.js';
 
 /** The sender recovered with tiny-secp256k1 is the one ethers recovers, for every transaction type. */
 describe('senderOf', () => {
