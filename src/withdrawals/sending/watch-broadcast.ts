@@ -152,7 +152,7 @@ export async function watchBroadcast(deps: PipelineDeps, op: Operation): Promise
       change.stuck = { since: at, reason };
       history.push({ status: 'BROADCAST', at, detail: `stuck: ${reason}` });
       deps.metrics?.afterBroadcast.inc({ ledger, event: 'stuck' });
-      deps.logger.warn({ operationId: op.id, reason }, 'withdrawal stuck');
+      deps.logger.warn({ withdrawalId: op.id, reason }, 'withdrawal stuck');
     }
   }
   if (history.length || patch.size || (change.confirmations !== undefined && change.confirmations !== op.confirmations)) {
@@ -174,7 +174,7 @@ async function resend(deps: PipelineDeps, op: Operation, i: number): Promise<str
     return 'the node took it';
   } catch (e) {
     // The next look decides: mined elsewhere, spent by another transaction, or sent again later.
-    deps.logger.warn({ operationId: op.id, attempt: i, err: (e as Error).message }, 'resend refused');
+    deps.logger.warn({ withdrawalId: op.id, attempt: i, err: (e as Error).message }, 'resend refused');
     return `the node refused it: ${(e as Error).message}`;
   }
 }
