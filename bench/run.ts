@@ -625,7 +625,7 @@ async function main(): Promise<void> {
     if (want('memory')) {
       // The same worker process (run through tsx, as `npm run worker` does) goes on with many
       // more jobs; then a worker compiled to JavaScript and run by plain node, as the image runs it.
-      const memDeps = { redis, store, config, operationId: `mem-${run}` };
+      const memDeps = { redis, store, config, withdrawalId: `mem-${run}` };
       log(`memory: ${SIZES.jobs} jobs through the worker (tsx; RETAIN_COMPLETED_JOBS ${config.retainCompletedJobs})`);
       for (const w of extraWorkers) await w.stop();
       const tsx = await workerMemory({ ...memDeps, worker, snapshot: (n) => heapSnapshot(worker, `worker-${n}`) }, SIZES.jobs);

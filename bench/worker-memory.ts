@@ -22,18 +22,18 @@ export interface WorkerMemory extends MemoryFigure {
 }
 
 export async function workerMemory(
-  deps: { worker: Child; redis: Redis; store: OperationStore; config: Config; operationId: string; snapshot?: (name: string) => Promise<void> },
+  deps: { worker: Child; redis: Redis; store: OperationStore; config: Config; withdrawalId: string; snapshot?: (name: string) => Promise<void> },
   jobs: number,
 ): Promise<WorkerMemory> {
-  const { worker, store, config, operationId } = deps;
-  if (!(await store.find(operationId))) await store.create(fakeOperation(operationId, 'ethdev', 'ab'.repeat(32), 'CONFIRMED'));
+  const { worker, store, config, withdrawalId } = deps;
+  if (!(await store.find(withdrawalId))) await store.create(fakeOperation(withdrawalId, 'ethdev', 'ab'.repeat(32), 'CONFIRMED'));
   const startStats = await worker.stats();
   await deps.snapshot?.('before');
   const queues = createQueues(deps.redis, config);
   try {
     const started = Date.now();
     for (let i = 0; i < jobs; i += 1000) {
-      await queues.broadcast.addBulk(Array.from({ length: Math.min(1000, jobs - i) }, () => ({ name: 'broadcast', data: { operationId } })));
+      await queues.broadcast.addBulk(Array.from({ length: Math.min(1000, jobs - i) }, () => ({ name: 'broadcast', data: { withdrawalId } })));
     }
     await waitFor(
       'every memory job processed',

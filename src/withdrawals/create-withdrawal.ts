@@ -77,7 +77,7 @@ function checkMemo(adaptor: LedgerAdaptor, memo: string | undefined): void {
  * A withdrawal that moved on instead (signed by a fast callback) is left alone by the caller.
  */
 async function cancelLateSignOperation(deps: WithdrawalDeps, op: Operation, operationID: string): Promise<void> {
-  const ids = { operationId: op.id, operationID };
+  const ids = { withdrawalId: op.id, operationID };
   try {
     await deps.custody.cancelOperation(operationID);
     deps.logger.warn(ids, 'withdrawal ended while its sign request was on its way; its sign operation was canceled at the custody service');
@@ -138,7 +138,7 @@ export async function createWithdrawal(
     // by the account's next reservation after a grace period (ledger/reservations.ts); claimed
     // coins and durable nonces stay held until their claim expires.
     await adaptor.release(unsigned, id).catch((err: unknown) => {
-      deps.logger.error({ err, operationId: id, cause: e }, 'could not release the reservations of a withdrawal that was not stored');
+      deps.logger.error({ err, withdrawalId: id, cause: e }, 'could not release the reservations of a withdrawal that was not stored');
     });
     throw e;
   }

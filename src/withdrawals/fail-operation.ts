@@ -15,11 +15,11 @@ export async function failOperation(
 ): Promise<boolean> {
   const moved = await deps.store.transition(op.id, from, 'FAILED', () => ({ ...change, failureReason: reason }), reason);
   if (!moved) return false;
-  deps.logger.warn({ operationId: op.id, operationID: op.operationID, reason }, 'withdrawal failed');
+  deps.logger.warn({ withdrawalId: op.id, operationID: op.operationID, reason }, 'withdrawal failed');
   try {
     await deps.registry.get(op.ledgerId).release(fromStored(op.unsigned), op.id);
   } catch (e) {
-    deps.logger.error({ err: e, operationId: op.id }, 'could not release reservations; they expire on their own');
+    deps.logger.error({ err: e, withdrawalId: op.id }, 'could not release reservations; they expire on their own');
   }
   return true;
 }

@@ -67,7 +67,7 @@ describe('numbers held by a withdrawal that was never stored', () => {
   const GRACE_MS = 200;
   const r = new Reservations(redis, prefix, undefined, GRACE_MS);
   const pastGrace = () => new Promise((done) => setTimeout(done, GRACE_MS + 50));
-  const store = (operationId: string, status = 'EXECUTING') => redis.set(operationKeys(prefix).operation(operationId), JSON.stringify({ status }));
+  const store = (withdrawalId: string, status = 'EXECUTING') => redis.set(operationKeys(prefix).operation(withdrawalId), JSON.stringify({ status }));
   afterAll(() => redis.disconnect());
 
   it('stay held within the grace period: the withdrawal may be being created right now', async () => {

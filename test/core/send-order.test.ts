@@ -15,8 +15,8 @@ describe('send-order book', () => {
     // Another ledger, another account: another lock.
     expect((await book.readyAndTryLock('ethtest', '0xabc', 5n, 'op-x', 'token-c')).locked).toBe(true);
     expect(await book.readyRun('ethdev', '0xABC', 4n, 10)).toEqual([
-      { sequence: 4n, operationId: 'op-4' },
-      { sequence: 5n, operationId: 'op-5' },
+      { sequence: 4n, withdrawalId: 'op-4' },
+      { sequence: 5n, withdrawalId: 'op-5' },
     ]);
     // Another token can neither record under the lock nor release it.
     expect(await book.recordSent('ethdev', '0xabc', 4n, 'op-4', 'token-b')).toBe(false);
@@ -33,16 +33,16 @@ describe('send-order book', () => {
     // 12's entry is another operation's now (its first one failed and the number was refilled).
     await book.forget('ethdev', '0xrun', 12n, 'op-12');
     await book.readyAndTryLock('ethdev', '0xrun', 12n, 'op-12b', 'other');
-    const run = [10n, 11n, 12n].map((sequence) => ({ sequence, operationId: `op-${sequence}` }));
+    const run = [10n, 11n, 12n].map((sequence) => ({ sequence, withdrawalId: `op-${sequence}` }));
     expect(await book.recordSentMany('ethdev', '0xrun', run, 'other')).toBe(false);
     expect(await book.recordSentMany('ethdev', '0xrun', run, 'holder')).toBe(true);
     expect(await book.lastSent('ethdev', '0xrun')).toBe(12n);
     expect(await book.readyRun('ethdev', '0xrun', 12n, 10)).toEqual([
-      { sequence: 12n, operationId: 'op-12b' },
-      { sequence: 13n, operationId: 'op-13' },
+      { sequence: 12n, withdrawalId: 'op-12b' },
+      { sequence: 13n, withdrawalId: 'op-13' },
     ]);
     // A run below the last number sent does not move it back.
-    expect(await book.recordSentMany('ethdev', '0xrun', [{ sequence: 3n, operationId: 'op-3' }], 'holder')).toBe(true);
+    expect(await book.recordSentMany('ethdev', '0xrun', [{ sequence: 3n, withdrawalId: 'op-3' }], 'holder')).toBe(true);
     expect(await book.lastSent('ethdev', '0xrun')).toBe(12n);
   });
 
@@ -79,7 +79,7 @@ describe('send-order book', () => {
     expect(await book.lastSent('stellardev', 'GABC')).toBe(big);
     await book.readyAndTryLock('stellardev', 'GABC', big + 1n, 'op-next', 't2');
     await book.forget('stellardev', 'GABC', big + 1n, 'op-other');
-    expect(await book.readyRun('stellardev', 'GABC', big + 1n, 3)).toEqual([{ sequence: big + 1n, operationId: 'op-next' }]);
+    expect(await book.readyRun('stellardev', 'GABC', big + 1n, 3)).toEqual([{ sequence: big + 1n, withdrawalId: 'op-next' }]);
     await book.forget('stellardev', 'GABC', big + 1n, 'op-next');
     expect(await book.readyRun('stellardev', 'GABC', big + 1n, 3)).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PermanentLedgerError } from '../../src/platform/errors.js';
-import { broadcastJobId, confirmJobId } from '../../src/withdrawals/jobs/queues.js';
+import { broadcastJobId, confirmJobId, type OperationJobData, type QueuedOperationJob } from '../../src/withdrawals/jobs/queues.js';
 import { ADMIN_KEY } from '../helpers/service.js';
 import { countBroadcasts, RECIPIENT, startEthLoop, until, withdraw, type EthLoop } from './support.js';
 
@@ -41,7 +41,7 @@ describe('jobs say which withdrawal they are about, and log each step', () => {
     };
 
     const b = await dashboardJob(eth, 'broadcast', broadcastJobId(op!.id));
-    expect(b.job.data.operationId).toBe(op!.id);
+    expect(b.job.data.withdrawalId).toBe(op!.id);
     expect(b.job.data.about).toMatchObject(about);
     expect(b.job.name).toBe(`broadcast · ethdev · 0.031415 ETH → ${RECIPIENT.slice(0, 6)}…${RECIPIENT.slice(-6)} · CONFIRMED · ${done.operationID}`);
     const bl = b.logs.join('\n');
@@ -90,7 +90,7 @@ describe('jobs say which withdrawal they are about, and log each step', () => {
       const op = await eth.loop.svc.pipeline!.deps.store.resolve(res.body.operationID);
       const job = await until('the broadcast job', async () => (await broadcast.getJob(broadcastJobId(op!.id))) ?? false);
       // What someone with write access could do from the dashboard: rewrite the description.
-      await job.updateData({ operationId: op!.id, about: { ...job.data.about!, amount: '99', recipient: '0x00000000000000000000000000000000000000EE' } });
+      await job.updateData({ withdrawalId: op!.id, about: { ...job.data.about!, amount: '99', recipient: '0x00000000000000000000000000000000000000EE' } });
     } finally {
       await broadcast.resume();
     }
@@ -102,5 +102,32 @@ describe('jobs say which withdrawal they are about, and log each step', () => {
     const op = await eth.loop.svc.pipeline!.deps.store.resolve(done.operationID);
     const b = await dashboardJob(eth, 'broadcast', broadcastJobId(op!.id));
     expect(b.job.data.about).toMatchObject({ amount: '0.016180', recipient: RECIPIENT, status: 'CONFIRMED' });
+  });
+
+  it('a job added by an earlier version, the id under `operationId`, is still processed', async () => {
+    const v = await eth.loop.vault('ethdev');
+    await eth.chain.funder.sendEth(v.address, 10n ** 18n);
+    const broadcast = eth.loop.svc.pipeline!.deps.queues.broadcast;
+    await broadcast.pause();
+    let id: string;
+    try {
+      const res = await withdraw(eth.loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.014142', description: 'queued before the upgrade' });
+      const op = await eth.loop.svc.pipeline!.deps.store.resolve(res.body.operationID);
+      id = op!.id;
+      const job = await until('the broadcast job', async () => (await broadcast.getJob(broadcastJobId(id))) ?? false);
+      // The data as the earlier version wrote it: no `withdrawalId`.
+      const earlier: QueuedOperationJob = { operationId: id, about: job.data.about };
+      await job.updateData(earlier as OperationJobData);
+      expect((await broadcast.getJob(broadcastJobId(id)))!.data).not.toHaveProperty('withdrawalId');
+    } finally {
+      await broadcast.resume();
+    }
+    const [item] = (await eth.loop.svc.call('GET', `/api/v1.0/vaults/${v.vaultId}/withdrawals`, { key: ADMIN_KEY })).body.items;
+    const done = await eth.loop.waitFor(v.vaultId, item.operationID, (o) => o.status === 'CONFIRMED');
+    expect((await eth.p.getTransaction(done.txids[0]))?.value).toBe(14_142_000_000_000_000n);
+    const b = await dashboardJob(eth, 'broadcast', broadcastJobId(id!));
+    expect(b.logs.join('\n')).toContain('done: broadcast');
+    // Its refreshed description writes the data in the current shape.
+    expect(b.job.data.withdrawalId).toBe(id!);
   });
 });

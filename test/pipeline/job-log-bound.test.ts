@@ -27,7 +27,7 @@ describe("a job's log", () => {
   });
 
   it('keeps its newest lines only: a job that runs again and again (waiting for its predecessor) does not grow it without end', async () => {
-    const job = await queues.broadcast.add('broadcast', { operationId: 'op-1' });
+    const job = await queues.broadcast.add('broadcast', { withdrawalId: 'op-1' });
     const journal = jobJournal(job, pino({ level: 'silent' }));
     const written = JOB_LOG_LINES + 50;
     for (let i = 0; i < written; i++) await journal.log(`run ${i}`);

@@ -77,8 +77,8 @@ export function callbackRoute(deps: PipelineDeps) {
     },
     handler: async ({ query, body, req, res }) => {
       // One line per callback, the request's own (app.ts): what was done to which operation.
-      const logged = (outcome: string, operationId: string, note?: string) =>
-        (res.locals[REQUEST_LOG_FIELDS] = { securityEvent: 'callback', ledgerId: query.ledgerId, outcome, operationId, ...(note ? { note } : {}) });
+      const logged = (outcome: string, withdrawalId: string, note?: string) =>
+        (res.locals[REQUEST_LOG_FIELDS] = { securityEvent: 'callback', ledgerId: query.ledgerId, outcome, withdrawalId, ...(note ? { note } : {}) });
       try {
         if (body.signatures.length === 0) {
           const op = await operationForDigests(deps, query.ledgerId, body.dataToSign, body.publicKeys);

@@ -1,5 +1,6 @@
 import { DelayedError, type Job } from 'bullmq';
 import type { PipelineDeps } from '../pipeline-deps.js';
+import { withdrawalIdOf, type QueuedOperationJob } from './queues.js';
 import { noJournal, type JobJournal } from './job-journal.js';
 import { reconcileAttempts } from '../sending/reconcile-attempts.js';
 import { watchBroadcast } from '../sending/watch-broadcast.js';
@@ -10,8 +11,8 @@ import { watchBroadcast } from '../sending/watch-broadcast.js';
  * back with a delay instead of failing, so retries stay for real errors; those are retried
  * without end, at most a few minutes apart (confirmJobRetries in queues.ts).
  */
-export async function processConfirm(deps: PipelineDeps, job: Job, token: string | undefined, journal: JobJournal = noJournal): Promise<string> {
-  const op = await deps.store.get(job.data.operationId as string);
+export async function processConfirm(deps: PipelineDeps, job: Job<QueuedOperationJob>, token: string | undefined, journal: JobJournal = noJournal): Promise<string> {
+  const op = await deps.store.get(withdrawalIdOf(job.data));
   if (op.status !== 'BROADCAST') return `nothing to do in ${op.status}`;
   const threshold = deps.registry.get(op.ledgerId).confirmations;
   if (await watchBroadcast(deps, op)) {

@@ -4,7 +4,7 @@ import { API_BASE } from '../../platform/api-base.js';
 /**
  * What a job is about, for the people reading the dashboard. Written into job data under
  * `about` when the job is added and refreshed after each run; the workers never read it
- * (they reload the operation by `operationId`), so editing it changes nothing but the view.
+ * (they reload the operation by `withdrawalId`), so editing it changes nothing but the view.
  */
 export interface JobAbout {
   status: OperationStatus;
@@ -29,7 +29,7 @@ export interface JobAbout {
   note: string;
 }
 
-export const ABOUT_NOTE = 'display only: the worker reads operationId and reloads the withdrawal from the store';
+export const ABOUT_NOTE = 'display only: the worker reads withdrawalId and reloads the withdrawal from the store';
 
 export function aboutOperation(op: Operation, apiBase = API_BASE): JobAbout {
   const withdrawal = op.operationID ?? op.id;

@@ -2,7 +2,7 @@ import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Operation } from '../model/operation.js';
 import type { OperationStore } from '../store/operation-store.js';
-import { describeJob, describeOperationJobs, QUEUE, type OperationJob, type Queues } from './queues.js';
+import { describeJob, describeOperationJobs, QUEUE, type QueuedOperationJob, type Queues, withdrawalIdOf } from './queues.js';
 import { PredecessorPending, SenderBusy } from '../sending/send-order.js';
 
 /** The steps of one job run, written to the job's log (shown in the dashboard's Logs tab). */
@@ -30,16 +30,16 @@ export function jobJournal(job: Job, logger: Logger): JobJournal {
 /**
  * Runs one operation job with a journal, then refreshes its jobs' `about` from the stored
  * operation (status, txids, confirmations, failure reason), whatever the run's outcome.
- * Only `operationId` of the job data is read.
+ * Only the withdrawal id of the job data is read (withdrawalIdOf).
  */
 export async function runJournaled<T>(
   deps: { store: OperationStore; queues: Pick<Queues, 'broadcast' | 'confirm'>; logger: Logger },
-  job: Job<OperationJob>,
+  job: Job<QueuedOperationJob>,
   run: (journal: JobJournal) => Promise<T>,
 ): Promise<T> {
   let last: Operation | undefined;
   const journal: JobJournal = { ...jobJournal(job, deps.logger), seen: (op) => (last = op) };
-  const operationId = job.data.operationId;
+  const withdrawalId = withdrawalIdOf(job.data);
   try {
     const result = await run(journal);
     await journal.log(`done: ${String(result)}`);
@@ -57,10 +57,10 @@ export async function runJournaled<T>(
       // CONFIRMED and said so here, so a run that left it BROADCAST reads it again rather than
       // write an older status back.
       if (job.queueName === QUEUE.broadcast) {
-        const op = last && last.status !== 'BROADCAST' ? last : ((await deps.store.find(operationId)) ?? last);
+        const op = last && last.status !== 'BROADCAST' ? last : ((await deps.store.find(withdrawalId)) ?? last);
         if (op) await describeJob(job, op);
       } else {
-        const op = await deps.store.find(operationId);
+        const op = await deps.store.find(withdrawalId);
         if (op) await describeOperationJobs(deps.queues, op);
       }
     } catch (e) {

@@ -4,14 +4,33 @@ import { aboutOperation, jobTitle, type JobAbout } from './job-about.js';
 import type { Operation } from '../model/operation.js';
 import { queuePrefix } from '../../platform/redis-keys.js';
 
-/** What a worker reads of a job: the operation id only. Job data is clear text and editable from the dashboard. */
+/** What a worker reads of a job: the withdrawal id only. Job data is clear text and editable from the dashboard. */
 export interface OperationJob {
-  operationId: string;
+  withdrawalId: string;
 }
 
-/** Job data as stored: the id, plus a description for the dashboard that no worker reads. */
+/** Job data as added: the id, plus a description for the dashboard that no worker reads. */
 export interface OperationJobData extends OperationJob {
   about?: JobAbout;
+}
+
+/**
+ * Job data as a worker may find it in Redis: jobs added by earlier versions carry the
+ * withdrawal id as `operationId`, and they may still wait in a queue after an upgrade.
+ */
+export interface QueuedOperationJob {
+  withdrawalId?: string;
+  /** The withdrawal id under its earlier name; read by `withdrawalIdOf` only. */
+  operationId?: string;
+  about?: JobAbout;
+}
+
+/**
+ * The withdrawal a job is about: the one place job data is read for it, old shape included.
+ * Data with neither field (edited by hand) gives undefined here and the store finds nothing.
+ */
+export function withdrawalIdOf(data: QueuedOperationJob): string {
+  return (data.withdrawalId ?? data.operationId) as string;
 }
 
 /**
@@ -51,29 +70,29 @@ export function jobOptions(config: Config): DefaultJobOptions {
   };
 }
 
-/** BullMQ job ids may not contain ':'; operation ids are UUIDs, so a dash is enough. */
-export const broadcastJobId = (operationId: string): string => `broadcast-${operationId}`;
-export const confirmJobId = (operationId: string): string => `confirm-${operationId}`;
-export const replaceJobId = (operationId: string, attempt: number): string => `replace-${operationId}-${attempt}`;
+/** BullMQ job ids may not contain ':'; withdrawal ids are UUIDs, so a dash is enough. */
+export const broadcastJobId = (withdrawalId: string): string => `broadcast-${withdrawalId}`;
+export const confirmJobId = (withdrawalId: string): string => `confirm-${withdrawalId}`;
+export const replaceJobId = (withdrawalId: string, attempt: number): string => `replace-${withdrawalId}-${attempt}`;
 
 /**
  * The one place operation jobs are added: a deterministic id (a repeat adds nothing), the
- * operation id, and a name and `about` that tell an operator which withdrawal it is.
+ * withdrawal id, and a name and `about` that tell an operator which withdrawal it is.
  */
 export async function addBroadcastJob(queues: Pick<Queues, 'broadcast'>, op: Operation, opts: JobsOptions = {}): Promise<Job<OperationJobData>> {
   const about = aboutOperation(op);
-  return queues.broadcast.add(jobTitle(QUEUE.broadcast, about), { operationId: op.id, about }, { ...opts, jobId: broadcastJobId(op.id) });
+  return queues.broadcast.add(jobTitle(QUEUE.broadcast, about), { withdrawalId: op.id, about }, { ...opts, jobId: broadcastJobId(op.id) });
 }
 
 /** The replacement (speed-up, cancel) attempt `attempt` of `op`, once its signatures are in. */
 export async function addReplaceJob(queues: Pick<Queues, 'replace'>, op: Operation, attempt: number): Promise<Job<OperationJobData>> {
   const about = aboutOperation(op);
-  return queues.replace.add(jobTitle(QUEUE.replace, about), { operationId: op.id, about }, { jobId: replaceJobId(op.id, attempt) });
+  return queues.replace.add(jobTitle(QUEUE.replace, about), { withdrawalId: op.id, about }, { jobId: replaceJobId(op.id, attempt) });
 }
 
 export async function addConfirmJob(queues: Pick<Queues, 'confirm'>, op: Operation, delayMs: number): Promise<Job<OperationJobData>> {
   const about = aboutOperation(op);
-  return queues.confirm.add(jobTitle(QUEUE.confirm, about), { operationId: op.id, about }, { jobId: confirmJobId(op.id), delay: delayMs });
+  return queues.confirm.add(jobTitle(QUEUE.confirm, about), { withdrawalId: op.id, about }, { jobId: confirmJobId(op.id), delay: delayMs });
 }
 
 /** addConfirmJob for many operations in one round trip (an account sender's run). */
@@ -82,7 +101,7 @@ export async function addConfirmJobs(queues: Pick<Queues, 'confirm'>, ops: Opera
   await queues.confirm.addBulk(
     ops.map((op) => {
       const about = aboutOperation(op);
-      return { name: jobTitle(QUEUE.confirm, about), data: { operationId: op.id, about }, opts: { jobId: confirmJobId(op.id), delay: delayMs } };
+      return { name: jobTitle(QUEUE.confirm, about), data: { withdrawalId: op.id, about }, opts: { jobId: confirmJobId(op.id), delay: delayMs } };
     }),
   );
 }
@@ -102,9 +121,9 @@ export async function describeOperationJobs(queues: Pick<Queues, 'broadcast' | '
 }
 
 /** Rewrites one job's `about` when it no longer matches the operation. */
-export async function describeJob(job: Job<OperationJobData>, op: Operation): Promise<void> {
+export async function describeJob(job: Job<QueuedOperationJob>, op: Operation): Promise<void> {
   const about = aboutOperation(op);
-  if (JSON.stringify(job.data.about) !== JSON.stringify(about)) await job.updateData({ operationId: op.id, about });
+  if (JSON.stringify(job.data.about) !== JSON.stringify(about)) await job.updateData({ withdrawalId: op.id, about });
 }
 
 /** The backoff type of confirm jobs; its delays come from the confirm worker's strategy (confirmRetryDelayMs). */

@@ -106,7 +106,7 @@ async function restartBroadcast(deps: PipelineDeps, op: Operation): Promise<bool
  */
 async function askCustody(deps: PipelineDeps, op: Operation, now: number): Promise<Result> {
   const timedOut = Date.parse(op.createdAt) < now - deps.config.signTimeoutSeconds * 1000;
-  const ids = { operationId: op.id, operationID: op.operationID };
+  const ids = { withdrawalId: op.id, operationID: op.operationID };
   let outcome: SettleOutcome;
   try {
     outcome = await settleFromCustody(deps, op);
@@ -130,7 +130,7 @@ async function perform(deps: PipelineDeps, op: Operation | undefined, check: Che
   if (!op || check.kind === 'none') return 'unchanged';
   if (check.kind === 'fail') return (await failOperation(deps, op, check.reason, ['EXECUTING'])) ? 'failed' : 'unchanged';
   if (check.kind === 'ask-custody') return askCustody(deps, op, now);
-  if (await restartBroadcast(deps, op).catch(() => false)) deps.logger.warn({ operationId: op.id }, 'restarted a broadcast that had given up');
+  if (await restartBroadcast(deps, op).catch(() => false)) deps.logger.warn({ withdrawalId: op.id }, 'restarted a broadcast that had given up');
   return 'unchanged';
 }
 

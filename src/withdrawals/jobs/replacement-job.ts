@@ -11,8 +11,8 @@ import type { PipelineDeps } from '../pipeline-deps.js';
  * refuses for good (fee too low to replace, inputs gone) ends as a failed attempt; the
  * withdrawal goes on with the transactions already out.
  */
-export async function processReplacement(deps: PipelineDeps, operationId: string): Promise<string> {
-  let op = await deps.store.get(operationId);
+export async function processReplacement(deps: PipelineDeps, withdrawalId: string): Promise<string> {
+  let op = await deps.store.get(withdrawalId);
   const waiting = attemptsOf(op).flatMap((a, i) => (i > 0 && a.status === 'signing' ? [i] : []));
   if (op.status !== 'BROADCAST') {
     const reason = `the withdrawal was ${op.status} before the replacement was signed`;
@@ -48,7 +48,7 @@ export async function processReplacement(deps: PipelineDeps, operationId: string
       deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: isRetryable(e) ? 'retryable_error' : 'rejected' });
       if (isRetryable(e)) throw e;
       await fail(`rejected by the ledger: ${(e as Error).message}`);
-      deps.logger.warn({ operationId: op.id, attempt: i, err: (e as Error).message }, 'replacement rejected');
+      deps.logger.warn({ withdrawalId: op.id, attempt: i, err: (e as Error).message }, 'replacement rejected');
       continue;
     }
     const at = new Date().toISOString();
@@ -62,7 +62,7 @@ export async function processReplacement(deps: PipelineDeps, operationId: string
     }));
     deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: 'sent' });
     deps.metrics?.afterBroadcast.inc({ ledger: op.ledgerId, event: kind });
-    deps.logger.info({ operationId: op.id, attempt: i, kind, txids }, 'replacement sent');
+    deps.logger.info({ withdrawalId: op.id, attempt: i, kind, txids }, 'replacement sent');
     sent.push(txids);
   }
   await scheduleConfirm(deps, await deps.store.get(op.id));

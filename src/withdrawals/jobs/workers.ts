@@ -4,7 +4,7 @@ import { processConfirm } from './confirm-job.js';
 import { runJournaled } from './job-journal.js';
 import { PredecessorPending, SenderBusy, waitDelayMs } from '../sending/send-order.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
-import { confirmRetryDelayMs, QUEUE, scheduleReconcile, STALLS_ALLOWED, type OperationJob } from './queues.js';
+import { confirmRetryDelayMs, QUEUE, scheduleReconcile, STALLS_ALLOWED, type QueuedOperationJob, withdrawalIdOf } from './queues.js';
 import { processReconcile } from './reconcile-job.js';
 import { redisClient } from '../../platform/redis.js';
 import { processReplacement } from './replacement-job.js';
@@ -33,41 +33,41 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
     maxStalledCount: STALLS_ALLOWED,
   };
 
-  const broadcast = new Worker<OperationJob>(
+  const broadcast = new Worker<QueuedOperationJob>(
     QUEUE.broadcast,
     async (job, token) => {
       try {
         const waits = job.attemptsStarted - 1;
-        return await runJournaled(deps, job, (journal) => processBroadcast(deps, job.data.operationId, journal, { waits, jobId: job.id }));
+        return await runJournaled(deps, job, (journal) => processBroadcast(deps, withdrawalIdOf(job.data), journal, { waits, jobId: job.id }));
       } catch (e) {
         if (!(e instanceof PredecessorPending || e instanceof SenderBusy)) throw e;
         // Waiting for an earlier number of the account, or for the job sending the account's
         // transactions, is no failed attempt: the job sleeps, then looks again (send-order.ts).
-        deps.logger.debug({ operationId: job.data.operationId }, e.message);
+        deps.logger.debug({ withdrawalId: withdrawalIdOf(job.data) }, e.message);
         await job.moveToDelayed(Date.now() + waitDelayMs(job.attemptsStarted - 1), token);
         throw new DelayedError();
       }
     },
     common,
   );
-  broadcast.on('failed', (job: Job<OperationJob> | undefined, err) => {
+  broadcast.on('failed', (job: Job<QueuedOperationJob> | undefined, err) => {
     if (!job) return;
     const exhausted = job.attemptsMade >= (job.opts.attempts ?? 1) && !(err instanceof UnrecoverableError);
     // Exhausted retries do not fail the withdrawal: the transaction may be on a node already.
     // Reconciliation starts the broadcast again; permanent rejections fail it in the job itself.
     const log = exhausted ? deps.logger.error.bind(deps.logger) : deps.logger.warn.bind(deps.logger);
-    log({ operationId: job.data.operationId, attempt: job.attemptsMade, err: err.message, exhausted }, 'broadcast attempt failed');
+    log({ withdrawalId: withdrawalIdOf(job.data), attempt: job.attemptsMade, err: err.message, exhausted }, 'broadcast attempt failed');
   });
 
   // Retried without end, at most CONFIRM_RETRY_MAX_MS apart (queues.ts, confirmJobRetries).
-  const confirm = new Worker<OperationJob>(QUEUE.confirm, (job, token) => runJournaled(deps, job, (journal) => processConfirm(deps, job, token, journal)), {
+  const confirm = new Worker<QueuedOperationJob>(QUEUE.confirm, (job, token) => runJournaled(deps, job, (journal) => processConfirm(deps, job, token, journal)), {
     ...common,
     settings: { backoffStrategy: (attemptsMade: number) => confirmRetryDelayMs(attemptsMade) },
   });
-  confirm.on('failed', (job, err) => deps.logger.warn({ operationId: job?.data.operationId, err: err.message }, 'confirmation check failed'));
+  confirm.on('failed', (job, err) => deps.logger.warn({ withdrawalId: job && withdrawalIdOf(job.data), err: err.message }, 'confirmation check failed'));
 
-  const replace = new Worker<OperationJob>(QUEUE.replace, (job) => processReplacement(deps, job.data.operationId), common);
-  replace.on('failed', (job, err) => deps.logger.warn({ operationId: job?.data.operationId, err: err.message }, 'replacement attempt failed'));
+  const replace = new Worker<QueuedOperationJob>(QUEUE.replace, (job) => processReplacement(deps, withdrawalIdOf(job.data)), common);
+  replace.on('failed', (job, err) => deps.logger.warn({ withdrawalId: job && withdrawalIdOf(job.data), err: err.message }, 'replacement attempt failed'));
 
   const reconcile = new Worker(QUEUE.reconcile, () => processReconcile(deps), { ...common, concurrency: 1 });
   await scheduleReconcile(deps.queues, deps.config.reconcileIntervalSeconds * 1000);

@@ -118,7 +118,7 @@ class SendSession {
         const node = await adaptor.nextSequence(own.account);
         if (next === undefined || node > next) next = node;
       } catch (e) {
-        this.deps.logger.warn({ operationId: own.op.id, err: (e as Error).message }, 'could not read the account order from the node; going by what this service sent');
+        this.deps.logger.warn({ withdrawalId: own.op.id, err: (e as Error).message }, 'could not read the account order from the node; going by what this service sent');
       }
     }
     return next ?? own.sequence;
@@ -140,7 +140,7 @@ class SendSession {
         if (r === 'lost') this.lost = true;
         return next;
       }
-      const ops = await this.load(run.map((e) => e.operationId));
+      const ops = await this.load(run.map((e) => e.withdrawalId));
       // Consecutive withdrawals to send go to the node together; whatever else comes waits for them.
       let group: Ready[] = [];
       const sendGroup = async (): Promise<boolean> => {
@@ -151,7 +151,7 @@ class SendSession {
         return unsent === undefined;
       };
       for (const entry of run) {
-        const op = ops.get(entry.operationId);
+        const op = ops.get(entry.withdrawalId);
         const verdict = this.judge(op, entry.sequence);
         if (verdict === 'send') {
           group.push({ op: op as Operation, signed: storedSigned(op as Operation) as SignedTx[], sequence: entry.sequence });
@@ -159,10 +159,10 @@ class SendSession {
         }
         if (!(await sendGroup())) return next;
         if (verdict === 'stop') {
-          if (!op || op.status === 'FAILED') this.track(book.forget(ledgerId, own.account, entry.sequence, entry.operationId));
+          if (!op || op.status === 'FAILED') this.track(book.forget(ledgerId, own.account, entry.sequence, entry.withdrawalId));
           return next;
         }
-        this.track(this.recordSent(entry.sequence, entry.operationId));
+        this.track(this.recordSent(entry.sequence, entry.withdrawalId));
         next = entry.sequence + 1n;
       }
       if (!(await sendGroup())) return next;
@@ -255,7 +255,7 @@ class SendSession {
       if (!isRetryable(e)) this.track(this.book.forget(this.ledgerId, this.own.account, sequence, op.id));
       return;
     }
-    this.deps.logger.info({ operationId: op.id, err: (e as Error).message, by: this.own.op.id }, 'the node refused the next transaction of the account; its own job takes over');
+    this.deps.logger.info({ withdrawalId: op.id, err: (e as Error).message, by: this.own.op.id }, 'the node refused the next transaction of the account; its own job takes over');
     this.track(this.wake(op.id));
   }
 
@@ -271,7 +271,7 @@ class SendSession {
   private async afterSends(batch: { op: Operation; sequence: bigint; results: BroadcastResult[] }[]): Promise<void> {
     const own = batch.find((b) => b.op.id === this.own.op.id);
     try {
-      const recorded = this.book.recordSentMany(this.ledgerId, this.own.account, batch.map((b) => ({ sequence: b.sequence, operationId: b.op.id })), this.token).then((ours) => {
+      const recorded = this.book.recordSentMany(this.ledgerId, this.own.account, batch.map((b) => ({ sequence: b.sequence, withdrawalId: b.op.id })), this.token).then((ours) => {
         if (!ours) this.lost = true;
       });
       const moved = await this.deps.store.transitionMany(batch.map((b) => b.op), ['SIGNED'], 'BROADCAST');
@@ -296,12 +296,12 @@ class SendSession {
     }
   }
 
-  private async recordSent(sequence: bigint, operationId: string): Promise<void> {
-    if (!(await this.book.recordSent(this.ledgerId, this.own.account, sequence, operationId, this.token))) this.lost = true;
+  private async recordSent(sequence: bigint, withdrawalId: string): Promise<void> {
+    if (!(await this.book.recordSent(this.ledgerId, this.own.account, sequence, withdrawalId, this.token))) this.lost = true;
   }
 
-  private async wake(operationId: string): Promise<void> {
-    const job = await this.deps.queues.broadcast.getJob(broadcastJobId(operationId));
+  private async wake(withdrawalId: string): Promise<void> {
+    const job = await this.deps.queues.broadcast.getJob(broadcastJobId(withdrawalId));
     if (job && (await job.isDelayed())) await job.promote();
   }
 

@@ -29,9 +29,9 @@ export async function reconcileAttempts(deps: PipelineDeps, op: Operation): Prom
     try {
       const outcome = await settleFromCustody(deps, op, i);
       if (outcome === 'pending' && timedOut) await failSigningAttempt(deps, op.id, i, timeout);
-      else if (outcome !== 'pending') deps.logger.info({ operationId: op.id, attempt: i, outcome }, 'reconciled a replacement without callback');
+      else if (outcome !== 'pending') deps.logger.info({ withdrawalId: op.id, attempt: i, outcome }, 'reconciled a replacement without callback');
     } catch (e) {
-      deps.logger.warn({ operationId: op.id, attempt: i, err: isAppError(e) ? e.message : e }, 'could not reconcile a replacement');
+      deps.logger.warn({ withdrawalId: op.id, attempt: i, err: isAppError(e) ? e.message : e }, 'could not reconcile a replacement');
       if (timedOut) await failSigningAttempt(deps, op.id, i, timeout);
     }
   }

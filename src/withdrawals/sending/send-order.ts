@@ -153,14 +153,14 @@ export class SendOrderBook {
   }
 
   /**
-   * Records `operationId` as ready to send at `sequence` and tries the account's send lock
+   * Records `withdrawalId` as ready to send at `sequence` and tries the account's send lock
    * with `token`; returns whether it was taken and the last number this service sent.
    */
-  async readyAndTryLock(ledgerId: string, account: string, sequence: bigint, operationId: string, token: string): Promise<{ locked: boolean; lastSent?: bigint }> {
+  async readyAndTryLock(ledgerId: string, account: string, sequence: bigint, withdrawalId: string, token: string): Promise<{ locked: boolean; lastSent?: bigint }> {
     const [locked, last] = (await READY_AND_TRY.run(this.redis, 2,
       ...this.keys(ledgerId, account),
       sequence.toString(),
-      operationId,
+      withdrawalId,
       token,
       String(SendOrderBook.LOCK_MS),
       String(SendOrderBook.TTL_SECONDS),
@@ -169,27 +169,27 @@ export class SendOrderBook {
   }
 
   /** The ready operations at `from`, `from + 1`, … up to the first number without one (at most `max`). */
-  async readyRun(ledgerId: string, account: string, from: bigint, max: number): Promise<{ sequence: bigint; operationId: string }[]> {
+  async readyRun(ledgerId: string, account: string, from: bigint, max: number): Promise<{ sequence: bigint; withdrawalId: string }[]> {
     const seqs = Array.from({ length: max }, (_, i) => from + BigInt(i));
     const ids = await this.redis.hmget(this.keys(ledgerId, account)[0], ...seqs.map(String));
-    const run: { sequence: bigint; operationId: string }[] = [];
+    const run: { sequence: bigint; withdrawalId: string }[] = [];
     for (const [i, id] of ids.entries()) {
       if (!id) break;
-      run.push({ sequence: seqs[i] as bigint, operationId: id });
+      run.push({ sequence: seqs[i] as bigint, withdrawalId: id });
     }
     return run;
   }
 
-  /** Records that `sequence` (of `operationId`) went out and renews the lock; false when the lock is no longer ours. */
-  async recordSent(ledgerId: string, account: string, sequence: bigint, operationId: string, token: string): Promise<boolean> {
-    const r = await RECORD_SENT.run(this.redis, 2, ...this.keys(ledgerId, account), pad(sequence), sequence.toString(), operationId, token, String(SendOrderBook.LOCK_MS));
+  /** Records that `sequence` (of `withdrawalId`) went out and renews the lock; false when the lock is no longer ours. */
+  async recordSent(ledgerId: string, account: string, sequence: bigint, withdrawalId: string, token: string): Promise<boolean> {
+    const r = await RECORD_SENT.run(this.redis, 2, ...this.keys(ledgerId, account), pad(sequence), sequence.toString(), withdrawalId, token, String(SendOrderBook.LOCK_MS));
     return r === 1;
   }
 
   /** recordSent of a run of sends in one step. */
-  async recordSentMany(ledgerId: string, account: string, sent: { sequence: bigint; operationId: string }[], token: string): Promise<boolean> {
+  async recordSentMany(ledgerId: string, account: string, sent: { sequence: bigint; withdrawalId: string }[], token: string): Promise<boolean> {
     const highest = sent.reduce((m, e) => (e.sequence > m ? e.sequence : m), sent[0]?.sequence ?? 0n);
-    const pairs = sent.flatMap((e) => [e.sequence.toString(), e.operationId]);
+    const pairs = sent.flatMap((e) => [e.sequence.toString(), e.withdrawalId]);
     return (await RECORD_SENT_MANY.run(this.redis, 2, ...this.keys(ledgerId, account), token, String(SendOrderBook.LOCK_MS), pad(highest), ...pairs)) === 1;
   }
 
@@ -209,8 +209,8 @@ export class SendOrderBook {
   }
 
   /** Takes an operation's entry out (it failed: its number is free for the one that refills it). */
-  async forget(ledgerId: string, account: string, sequence: bigint, operationId: string): Promise<void> {
-    await FORGET.run(this.redis, 1, this.keys(ledgerId, account)[0], sequence.toString(), operationId);
+  async forget(ledgerId: string, account: string, sequence: bigint, withdrawalId: string): Promise<void> {
+    await FORGET.run(this.redis, 1, this.keys(ledgerId, account)[0], sequence.toString(), withdrawalId);
   }
 
   /** The highest number this service sent from the account, if it knows. */

@@ -29,7 +29,7 @@ export async function sendSigned(
 
 /** Logs and counts one transaction of `op` that the node took. */
 export function noteSent(deps: Pick<PipelineDeps, 'logger' | 'metrics'>, op: Operation, r: BroadcastResult): void {
-  deps.logger.info({ operationId: op.id, txid: r.txid, alreadyKnown: r.alreadyKnown, ledgerId: op.ledgerId }, 'broadcast');
+  deps.logger.info({ withdrawalId: op.id, txid: r.txid, alreadyKnown: r.alreadyKnown, ledgerId: op.ledgerId }, 'broadcast');
   deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: r.alreadyKnown ? 'already_known' : 'sent' });
 }
 

@@ -1,4 +1,4 @@
-import type { TxStatus } from '../../ledger/adaptor.js';
+import type { LedgerAdaptor, TxStatus } from '../../ledger/adaptor.js';
 import { type Attempt, attemptsOf, fromStored, type Operation, signedOf, unsignedOf } from '../model/operation.js';
 import { failOperation } from '../fail-operation.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
@@ -50,109 +50,148 @@ export async function watchBroadcast(deps: PipelineDeps, op: Operation): Promise
     live.map(async (i) => summarise(await Promise.all((attempts[i] as Attempt).txids.map((t) => adaptor.txStatus(t, fromStored(unsignedOf(op, i))))))),
   );
   const now = new Date();
-  const at = now.toISOString();
-  const ledger = op.ledgerId;
+  const look: Look = { op, adaptor, attempts, live, seen, now, at: now.toISOString() };
 
-  const minedK = seen.reduce<number>((best, s, k) => (s.kind === 'mined' || s.kind === 'mined-failed' ? (best < 0 || s.confirmations > (seen[best] as { confirmations: number }).confirmations ? k : best) : best), -1);
-  if (minedK >= 0) {
-    const m = live[minedK] as number;
-    const s = seen[minedK] as Extract<Seen, { confirmations: number }>;
-    const landed = attempts[m] as Attempt;
-    const settle = (status: Attempt['status']) =>
-      attemptsOf(op).map((a, i) => (i === m ? { ...a, status, minedAt: s.height } : a.status === 'broadcast' || a.status === 'signing' ? { ...a, status: 'replaced' as const } : a));
-    if (s.confirmations >= adaptor.confirmations) {
-      if (s.kind === 'mined-failed') {
-        await failOperation(deps, op, `transaction failed on the ledger: ${s.reason}`, ['BROADCAST'], {
-          txids: landed.txids,
-          attempts: settle('failed'),
-          confirmations: s.confirmations,
-          stuck: undefined,
-        });
-        return true;
-      }
-      if (landed.kind === 'cancel') {
-        deps.metrics?.afterBroadcast.inc({ ledger, event: 'cancelled' });
-        await failOperation(deps, op, `cancelled: the cancel transaction ${landed.txids.join(', ')} landed`, ['BROADCAST'], {
-          txids: landed.txids,
-          attempts: settle('confirmed'),
-          confirmations: s.confirmations,
-          stuck: undefined,
-        });
-        return true;
-      }
-      await deps.store.transition(op.id, ['BROADCAST'], 'CONFIRMED', () => ({ confirmations: s.confirmations, txids: landed.txids, attempts: settle('confirmed'), stuck: undefined }));
-      return true;
-    }
-    // Below the threshold a failure is no more final than a success: its block may still leave
-    // the chain, and the same signed transaction may then be mined again and succeed.
-    const noted = s.kind === 'mined-failed' && landed.minedAt !== s.height ? [{ status: 'BROADCAST' as const, at, detail: `mined at ${s.height} and failed (${s.reason}); FAILED once it has ${adaptor.confirmations} confirmations` }] : [];
-    if (op.confirmations !== s.confirmations || landed.minedAt !== s.height || op.stuck || op.txids.join() !== landed.txids.join()) {
-      await deps.store.update(op.id, (o) => ({
-        ...o,
-        confirmations: s.confirmations,
-        txids: landed.txids,
-        stuck: undefined,
-        attempts: attemptsOf(o).map((a, i) => (i === m ? { ...a, minedAt: s.height } : a)),
-        history: [...o.history, ...noted],
-      }));
-    }
-    return false;
-  }
+  const minedK = mostConfirmed(seen);
+  if (minedK >= 0) return followMined(deps, look, minedK);
 
   // Nothing mined now. Whatever was seen mined before left the best chain.
   const reorged = live.filter((i) => (attempts[i]?.minedAt ?? 0) > 0);
+  const settled = await settleLost(deps, look, reorged);
+  if (settled !== undefined) return settled;
+  await watchUnmined(deps, look, reorged);
+  return false;
+}
+
+/** One look at a withdrawal: its attempts, the live ones (indexes) and what the node says of each. */
+interface Look {
+  op: Operation;
+  adaptor: LedgerAdaptor;
+  attempts: Attempt[];
+  live: number[];
+  /** By position in `live`. */
+  seen: Seen[];
+  now: Date;
+  at: string;
+}
+
+/** The position in `seen` of the mined attempt with the most confirmations, or -1. */
+function mostConfirmed(seen: Seen[]): number {
+  return seen.reduce<number>((best, s, k) => (s.kind === 'mined' || s.kind === 'mined-failed' ? (best < 0 || s.confirmations > (seen[best] as { confirmations: number }).confirmations ? k : best) : best), -1);
+}
+
+/**
+ * The withdrawal follows the mined attempt (`live[minedK]`): final at the ledger's threshold,
+ * otherwise its confirmations, txids and block are recorded. True once final.
+ */
+async function followMined(deps: PipelineDeps, look: Look, minedK: number): Promise<boolean> {
+  const { op, adaptor, attempts, live, seen, at } = look;
+  const m = live[minedK] as number;
+  const s = seen[minedK] as Extract<Seen, { confirmations: number }>;
+  const landed = attempts[m] as Attempt;
+  if (s.confirmations >= adaptor.confirmations) {
+    await settleMined(deps, op, m, s, landed);
+    return true;
+  }
+  // Below the threshold a failure is no more final than a success: its block may still leave
+  // the chain, and the same signed transaction may then be mined again and succeed.
+  const noted = s.kind === 'mined-failed' && landed.minedAt !== s.height ? [{ status: 'BROADCAST' as const, at, detail: `mined at ${s.height} and failed (${s.reason}); FAILED once it has ${adaptor.confirmations} confirmations` }] : [];
+  if (op.confirmations !== s.confirmations || landed.minedAt !== s.height || op.stuck || op.txids.join() !== landed.txids.join()) {
+    await deps.store.update(op.id, (o) => ({
+      ...o,
+      confirmations: s.confirmations,
+      txids: landed.txids,
+      stuck: undefined,
+      attempts: attemptsOf(o).map((a, i) => (i === m ? { ...a, minedAt: s.height } : a)),
+      history: [...o.history, ...noted],
+    }));
+  }
+  return false;
+}
+
+/** At the threshold: FAILED when the mined transaction failed or the cancel landed, CONFIRMED otherwise; the other attempts `replaced`. */
+async function settleMined(deps: PipelineDeps, op: Operation, m: number, s: Extract<Seen, { confirmations: number }>, landed: Attempt): Promise<void> {
+  const settle = (status: Attempt['status']) =>
+    attemptsOf(op).map((a, i) => (i === m ? { ...a, status, minedAt: s.height } : a.status === 'broadcast' || a.status === 'signing' ? { ...a, status: 'replaced' as const } : a));
+  if (s.kind === 'mined-failed') {
+    await failOperation(deps, op, `transaction failed on the ledger: ${s.reason}`, ['BROADCAST'], {
+      txids: landed.txids,
+      attempts: settle('failed'),
+      confirmations: s.confirmations,
+      stuck: undefined,
+    });
+    return;
+  }
+  if (landed.kind === 'cancel') {
+    deps.metrics?.afterBroadcast.inc({ ledger: op.ledgerId, event: 'cancelled' });
+    await failOperation(deps, op, `cancelled: the cancel transaction ${landed.txids.join(', ')} landed`, ['BROADCAST'], {
+      txids: landed.txids,
+      attempts: settle('confirmed'),
+      confirmations: s.confirmations,
+      stuck: undefined,
+    });
+    return;
+  }
+  await deps.store.transition(op.id, ['BROADCAST'], 'CONFIRMED', () => ({ confirmations: s.confirmations, txids: landed.txids, attempts: settle('confirmed'), stuck: undefined }));
+}
+
+/**
+ * Every live attempt lost and none reorganised: spent by one of our own attempts that is not
+ * watched (it is watched again; false), or by a foreign transaction (FAILED; true). Undefined
+ * when neither applies and the look goes on.
+ */
+async function settleLost(deps: PipelineDeps, look: Look, reorged: number[]): Promise<boolean | undefined> {
+  const { op, attempts, live, seen } = look;
   const ours = new Set(attempts.flatMap((a) => a.txids));
   const lost = seen.filter((s): s is Extract<Seen, { kind: 'lost' }> => s.kind === 'lost');
-  if (lost.length === live.length && reorged.length === 0) {
-    // Spent by one of our own attempts that is not watched (its send was thought refused): it is out after all.
-    const revive = attempts.flatMap((a, i) => (a.status !== 'broadcast' && a.txids.some((t) => lost.some((l) => l.spentBy === t)) ? [i] : []));
-    if (revive.length && lost.every((l) => l.spentBy && ours.has(l.spentBy))) {
-      await deps.store.update(op.id, (o) => ({ ...o, attempts: attemptsOf(o).map((a, i) => (revive.includes(i) ? { ...a, status: 'broadcast' as const } : a)) }));
-      return false;
-    }
-    const foreign = lost.find((l) => !l.spentBy || !ours.has(l.spentBy));
-    if (foreign) {
-      deps.metrics?.afterBroadcast.inc({ ledger, event: 'conflict' });
-      const reason = foreign.spentBy ? `conflict: its inputs were spent by transaction ${foreign.spentBy}, which is not this withdrawal's` : `transaction failed on the ledger: ${foreign.reason}`;
-      await failOperation(deps, op, reason, ['BROADCAST'], { attempts: attemptsOf(op).map((a) => (a.status === 'broadcast' ? { ...a, status: 'failed' as const, failureReason: reason } : a)), stuck: undefined });
-      return true;
-    }
+  if (lost.length !== live.length || reorged.length !== 0) return undefined;
+  // Spent by one of our own attempts that is not watched (its send was thought refused): it is out after all.
+  const revive = attempts.flatMap((a, i) => (a.status !== 'broadcast' && a.txids.some((t) => lost.some((l) => l.spentBy === t)) ? [i] : []));
+  if (revive.length && lost.every((l) => l.spentBy && ours.has(l.spentBy))) {
+    await deps.store.update(op.id, (o) => ({ ...o, attempts: attemptsOf(o).map((a, i) => (revive.includes(i) ? { ...a, status: 'broadcast' as const } : a)) }));
+    return false;
   }
+  const foreign = lost.find((l) => !l.spentBy || !ours.has(l.spentBy));
+  if (!foreign) return undefined;
+  deps.metrics?.afterBroadcast.inc({ ledger: op.ledgerId, event: 'conflict' });
+  const reason = foreign.spentBy ? `conflict: its inputs were spent by transaction ${foreign.spentBy}, which is not this withdrawal's` : `transaction failed on the ledger: ${foreign.reason}`;
+  await failOperation(deps, op, reason, ['BROADCAST'], { attempts: attemptsOf(op).map((a) => (a.status === 'broadcast' ? { ...a, status: 'failed' as const, failureReason: reason } : a)), stuck: undefined });
+  return true;
+}
 
+/** What a look at an unmined withdrawal changes, written in one update. */
+interface Notes {
+  history: Operation['history'];
+  change: Partial<Operation>;
+  patch: Map<number, Partial<Attempt>>;
+}
+
+/** Nothing mined and nothing settled: notes a reorganisation, sends a forgotten attempt again, marks it stuck. */
+async function watchUnmined(deps: PipelineDeps, look: Look, reorged: number[]): Promise<void> {
+  const { op, attempts, live, at } = look;
+  const ledger = op.ledgerId;
   const newestK = live.length - 1;
   const newest = live[newestK] as number;
-  const history: Operation['history'] = [];
-  const change: Partial<Operation> = {};
-  const patch = new Map<number, Partial<Attempt>>();
+  const notes: Notes = { history: [], change: {}, patch: new Map() };
+  const { history, change, patch } = notes;
   if (reorged.length) {
     deps.metrics?.afterBroadcast.inc({ ledger, event: 'reorganised' });
     for (const i of reorged) patch.set(i, { minedAt: undefined });
     change.confirmations = 0;
     history.push({ status: 'BROADCAST', at, detail: `reorganised: the block of ${reorged.map((i) => attempts[i]?.txids.join(', ')).join('; ')} left the best chain; waiting to be mined again` });
   }
-  if (seen[newestK]?.kind === 'unknown') {
-    const a = attempts[newest] as Attempt;
-    const n = a.rebroadcasts ?? 0;
-    const delay = Math.min(MAX_RESEND_DELAY_S, deps.config.resendAfterSeconds * 2 ** n) * 1000;
-    const last = Date.parse(a.lastSentAt ?? a.sentAt ?? a.createdAt);
-    if (reorged.length || now.getTime() - last >= delay) {
-      const outcome = await resend(deps, op, newest);
-      patch.set(newest, { ...patch.get(newest), rebroadcasts: n + 1, lastSentAt: at });
-      history.push({ status: 'BROADCAST', at, detail: `sent again (${n + 1}): the node no longer knew ${a.txids.join(', ')}; ${outcome}` });
-      deps.metrics?.afterBroadcast.inc({ ledger, event: 'resent' });
-    }
-  }
+  if (look.seen[newestK]?.kind === 'unknown') await resendIfDue(deps, look, newest, reorged.length > 0, notes);
   if (deps.config.stuckAfterBlocks > 0 && attempts[newest]?.sentHeight === undefined) {
-    const height = (await adaptor.health()).height;
+    const height = (await look.adaptor.health()).height;
     if (height !== undefined) patch.set(newest, { ...patch.get(newest), sentHeight: height });
   }
   if (!op.stuck) {
-    const reason = await stuckFor(deps, op, newest, now);
+    const reason = await stuckFor(deps, op, newest, look.now);
     if (reason) {
       change.stuck = { since: at, reason };
       history.push({ status: 'BROADCAST', at, detail: `stuck: ${reason}` });
       deps.metrics?.afterBroadcast.inc({ ledger, event: 'stuck' });
-      deps.logger.warn({ operationId: op.id, reason }, 'withdrawal stuck');
+      deps.logger.warn({ withdrawalId: op.id, reason }, 'withdrawal stuck');
     }
   }
   if (history.length || patch.size || (change.confirmations !== undefined && change.confirmations !== op.confirmations)) {
@@ -163,7 +202,20 @@ export async function watchBroadcast(deps: PipelineDeps, op: Operation): Promise
       history: [...o.history, ...history],
     }));
   }
-  return false;
+}
+
+/** The node no longer knows the newest attempt (`i`): sent again once its doubling delay passed, or at once after a reorganisation. */
+async function resendIfDue(deps: PipelineDeps, look: Look, i: number, reorganised: boolean, notes: Notes): Promise<void> {
+  const { op, at } = look;
+  const a = look.attempts[i] as Attempt;
+  const n = a.rebroadcasts ?? 0;
+  const delay = Math.min(MAX_RESEND_DELAY_S, deps.config.resendAfterSeconds * 2 ** n) * 1000;
+  const last = Date.parse(a.lastSentAt ?? a.sentAt ?? a.createdAt);
+  if (!reorganised && look.now.getTime() - last < delay) return;
+  const outcome = await resend(deps, op, i);
+  notes.patch.set(i, { ...notes.patch.get(i), rebroadcasts: n + 1, lastSentAt: at });
+  notes.history.push({ status: 'BROADCAST', at, detail: `sent again (${n + 1}): the node no longer knew ${a.txids.join(', ')}; ${outcome}` });
+  deps.metrics?.afterBroadcast.inc({ ledger: op.ledgerId, event: 'resent' });
 }
 
 async function resend(deps: PipelineDeps, op: Operation, i: number): Promise<string> {
@@ -174,7 +226,7 @@ async function resend(deps: PipelineDeps, op: Operation, i: number): Promise<str
     return 'the node took it';
   } catch (e) {
     // The next look decides: mined elsewhere, spent by another transaction, or sent again later.
-    deps.logger.warn({ operationId: op.id, attempt: i, err: (e as Error).message }, 'resend refused');
+    deps.logger.warn({ withdrawalId: op.id, attempt: i, err: (e as Error).message }, 'resend refused');
     return `the node refused it: ${(e as Error).message}`;
   }
 }

@@ -23,9 +23,16 @@ interface Entry {
   until: number;
   /** Set by the store in the step that stores the withdrawal; the request still runs (its sign request). */
   stored?: boolean;
-  /** Set once the request answered with its withdrawal. */
+  /**
+   * The withdrawal id, set once the request answered with its withdrawal. Stored under this
+   * name (records outlive a release); read and written through `answered` and `answer` only.
+   */
   operationId?: string;
 }
+
+/** The withdrawal a finished request answered with (the stored field keeps its first name). */
+const answered = (entry: Partial<Entry>): string | undefined => entry.operationId;
+const answer = (withdrawalId: string): Pick<Entry, 'operationId'> => ({ operationId: withdrawalId });
 
 /**
  * What the request that holds a key's claim passes to the store: the store makes the withdrawal
@@ -86,7 +93,8 @@ export class Idempotency {
     if (claimed !== 'OK' && !(await this.takeOverStale(redisKey, hash, mine))) {
       const raw = await this.redis.get(redisKey);
       const entry = JSON.parse(raw ?? '{}') as Partial<Entry>;
-      if (entry.operationId) return entry.operationId;
+      const known = answered(entry);
+      if (known) return known;
       // The claim changed hands between our reads: the new owner is running now.
       throw new ConflictError('A request with this Idempotency-Key is still being processed; retry shortly', 'ERR_IDEMPOTENCY_IN_PROGRESS');
     }
@@ -105,7 +113,7 @@ export class Idempotency {
       if (raw === null) return (await this.redis.set(redisKey, JSON.stringify(mine), 'EX', TTL_SECONDS, 'NX')) === 'OK';
       const entry = JSON.parse(raw) as Partial<Entry>;
       if (entry.hash !== hash) throw new ConflictError('This Idempotency-Key was used with a different request', 'ERR_IDEMPOTENCY_MISMATCH');
-      if (entry.operationId) return false;
+      if (answered(entry)) return false;
       // Stored or not, a request within its claim is still running (its sign request may yet fail).
       if (entry.until === undefined || this.now() < entry.until) {
         throw new ConflictError('A request with this Idempotency-Key is still being processed; retry shortly', 'ERR_IDEMPOTENCY_IN_PROGRESS');
@@ -113,7 +121,7 @@ export class Idempotency {
       const made = entry.id ? await this.findOperation(entry.id) : undefined;
       // A withdrawal the custody service took (it has an operationID) or that got anywhere is the answer.
       if (made && (made.operationID || made.status !== 'FAILED')) {
-        await this.redis.set(redisKey, JSON.stringify({ ...entry, operationId: made.id }), 'EX', TTL_SECONDS);
+        await this.redis.set(redisKey, JSON.stringify({ ...entry, ...answer(made.id) }), 'EX', TTL_SECONDS);
         return false;
       }
       if (await this.replaceIf(redisKey, [raw], JSON.stringify(mine))) return true;
@@ -129,9 +137,9 @@ export class Idempotency {
 
   private async createUnderClaim(redisKey: string, mine: Entry, create: (id: string, claim: IdempotencyClaim) => Promise<string>): Promise<string> {
     const claim = { key: redisKey, held: JSON.stringify(mine), done: JSON.stringify({ ...mine, stored: true } satisfies Entry) };
-    let operationId: string;
+    let withdrawalId: string;
     try {
-      operationId = await create(mine.id, claim);
+      withdrawalId = await create(mine.id, claim);
     } catch (e) {
       // Nothing was accepted (a withdrawal whose sign request failed ended FAILED): the client may
       // retry with the same key. If this delete is lost (Redis blip), the claim still runs out at
@@ -139,7 +147,7 @@ export class Idempotency {
       await this.replaceIf(redisKey, [claim.held, claim.done], undefined).catch(() => undefined);
       throw e;
     }
-    await this.replaceIf(redisKey, [claim.held, claim.done], JSON.stringify({ ...mine, operationId } satisfies Entry));
-    return operationId;
+    await this.replaceIf(redisKey, [claim.held, claim.done], JSON.stringify({ ...mine, ...answer(withdrawalId) } satisfies Entry));
+    return withdrawalId;
   }
 }
