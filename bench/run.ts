@@ -159,6 +159,49 @@ interface DrainFigures {
     workerRssMB: number;
 }
 
+/**
+ * The custody simulator's callbacks as the bench sees them: when each was accepted, and the
+ * gate the pipeline's drains hold them at.
+ */
+interface CallbackTap {
+  accepted: Map<string, number>;
+  // digest → when its callback's 200 was read, sub-millisecond (compared with bench/preload.ts's send times).
+  acceptedAt: Map<string, number>;
+  firstCallback: number;
+  acceptedCount: number;
+  // While `held` is set, signed callbacks wait for it (the drain starts from 1,000 signed
+  // withdrawals, not from their creation); once released, at most 64 are in flight.
+  held?: { open: Promise<void>; release: () => void; waiting: number };
+}
+
+/** What the phases after the first share: Redis, anvil, the custody simulator, the API, the echo server. */
+interface Bench {
+  stops: (() => Promise<unknown>)[];
+  prefix: string;
+  redisUrl: string;
+  redis: Redis;
+  anvil: Awaited<ReturnType<typeof startAnvil>>;
+  custody: Awaited<ReturnType<typeof startCustodySimulator>>;
+  tap: CallbackTap;
+  env: Record<string, string>;
+  config: ReturnType<typeof loadConfig>;
+  store: OperationStore;
+  api: { child: Child; url: string };
+  echo: Child;
+  echoPort: number;
+  /** The service compiled to JavaScript, run by plain node as the image runs it: built once, when a phase needs it. */
+  built: () => Promise<string>;
+}
+
+/** The worker processes of the pipeline, idle and memory phases. */
+interface Workers {
+  worker: Child;
+  extraWorkers: Child[];
+  workersCpuSeconds: () => number;
+  workersStats: () => Promise<ChildStats[]>;
+  workersSends: () => Promise<ChildStats['sends']>;
+}
+
 async function main(): Promise<void> {
   const figures: Figures = {};
   const stops: (() => Promise<unknown>)[] = [];
@@ -174,478 +217,514 @@ async function main(): Promise<void> {
     // ---------------------------------------------------------------- a Bitcoin vault of 2,000 coins (own bcoin node)
     if (want('utxo')) figures.utxo = await utxoBench(redisUrl, prefix, { utxos: 2_000, rounds: quick ? 3 : 10 }, log);
 
-    // Blocks every second, as a chain makes them: automining one block per transaction makes
-    // anvil slower with every block (consecutive thousands of transfers took 1.7, 2.7, 4.0 and
-    // 5.0 s here), so the drain and its reference, a thousand blocks apart, would not meet the
-    // same node. With 1 s blocks the same runs take 0.8–1.2 s each, whatever came before.
-    const anvil = await startAnvil({ blockTime: 1 });
-    stops.push(anvil.stop);
-
-    // One API process (src/main.ts) and, from the pipeline phase on, one worker process
-    // (src/worker-main.ts), as deployed; the custody simulator runs here.
-    const port = await freePort();
-    const accepted = new Map<string, number>();
-    // digest → when its callback's 200 was read, sub-millisecond (compared with bench/preload.ts's send times).
-    const acceptedAt = new Map<string, number>();
-    const hrNow = () => performance.timeOrigin + performance.now();
-    let firstCallback = Infinity;
-    let acceptedCount = 0;
-    // While `held` is set, signed callbacks wait for it (the drain starts from 1,000 signed
-    // withdrawals, not from their creation); once released, at most 64 are in flight.
-    let held: { open: Promise<void>; release: () => void; waiting: number } | undefined;
-    let inFlight = 0;
-    const slots: (() => void)[] = [];
-    const custody = await startCustodySimulator({
-      secret: SECRET,
-      callbackBaseUrl: `http://127.0.0.1:${port}`,
-      quorum: { approvers: 1, required: 1, approvalDelayMs: 0 },
-      callbackRetry: { timeoutMs: 600_000 },
-      fetch: async (input, init) => {
-        const gate = held;
-        if (gate) {
-          gate.waiting++;
-          await gate.open;
-          if (inFlight >= 64) await new Promise<void>((r) => slots.push(r));
-        }
-        inFlight++;
-        try {
-          firstCallback = Math.min(firstCallback, Date.now());
-          const body = typeof init?.body === 'string' ? init.body : '';
-          // Signed now: a held callback's timestamp is as old as its wait.
-          const res = await fetch(input, gate ? { ...init, headers: { 'content-type': 'application/json', ...signCallback(SECRET, body) } } : init);
-          const at = hrNow();
-          if (res.ok) acceptedCount++;
-          if (res.ok && body) {
-            for (const d of (JSON.parse(body) as { dataToSign: string[] }).dataToSign) {
-              accepted.set(d.toLowerCase(), Date.now());
-              acceptedAt.set(d.toLowerCase(), at);
-            }
-          }
-          return res;
-        } finally {
-          inFlight--;
-          slots.shift()?.();
-        }
-      },
-    });
-    stops.push(custody.stop);
-    const ledgers = {
-      ethdev: { rpcUrl: anvil.url, confirmations: 1 },
-      // Address derivation needs no node: closed ports.
-      btcregtest: { backend: 'esplora', url: 'http://127.0.0.1:9' },
-      stellardev: { horizonUrl: 'http://127.0.0.1:9' },
-    };
-    const env = serviceEnv(redisUrl, prefix, port, ledgers, custody.url);
-    const config = loadConfig(env, families, 'bench');
-    const store = new OperationStore(redis, `${prefix}:`);
-    const echoPort = await freePort();
-    const echo = startNode('echo', 'bench/echo-server.ts', [String(echoPort)], {});
-    stops.push(echo.stop);
-    const api = await startApi('api', env);
-    stops.push(api.child.stop);
-    await waitFor('echo server', echo, () => answers(`http://127.0.0.1:${echoPort}/`));
-    log(`redis ${redisUrl}, anvil ${anvil.url}, api ${api.url}, echo :${echoPort}`);
-
-    // ---------------------------------------------------------------- callback ingest
-    if (want('ingest')) {
-      const warmFile = path.join(RESULTS, 'callbacks-warmup.jsonl');
-      const mainFile = path.join(RESULTS, 'callbacks.jsonl');
-      log(`pre-creating ${SIZES.warmup + SIZES.callbacks} operations with signed callbacks`);
-      await prepareCallbacks(store, 'ethdev', SIZES.warmup, warmFile, `warm-${run}`);
-      await prepareCallbacks(store, 'ethdev', SIZES.callbacks, mainFile, `main-${run}`);
-      const cbUrl = `${api.url}/api/v1.0/sign_complete_callback?ledgerId=ethdev`;
-      const echoUrl = `http://127.0.0.1:${echoPort}/echo`;
-      const c = SIZES.connections;
-      log(`callback ingest: warm-up, then ${SIZES.callbacks} requests each to the echo server and the receiver, ${c} connections`);
-      const common = { method: 'POST' as const, connections: c, hmacSecret: SECRET };
-      const [, warm] = (await runLoad([
-        { ...common, url: echoUrl, amount: SIZES.warmup, bodiesFile: warmFile },
-        { ...common, url: cbUrl, amount: SIZES.warmup, bodiesFile: warmFile },
-      ])) as [LoadResult, LoadResult];
-      if (warm.non2xx) throw new Error(`${warm.non2xx} warm-up callbacks were refused; see ${api.child.log}`);
-      // Each measured pass alone, so the CPU its server used is known (a figure that other load on the machine does not inflate).
-      const measured = async (server: Child, url: string) => {
-        const before = cpuSeconds(server);
-        const [result] = (await runLoad([{ ...common, url, amount: SIZES.callbacks, bodiesFile: mainFile }])) as [LoadResult];
-        return { result, cpuMsPerRequest: ((cpuSeconds(server) - before) * 1000) / result.requests };
-      };
-      const { result: echoResult, cpuMsPerRequest: echoCpuMs } = await measured(echo, echoUrl);
-      const redisCpu0 = await redisCpuSeconds(redis);
-      const { result: service, cpuMsPerRequest: apiCpuMs } = await measured(api.child, cbUrl);
-      // Everything the Redis server did meanwhile: only the callbacks' share on a Redis of the bench's own.
-      const redisCpuMs = (((await redisCpuSeconds(redis)) - redisCpu0) * 1000) / service.requests;
-      const queues = createQueues(redis, config);
-      const counts = await queues.broadcast.getJobCounts('waiting', 'paused', 'prioritized');
-      // The fake operations must not reach the worker or the reconciler of the next phases.
-      await queues.broadcast.obliterate({ force: true });
-      await redis.del(operationKeys(servicePrefix(prefix)).open);
-      await queues.close();
-      const enqueued = Object.values(counts).reduce((x, y) => x + y, 0);
-      figures.callbacks = { service, echo: echoResult, ratio: service.rps / echoResult.rps, enqueued, apiCpuMsPerCallback: Math.round(apiCpuMs * 1000) / 1000, echoCpuMsPerRequest: Math.round(echoCpuMs * 1000) / 1000, redisCpuMsPerCallback: Math.round(redisCpuMs * 1000) / 1000, ownRedis: redisUrl !== (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') };
-      log(`callbacks ${r1(service.rps)} req/s (p99 ${service.p99} ms, API CPU ${apiCpuMs.toFixed(3)} ms each) vs echo ${r1(echoResult.rps)} req/s (CPU ${echoCpuMs.toFixed(3)} ms each); ${enqueued} jobs enqueued`);
-    }
-
-    // ---------------------------------------------------------------- address-from-publickey
-    if (want('address')) {
-      // 1,000 keys per request over one connection, vs the ledger's library looping over the same keys here.
-      const keys = randomKeys(BATCH);
-      const spki = keys.secp.map((p) => toCustodyKeyId({ scheme: 'secp256k1', bytes: ecc.pointCompress(p, true) }));
-      const rawLoops: Record<string, { keys: string[]; derive: (k: string) => string }> = {
-        ethdev: { keys: spki, derive: (k) => computeAddress(`0x${k.slice(46)}`) },
-        btcregtest: {
-          keys: spki,
-          derive: (k) => payments.p2wpkh({ pubkey: ecc.pointCompress(Buffer.from(k.slice(46), 'hex'), true), network: networks.regtest }).address as string,
-        },
-        stellardev: { keys: keys.ed.map((b) => b.toString('hex')), derive: (k) => StrKey.encodeEd25519PublicKey(Buffer.from(k, 'hex')) },
-      };
-      const specs = [];
-      for (const [ledgerId, loop] of Object.entries(rawLoops)) {
-        const file = path.join(RESULTS, `keys-${ledgerId}.jsonl`);
-        writeFileSync(file, `${JSON.stringify({ keys: loop.keys })}\n`);
-        const url = `${api.url}/api/v1.0/ledgers/${ledgerId}/address-from-publickey`;
-        const check = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ keys: loop.keys }) });
-        const body = (await check.json()) as { items: { address: string }[] };
-        if (check.status !== 200 || loop.keys.some((k, i) => body.items[i]?.address !== loop.derive(k))) {
-          throw new Error(`${ledgerId}: address-from-publickey disagrees with the library: ${JSON.stringify(body).slice(0, 300)}`);
-        }
-        specs.push({ url, method: 'POST' as const, connections: 1, amount: 3, bodiesFile: file }, { url, method: 'POST' as const, connections: 1, duration: SIZES.addressSeconds, bodiesFile: file });
-      }
-      log(`address-from-publickey: ${SIZES.addressSeconds} s of ${BATCH}-key batches per ledger`);
-      const results = await runLoad(specs);
-      figures.address = {};
-      for (const [i, [ledgerId, loop]] of Object.entries(rawLoops).entries()) {
-        const http = results[2 * i + 1] as LoadResult;
-        for (const k of loop.keys) loop.derive(k);
-        let n = 0;
-        const started = performance.now();
-        while (performance.now() - started < SIZES.addressSeconds * 1000) {
-          for (const k of loop.keys) loop.derive(k);
-          n += loop.keys.length;
-        }
-        const raw = n / ((performance.now() - started) / 1000);
-        // One connection: keys/s is the batch size over the mean time of a batch.
-        const httpKeys = (BATCH * 1000) / http.mean;
-        figures.address[ledgerId] = { httpKeysPerSec: Math.round(httpKeys), rawKeysPerSec: Math.round(raw), ratio: httpKeys / raw, batchP50Ms: http.p50 };
-        log(`address ${ledgerId}: ${Math.round(httpKeys)} keys/s over HTTP vs ${Math.round(raw)} raw`);
-      }
-    }
-
-    // ---------------------------------------------------------------- /status under four 10,000-key batches
-    if (want('status')) {
-      const big = randomKeys(quick ? 2_000 : 10_000).secp.map((p) => toCustodyKeyId({ scheme: 'secp256k1', bytes: ecc.pointCompress(p, true) }));
-      // The API as configured (derivation threads), then a second API process deriving on its main thread in time slices.
-      const withThreads = await statusUnderBatches(api.url, 'btcregtest', big);
-      const sliced = await startApi('api-slices', { ...env, PORT: String(await freePort()), DERIVE_THREADS: '0' });
-      const inSlices = await statusUnderBatches(sliced.url, 'btcregtest', big).finally(() => sliced.child.stop());
-      figures.statusUnderBatches = { threads: withThreads, slices: inSlices };
-      for (const [name, f] of Object.entries(figures.statusUnderBatches)) {
-        log(
-          `/status under ${f.batches} batches of ${f.keysPerBatch} keys (${name}): p50 ${f.loaded.msP50} / p99 ${f.loaded.msP99} / max ${f.loaded.msMax} ms over ${f.loaded.count} requests (${f.batchesMs} ms); idle p50 ${f.idle.msP50} / p99 ${f.idle.msP99}`,
-        );
-      }
-    }
-
-    // ---------------------------------------------------------------- withdrawal creation
-    if (want('create')) {
-      // An API process of its own, with the preload that counts its requests to the node.
-      const createPort = await freePort();
-      const createApi = await startApi('api-create', { ...env, PORT: String(createPort), PUBLIC_URL: `http://127.0.0.1:${createPort}` }, { preload: true });
-      stops.push(createApi.child.stop);
-      figures.create = await createPhase({
-        api: createApi,
-        apiKey: API_KEY,
-        custody,
-        anvilUrl: anvil.url,
-        store,
-        redis,
-        prefix,
-        withdrawals: SIZES.withdrawals,
-        warmup: quick ? 50 : 200,
-        inFlight: 64,
-        log,
-      });
-      await createApi.child.stop();
-      log(`create: ${JSON.stringify(figures.create)}`);
-    }
-
-    // The service compiled to JavaScript, run by plain node as the image runs it: built once, when a phase needs it.
-    let builtDir: Promise<string> | undefined;
-    const built = () => {
-      if (!builtDir) {
-        log('building the service to JavaScript (bench/results/dist)');
-        builtDir = buildDist();
-      }
-      return builtDir;
-    };
-
-    // ---------------------------------------------------------------- API memory
-    if (want('api-memory')) {
-      // A fresh API process each (through tsx as `npm start` runs it, then built), with the
-      // open routes' default access and rate limit: the figure is the service as deployed.
-      const { OPEN_ROUTES_ANONYMOUS: _a, OPEN_ROUTES_RATE_PER_MINUTE: _r, ...deployed } = env;
-      figures.apiMemory = {};
-      for (const how of ['tsx', 'built'] as const) {
-        const memPort = await freePort();
-        const name = how === 'tsx' ? 'api-memory' : 'api-memory-built';
-        const memApi = await startApi(name, { ...deployed, PORT: String(memPort), PUBLIC_URL: `http://127.0.0.1:${memPort}` }, { preload: true, ...(how === 'built' ? { built: await built() } : {}) });
-        stops.push(memApi.child.stop);
-        log(`api-memory (${how}): ${SIZES.apiRequests} mixed requests to a fresh API process`);
-        const m = await apiMemory(
-          { api: memApi, custody, store, apiKey: API_KEY, callbackSecret: SECRET, run, snapshot: (n) => heapSnapshot(memApi.child, `${name}-${n}`) },
-          SIZES.apiRequests,
-        );
-        await memApi.child.stop();
-        figures.apiMemory[how] = m;
-        log(`api-memory (${how}): ${JSON.stringify(m)}`);
-      }
-    }
+    const b = await startServices(stops, prefix, redisUrl, redis);
+    if (want('ingest')) figures.callbacks = await ingestPhase(b);
+    if (want('address')) figures.address = await addressPhase(b);
+    if (want('status')) figures.statusUnderBatches = await statusPhase(b);
+    if (want('create')) figures.create = await creationPhase(b);
+    if (want('api-memory')) figures.apiMemory = await apiMemoryPhase(b);
 
     // ---------------------------------------------------------------- pipeline
-    const worker = await startWorker('worker', env);
-    stops.push(worker.stop);
-    // BENCH_WORKER_PROCESSES=2 adds worker processes for the drains and the idle phase (the memory phase uses the first alone).
-    const extraWorkers: Child[] = [];
-    for (let i = 2; i <= WORKER_PROCESSES; i++) {
-      const w = await startWorker(`worker-${i}`, env);
-      stops.push(w.stop);
-      extraWorkers.push(w);
-    }
-    const workersCpuSeconds = () => [worker, ...extraWorkers].reduce((sum, w) => sum + cpuSeconds(w), 0);
-    const workersStats = () => Promise.all([worker, ...extraWorkers].map((w) => w.stats()));
-    const workersSends = async () => (await workersStats()).flatMap((s) => s.sends);
-    const call = async (method: string, p: string, body?: unknown) => {
-      const res = await fetch(api.url + p, {
-        method,
-        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: res.status, body: (await res.json()) as Record<string, any> };
-    };
-    /** A custody vault registered here and funded with 100 ETH. */
-    const fundedVault = async () => {
-      const vault = custody.sim.createVault('ECDSA', { ledger: 'ethdev' });
-      const reg = await call('POST', '/api/v1.0/admin/vaults', { vaultId: vault.vaultId, ledgerId: 'ethdev', publicKey: vault.publicKey });
-      if (reg.status !== 201) throw new Error(`vault registration: ${JSON.stringify(reg.body)}`);
-      const funder = new DevChainFunder(anvil.url);
-      await funder.sendEth(reg.body.address as string, 100n * 10n ** 18n);
-      funder.destroy();
-      return { vaultId: vault.vaultId, address: reg.body.address as string };
-    };
-    /** Waits until the worker has nothing waiting, running or delayed (look-agains, confirmation checks). */
-    const workerIdle = async () => {
-      const queues = createQueues(redis, config);
-      await waitFor(
-        'the worker to be idle',
-        worker,
-        async () => {
-          for (const q of [queues.broadcast, queues.confirm]) {
-            const c = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-            if (Object.values(c).some((v) => v > 0)) return false;
-          }
-          return true;
-        },
-        180_000,
-      );
-      await queues.close();
-    };
-    /**
-     * One drain of signed withdrawals from a fresh vault. `live`: the held callbacks are
-     * released and the receiver and the worker run at once (first callback → last broadcast).
-     * `backlog`: broadcasts are paused while the receiver accepts every callback, then resumed:
-     * the worker alone takes the service's signed withdrawals to the node (resume → last broadcast).
-     */
-    const drain = async (mode: 'live' | 'backlog'): Promise<DrainFigures> => {
-      const n = SIZES.withdrawals;
-      const { vaultId, address } = await fundedVault();
-
-      log(`pipeline: ${n} ETH withdrawals created (64 requests in flight), their signed callbacks held until all are created`);
-      let release = () => undefined as void;
-      held = { open: new Promise<void>((r) => (release = r)), release: () => release(), waiting: 0 };
-      // Held callbacks must not outlive a failed run (the simulator waits for them when it stops).
-      stops.push(async () => release());
-      const createStart = Date.now();
-      let nextIndex = 0;
-      const operationIDs: string[] = [];
-      const refusals: string[] = [];
-      await Promise.all(
-        Array.from({ length: 64 }, async () => {
-          while (nextIndex < n) {
-            const i = nextIndex++;
-            const r = await call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, { recipientAddress: RECIPIENT, amount: '0.001', description: `bench ${i}` });
-            if (r.status === 200) operationIDs.push(r.body.operationID as string);
-            else refusals.push(`${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
-          }
-        }),
-      );
-      const createSeconds = (Date.now() - createStart) / 1000;
-      if (refusals.length) log(`${refusals.length} withdrawals refused, e.g. ${refusals[0]}`);
-      const gate = held;
-      await waitFor('every withdrawal signed', undefined, () => gate.waiting >= operationIDs.length, 120_000);
-
-      log(`drain reference: ${n} pre-signed transactions from a fresh account, sent one at a time by a bare client`);
-      const bare = await bareSend(anvil.url, n, RECIPIENT);
-      log(`bare client: ${n} in ${r2(bare.seconds)} s (${r1(bare.perSecond)}/s, RPC p50 ${r1(bare.rpcMsP50)} ms) from height ${bare.height}`);
-
-      log(`drain (${mode}): ${operationIDs.length} signed callbacks released`);
-      const queues = createQueues(redis, config);
-      if (mode === 'backlog') await queues.broadcast.pause();
-      firstCallback = Infinity;
-      acceptedCount = 0;
-      const allCounters = () => Promise.all([worker, ...extraWorkers].map((w) => w.counters()));
-      const sentOf = (counters: { sent: number }[]) => counters.reduce((a, c) => a + c.sent, 0);
-      const workersSent = async () => sentOf(await allCounters());
-      // One ask of every worker gives both: the sends so far and the first worker's GC count.
-      const countersBefore = await allCounters();
-      const sentBefore = sentOf(countersBefore);
-      const gcBefore = (countersBefore[0] as ChildCounters).gc;
-      let workerCpu0 = workersCpuSeconds();
-      const apiCpu0 = cpuSeconds(api.child);
-      held = undefined;
-      gate.release();
-      let resumedAt = NaN;
-      if (mode === 'backlog') {
-        await waitFor('every callback accepted', api.child, () => acceptedCount >= operationIDs.length, 120_000);
-        resumedAt = Date.now();
-        workerCpu0 = workersCpuSeconds();
-        await queues.broadcast.resume();
-      }
-      let ops: Operation[] = [];
-      let lastRead = Date.now();
-      const everyOneOut = async () => {
-        lastRead = Date.now();
-        ops = (await store.listForVault(vaultId, 0, n + 10)).items;
-        return ops.length === operationIDs.length && ops.every((o) => ['BROADCAST', 'CONFIRMED', 'FAILED'].includes(o.status));
-      };
-      // While the drain runs, only the workers' send counters are asked (a message each):
-      // reading every withdrawal record ten times a second (megabytes from Redis, parsed here)
-      // took CPU from the two cores the worker shares. The records are read once the sends are
-      // all out, or every 2 s should some withdrawal never be sent (FAILED).
-      await waitFor('every withdrawal sent', worker, async () => (await workersSent()) >= sentBefore + n || (Date.now() - lastRead > 2000 && everyOneOut()), 300_000);
-      await waitFor('every withdrawal broadcast', worker, everyOneOut, 300_000);
-      const broadcastAt = (o: Operation) => Date.parse(o.history.find((h) => h.status === 'BROADCAST')?.at ?? '');
-      const sent = ops.filter((o) => Number.isFinite(broadcastAt(o)));
-      const lastBroadcast = Math.max(...sent.map(broadcastAt));
-      // Up to the last look at the store (a few polls past the last broadcast); confirmation checks included.
-      const workerCpuMs = ((workersCpuSeconds() - workerCpu0) * 1000) / n;
-      const apiCpuMs = ((cpuSeconds(api.child) - apiCpu0) * 1000) / n;
-      const all = await workersStats();
-      const stats = all[0] as ChildStats;
-      const vaultTxids = new Set(sent.map((o) => (o.txids[0] as string).toLowerCase()));
-      const vaultSends = all.flatMap((s) => s.sends).filter((s) => vaultTxids.has(s.txid.toLowerCase()));
-      const callbackToBroadcast = sent.map((o) => broadcastAt(o) - (accepted.get(o.unsigned.payloads[0]?.digest ?? '') ?? NaN)).filter(Number.isFinite);
-
-      // No nonce gap: the vault's transactions carry exactly the nonces 0..n-1.
-      const nonces: number[] = [];
-      const txids = sent.map((o) => o.txids[0] as string);
-      for (let i = 0; i < txids.length; i += 100) {
-        const batch = txids.slice(i, i + 100).map((h, k) => ({ jsonrpc: '2.0', id: k, method: 'eth_getTransactionByHash', params: [h] }));
-        const res = (await (await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(batch) })).json()) as {
-          result: { nonce: string } | null;
-        }[];
-        for (const r of res) if (r.result) nonces.push(Number(BigInt(r.result.nonce)));
-      }
-      nonces.sort((x, y) => x - y);
-      const countRes = (await (
-        await fetch(anvil.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionCount', params: [address, 'pending'] }),
-        })
-      ).json()) as { result: string };
-      const chainCount = Number(BigInt(countRes.result));
-      const drainSeconds = (lastBroadcast - (mode === 'backlog' ? resumedAt : firstCallback)) / 1000;
-      const lastAccepted = Math.max(...sent.map((o) => accepted.get(o.unsigned.payloads[0]?.digest ?? '') ?? -Infinity));
-      const result: DrainFigures = {
-        mode,
-        withdrawals: n,
-        created: operationIDs.length,
-        createSeconds: r2(createSeconds),
-        drainSeconds: r2(drainSeconds),
-        broadcastsPerSecond: r1(sent.length / drainSeconds),
-        bare: { ...bare, seconds: r2(bare.seconds), perSecond: r1(bare.perSecond), rpcMsP50: r1(bare.rpcMsP50) },
-        drainRatio: r2(sent.length / drainSeconds / bare.perSecond),
-        rpcMsP50: r1(pct(vaultSends.map((s) => s.ms), 50)),
-        nodeSends: vaultSends.length,
-        distinctSent: new Set(vaultSends.map((s) => s.txid.toLowerCase())).size,
-        // The sends of one batch share the moment its answer was read.
-        sendRequests: new Set(vaultSends.map((s) => s.at)).size,
-        workerGcs: { minor: stats.gc.minor - gcBefore.minor, major: stats.gc.major - gcBefore.major },
-        // Runs of the withdrawals' broadcast jobs so far: one each, plus a run for every look again.
-        broadcastRuns: (await Promise.all(ops.map((o) => queues.broadcast.getJob(broadcastJobId(o.id))))).reduce((a, j) => a + (j?.attemptsStarted ?? 0), 0),
-        callbackToBroadcastMsP50: r1(pct(callbackToBroadcast, 50)),
-        callbacksAcceptedSeconds: r2((lastAccepted - firstCallback) / 1000),
-        nonces: {
-          first: nonces[0] ?? -1,
-          last: nonces[nonces.length - 1] ?? -1,
-          count: nonces.length,
-          contiguous: nonces.length === n && nonces.every((x, i) => x === i),
-          chainCount,
-        },
-        failed: ops.filter((o) => o.status === 'FAILED').length,
-        workerCpuMsPerWithdrawal: r2(workerCpuMs),
-        apiCpuMsPerWithdrawal: r2(apiCpuMs),
-        workerRssMB: r1(stats.memory.rss / MB),
-      };
-      // The rest of the withdrawals' life in the worker: confirmations, and whatever looks again.
-      await workerIdle();
-      result.workerCpuMsPerWithdrawalUntilIdle = r2(((workersCpuSeconds() - workerCpu0) * 1000) / n);
-      await queues.close();
-      log(`drain (${mode}): ${JSON.stringify(result)}`);
-      return result;
-    };
+    const w = await startWorkers(b);
     if (want('pipeline')) {
       // Each drain ends once the worker is idle, so the backlog drain starts on a quiet worker.
-      figures.pipeline = await drain('live');
-      figures.backlog = await drain('backlog');
+      figures.pipeline = await drain(b, w, 'live');
+      figures.backlog = await drain(b, w, 'backlog');
     }
-
-    // ---------------------------------------------------------------- idle latency
-    if (want('idle')) {
-      // Idle means idle: the drain's look-agains and confirmation checks finish first.
-      await workerIdle();
-      const { vaultId } = await fundedVault();
-      const warmup = 5;
-      log(`idle latency: ${SIZES.idle} withdrawals one at a time (after ${warmup} not counted)`);
-      figures.idle = await idleLatency({
-        count: SIZES.idle,
-        warmup,
-        store,
-        accepted: acceptedAt,
-        sends: workersSends,
-        withdraw: async (i) => {
-          const r = await call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, { recipientAddress: RECIPIENT, amount: '0.001', description: `idle ${i}` });
-          if (r.status !== 200) throw new Error(`idle withdrawal ${i}: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
-          return r.body.operationID as string;
-        },
-      });
-      log(`idle: ${JSON.stringify(figures.idle)}`);
-    }
-
-    // ---------------------------------------------------------------- worker memory
-    if (want('memory')) {
-      // The same worker process (run through tsx, as `npm run worker` does) goes on with many
-      // more jobs; then a worker compiled to JavaScript and run by plain node, as the image runs it.
-      const memDeps = { redis, store, config, withdrawalId: `mem-${run}` };
-      log(`memory: ${SIZES.jobs} jobs through the worker (tsx; RETAIN_COMPLETED_JOBS ${config.retainCompletedJobs})`);
-      for (const w of extraWorkers) await w.stop();
-      const tsx = await workerMemory({ ...memDeps, worker, snapshot: (n) => heapSnapshot(worker, `worker-${n}`) }, SIZES.jobs);
-      log(`memory (tsx): ${JSON.stringify(tsx)}`);
-      await worker.stop();
-      const builtWorker = await startWorker('worker-built', env, { built: await built() });
-      stops.push(builtWorker.stop);
-      const rssAtStartMB = r1((await builtWorker.stats()).memory.rss / MB);
-      log(`memory: ${SIZES.jobs} jobs through the built worker (node dist/src/worker-main.js, started at ${rssAtStartMB} MB)`);
-      const node = await workerMemory({ ...memDeps, worker: builtWorker, snapshot: (n) => heapSnapshot(builtWorker, `worker-built-${n}`) }, SIZES.jobs);
-      await builtWorker.stop();
-      figures.memory = { tsx, built: node };
-      log(`memory (built): ${JSON.stringify(node)}`);
-    }
+    if (want('idle')) figures.idle = await idlePhase(b, w);
+    if (want('memory')) figures.memory = await memoryPhase(b, w);
 
     report(figures);
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
     if (redisUrl) await cleanRedis(redisUrl, [prefix]).catch((e: unknown) => log(`cleanup: ${(e as Error).message}`));
   }
+}
+
+/**
+ * Blocks every second, as a chain makes them: automining one block per transaction makes
+ * anvil slower with every block (consecutive thousands of transfers took 1.7, 2.7, 4.0 and
+ * 5.0 s here), so the drain and its reference, a thousand blocks apart, would not meet the
+ * same node. With 1 s blocks the same runs take 0.8–1.2 s each, whatever came before.
+ *
+ * One API process (src/main.ts) and, from the pipeline phase on, one worker process
+ * (src/worker-main.ts), as deployed; the custody simulator runs here.
+ */
+async function startServices(stops: Bench['stops'], prefix: string, redisUrl: string, redis: Redis): Promise<Bench> {
+  const anvil = await startAnvil({ blockTime: 1 });
+  stops.push(anvil.stop);
+
+  const port = await freePort();
+  const tap: CallbackTap = { accepted: new Map(), acceptedAt: new Map(), firstCallback: Infinity, acceptedCount: 0 };
+  const hrNow = () => performance.timeOrigin + performance.now();
+  let inFlight = 0;
+  const slots: (() => void)[] = [];
+  const custody = await startCustodySimulator({
+    secret: SECRET,
+    callbackBaseUrl: `http://127.0.0.1:${port}`,
+    quorum: { approvers: 1, required: 1, approvalDelayMs: 0 },
+    callbackRetry: { timeoutMs: 600_000 },
+    fetch: async (input, init) => {
+      const gate = tap.held;
+      if (gate) {
+        gate.waiting++;
+        await gate.open;
+        if (inFlight >= 64) await new Promise<void>((r) => slots.push(r));
+      }
+      inFlight++;
+      try {
+        tap.firstCallback = Math.min(tap.firstCallback, Date.now());
+        const body = typeof init?.body === 'string' ? init.body : '';
+        // Signed now: a held callback's timestamp is as old as its wait.
+        const res = await fetch(input, gate ? { ...init, headers: { 'content-type': 'application/json', ...signCallback(SECRET, body) } } : init);
+        const at = hrNow();
+        if (res.ok) tap.acceptedCount++;
+        if (res.ok && body) {
+          for (const d of (JSON.parse(body) as { dataToSign: string[] }).dataToSign) {
+            tap.accepted.set(d.toLowerCase(), Date.now());
+            tap.acceptedAt.set(d.toLowerCase(), at);
+          }
+        }
+        return res;
+      } finally {
+        inFlight--;
+        slots.shift()?.();
+      }
+    },
+  });
+  stops.push(custody.stop);
+  const ledgers = {
+    ethdev: { rpcUrl: anvil.url, confirmations: 1 },
+    // Address derivation needs no node: closed ports.
+    btcregtest: { backend: 'esplora', url: 'http://127.0.0.1:9' },
+    stellardev: { horizonUrl: 'http://127.0.0.1:9' },
+  };
+  const env = serviceEnv(redisUrl, prefix, port, ledgers, custody.url);
+  const config = loadConfig(env, families, 'bench');
+  const store = new OperationStore(redis, `${prefix}:`);
+  const echoPort = await freePort();
+  const echo = startNode('echo', 'bench/echo-server.ts', [String(echoPort)], {});
+  stops.push(echo.stop);
+  const api = await startApi('api', env);
+  stops.push(api.child.stop);
+  await waitFor('echo server', echo, () => answers(`http://127.0.0.1:${echoPort}/`));
+  log(`redis ${redisUrl}, anvil ${anvil.url}, api ${api.url}, echo :${echoPort}`);
+
+  let builtDir: Promise<string> | undefined;
+  const built = () => {
+    if (!builtDir) {
+      log('building the service to JavaScript (bench/results/dist)');
+      builtDir = buildDist();
+    }
+    return builtDir;
+  };
+  return { stops, prefix, redisUrl, redis, anvil, custody, tap, env, config, store, api, echo, echoPort, built };
+}
+
+/** Callback ingest: the receiver against a bare echo server, the same signed bodies to each. */
+async function ingestPhase({ store, api, echo, echoPort, redis, redisUrl, config, prefix }: Bench): Promise<NonNullable<Figures['callbacks']>> {
+  const warmFile = path.join(RESULTS, 'callbacks-warmup.jsonl');
+  const mainFile = path.join(RESULTS, 'callbacks.jsonl');
+  log(`pre-creating ${SIZES.warmup + SIZES.callbacks} operations with signed callbacks`);
+  await prepareCallbacks(store, 'ethdev', SIZES.warmup, warmFile, `warm-${run}`);
+  await prepareCallbacks(store, 'ethdev', SIZES.callbacks, mainFile, `main-${run}`);
+  const cbUrl = `${api.url}/api/v1.0/sign_complete_callback?ledgerId=ethdev`;
+  const echoUrl = `http://127.0.0.1:${echoPort}/echo`;
+  const c = SIZES.connections;
+  log(`callback ingest: warm-up, then ${SIZES.callbacks} requests each to the echo server and the receiver, ${c} connections`);
+  const common = { method: 'POST' as const, connections: c, hmacSecret: SECRET };
+  const [, warm] = (await runLoad([
+    { ...common, url: echoUrl, amount: SIZES.warmup, bodiesFile: warmFile },
+    { ...common, url: cbUrl, amount: SIZES.warmup, bodiesFile: warmFile },
+  ])) as [LoadResult, LoadResult];
+  if (warm.non2xx) throw new Error(`${warm.non2xx} warm-up callbacks were refused; see ${api.child.log}`);
+  // Each measured pass alone, so the CPU its server used is known (a figure that other load on the machine does not inflate).
+  const measured = async (server: Child, url: string) => {
+    const before = cpuSeconds(server);
+    const [result] = (await runLoad([{ ...common, url, amount: SIZES.callbacks, bodiesFile: mainFile }])) as [LoadResult];
+    return { result, cpuMsPerRequest: ((cpuSeconds(server) - before) * 1000) / result.requests };
+  };
+  const { result: echoResult, cpuMsPerRequest: echoCpuMs } = await measured(echo, echoUrl);
+  const redisCpu0 = await redisCpuSeconds(redis);
+  const { result: service, cpuMsPerRequest: apiCpuMs } = await measured(api.child, cbUrl);
+  // Everything the Redis server did meanwhile: only the callbacks' share on a Redis of the bench's own.
+  const redisCpuMs = (((await redisCpuSeconds(redis)) - redisCpu0) * 1000) / service.requests;
+  const queues = createQueues(redis, config);
+  const counts = await queues.broadcast.getJobCounts('waiting', 'paused', 'prioritized');
+  // The fake operations must not reach the worker or the reconciler of the next phases.
+  await queues.broadcast.obliterate({ force: true });
+  await redis.del(operationKeys(servicePrefix(prefix)).open);
+  await queues.close();
+  const enqueued = Object.values(counts).reduce((x, y) => x + y, 0);
+  const figures = { service, echo: echoResult, ratio: service.rps / echoResult.rps, enqueued, apiCpuMsPerCallback: Math.round(apiCpuMs * 1000) / 1000, echoCpuMsPerRequest: Math.round(echoCpuMs * 1000) / 1000, redisCpuMsPerCallback: Math.round(redisCpuMs * 1000) / 1000, ownRedis: redisUrl !== (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') };
+  log(`callbacks ${r1(service.rps)} req/s (p99 ${service.p99} ms, API CPU ${apiCpuMs.toFixed(3)} ms each) vs echo ${r1(echoResult.rps)} req/s (CPU ${echoCpuMs.toFixed(3)} ms each); ${enqueued} jobs enqueued`);
+  return figures;
+}
+
+/** address-from-publickey: 1,000 keys per request over one connection, vs the ledger's library looping over the same keys here. */
+async function addressPhase({ api }: Bench): Promise<NonNullable<Figures['address']>> {
+  const keys = randomKeys(BATCH);
+  const spki = keys.secp.map((p) => toCustodyKeyId({ scheme: 'secp256k1', bytes: ecc.pointCompress(p, true) }));
+  const rawLoops: Record<string, { keys: string[]; derive: (k: string) => string }> = {
+    ethdev: { keys: spki, derive: (k) => computeAddress(`0x${k.slice(46)}`) },
+    btcregtest: {
+      keys: spki,
+      derive: (k) => payments.p2wpkh({ pubkey: ecc.pointCompress(Buffer.from(k.slice(46), 'hex'), true), network: networks.regtest }).address as string,
+    },
+    stellardev: { keys: keys.ed.map((b) => b.toString('hex')), derive: (k) => StrKey.encodeEd25519PublicKey(Buffer.from(k, 'hex')) },
+  };
+  const specs = [];
+  for (const [ledgerId, loop] of Object.entries(rawLoops)) {
+    const file = path.join(RESULTS, `keys-${ledgerId}.jsonl`);
+    writeFileSync(file, `${JSON.stringify({ keys: loop.keys })}\n`);
+    const url = `${api.url}/api/v1.0/ledgers/${ledgerId}/address-from-publickey`;
+    const check = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ keys: loop.keys }) });
+    const body = (await check.json()) as { items: { address: string }[] };
+    if (check.status !== 200 || loop.keys.some((k, i) => body.items[i]?.address !== loop.derive(k))) {
+      throw new Error(`${ledgerId}: address-from-publickey disagrees with the library: ${JSON.stringify(body).slice(0, 300)}`);
+    }
+    specs.push({ url, method: 'POST' as const, connections: 1, amount: 3, bodiesFile: file }, { url, method: 'POST' as const, connections: 1, duration: SIZES.addressSeconds, bodiesFile: file });
+  }
+  log(`address-from-publickey: ${SIZES.addressSeconds} s of ${BATCH}-key batches per ledger`);
+  const results = await runLoad(specs);
+  const figures: NonNullable<Figures['address']> = {};
+  for (const [i, [ledgerId, loop]] of Object.entries(rawLoops).entries()) {
+    const http = results[2 * i + 1] as LoadResult;
+    for (const k of loop.keys) loop.derive(k);
+    let n = 0;
+    const started = performance.now();
+    while (performance.now() - started < SIZES.addressSeconds * 1000) {
+      for (const k of loop.keys) loop.derive(k);
+      n += loop.keys.length;
+    }
+    const raw = n / ((performance.now() - started) / 1000);
+    // One connection: keys/s is the batch size over the mean time of a batch.
+    const httpKeys = (BATCH * 1000) / http.mean;
+    figures[ledgerId] = { httpKeysPerSec: Math.round(httpKeys), rawKeysPerSec: Math.round(raw), ratio: httpKeys / raw, batchP50Ms: http.p50 };
+    log(`address ${ledgerId}: ${Math.round(httpKeys)} keys/s over HTTP vs ${Math.round(raw)} raw`);
+  }
+  return figures;
+}
+
+/** /status under four 10,000-key batches. */
+async function statusPhase({ api, env }: Bench): Promise<NonNullable<Figures['statusUnderBatches']>> {
+  const big = randomKeys(quick ? 2_000 : 10_000).secp.map((p) => toCustodyKeyId({ scheme: 'secp256k1', bytes: ecc.pointCompress(p, true) }));
+  // The API as configured (derivation threads), then a second API process deriving on its main thread in time slices.
+  const withThreads = await statusUnderBatches(api.url, 'btcregtest', big);
+  const sliced = await startApi('api-slices', { ...env, PORT: String(await freePort()), DERIVE_THREADS: '0' });
+  const inSlices = await statusUnderBatches(sliced.url, 'btcregtest', big).finally(() => sliced.child.stop());
+  const figures = { threads: withThreads, slices: inSlices };
+  for (const [name, f] of Object.entries(figures)) {
+    log(
+      `/status under ${f.batches} batches of ${f.keysPerBatch} keys (${name}): p50 ${f.loaded.msP50} / p99 ${f.loaded.msP99} / max ${f.loaded.msMax} ms over ${f.loaded.count} requests (${f.batchesMs} ms); idle p50 ${f.idle.msP50} / p99 ${f.idle.msP99}`,
+    );
+  }
+  return figures;
+}
+
+/** Withdrawal creation (bench/create-phase.ts), on an API process of its own with the preload that counts its requests to the node. */
+async function creationPhase({ env, stops, custody, anvil, store, redis, prefix }: Bench): Promise<CreateFigures> {
+  const createPort = await freePort();
+  const createApi = await startApi('api-create', { ...env, PORT: String(createPort), PUBLIC_URL: `http://127.0.0.1:${createPort}` }, { preload: true });
+  stops.push(createApi.child.stop);
+  const figures = await createPhase({
+    api: createApi,
+    apiKey: API_KEY,
+    custody,
+    anvilUrl: anvil.url,
+    store,
+    redis,
+    prefix,
+    withdrawals: SIZES.withdrawals,
+    warmup: quick ? 50 : 200,
+    inFlight: 64,
+    log,
+  });
+  await createApi.child.stop();
+  log(`create: ${JSON.stringify(figures)}`);
+  return figures;
+}
+
+/**
+ * API memory: a fresh API process each (through tsx as `npm start` runs it, then built), with
+ * the open routes' default access and rate limit: the figure is the service as deployed.
+ */
+async function apiMemoryPhase({ env, stops, custody, store, built }: Bench): Promise<NonNullable<Figures['apiMemory']>> {
+  const { OPEN_ROUTES_ANONYMOUS: _a, OPEN_ROUTES_RATE_PER_MINUTE: _r, ...deployed } = env;
+  const figures: NonNullable<Figures['apiMemory']> = {};
+  for (const how of ['tsx', 'built'] as const) {
+    const memPort = await freePort();
+    const name = how === 'tsx' ? 'api-memory' : 'api-memory-built';
+    const memApi = await startApi(name, { ...deployed, PORT: String(memPort), PUBLIC_URL: `http://127.0.0.1:${memPort}` }, { preload: true, ...(how === 'built' ? { built: await built() } : {}) });
+    stops.push(memApi.child.stop);
+    log(`api-memory (${how}): ${SIZES.apiRequests} mixed requests to a fresh API process`);
+    const m = await apiMemory(
+      { api: memApi, custody, store, apiKey: API_KEY, callbackSecret: SECRET, run, snapshot: (n) => heapSnapshot(memApi.child, `${name}-${n}`) },
+      SIZES.apiRequests,
+    );
+    await memApi.child.stop();
+    figures[how] = m;
+    log(`api-memory (${how}): ${JSON.stringify(m)}`);
+  }
+  return figures;
+}
+
+/** BENCH_WORKER_PROCESSES=2 adds worker processes for the drains and the idle phase (the memory phase uses the first alone). */
+async function startWorkers({ env, stops }: Bench): Promise<Workers> {
+  const worker = await startWorker('worker', env);
+  stops.push(worker.stop);
+  const extraWorkers: Child[] = [];
+  for (let i = 2; i <= WORKER_PROCESSES; i++) {
+    const w = await startWorker(`worker-${i}`, env);
+    stops.push(w.stop);
+    extraWorkers.push(w);
+  }
+  const workersCpuSeconds = () => [worker, ...extraWorkers].reduce((sum, w) => sum + cpuSeconds(w), 0);
+  const workersStats = () => Promise.all([worker, ...extraWorkers].map((w) => w.stats()));
+  const workersSends = async () => (await workersStats()).flatMap((s) => s.sends);
+  return { worker, extraWorkers, workersCpuSeconds, workersStats, workersSends };
+}
+
+async function call({ api }: Bench, method: string, p: string, body?: unknown) {
+  const res = await fetch(api.url + p, {
+    method,
+    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+/** A custody vault registered here and funded with 100 ETH. */
+async function fundedVault(b: Bench) {
+  const vault = b.custody.sim.createVault('ECDSA', { ledger: 'ethdev' });
+  const reg = await call(b, 'POST', '/api/v1.0/admin/vaults', { vaultId: vault.vaultId, ledgerId: 'ethdev', publicKey: vault.publicKey });
+  if (reg.status !== 201) throw new Error(`vault registration: ${JSON.stringify(reg.body)}`);
+  const funder = new DevChainFunder(b.anvil.url);
+  await funder.sendEth(reg.body.address as string, 100n * 10n ** 18n);
+  funder.destroy();
+  return { vaultId: vault.vaultId, address: reg.body.address as string };
+}
+
+/** Waits until the worker has nothing waiting, running or delayed (look-agains, confirmation checks). */
+async function workerIdle({ redis, config }: Bench, { worker }: Workers): Promise<void> {
+  const queues = createQueues(redis, config);
+  await waitFor(
+    'the worker to be idle',
+    worker,
+    async () => {
+      for (const q of [queues.broadcast, queues.confirm]) {
+        const c = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+        if (Object.values(c).some((v) => v > 0)) return false;
+      }
+      return true;
+    },
+    180_000,
+  );
+  await queues.close();
+}
+
+/**
+ * Creates `n` withdrawals from the vault, 64 requests in flight, and holds their signed
+ * callbacks until every one is signed; returns the gate that releases them.
+ */
+async function createHeld(b: Bench, vaultId: string, n: number) {
+  log(`pipeline: ${n} ETH withdrawals created (64 requests in flight), their signed callbacks held until all are created`);
+  let release = () => undefined as void;
+  const gate = { open: new Promise<void>((r) => (release = r)), release: () => release(), waiting: 0 };
+  b.tap.held = gate;
+  // Held callbacks must not outlive a failed run (the simulator waits for them when it stops).
+  b.stops.push(async () => release());
+  const createStart = Date.now();
+  let nextIndex = 0;
+  const operationIDs: string[] = [];
+  const refusals: string[] = [];
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (nextIndex < n) {
+        const i = nextIndex++;
+        const r = await call(b, 'POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, { recipientAddress: RECIPIENT, amount: '0.001', description: `bench ${i}` });
+        if (r.status === 200) operationIDs.push(r.body.operationID as string);
+        else refusals.push(`${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+      }
+    }),
+  );
+  const createSeconds = (Date.now() - createStart) / 1000;
+  if (refusals.length) log(`${refusals.length} withdrawals refused, e.g. ${refusals[0]}`);
+  await waitFor('every withdrawal signed', undefined, () => gate.waiting >= operationIDs.length, 120_000);
+  return { operationIDs, createSeconds, gate };
+}
+
+/** The nonces of the vault's transactions as the node has them, sorted, and the account's pending transaction count. */
+async function chainNonces(anvilUrl: string, txids: string[], address: string): Promise<{ nonces: number[]; chainCount: number }> {
+  const nonces: number[] = [];
+  for (let i = 0; i < txids.length; i += 100) {
+    const batch = txids.slice(i, i + 100).map((h, k) => ({ jsonrpc: '2.0', id: k, method: 'eth_getTransactionByHash', params: [h] }));
+    const res = (await (await fetch(anvilUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(batch) })).json()) as {
+      result: { nonce: string } | null;
+    }[];
+    for (const r of res) if (r.result) nonces.push(Number(BigInt(r.result.nonce)));
+  }
+  nonces.sort((x, y) => x - y);
+  const countRes = (await (
+    await fetch(anvilUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionCount', params: [address, 'pending'] }),
+    })
+  ).json()) as { result: string };
+  return { nonces, chainCount: Number(BigInt(countRes.result)) };
+}
+
+/**
+ * One drain of signed withdrawals from a fresh vault. `live`: the held callbacks are
+ * released and the receiver and the worker run at once (first callback → last broadcast).
+ * `backlog`: broadcasts are paused while the receiver accepts every callback, then resumed:
+ * the worker alone takes the service's signed withdrawals to the node (resume → last broadcast).
+ */
+async function drain(b: Bench, w: Workers, mode: 'live' | 'backlog'): Promise<DrainFigures> {
+  const { tap, redis, config, store, api, anvil } = b;
+  const { worker, extraWorkers, workersCpuSeconds, workersStats } = w;
+  const n = SIZES.withdrawals;
+  const { vaultId, address } = await fundedVault(b);
+  const { operationIDs, createSeconds, gate } = await createHeld(b, vaultId, n);
+
+  log(`drain reference: ${n} pre-signed transactions from a fresh account, sent one at a time by a bare client`);
+  const bare = await bareSend(anvil.url, n, RECIPIENT);
+  log(`bare client: ${n} in ${r2(bare.seconds)} s (${r1(bare.perSecond)}/s, RPC p50 ${r1(bare.rpcMsP50)} ms) from height ${bare.height}`);
+
+  log(`drain (${mode}): ${operationIDs.length} signed callbacks released`);
+  const queues = createQueues(redis, config);
+  if (mode === 'backlog') await queues.broadcast.pause();
+  tap.firstCallback = Infinity;
+  tap.acceptedCount = 0;
+  const allCounters = () => Promise.all([worker, ...extraWorkers].map((w) => w.counters()));
+  const sentOf = (counters: { sent: number }[]) => counters.reduce((a, c) => a + c.sent, 0);
+  const workersSent = async () => sentOf(await allCounters());
+  // One ask of every worker gives both: the sends so far and the first worker's GC count.
+  const countersBefore = await allCounters();
+  const sentBefore = sentOf(countersBefore);
+  const gcBefore = (countersBefore[0] as ChildCounters).gc;
+  let workerCpu0 = workersCpuSeconds();
+  const apiCpu0 = cpuSeconds(api.child);
+  tap.held = undefined;
+  gate.release();
+  let resumedAt = NaN;
+  if (mode === 'backlog') {
+    await waitFor('every callback accepted', api.child, () => tap.acceptedCount >= operationIDs.length, 120_000);
+    resumedAt = Date.now();
+    workerCpu0 = workersCpuSeconds();
+    await queues.broadcast.resume();
+  }
+  let ops: Operation[] = [];
+  let lastRead = Date.now();
+  const everyOneOut = async () => {
+    lastRead = Date.now();
+    ops = (await store.listForVault(vaultId, 0, n + 10)).items;
+    return ops.length === operationIDs.length && ops.every((o) => ['BROADCAST', 'CONFIRMED', 'FAILED'].includes(o.status));
+  };
+  // While the drain runs, only the workers' send counters are asked (a message each):
+  // reading every withdrawal record ten times a second (megabytes from Redis, parsed here)
+  // took CPU from the two cores the worker shares. The records are read once the sends are
+  // all out, or every 2 s should some withdrawal never be sent (FAILED).
+  await waitFor('every withdrawal sent', worker, async () => (await workersSent()) >= sentBefore + n || (Date.now() - lastRead > 2000 && everyOneOut()), 300_000);
+  await waitFor('every withdrawal broadcast', worker, everyOneOut, 300_000);
+  const broadcastAt = (o: Operation) => Date.parse(o.history.find((h) => h.status === 'BROADCAST')?.at ?? '');
+  const sent = ops.filter((o) => Number.isFinite(broadcastAt(o)));
+  const lastBroadcast = Math.max(...sent.map(broadcastAt));
+  // Up to the last look at the store (a few polls past the last broadcast); confirmation checks included.
+  const workerCpuMs = ((workersCpuSeconds() - workerCpu0) * 1000) / n;
+  const apiCpuMs = ((cpuSeconds(api.child) - apiCpu0) * 1000) / n;
+  const all = await workersStats();
+  const stats = all[0] as ChildStats;
+  const vaultTxids = new Set(sent.map((o) => (o.txids[0] as string).toLowerCase()));
+  const vaultSends = all.flatMap((s) => s.sends).filter((s) => vaultTxids.has(s.txid.toLowerCase()));
+  const callbackToBroadcast = sent.map((o) => broadcastAt(o) - (tap.accepted.get(o.unsigned.payloads[0]?.digest ?? '') ?? NaN)).filter(Number.isFinite);
+
+  // No nonce gap: the vault's transactions carry exactly the nonces 0..n-1.
+  const { nonces, chainCount } = await chainNonces(anvil.url, sent.map((o) => o.txids[0] as string), address);
+  const drainSeconds = (lastBroadcast - (mode === 'backlog' ? resumedAt : tap.firstCallback)) / 1000;
+  const lastAccepted = Math.max(...sent.map((o) => tap.accepted.get(o.unsigned.payloads[0]?.digest ?? '') ?? -Infinity));
+  const result: DrainFigures = {
+    mode,
+    withdrawals: n,
+    created: operationIDs.length,
+    createSeconds: r2(createSeconds),
+    drainSeconds: r2(drainSeconds),
+    broadcastsPerSecond: r1(sent.length / drainSeconds),
+    bare: { ...bare, seconds: r2(bare.seconds), perSecond: r1(bare.perSecond), rpcMsP50: r1(bare.rpcMsP50) },
+    drainRatio: r2(sent.length / drainSeconds / bare.perSecond),
+    rpcMsP50: r1(pct(vaultSends.map((s) => s.ms), 50)),
+    nodeSends: vaultSends.length,
+    distinctSent: new Set(vaultSends.map((s) => s.txid.toLowerCase())).size,
+    // The sends of one batch share the moment its answer was read.
+    sendRequests: new Set(vaultSends.map((s) => s.at)).size,
+    workerGcs: { minor: stats.gc.minor - gcBefore.minor, major: stats.gc.major - gcBefore.major },
+    // Runs of the withdrawals' broadcast jobs so far: one each, plus a run for every look again.
+    broadcastRuns: (await Promise.all(ops.map((o) => queues.broadcast.getJob(broadcastJobId(o.id))))).reduce((a, j) => a + (j?.attemptsStarted ?? 0), 0),
+    callbackToBroadcastMsP50: r1(pct(callbackToBroadcast, 50)),
+    callbacksAcceptedSeconds: r2((lastAccepted - tap.firstCallback) / 1000),
+    nonces: {
+      first: nonces[0] ?? -1,
+      last: nonces[nonces.length - 1] ?? -1,
+      count: nonces.length,
+      contiguous: nonces.length === n && nonces.every((x, i) => x === i),
+      chainCount,
+    },
+    failed: ops.filter((o) => o.status === 'FAILED').length,
+    workerCpuMsPerWithdrawal: r2(workerCpuMs),
+    apiCpuMsPerWithdrawal: r2(apiCpuMs),
+    workerRssMB: r1(stats.memory.rss / MB),
+  };
+  // The rest of the withdrawals' life in the worker: confirmations, and whatever looks again.
+  await workerIdle(b, w);
+  result.workerCpuMsPerWithdrawalUntilIdle = r2(((workersCpuSeconds() - workerCpu0) * 1000) / n);
+  await queues.close();
+  log(`drain (${mode}): ${JSON.stringify(result)}`);
+  return result;
+}
+
+/** Idle latency: withdrawals one at a time on a worker with nothing else to do. */
+async function idlePhase(b: Bench, w: Workers): Promise<IdleLatency> {
+  // Idle means idle: the drain's look-agains and confirmation checks finish first.
+  await workerIdle(b, w);
+  const { vaultId } = await fundedVault(b);
+  const warmup = 5;
+  log(`idle latency: ${SIZES.idle} withdrawals one at a time (after ${warmup} not counted)`);
+  const figures = await idleLatency({
+    count: SIZES.idle,
+    warmup,
+    store: b.store,
+    accepted: b.tap.acceptedAt,
+    sends: w.workersSends,
+    withdraw: async (i) => {
+      const r = await call(b, 'POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, { recipientAddress: RECIPIENT, amount: '0.001', description: `idle ${i}` });
+      if (r.status !== 200) throw new Error(`idle withdrawal ${i}: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+      return r.body.operationID as string;
+    },
+  });
+  log(`idle: ${JSON.stringify(figures)}`);
+  return figures;
+}
+
+/**
+ * Worker memory: the same worker process (run through tsx, as `npm run worker` does) goes on
+ * with many more jobs; then a worker compiled to JavaScript and run by plain node, as the image runs it.
+ */
+async function memoryPhase({ redis, store, config, env, stops, built }: Bench, { worker, extraWorkers }: Workers): Promise<NonNullable<Figures['memory']>> {
+  const memDeps = { redis, store, config, withdrawalId: `mem-${run}` };
+  log(`memory: ${SIZES.jobs} jobs through the worker (tsx; RETAIN_COMPLETED_JOBS ${config.retainCompletedJobs})`);
+  for (const w of extraWorkers) await w.stop();
+  const tsx = await workerMemory({ ...memDeps, worker, snapshot: (n) => heapSnapshot(worker, `worker-${n}`) }, SIZES.jobs);
+  log(`memory (tsx): ${JSON.stringify(tsx)}`);
+  await worker.stop();
+  const builtWorker = await startWorker('worker-built', env, { built: await built() });
+  stops.push(builtWorker.stop);
+  const rssAtStartMB = r1((await builtWorker.stats()).memory.rss / MB);
+  log(`memory: ${SIZES.jobs} jobs through the built worker (node dist/src/worker-main.js, started at ${rssAtStartMB} MB)`);
+  const node = await workerMemory({ ...memDeps, worker: builtWorker, snapshot: (n) => heapSnapshot(builtWorker, `worker-built-${n}`) }, SIZES.jobs);
+  await builtWorker.stop();
+  log(`memory (built): ${JSON.stringify(node)}`);
+  return { tsx, built: node };
 }
 
 /** CPU seconds the Redis server has used (INFO cpu), all clients together. */

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { LuaScript, NOW_MS_LUA } from '../platform/redis-script.js';
+import { luaScript, NOW_MS_LUA } from '../platform/redis-script.js';
 import type { Redis } from 'ioredis';
 import { RateLimitedError } from '../platform/errors.js';
 import type { AuthContext } from './auth.js';
@@ -18,7 +18,7 @@ export interface RateLimit {
  * until one is there. The key expires once the bucket would be full again, so idle clients
  * cost no memory. Returns 0 when taken, else the milliseconds to wait.
  */
-const TAKE = new LuaScript(`${NOW_MS_LUA}local rate = tonumber(ARGV[1]) / 60000
+const TAKE = luaScript({ keys: ['bucket'], args: ['tokens per minute', 'burst'], returns: '0 when taken, else the ms to wait' }, `${NOW_MS_LUA}local rate = tonumber(ARGV[1]) / 60000
 local burst = tonumber(ARGV[2])
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = tonumber(state[1]) or burst
@@ -47,7 +47,7 @@ export function rateLimiter(redis: Redis, keyPrefix: string, limit: RateLimit): 
   return async (req) => {
     if (limit.perMinute === 0) return;
     const client = clientOf(req);
-    const waitMs = Number(await TAKE.run(redis, 1, rateLimitKey(keyPrefix, client), String(limit.perMinute), String(limit.burst)));
+    const waitMs = Number(await TAKE.run(redis, [rateLimitKey(keyPrefix, client)], [String(limit.perMinute), String(limit.burst)]));
     if (waitMs > 0) throw new RateLimitedError(client.startsWith('key:') ? 'this API key' : 'this client address', Math.ceil(waitMs / 1000));
   };
 }

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { LuaScript, NOW_MS_LUA } from '../platform/redis-script.js';
+import { luaScript, NOW_MS_LUA } from '../platform/redis-script.js';
 
 /**
  * Orphaned numbers: a reserved nonce or sequence number whose withdrawal is gone.
@@ -71,8 +71,8 @@ local function overdueAll(list)
 end
 `;
 
-// KEYS: owners · ARGV: n, owner: its withdrawal was seen live; held from now (unless the number changed hands since).
-const HELD_AGAIN = new LuaScript(`${NOW_MS_LUA}
+// Its withdrawal was seen live: held from now (unless the number changed hands since).
+const HELD_AGAIN = luaScript({ keys: ['owners'], args: ['n', 'owner'], returns: '1, or 0 when another owner holds n' }, `${NOW_MS_LUA}
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1] .. ':since', string.format('%.0f', now))
 return 1
@@ -97,7 +97,7 @@ export async function settleOverdue(
     pairs.map(async ([n, owner]) => {
       const raw = await redis.get(operation(owner));
       const live = raw !== null && (JSON.parse(raw) as { status?: string }).status !== 'FAILED';
-      if (live) await HELD_AGAIN.run(redis, 1, owners, n, owner);
+      if (live) await HELD_AGAIN.run(redis, [owners], [n, owner]);
       else await release(n, owner);
     }),
   );

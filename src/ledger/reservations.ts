@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { LuaScript } from '../platform/redis-script.js';
+import { luaScript } from '../platform/redis-script.js';
 import { operationKeys, reservationKeys } from '../platform/redis-keys.js';
 import { NO_CHECK, ORPHAN_GRACE_MS, overdueLua, settleOverdue, type Overdue } from './orphaned-numbers.js';
 
@@ -56,8 +56,11 @@ end
 redis.call('HSET', owners, n, owner, n .. ':since', string.format('%.0f', now))
 `;
 
-// KEYS: last, free, owners · ARGV: chainNext, owner, grace (ms)
-const RESERVE_SEQUENCE = new LuaScript(`
+const RESERVE_SEQUENCE = luaScript({
+  keys: ['last', 'free', 'owners'],
+  args: ['chainNext', 'owner', 'grace ms'],
+  returns: "{'ok', n, refilled}, or {'check', {n, owner, …}} when owners are overdue",
+}, `
 local last = KEYS[1]
 local free = KEYS[2]
 local owners = KEYS[3]
@@ -111,9 +114,11 @@ local function forget(spent, idx, total, members)
 end
 `;
 
-// KEYS: last, free, owners, spent, spent-idx, spent-total, mined
-// ARGV: chainNext, owner, minedBelow, grace (ms), asset count, then (asset, balance, spend) per asset
-const RESERVE_WITHIN = new LuaScript(`
+const RESERVE_WITHIN = luaScript({
+  keys: ['last', 'free', 'owners', 'spent', 'spent-idx', 'spent-total', 'mined'],
+  args: ['chainNext', 'owner', 'minedBelow', 'grace ms', 'asset count', '...asset, balance, spend per asset'],
+  returns: "{'ok', n, refilled}, {'stale', mined seen}, {'short', asset, pending}, or {'check', {n, owner, …}} when owners are overdue",
+}, `
 local last, free, owners, spent, idx, total, minedKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local chainNext = ARGV[1]
 local owner = ARGV[2]
@@ -151,8 +156,11 @@ end
 return {'ok', n, refilled}
 `);
 
-// KEYS: spent, spent-idx, spent-total, mined · ARGV: n, then (asset, spend) pairs
-const RAISE_SPEND = new LuaScript(`
+const RAISE_SPEND = luaScript({
+  keys: ['spent', 'spent-idx', 'spent-total', 'mined'],
+  args: ['n', '...asset, spend per asset'],
+  returns: '1, or 0 when n is mined already',
+}, `
 ${AMOUNT_LUA}
 local mined = redis.call('GET', KEYS[4])
 if mined and ARGV[1] < mined then return 0 end
@@ -168,8 +176,11 @@ end
 return 1
 `);
 
-// KEYS: free, owners, spent, spent-idx, spent-total · ARGV: n, owner
-const RELEASE_SEQUENCE = new LuaScript(`
+const RELEASE_SEQUENCE = luaScript({
+  keys: ['free', 'owners', 'spent', 'spent-idx', 'spent-total'],
+  args: ['n', 'owner'],
+  returns: '1, or 0 when owner does not hold n',
+}, `
 local free = KEYS[1]
 local owners = KEYS[2]
 local n = ARGV[1]
@@ -181,7 +192,7 @@ forget(KEYS[3], KEYS[4], KEYS[5], redis.call('ZRANGEBYLEX', KEYS[4], '[' .. n ..
 return 1
 `);
 
-const CLAIM_ITEMS = new LuaScript(`
+const CLAIM_ITEMS = luaScript({ keys: ['...items'], args: ['owner', 'ttl ms'], returns: '1 when all are claimed, 0 (none) when another owner holds one' }, `
 local owner = ARGV[1]
 local ttl = ARGV[2]
 for i, key in ipairs(KEYS) do
@@ -192,7 +203,7 @@ for i, key in ipairs(KEYS) do redis.call('SET', key, owner, 'PX', ttl) end
 return 1
 `);
 
-const RELEASE_ITEMS = new LuaScript(`
+const RELEASE_ITEMS = luaScript({ keys: ['...items'], args: ['owner'], returns: 'how many of the items owner held (now released)' }, `
 local n = 0
 for i, key in ipairs(KEYS) do
   if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key); n = n + 1 end
@@ -257,7 +268,7 @@ export class Reservations {
    */
   async reserveSequence(scope: string, chainNext: bigint, owner: string): Promise<bigint> {
     const keys = this.seqKeys(scope);
-    const r = await this.afterOverdue(scope, (grace) => RESERVE_SEQUENCE.run(this.redis, keys.length, ...keys, pad(chainNext), owner, grace) as Promise<['ok', string, number] | Overdue>);
+    const r = await this.afterOverdue(scope, (grace) => RESERVE_SEQUENCE.run(this.redis, keys, [pad(chainNext), owner, grace]) as Promise<['ok', string, number] | Overdue>);
     if (r[2] === 1) this.onEvent('sequence_refill', scope);
     return BigInt(r[1]);
   }
@@ -275,9 +286,9 @@ export class Reservations {
   async reserveSequenceWithin(scope: string, chainNext: bigint, owner: string, check: SpendCheck): Promise<SpendReservation> {
     const assets = Object.keys(check.spend);
     const args = assets.flatMap((a) => [a, padAmount(check.balances[a] ?? 0n), padAmount(check.spend[a] as bigint)]);
-    const keys = [...this.seqKeys(scope), ...this.spendKeys(scope)];
+    const keys = [...this.seqKeys(scope), ...this.spendKeys(scope)] as const;
     type Reply = ['stale', string] | ['short', string, string] | ['ok', string, number] | Overdue;
-    const r = await this.afterOverdue(scope, (grace) => RESERVE_WITHIN.run(this.redis, keys.length, ...keys, pad(chainNext), owner, pad(check.minedBelow), grace, String(assets.length), ...args) as Promise<Reply>);
+    const r = await this.afterOverdue(scope, (grace) => RESERVE_WITHIN.run(this.redis, keys, [pad(chainNext), owner, pad(check.minedBelow), grace, String(assets.length), ...args]) as Promise<Reply>);
     if (r[0] === 'stale') return { ok: false, reason: 'stale', minedBelow: BigInt(r[1]) };
     if (r[0] === 'short') return { ok: false, reason: 'short', asset: r[1], pending: BigInt(r[2]) };
     if (r[2] === 1) this.onEvent('sequence_refill', scope);
@@ -309,14 +320,14 @@ export class Reservations {
   async raiseSpend(scope: string, n: bigint, spend: Record<string, bigint>): Promise<void> {
     const keys = this.spendKeys(scope);
     const args = Object.entries(spend).flatMap(([asset, amount]) => [asset, padAmount(amount)]);
-    await RAISE_SPEND.run(this.redis, keys.length, ...keys, pad(n), ...args);
+    await RAISE_SPEND.run(this.redis, keys, [pad(n), ...args]);
   }
 
   /** Gives a number back (operation failed before broadcast), with the spend recorded for it. Only its owner can. */
   async releaseSequence(scope: string, n: bigint, owner: string): Promise<boolean> {
     const [, free, owners] = this.seqKeys(scope);
     const [spent, idx, total] = this.spendKeys(scope);
-    return (await RELEASE_SEQUENCE.run(this.redis, 5, free, owners, spent, idx, total, pad(n), owner)) === 1;
+    return (await RELEASE_SEQUENCE.run(this.redis, [free, owners, spent, idx, total], [pad(n), owner])) === 1;
   }
 
   /** Marks a number as used for good (broadcast): it is never handed out again. */
@@ -345,7 +356,7 @@ export class Reservations {
   async claim(scope: string, items: string[], owner: string, ttlMs: number): Promise<boolean> {
     if (items.length === 0) return true;
     const keys = items.map((i) => this.itemKey(scope, i));
-    const claimed = (await CLAIM_ITEMS.run(this.redis, keys.length, ...keys, owner, String(ttlMs))) === 1;
+    const claimed = (await CLAIM_ITEMS.run(this.redis, keys, [owner, String(ttlMs)])) === 1;
     if (!claimed) this.onEvent('utxo_claim_conflict', scope);
     return claimed;
   }
@@ -354,6 +365,6 @@ export class Reservations {
   async release(scope: string, items: string[], owner: string): Promise<number> {
     if (items.length === 0) return 0;
     const keys = items.map((i) => this.itemKey(scope, i));
-    return (await RELEASE_ITEMS.run(this.redis, keys.length, ...keys, owner)) as number;
+    return (await RELEASE_ITEMS.run(this.redis, keys, [owner])) as number;
   }
 }

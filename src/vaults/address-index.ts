@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { LuaScript } from '../platform/redis-script.js';
+import { luaScript } from '../platform/redis-script.js';
 import type { Redis } from 'ioredis';
 import type { Bip44Account } from './vault-schema.js';
 import type { VaultKeys } from '../platform/redis-keys.js';
@@ -28,7 +28,7 @@ function fingerprint(ledgerId: string, addressFormat: string | undefined, accoun
  * vault, and two scans finishing in either order leave the higher mark. A hash of another
  * fingerprint (the vault re-registered with another key or format) is dropped first.
  */
-const RAISE = new LuaScript(`
+const RAISE = luaScript({ keys: ['index'], args: ['fingerprint', '...field, value'], returns: 'nothing' }, `
 local fp = redis.call('HGET', KEYS[1], 'fp')
 if fp and fp ~= ARGV[1] then redis.call('DEL', KEYS[1]) end
 redis.call('HSET', KEYS[1], 'fp', ARGV[1])
@@ -85,13 +85,13 @@ export class AddressIndex {
     account: Bip44Account,
     update: Record<Chain, { from: number; derived: [string, string][]; lastUsed: number }>,
   ): Promise<void> {
-    const args: string[] = [fingerprint(ledgerId, addressFormat, account)];
+    const args: [string, ...string[]] = [fingerprint(ledgerId, addressFormat, account)];
     for (const chain of [0, 1] as const) {
       const u = update[chain];
       u.derived.forEach(([address, publicKey], i) => args.push(`${chain}:${u.from + i}`, `${address} ${publicKey}`));
       args.push(`used:${chain}`, String(u.lastUsed));
     }
-    await RAISE.run(this.redis, 1, this.keys.addressIndex(vaultId, account.coin, account.account), ...args);
+    await RAISE.run(this.redis, [this.keys.addressIndex(vaultId, account.coin, account.account)], args);
   }
 
   /** Forgets a vault's indexes (on removal), one per account. */

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { LuaScript, NOW_MS_LUA } from '../platform/redis-script.js';
+import { luaScript, NOW_MS_LUA } from '../platform/redis-script.js';
 import type { WebhookKeys } from '../platform/redis-keys.js';
 
 /**
@@ -35,10 +35,13 @@ export interface Delivery {
 
 export type NewDelivery = Pick<Delivery, 'id' | 'subscriptionId' | 'eventId' | 'type' | 'orderKey' | 'sequence' | 'operationID' | 'createdAt' | 'body'>;
 
-// KEYS: dispatched, pending, delivery, deliveries, expiring · ARGV: sequence (0 = unordered), id, created ms, ttl s, fields…
 // A record made again after an earlier one expired is not finished: its index entry must not
 // leave with the earlier one's expiry.
-const DISPATCH = new LuaScript(`
+const DISPATCH = luaScript({
+  keys: ['dispatched', 'pending', 'delivery', 'deliveries', 'expiring'],
+  args: ['sequence (0 = unordered)', 'id', 'created ms', 'ttl s', '...field, value'],
+  returns: "the id at the head of the order key's line",
+}, `
 local seq = tonumber(ARGV[1])
 if seq > 0 then
   if seq <= tonumber(redis.call('GET', KEYS[1]) or '0') then return redis.call('LINDEX', KEYS[2], 0) end
@@ -56,13 +59,13 @@ return redis.call('LINDEX', KEYS[2], 0)
 /** At most this many index entries leave per finished delivery: each call stays short, and a backlog still drains. */
 const PRUNE_BATCH = 100;
 
-// KEYS: delivery, deliveries, expiring · ARGV: id, seconds. Gives a finished delivery its
+// Gives a finished delivery its
 // retention and takes the index entries of expired records out. The index is by creation time,
 // where a failed or queued delivery may be older than any retention, so what leaves is read
 // from `expiring` (finished deliveries only, by expiry): O(log n + removed), never a scan.
 // Redis's clock both sets the expiry and says it has passed. An entry already out of the index
 // (a deleted subscription's, forgotten) is not tracked: nothing would ever prune it.
-const EXPIRE = new LuaScript(`${NOW_MS_LUA}local at = now + tonumber(ARGV[2]) * 1000
+const EXPIRE = luaScript({ keys: ['delivery', 'deliveries', 'expiring'], args: ['id', 'seconds'], returns: 'nothing' }, `${NOW_MS_LUA}local at = now + tonumber(ARGV[2]) * 1000
 redis.call('PEXPIREAT', KEYS[1], at)
 if redis.call('ZSCORE', KEYS[2], ARGV[1]) then redis.call('ZADD', KEYS[3], at, ARGV[1]) end
 local gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, ${PRUNE_BATCH})
@@ -72,14 +75,18 @@ if #gone > 0 then
 end
 `);
 
-// KEYS: pending · ARGV: id. Removes a finished head; answers the next one.
-const ADVANCE = new LuaScript(`
+// Removes a finished head; answers the next one.
+const ADVANCE = luaScript({ keys: ['pending'], args: ['id'], returns: 'the id now at the head, or nil' }, `
 if redis.call('LINDEX', KEYS[1], 0) == ARGV[1] then redis.call('LPOP', KEYS[1]) end
 return redis.call('LINDEX', KEYS[1], 0)
 `);
 
-// KEYS: delivery · ARGV: new status, allowed current statuses (none = any) after '|', fields…
-const SET_STATUS = new LuaScript(`
+// The allowed current statuses are the arguments up to '|' (none = any).
+const SET_STATUS = luaScript({
+  keys: ['delivery'],
+  args: ['new status', "...allowed current status, …, '|', field, value, …"],
+  returns: '1, or 0 when the record is missing or its status is not allowed',
+}, `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local i = 2
 local allowed, any = false, true
@@ -138,9 +145,9 @@ export class DeliveryStore {
       this.keys.delivery(d.id),
       this.keys.deliveries(d.subscriptionId),
       this.keys.expiring(d.subscriptionId),
-    ];
+    ] as const;
     const fields = flatten({ ...d, status: 'queued', attempts: 0 });
-    return (await DISPATCH.run(this.redis, keys.length, ...keys, String(d.sequence ?? 0), d.id, String(Date.parse(d.createdAt)), String(dedupeTtlSeconds), ...fields)) as string | null;
+    return (await DISPATCH.run(this.redis, keys, [String(d.sequence ?? 0), d.id, String(Date.parse(d.createdAt)), String(dedupeTtlSeconds), ...fields])) as string | null;
   }
 
   async get(id: string): Promise<Delivery | undefined> {
@@ -149,7 +156,7 @@ export class DeliveryStore {
 
   /** Moves to `to` when the current status is one of `from` (empty: any); false when it was not. */
   async setStatus(id: string, from: DeliveryStatus[], to: DeliveryStatus, fields: Record<string, string | number | undefined> = {}): Promise<boolean> {
-    const r = (await SET_STATUS.run(this.redis, 1, this.keys.delivery(id), to, ...from, '|', ...flatten(fields))) as number;
+    const r = (await SET_STATUS.run(this.redis, [this.keys.delivery(id)], [to, ...from, '|', ...flatten(fields)])) as number;
     return r === 1;
   }
 
@@ -168,12 +175,12 @@ export class DeliveryStore {
    * Deliveries not finished (queued, pending, failed) keep their entries.
    */
   async expire(d: Pick<Delivery, 'id' | 'subscriptionId'>, seconds: number): Promise<void> {
-    await EXPIRE.run(this.redis, 3, this.keys.delivery(d.id), this.keys.deliveries(d.subscriptionId), this.keys.expiring(d.subscriptionId), d.id, seconds);
+    await EXPIRE.run(this.redis, [this.keys.delivery(d.id), this.keys.deliveries(d.subscriptionId), this.keys.expiring(d.subscriptionId)], [d.id, seconds]);
   }
 
   /** Takes a finished delivery out of its line; returns the next one, if any. */
   async advance(d: Pick<Delivery, 'id' | 'subscriptionId' | 'orderKey'>): Promise<string | null> {
-    return (await ADVANCE.run(this.redis, 1, this.keys.pending(d.subscriptionId, d.orderKey), d.id)) as string | null;
+    return (await ADVANCE.run(this.redis, [this.keys.pending(d.subscriptionId, d.orderKey)], [d.id])) as string | null;
   }
 
   /** Lets every record of a deleted subscription expire (its lines and their dedupe markers too). */

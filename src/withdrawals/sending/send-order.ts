@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { LuaScript } from '../../platform/redis-script.js';
+import { luaScript } from '../../platform/redis-script.js';
 import { sendLockKey, sendOrderKey } from '../../platform/redis-keys.js';
 
 /**
@@ -70,16 +70,22 @@ const pad = (n: bigint): string => n.toString().padStart(20, '0');
 // Sequences are int64 (Stellar), past what a Lua number holds: compared as padded strings, and
 // every number arithmetic is done by the caller.
 
-// KEYS: book, lock · ARGV: sequence, operation id, token, lock ms, book ttl s → {locked, lastSent|false}
-const READY_AND_TRY = new LuaScript(`
+const READY_AND_TRY = luaScript({
+  keys: ['book', 'lock'],
+  args: ['sequence', 'withdrawal id', 'token', 'lock ms', 'book ttl s'],
+  returns: '{locked, lastSent|false}',
+}, `
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 local locked = redis.call('SET', KEYS[2], ARGV[3], 'NX', 'PX', ARGV[4])
 return {locked and 1 or 0, redis.call('HGET', KEYS[1], 'lastSent') or false}
 `);
 
-// KEYS: book, lock · ARGV: padded sequence, sequence, operation id, token, lock ms → 1 while the lock is ours
-const RECORD_SENT = new LuaScript(`
+const RECORD_SENT = luaScript({
+  keys: ['book', 'lock'],
+  args: ['padded sequence', 'sequence', 'withdrawal id', 'token', 'lock ms'],
+  returns: '1 while the lock is ours',
+}, `
 local last = redis.call('HGET', KEYS[1], 'lastSent')
 if not last or ARGV[1] > last then redis.call('HSET', KEYS[1], 'lastSent', ARGV[1]) end
 if redis.call('HGET', KEYS[1], ARGV[2]) == ARGV[3] then redis.call('HDEL', KEYS[1], ARGV[2]) end
@@ -88,8 +94,11 @@ redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return 1
 `);
 
-// KEYS: book, lock · ARGV: token, lock ms, highest padded sequence, then sequence, operation id, … → 1 while the lock is ours
-const RECORD_SENT_MANY = new LuaScript(`
+const RECORD_SENT_MANY = luaScript({
+  keys: ['book', 'lock'],
+  args: ['token', 'lock ms', 'highest padded sequence', '...sequence, withdrawal id'],
+  returns: '1 while the lock is ours',
+}, `
 local last = redis.call('HGET', KEYS[1], 'lastSent')
 if not last or ARGV[3] > last then redis.call('HSET', KEYS[1], 'lastSent', ARGV[3]) end
 for i = 4, #ARGV, 2 do
@@ -100,8 +109,11 @@ redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return 1
 `);
 
-// KEYS: book, lock · ARGV: token, next sequence, lock ms → 1 go on (a ready one waits), 0 released, -1 not ours
-const RELEASE_OR_CONTINUE = new LuaScript(`
+const RELEASE_OR_CONTINUE = luaScript({
+  keys: ['book', 'lock'],
+  args: ['token', 'next sequence', 'lock ms'],
+  returns: '1 go on (a ready one waits), 0 released, -1 not ours',
+}, `
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return -1 end
 if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 1 then
   redis.call('PEXPIRE', KEYS[2], ARGV[3])
@@ -111,21 +123,18 @@ redis.call('DEL', KEYS[2])
 return 0
 `);
 
-// KEYS: lock · ARGV: token, lock ms
-const EXTEND = new LuaScript(`
+const EXTEND = luaScript({ keys: ['lock'], args: ['token', 'lock ms'], returns: '1 while the lock is ours' }, `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `);
 
-// KEYS: lock · ARGV: token
-const RELEASE = new LuaScript(`
+const RELEASE = luaScript({ keys: ['lock'], args: ['token'], returns: '1 released, 0 not ours' }, `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `);
 
-// KEYS: book · ARGV: sequence, operation id
-const FORGET = new LuaScript(`
+const FORGET = luaScript({ keys: ['book'], args: ['sequence', 'withdrawal id'], returns: '1 taken out, 0 not there' }, `
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
 return 0
 `);
@@ -133,7 +142,7 @@ return 0
 export type ReleaseOutcome = 'continue' | 'released' | 'lost';
 
 /**
- * Per account, in one hash: the transactions ready to go by number (number → operation id) and
+ * Per account, in one hash: the transactions ready to go by number (number → withdrawal id) and
  * the highest number this service has sent (`lastSent`, padded), so a successor goes without
  * asking a node whose pending count lags (load-balanced providers); beside it the account's
  * send lock. Keys share the `{ledger:account}` tag (one Redis Cluster slot).
@@ -157,14 +166,13 @@ export class SendOrderBook {
    * with `token`; returns whether it was taken and the last number this service sent.
    */
   async readyAndTryLock(ledgerId: string, account: string, sequence: bigint, withdrawalId: string, token: string): Promise<{ locked: boolean; lastSent?: bigint }> {
-    const [locked, last] = (await READY_AND_TRY.run(this.redis, 2,
-      ...this.keys(ledgerId, account),
+    const [locked, last] = (await READY_AND_TRY.run(this.redis, this.keys(ledgerId, account), [
       sequence.toString(),
       withdrawalId,
       token,
       String(SendOrderBook.LOCK_MS),
       String(SendOrderBook.TTL_SECONDS),
-    )) as [number, string | null];
+    ])) as [number, string | null];
     return { locked: locked === 1, ...(last ? { lastSent: BigInt(last) } : {}) };
   }
 
@@ -182,7 +190,7 @@ export class SendOrderBook {
 
   /** Records that `sequence` (of `withdrawalId`) went out and renews the lock; false when the lock is no longer ours. */
   async recordSent(ledgerId: string, account: string, sequence: bigint, withdrawalId: string, token: string): Promise<boolean> {
-    const r = await RECORD_SENT.run(this.redis, 2, ...this.keys(ledgerId, account), pad(sequence), sequence.toString(), withdrawalId, token, String(SendOrderBook.LOCK_MS));
+    const r = await RECORD_SENT.run(this.redis, this.keys(ledgerId, account), [pad(sequence), sequence.toString(), withdrawalId, token, String(SendOrderBook.LOCK_MS)]);
     return r === 1;
   }
 
@@ -190,27 +198,27 @@ export class SendOrderBook {
   async recordSentMany(ledgerId: string, account: string, sent: { sequence: bigint; withdrawalId: string }[], token: string): Promise<boolean> {
     const highest = sent.reduce((m, e) => (e.sequence > m ? e.sequence : m), sent[0]?.sequence ?? 0n);
     const pairs = sent.flatMap((e) => [e.sequence.toString(), e.withdrawalId]);
-    return (await RECORD_SENT_MANY.run(this.redis, 2, ...this.keys(ledgerId, account), token, String(SendOrderBook.LOCK_MS), pad(highest), ...pairs)) === 1;
+    return (await RECORD_SENT_MANY.run(this.redis, this.keys(ledgerId, account), [token, String(SendOrderBook.LOCK_MS), pad(highest), ...pairs])) === 1;
   }
 
   /** Keeps the lock when a transaction is ready at `next`, else releases it, in one step. */
   async releaseOrContinue(ledgerId: string, account: string, token: string, next: bigint): Promise<ReleaseOutcome> {
-    const r = (await RELEASE_OR_CONTINUE.run(this.redis, 2, ...this.keys(ledgerId, account), token, next.toString(), String(SendOrderBook.LOCK_MS))) as number;
+    const r = (await RELEASE_OR_CONTINUE.run(this.redis, this.keys(ledgerId, account), [token, next.toString(), String(SendOrderBook.LOCK_MS)])) as number;
     return r === 1 ? 'continue' : r === 0 ? 'released' : 'lost';
   }
 
   /** Renews the lock; false when it is no longer ours. */
   async extend(ledgerId: string, account: string, token: string): Promise<boolean> {
-    return (await EXTEND.run(this.redis, 1, this.keys(ledgerId, account)[1], token, String(SendOrderBook.LOCK_MS))) === 1;
+    return (await EXTEND.run(this.redis, [this.keys(ledgerId, account)[1]], [token, String(SendOrderBook.LOCK_MS)])) === 1;
   }
 
   async release(ledgerId: string, account: string, token: string): Promise<void> {
-    await RELEASE.run(this.redis, 1, this.keys(ledgerId, account)[1], token);
+    await RELEASE.run(this.redis, [this.keys(ledgerId, account)[1]], [token]);
   }
 
   /** Takes an operation's entry out (it failed: its number is free for the one that refills it). */
   async forget(ledgerId: string, account: string, sequence: bigint, withdrawalId: string): Promise<void> {
-    await FORGET.run(this.redis, 1, this.keys(ledgerId, account)[0], sequence.toString(), withdrawalId);
+    await FORGET.run(this.redis, [this.keys(ledgerId, account)[0]], [sequence.toString(), withdrawalId]);
   }
 
   /** The highest number this service sent from the account, if it knows. */

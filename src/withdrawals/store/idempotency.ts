@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { LuaScript } from '../../platform/redis-script.js';
+import { luaScript } from '../../platform/redis-script.js';
 import type { Redis } from 'ioredis';
 import { ConflictError, InvalidArgumentError } from '../../platform/errors.js';
 import type { Operation } from '../model/operation.js';
@@ -49,8 +49,11 @@ export interface IdempotencyClaim {
  * request's claim: a takeover (expected: the stale claim read), the finish and the release of
  * this request's own claim (expected: its claim, or its claim marked stored).
  */
-// KEYS: the key · ARGV: the expected record, a second one ('' for none), the new record ('' to delete it), its TTL
-const REPLACE_IF = new LuaScript(`
+const REPLACE_IF = luaScript({
+  keys: ['record'],
+  args: ['the expected record', "a second one ('' for none)", "the new record ('' to delete it)", 'its ttl s'],
+  returns: '1 replaced, 0 when the record is neither',
+}, `
 local v = redis.call('GET', KEYS[1])
 if v ~= ARGV[1] and (ARGV[2] == '' or v ~= ARGV[2]) then return 0 end
 if ARGV[3] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[3], 'EX', ARGV[4]) end
@@ -132,7 +135,7 @@ export class Idempotency {
   /** Sets `next` (undefined: deletes) only while the record is one of `expected`; whether it did. */
   private async replaceIf(redisKey: string, expected: [string, string?], next: string | undefined): Promise<boolean> {
     const [first, second = ''] = expected;
-    return (await REPLACE_IF.run(this.redis, 1, redisKey, first, second, next ?? '', TTL_SECONDS)) === 1;
+    return (await REPLACE_IF.run(this.redis, [redisKey], [first, second, next ?? '', TTL_SECONDS])) === 1;
   }
 
   private async createUnderClaim(redisKey: string, mine: Entry, create: (id: string, claim: IdempotencyClaim) => Promise<string>): Promise<string> {

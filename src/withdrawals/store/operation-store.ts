@@ -4,7 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { IdempotencyClaim } from './idempotency.js';
 import type { Operation, OperationStatus } from '../model/operation.js';
 import { ADD_SIGNATURES, COMPARE_AND_SET, CREATE, FOR_DIGESTS, LINK_CUSTODY_ID } from './operation-scripts.js';
-import { eventArgs, statusEventType, type WithdrawalEventType } from './outbox.js';
+import { eventArgs, statusEventType, type EventArgs, type WithdrawalEventType } from './outbox.js';
 import { withdrawalView } from '../model/withdrawal-view.js';
 import { operationKeys, type OperationKeys } from '../../platform/redis-keys.js';
 
@@ -19,7 +19,7 @@ export interface StoredSignature {
   recoveryId: 0 | 1;
 }
 
-const NO_EVENT = ['', '', '', '', ''];
+const NO_EVENT: EventArgs = ['', '', '', '', ''];
 
 /** `op` moved to `to` at `at`, with `change` applied and the move in its history. */
 const moved = (op: Operation, to: OperationStatus, at: string, change: Partial<Operation> = {}, detail?: string): Operation => ({
@@ -67,7 +67,7 @@ export class OperationStore {
   }
 
   /** The keys every script that writes an operation and its event touches. */
-  private eventKeys(id: string): string[] {
+  private eventKeys(id: string): [op: string, seq: string, outbox: string] {
     return [this.keys.operation(id), this.keys.eventSequence(id), this.keys.outbox];
   }
 
@@ -76,7 +76,7 @@ export class OperationStore {
     return this.keys.outbox;
   }
 
-  private event(op: Operation, type: WithdrawalEventType): string[] {
+  private event(op: Operation, type: WithdrawalEventType): EventArgs {
     return eventArgs({ id: randomUUID(), type, at: op.updatedAt, withdrawalId: op.id, withdrawal: JSON.stringify(withdrawalView(op)) });
   }
 
@@ -94,9 +94,9 @@ export class OperationStore {
       this.keys.byTime,
       ...op.unsigned.payloads.map((p) => this.digestKey(p.digest)),
       ...(claim ? [claim.key] : []),
-    ];
-    const args = [JSON.stringify(op), String(Date.parse(op.createdAt)), ...this.event(op, statusEventType(op.status)), claim?.held ?? '', claim?.done ?? ''];
-    const r = (await CREATE.run(this.redis, keys.length, ...keys, ...args)) as number;
+    ] as const;
+    const args = [JSON.stringify(op), String(Date.parse(op.createdAt)), ...this.event(op, statusEventType(op.status)), claim?.held ?? '', claim?.done ?? ''] as const;
+    const r = (await CREATE.run(this.redis, keys, args)) as number;
     if (r === 2) {
       throw new ConflictError(
         'This request ran past IDEMPOTENCY_CLAIM_SECONDS and a retry with the same Idempotency-Key took the key over: this request made no withdrawal; the retry answers with it',
@@ -131,7 +131,7 @@ export class OperationStore {
   /** The stored operations that have every one of these digests (a callback carries one per payload), read in one round trip. */
   async forDigests(digests: string[]): Promise<Operation[]> {
     if (digests.length === 0) return [];
-    const raws = (await FOR_DIGESTS.run(this.redis, digests.length, ...digests.map((d) => this.digestKey(d)), this.keys.operation(''))) as string[];
+    const raws = (await FOR_DIGESTS.run(this.redis, digests.map((d) => this.digestKey(d)), [this.keys.operation('')])) as string[];
     return raws.map((r) => JSON.parse(r) as Operation);
   }
 
@@ -139,9 +139,9 @@ export class OperationStore {
   async linkCustodyId(op: Operation, operationID: string): Promise<Operation> {
     // One round trip when the record is still `op` as the caller holds it (just created); else read and retry.
     const next: Operation = { ...op, operationID, updatedAt: new Date().toISOString() };
-    const keys = [...this.eventKeys(op.id), this.keys.custodyId(operationID)];
-    const args = [sha1(JSON.stringify(op)), JSON.stringify(next), ...this.event(next, 'withdrawal.sign_requested'), op.id];
-    if ((await LINK_CUSTODY_ID.run(this.redis, keys.length, ...keys, ...args)) === 1) return next;
+    const keys = [...this.eventKeys(op.id), this.keys.custodyId(operationID)] as const;
+    const args = [sha1(JSON.stringify(op)), JSON.stringify(next), ...this.event(next, 'withdrawal.sign_requested'), op.id] as const;
+    if ((await LINK_CUSTODY_ID.run(this.redis, keys, args)) === 1) return next;
     // Moved meanwhile. A withdrawal that failed first (a cancel raced the sign request) keeps the
     // id, but its integrators are not told that signing was asked after they were told it failed.
     const linked = await this.write(
@@ -172,14 +172,14 @@ export class OperationStore {
       if (!next) return undefined;
       const type = eventOf(next);
       const ev = type ? this.event(next, type) : NO_EVENT;
-      if ((await COMPARE_AND_SET.run(this.redis, 4, ...this.casArgs(id, raw, next, ev, leaving))) === 1) return next;
+      if ((await COMPARE_AND_SET.run(this.redis, ...this.casArgs(id, raw, next, ev, leaving))) === 1) return next;
     }
     throw new ConflictError(`operation ${id} changed concurrently`);
   }
 
   /** Keys and arguments of COMPARE_AND_SET. */
-  private casArgs(id: string, raw: string, next: Operation, ev: string[], leaving: boolean): string[] {
-    return [...this.eventKeys(id), this.keys.open, sha1(raw), JSON.stringify(next), ...ev, leaving ? '1' : '0', id];
+  private casArgs(id: string, raw: string, next: Operation, ev: EventArgs, leaving: boolean) {
+    return [[...this.eventKeys(id), this.keys.open], [sha1(raw), JSON.stringify(next), ...ev, leaving ? '1' : '0', id]] as const;
   }
 
   /** Read-modify-write of fields that do not change the status (txids, confirmations, attempts). */
@@ -216,7 +216,7 @@ export class OperationStore {
     const batch = this.redis.pipeline();
     for (const [i, op] of known.entries()) {
       const next = nexts[i];
-      if (next) COMPARE_AND_SET.addTo(batch, 4, ...this.casArgs(op.id, JSON.stringify(op), next, this.event(next, statusEventType(to)), leavesOpen(to)));
+      if (next) COMPARE_AND_SET.addTo(batch, ...this.casArgs(op.id, JSON.stringify(op), next, this.event(next, statusEventType(to)), leavesOpen(to)));
     }
     const replies = (await batch.exec()) ?? [];
     let r = 0;
@@ -252,7 +252,7 @@ export class OperationStore {
    */
   async addSignatures(id: string, sigs: Map<number, StoredSignature>, attempt = 0): Promise<{ added: number; total: number }> {
     const args = [...sigs].flatMap(([index, sig]) => [String(index), JSON.stringify(sig)]);
-    const [added, total] = (await ADD_SIGNATURES.run(this.redis, 1, this.sigsKey(id, attempt), ...args)) as [number, number];
+    const [added, total] = (await ADD_SIGNATURES.run(this.redis, [this.sigsKey(id, attempt)], args)) as [number, number];
     return { added, total };
   }
 

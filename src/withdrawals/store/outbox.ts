@@ -49,8 +49,11 @@ export interface PendingEvent {
   withdrawal: string;
 }
 
+/** An event's values as a store script reads them: type, id, at, withdrawal id, withdrawal. */
+export type EventArgs = [type: string, id: string, at: string, withdrawalId: string, withdrawal: string];
+
 /** Arguments of an event in a store script, in the order the scripts read them. */
-export function eventArgs(e: PendingEvent): string[] {
+export function eventArgs(e: PendingEvent): EventArgs {
   return [e.type, e.id, e.at, e.withdrawalId, e.withdrawal];
 }
 
