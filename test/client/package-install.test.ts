@@ -146,5 +146,5 @@ describe('TypeScript client package (clients/typescript) installed from its tarb
     expect(['EXECUTING', 'BROADCASTED', 'CONFIRMED']).toContain(report.status);
     expect(report.coin).toBe(200);
     expect(report.balance).toMatchObject({ address: RECIPIENT });
-  });
+  }, 180_000);
 });
