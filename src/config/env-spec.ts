@@ -163,6 +163,13 @@ export const ENV = {
     default: '3000',
     description: 'Time each dependency check of `/status` may take.',
   },
+  healthCacheMs: {
+    env: 'HEALTH_CACHE_MS',
+    schema: int(0, 60_000),
+    default: '1500',
+    description:
+      'How long the answer of a dependency check (Redis, each ledger node, the custody service) is reused by the status routes. Concurrent status calls always share one check under way; 0 = no reuse after it ends.',
+  },
   custodyUrl: {
     env: 'CUSTODY_URL',
     schema: httpUrl(),

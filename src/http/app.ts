@@ -3,6 +3,7 @@ import express, { type Express, type RequestHandler, type Router } from 'express
 import type { AppContext } from './app-context.js';
 import { bearerAuth } from './auth.js';
 import { errorHandler, notFound } from './error-handler.js';
+import { HealthCache } from './health-cache.js';
 import { leanLane } from './lean-lane.js';
 import { requestLog } from './request-log.js';
 import { openApiDocument, type DocumentedPath } from './openapi.js';
@@ -38,7 +39,9 @@ function routerOf(specs: AnyRouteSpec[], auth: ReturnType<typeof bearerAuth>): R
  * The service's HTTP answer to every request: the routes marked `lean` ahead of Express when
  * the request is plain JSON (`lean-lane.ts`), everything else through the Express app.
  */
-export function createApp(ctx: AppContext, ext: AppExtensions = {}): RequestListener {
+export function createApp(context: AppContext, ext: AppExtensions = {}): RequestListener {
+  // One cache of dependency checks for every status route of this app.
+  const ctx: AppContext = { ...context, healthCache: context.healthCache ?? new HealthCache(context.config.healthCacheMs) };
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
