@@ -4,7 +4,7 @@
  * layers only import downwards: `http/` (routes, dashboard) uses `pipeline/` (the domain and
  * the jobs), which uses `ledger/`, `vaults/` and `custody/`.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { secp256k1 } from '../ledger/secp256k1.js';
 import type { Express } from 'express';
 import { families } from '../../adaptors/index.js';
@@ -25,6 +25,7 @@ import { replacementRoutes } from '../http/routes/replacement-routes.js';
 import { webhookRoutes } from '../http/routes/webhook-routes.js';
 import { withdrawalRoutes } from '../http/routes/withdrawal-routes.js';
 import { startWorkerHealthServer } from '../http/worker-health-server.js';
+import { createLimitedServer, serverLimitsOf } from '../http/server-limits.js';
 import { checkLedgerNetworks } from '../ledger/boot-check.js';
 import { createLogger } from '../platform/logger.js';
 import { createMetrics } from '../platform/metrics.js';
@@ -102,7 +103,7 @@ export function appContext(core: Core, healthChecks: AppContext['healthChecks'] 
  */
 export async function listen(core: Core, ext: AppExtensions = {}, healthChecks: AppContext['healthChecks'] = {}, port = core.config.port): Promise<Server> {
   const addressDeriver = derivePoolFor(core.config, core.logger, deriveThreadEntry());
-  const server = createServer(createApp({ ...appContext(core, healthChecks), addressDeriver }, ext));
+  const server = createLimitedServer(createApp({ ...appContext(core, healthChecks), addressDeriver }, ext), serverLimitsOf(core.config));
   server.once('close', () => void addressDeriver.close());
   answerClientErrorsAsJson(server);
   return new Promise((resolve, reject) => {
@@ -183,6 +184,7 @@ export async function startWorkerProcess(): Promise<void> {
     { redis: core.redis, prefix: core.prefix, workers, metrics: core.metrics, version: config.version, timeoutMs: config.healthTimeoutMs },
     config.workerPort,
     config.host,
+    serverLimitsOf(config),
   );
   const address = health.address();
   const port = typeof address === 'object' && address ? address.port : config.workerPort;

@@ -124,6 +124,30 @@ export const ENV = {
     description:
       "Sandbox profile: password of its custody emulator's administrator `so` (the connector logs in with it); default the one kept in `.sandbox/custody-password`, made at the first start.",
   },
+  httpHeadersTimeoutMs: {
+    env: 'HTTP_HEADERS_TIMEOUT_MS',
+    schema: int(100, 600_000),
+    default: '20000',
+    description: 'Time a client has to send the request line and headers; a slower one is cut (408). Applies to the API and the worker\'s health server.',
+  },
+  httpRequestTimeoutMs: {
+    env: 'HTTP_REQUEST_TIMEOUT_MS',
+    schema: int(100, 3_600_000),
+    default: '60000',
+    description: 'Time a client has to send a whole request, body included; a slower one is cut (408). At least HTTP_HEADERS_TIMEOUT_MS.',
+  },
+  httpKeepAliveTimeoutMs: {
+    env: 'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    schema: int(100, 600_000),
+    default: '5000',
+    description: 'An idle keep-alive connection is closed after this long. Behind a load balancer that reuses connections, set it above the balancer\'s idle timeout.',
+  },
+  httpMaxConnections: {
+    env: 'HTTP_MAX_CONNECTIONS',
+    schema: int(0, 1_000_000),
+    default: '2048',
+    description: 'Open connections a server process accepts at once; further ones are closed as they arrive. 0 = no cap.',
+  },
   bodyLimit: { env: 'BODY_LIMIT', schema: z.string().regex(/^\d+(b|kb|mb)$/, 'must be a size such as 512kb or 4mb'), default: '4mb', description: 'Largest accepted request body.' },
   maxKeysPerRequest: {
     env: 'MAX_KEYS_PER_REQUEST',
