@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { configErrorMap } from './issue-words.js';
-import { ipAddressList, listenHost } from './address-schemas.js';
+import { ipAddressList, listenHost, trustProxySetting } from './address-schemas.js';
 import { httpUrl, redisUrl } from '../platform/url-schemas.js';
 
 /**
@@ -237,6 +237,13 @@ export const ENV = {
     schema: ipAddressList(),
     description:
       'Comma-separated IP addresses of the peers allowed to call the callback (the custody service\'s, or the mTLS proxy\'s); no ranges or host names.',
+  },
+  trustProxy: {
+    env: 'TRUST_PROXY',
+    schema: trustProxySetting(),
+    default: 'false',
+    description:
+      'Proxies in front of the service whose X-Forwarded-For is believed: a hop count (`1`), or comma-separated addresses and CIDR ranges (`10.0.0.0/8`, `loopback`, `uniquelocal`). The client address it yields is what the rate limits, the failed-authentication throttle, the callback allow-list and the logs use. `false`: the peer address, X-Forwarded-For ignored.',
   },
   reconcileAfterSeconds: {
     env: 'RECONCILE_AFTER_SECONDS',

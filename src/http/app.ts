@@ -2,6 +2,7 @@ import type { RequestListener } from 'node:http';
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { AppContext } from './app-context.js';
 import { bearerAuth } from './auth.js';
+import { proxyTrust, trustProxiesOf } from './client-address.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { HealthCache } from './health-cache.js';
 import { leanLane } from './lean-lane.js';
@@ -44,7 +45,9 @@ export function createApp(context: AppContext, ext: AppExtensions = {}): Request
   const ctx: AppContext = { ...context, healthCache: context.healthCache ?? new HealthCache(context.config.healthCacheMs) };
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  const trust = proxyTrust(ctx.config.trustProxy);
+  // `req.ip` by the same rule as `clientAddress`, which every lane reads.
+  app.set('trust proxy', trust);
   const auth = bearerAuth(ctx.apiKeys);
   const early: AnyRouteSpec[] = [];
   // What runs around every route, in both lanes.
@@ -86,5 +89,9 @@ export function createApp(context: AppContext, ext: AppExtensions = {}): Request
   const document = openApiDocument([...early, ...specs], ctx.config.version, mounted);
   app.use(notFound);
   app.use(errorHandler);
-  return leanLane(specs, { bodyLimit: ctx.config.bodyLimit, middleware: around }, app);
+  const lanes = leanLane(specs, { bodyLimit: ctx.config.bodyLimit, middleware: around }, app);
+  return (req, res) => {
+    trustProxiesOf(req, trust);
+    lanes(req, res);
+  };
 }

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { RateLimitedError } from '../platform/errors.js';
 import type { AuthContext } from './auth.js';
 import { rateLimitKey } from '../platform/redis-keys.js';
+import { clientAddress } from './client-address.js';
 
 export interface RateLimit {
   /** Tokens added per minute; 0 turns the limit off. */
@@ -31,10 +32,10 @@ redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / rate) + 1000)
 return wait
 `);
 
-/** The client a request is counted against: its API key when it sent a valid one, else its peer address. */
+/** The client a request is counted against: its API key when it sent a valid one, else its address (`clientAddress`, TRUST_PROXY). */
 export function clientOf(req: Request): string {
   const auth = req.res?.locals.auth as AuthContext | undefined;
-  return auth ? `key:${auth.keyName}` : `ip:${req.socket.remoteAddress ?? 'unknown'}`;
+  return auth ? `key:${auth.keyName}` : `ip:${clientAddress(req)}`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import { findApiKey, type ApiKeyRecord } from '../../security/api-keys.js';
+import { clientAddress } from '../client-address.js';
 import { clearSessionCookie, isCrossSite, sessionToken, setSessionCookie, SESSION_IDLE_SECONDS, type DashboardSessions } from './dashboard-sessions.js';
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -51,7 +52,7 @@ export function dashboardLoginRouter(base: string, records: readonly ApiKeyRecor
       const key = typeof req.body?.key === 'string' ? (req.body.key as string).trim() : '';
       const record = key ? findApiKey(records, key) : undefined;
       if (!record || !record.scopes.includes('admin')) {
-        logger.warn({ ip: req.ip }, 'dashboard login refused');
+        logger.warn({ ip: clientAddress(req) }, 'dashboard login refused');
         return sendPage(res, 401, loginPage(base, 'That is not an API key with the admin scope.'));
       }
       setSessionCookie(req, res, await sessions.create(record.sha256), base);

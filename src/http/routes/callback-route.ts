@@ -10,7 +10,7 @@ import { checkCallback, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../securit
 import { REQUEST_LOG_FIELDS, type RawBodyRequest } from '../app.js';
 import { defineRoute } from '../route.js';
 import { SIGN_CALLBACK_PATH } from '../../platform/api-base.js';
-import { normaliseIp } from '../../config/address-schemas.js';
+import { clientAddress } from '../client-address.js';
 
 /**
  * POST /sign_complete_callback?ledgerId=…: the peer allow-list and, only when CALLBACK_SECRET
@@ -35,7 +35,7 @@ export function callbackRoute(deps: PipelineDeps) {
   }
   // Before the body is even parsed as a callback: an unauthenticated caller learns nothing.
   const authenticate = (req: Request): AppError | undefined => {
-    if (callbackAllowedIps && !callbackAllowedIps.includes(normaliseIp(req.socket.remoteAddress))) {
+    if (callbackAllowedIps && !callbackAllowedIps.includes(clientAddress(req))) {
       return new ForbiddenError('The caller is not on the callback allow-list');
     }
     if (!callbackSecret) return undefined;
@@ -72,7 +72,7 @@ export function callbackRoute(deps: PipelineDeps) {
       const failure = authenticate(req);
       if (!failure) return;
       deps.metrics?.callbacksRejected.inc({ reason: failure.errCode });
-      deps.logger.warn({ securityEvent: 'callback', peer: req.socket.remoteAddress, reason: failure.errCode, details: boundedForLog(failure.details) }, 'callback rejected');
+      deps.logger.warn({ securityEvent: 'callback', peer: clientAddress(req), reason: failure.errCode, details: boundedForLog(failure.details) }, 'callback rejected');
       throw failure;
     },
     handler: async ({ query, body, req, res }) => {
@@ -102,7 +102,7 @@ export function callbackRoute(deps: PipelineDeps) {
         deps.metrics?.callbacksRejected.inc({ reason: e instanceof VerificationError ? e.reason : e instanceof AppError ? e.errCode : 'error' });
         if (e instanceof VerificationError || (e instanceof AppError && e.status === 409)) {
           deps.logger.warn(
-            { securityEvent: 'callback', ledgerId: query.ledgerId, peer: req.socket.remoteAddress, reason: e instanceof VerificationError ? e.reason : e.errCode, details: boundedForLog(e.details) },
+            { securityEvent: 'callback', ledgerId: query.ledgerId, peer: clientAddress(req), reason: e instanceof VerificationError ? e.reason : e.errCode, details: boundedForLog(e.details) },
             'callback rejected',
           );
         }
