@@ -124,6 +124,20 @@ export const ENV = {
     description:
       "Sandbox profile: password of its custody emulator's administrator `so` (the connector logs in with it); default the one kept in `.sandbox/custody-password`, made at the first start.",
   },
+  openBodyLimit: {
+    env: 'OPEN_BODY_LIMIT',
+    schema: z.string().regex(/^\d+(b|kb|mb)$/, 'must be a size such as 64kb or 1mb'),
+    default: '64kb',
+    description:
+      'Largest body of a route that needs no API key (BODY_LIMIT is for the routes behind one). The signing callback has its own limit, and address-from-publickey, when open, takes MAX_KEYS_PER_REQUEST keys.',
+  },
+  callbackBodyLimit: {
+    env: 'CALLBACK_BODY_LIMIT',
+    schema: z.string().regex(/^\d+(b|kb|mb)$/, 'must be a size such as 512kb or 2mb'),
+    default: '2mb',
+    description:
+      'Largest body of the signing callback, read only once the caller passed CALLBACK_ALLOWED_IPS. A Bitcoin withdrawal carries one key, digest and signature per input, about 380 bytes each: 1,000 inputs (the default maxInputs) weigh about 0.4 MB; raise it for a maxInputs above 4,000.',
+  },
   httpHeadersTimeoutMs: {
     env: 'HTTP_HEADERS_TIMEOUT_MS',
     schema: int(100, 600_000),

@@ -8,7 +8,7 @@ import { HealthCache } from './health-cache.js';
 import { leanLane } from './lean-lane.js';
 import { requestLog } from './request-log.js';
 import { openApiDocument, type DocumentedPath } from './openapi.js';
-import { mountRoute, type AnyRouteSpec } from './route.js';
+import { mountRoute, type AnyRouteSpec, type BodyLimits } from './route.js';
 import { API_BASE } from '../platform/api-base.js';
 import { coinStatusRoute } from './routes/coin-status-route.js';
 import { ledgerRoutes } from './routes/ledger-routes.js';
@@ -30,9 +30,9 @@ export interface AppExtensions {
   mount?: (app: Express) => DocumentedPath[] | void;
 }
 
-function routerOf(specs: AnyRouteSpec[], auth: ReturnType<typeof bearerAuth>): Router {
+function routerOf(specs: AnyRouteSpec[], auth: ReturnType<typeof bearerAuth>, limits: BodyLimits): Router {
   const router: Router = express.Router();
-  for (const spec of specs) mountRoute(router, spec, auth);
+  for (const spec of specs) mountRoute(router, spec, auth, limits);
   return router;
 }
 
@@ -49,6 +49,7 @@ export function createApp(context: AppContext, ext: AppExtensions = {}): Request
   // `req.ip` by the same rule as `clientAddress`, which every lane reads.
   app.set('trust proxy', trust);
   const auth = bearerAuth(ctx.apiKeys);
+  const limits: BodyLimits = { authenticated: ctx.config.bodyLimit, open: ctx.config.openBodyLimit };
   const early: AnyRouteSpec[] = [];
   // What runs around every route, in both lanes.
   const around: RequestHandler[] = [];
@@ -58,19 +59,12 @@ export function createApp(context: AppContext, ext: AppExtensions = {}): Request
     app.use(latency);
     // Ahead of the request log: scrapes are frequent and say nothing.
     early.push(metricsRoute(ctx.metrics));
-    app.use(routerOf(early, auth));
+    app.use(routerOf(early, auth, limits));
   }
   const log = requestLog(ctx.logger);
   around.push(log);
   app.use(log);
-  app.use(
-    express.json({
-      limit: ctx.config.bodyLimit,
-      verify: (req, _res, buf) => {
-        (req as RawBodyRequest).rawBody = buf;
-      },
-    }),
-  );
+  // No body parser here: each route reads its body once its path is known and its caller admitted (`mountRoute`).
   const specs = [
     ...serviceRoutes(ctx),
     ...ledgerRoutes(ctx),
@@ -83,13 +77,13 @@ export function createApp(context: AppContext, ext: AppExtensions = {}): Request
   // Each route at its own mount point: the wallet layer under /api/v1.0, others (the coin-type status) at the root.
   const bases = [...new Set(specs.map((s) => s.base ?? API_BASE))];
   for (const base of bases) {
-    app.use(base || '/', routerOf(specs.filter((s) => (s.base ?? API_BASE) === base), auth));
+    app.use(base || '/', routerOf(specs.filter((s) => (s.base ?? API_BASE) === base), auth, limits));
   }
   const mounted = ext.mount?.(app) ?? [];
   const document = openApiDocument([...early, ...specs], ctx.config.version, mounted);
   app.use(notFound);
   app.use(errorHandler);
-  const lanes = leanLane(specs, { bodyLimit: ctx.config.bodyLimit, middleware: around }, app);
+  const lanes = leanLane(specs, { limits, middleware: around }, app);
   return (req, res) => {
     trustProxiesOf(req, trust);
     lanes(req, res);
