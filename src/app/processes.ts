@@ -11,7 +11,7 @@ import { families } from '../../adaptors/index.js';
 import { claimProfileOrExit, loadConfigOrExit } from './config-or-exit.js';
 import { createCore, type Core } from './core.js';
 import type { AppContext } from '../http/app-context.js';
-import { createApp, type AppExtensions } from '../http/app.js';
+import { authThrottleOf, createApp, type AppExtensions } from '../http/app.js';
 import { answerClientErrorsAsJson } from '../http/client-error.js';
 import { derivePoolFor } from '../vaults/derivation/derive-pool.js';
 import { deriveThreadEntry } from './derive-entry.js';
@@ -84,7 +84,8 @@ export function createPipeline(core: Core): Pipeline {
       ...adminWithdrawalRoutes(deps),
       ...webhookRoutes(webhooks.service),
     ],
-    mount: (app) => mountDashboard(app, { queues: allQueues(), records: apiKeyRecords(config), readOnly: config.dashboardReadOnly, redis: core.redis, prefix: core.prefix, logger }),
+    mount: (app) =>
+      mountDashboard(app, { queues: allQueues(), records: apiKeyRecords(config), readOnly: config.dashboardReadOnly, redis: core.redis, prefix: core.prefix, logger, throttle: authThrottleOf(core) }),
     startWorkers: async () => {
       const [pipelineWorkers, webhookWorkers] = await Promise.all([startWorkers(deps, config.redisUrl), webhooks.start()]);
       return { running: () => pipelineWorkers.running() && webhookWorkers.running(), close: async () => void (await Promise.all([pipelineWorkers.close(), webhookWorkers.close()])) };

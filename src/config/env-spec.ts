@@ -50,7 +50,10 @@ const json = <T>(schema: z.ZodType<T>) =>
   });
 
 /** An API key as a client presents it: in `Authorization: Bearer <key>`, which carries no spaces. */
-const apiKeyText = z.string().min(16).regex(/^\S+$/, 'must have no spaces (it is sent in an Authorization: Bearer header)');
+const apiKeyText = z
+  .string()
+  .min(32, 'must be at least 32 characters: make one with `openssl rand -hex 24`, or give its `sha256` instead')
+  .regex(/^\S+$/, 'must have no spaces (it is sent in an Authorization: Bearer header)');
 
 export const apiKeySchema = z
   .strictObject({
@@ -187,6 +190,19 @@ export const ENV = {
     schema: int(1, 1_000_000),
     default: '30',
     description: 'Requests a client may send to those routes at once after being idle (the token bucket size).',
+  },
+  authFailuresPerMinute: {
+    env: 'AUTH_FAILURES_PER_MINUTE',
+    schema: int(0, 1_000_000),
+    default: '10',
+    description:
+      'Failed authentications (unknown API key, refused dashboard login) per minute that each client address, and each key prefix (its first 8 characters), may make; beyond them every attempt from it answers 429 with Retry-After until the bucket refills. 0 turns the throttle off.',
+  },
+  authFailuresBurst: {
+    env: 'AUTH_FAILURES_BURST',
+    schema: int(1, 1_000_000),
+    default: '20',
+    description: 'Failed authentications a client address or key prefix may make at once before the throttle answers 429 (the token bucket size).',
   },
   deriveThreads: {
     env: 'DERIVE_THREADS',

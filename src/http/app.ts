@@ -2,6 +2,7 @@ import type { RequestListener } from 'node:http';
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { AppContext } from './app-context.js';
 import { bearerAuth } from './auth.js';
+import { AuthThrottle } from './auth-throttle.js';
 import { proxyTrust, trustProxiesOf } from './client-address.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { HealthCache } from './health-cache.js';
@@ -36,6 +37,12 @@ function routerOf(specs: AnyRouteSpec[], auth: ReturnType<typeof bearerAuth>, li
   return router;
 }
 
+/** The failed-authentication throttle of AUTH_FAILURES_PER_MINUTE and AUTH_FAILURES_BURST. */
+export function authThrottleOf(ctx: Pick<AppContext, 'redis' | 'prefix' | 'logger' | 'metrics' | 'config'>): AuthThrottle {
+  const limit = { perMinute: ctx.config.authFailuresPerMinute, burst: ctx.config.authFailuresBurst };
+  return new AuthThrottle({ redis: ctx.redis, prefix: ctx.prefix, logger: ctx.logger, metrics: ctx.metrics, limit });
+}
+
 /**
  * The service's HTTP answer to every request: the routes marked `lean` ahead of Express when
  * the request is plain JSON (`lean-lane.ts`), everything else through the Express app.
@@ -48,7 +55,7 @@ export function createApp(context: AppContext, ext: AppExtensions = {}): Request
   const trust = proxyTrust(ctx.config.trustProxy);
   // `req.ip` by the same rule as `clientAddress`, which every lane reads.
   app.set('trust proxy', trust);
-  const auth = bearerAuth(ctx.apiKeys);
+  const auth = bearerAuth(ctx.apiKeys, authThrottleOf(ctx));
   const limits: BodyLimits = { authenticated: ctx.config.bodyLimit, open: ctx.config.openBodyLimit };
   const early: AnyRouteSpec[] = [];
   // What runs around every route, in both lanes.

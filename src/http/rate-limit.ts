@@ -32,6 +32,11 @@ redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / rate) + 1000)
 return wait
 `);
 
+/** Takes a token of the bucket at `key`; 0 when taken, else the milliseconds until one is there. */
+export async function takeToken(redis: Redis, key: string, limit: RateLimit): Promise<number> {
+  return Number(await TAKE.run(redis, 1, key, String(limit.perMinute), String(limit.burst)));
+}
+
 /** The client a request is counted against: its API key when it sent a valid one, else its address (`clientAddress`, TRUST_PROXY). */
 export function clientOf(req: Request): string {
   const auth = req.res?.locals.auth as AuthContext | undefined;
@@ -48,7 +53,7 @@ export function rateLimiter(redis: Redis, keyPrefix: string, limit: RateLimit): 
   return async (req) => {
     if (limit.perMinute === 0) return;
     const client = clientOf(req);
-    const waitMs = Number(await TAKE.run(redis, 1, rateLimitKey(keyPrefix, client), String(limit.perMinute), String(limit.burst)));
+    const waitMs = await takeToken(redis, rateLimitKey(keyPrefix, client), limit);
     if (waitMs > 0) throw new RateLimitedError(client.startsWith('key:') ? 'this API key' : 'this client address', Math.ceil(waitMs / 1000));
   };
 }
