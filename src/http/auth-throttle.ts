@@ -54,7 +54,8 @@ export class AuthThrottle {
 
   /** Throws the 429 when the client's address or the presented key's prefix is blocked. */
   refuseIfBlocked(req: IncomingMessage, presented: string | undefined): void {
-    if (this.deps.limit.perMinute === 0) return;
+    // Nothing blocked (the usual case): a valid key costs no hash and no lookup.
+    if (this.deps.limit.perMinute === 0 || this.blocked.size === 0) return;
     const now = Date.now();
     for (const bucket of this.buckets(req, presented)) {
       const until = this.blocked.get(bucket);
