@@ -165,7 +165,7 @@ export const ENV = {
     default: '2048',
     description: 'Open connections a server process accepts at once; further ones are closed as they arrive. 0 = no cap.',
   },
-  bodyLimit: { env: 'BODY_LIMIT', schema: z.string().regex(/^\d+(b|kb|mb)$/, 'must be a size such as 512kb or 4mb'), default: '4mb', description: 'Largest accepted request body.' },
+  bodyLimit: { env: 'BODY_LIMIT', schema: z.string().regex(/^\d+(b|kb|mb)$/, 'must be a size such as 512kb or 4mb'), default: '4mb', description: 'Largest request body of a route behind an API key (see OPEN_BODY_LIMIT and CALLBACK_BODY_LIMIT for the others); a body is read only once its route is known and its caller authenticated.' },
   maxKeysPerRequest: {
     env: 'MAX_KEYS_PER_REQUEST',
     schema: int(1, 100_000),
