@@ -47,7 +47,7 @@ const SIZES = quick
   : { callbacks: 20_000, warmup: 2_000, connections: 50, addressSeconds: 4, withdrawals: 1_000, idle: 200, jobs: 100_000, apiRequests: 24_000 };
 const BATCH = 1_000;
 const SECRET = 'bench-callback-secret-0123456789';
-const API_KEY = 'bench-api-key-0123456789abcdef';
+const API_KEY = 'bench-api-key-0123456789abcdef0123';
 const RECIPIENT = '0x00000000000000000000000000000000000000B0';
 const run = randomUUID().slice(0, 8);
 const MB = 1024 * 1024;

@@ -4,14 +4,14 @@
  * layers only import downwards: `http/` (routes, dashboard) uses `pipeline/` (the domain and
  * the jobs), which uses `ledger/`, `vaults/` and `custody/`.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { secp256k1 } from '../ledger/secp256k1.js';
 import type { Express } from 'express';
 import { families } from '../../adaptors/index.js';
 import { claimProfileOrExit, loadConfigOrExit } from './config-or-exit.js';
 import { createCore, type Core } from './core.js';
 import type { AppContext } from '../http/app-context.js';
-import { createApp, type AppExtensions } from '../http/app.js';
+import { authThrottleOf, createApp, type AppExtensions } from '../http/app.js';
 import { answerClientErrorsAsJson } from '../http/client-error.js';
 import { derivePoolFor } from '../vaults/derivation/derive-pool.js';
 import { deriveThreadEntry } from './derive-entry.js';
@@ -25,6 +25,7 @@ import { replacementRoutes } from '../http/routes/replacement-routes.js';
 import { webhookRoutes } from '../http/routes/webhook-routes.js';
 import { withdrawalRoutes } from '../http/routes/withdrawal-routes.js';
 import { startWorkerHealthServer } from '../http/worker-health-server.js';
+import { createLimitedServer, serverLimitsOf } from '../http/server-limits.js';
 import { checkLedgerNetworks } from '../ledger/boot-check.js';
 import { createLogger } from '../platform/logger.js';
 import { createMetrics } from '../platform/metrics.js';
@@ -83,7 +84,8 @@ export function createPipeline(core: Core): Pipeline {
       ...adminWithdrawalRoutes(deps),
       ...webhookRoutes(webhooks.service),
     ],
-    mount: (app) => mountDashboard(app, { queues: allQueues(), records: apiKeyRecords(config), readOnly: config.dashboardReadOnly, redis: core.redis, prefix: core.prefix, logger }),
+    mount: (app) =>
+      mountDashboard(app, { queues: allQueues(), records: apiKeyRecords(config), readOnly: config.dashboardReadOnly, redis: core.redis, prefix: core.prefix, logger, throttle: authThrottleOf(core) }),
     startWorkers: async () => {
       const [pipelineWorkers, webhookWorkers] = await Promise.all([startWorkers(deps, config.redisUrl), webhooks.start()]);
       return { running: () => pipelineWorkers.running() && webhookWorkers.running(), close: async () => void (await Promise.all([pipelineWorkers.close(), webhookWorkers.close()])) };
@@ -102,7 +104,7 @@ export function appContext(core: Core, healthChecks: AppContext['healthChecks'] 
  */
 export async function listen(core: Core, ext: AppExtensions = {}, healthChecks: AppContext['healthChecks'] = {}, port = core.config.port): Promise<Server> {
   const addressDeriver = derivePoolFor(core.config, core.logger, deriveThreadEntry());
-  const server = createServer(createApp({ ...appContext(core, healthChecks), addressDeriver }, ext));
+  const server = createLimitedServer(createApp({ ...appContext(core, healthChecks), addressDeriver }, ext), serverLimitsOf(core.config));
   server.once('close', () => void addressDeriver.close());
   answerClientErrorsAsJson(server);
   return new Promise((resolve, reject) => {
@@ -183,6 +185,7 @@ export async function startWorkerProcess(): Promise<void> {
     { redis: core.redis, prefix: core.prefix, workers, metrics: core.metrics, version: config.version, timeoutMs: config.healthTimeoutMs },
     config.workerPort,
     config.host,
+    serverLimitsOf(config),
   );
   const address = health.address();
   const port = typeof address === 'object' && address ? address.port : config.workerPort;

@@ -47,3 +47,43 @@ export const listenHost = () =>
     (text) => isIP(text) !== 0 || (HOST_NAME.test(text) && !/^[\d.]+$/.test(text)),
     'must be an IP address (0.0.0.0, ::, 127.0.0.1) or a host name alone: no scheme, port, path or brackets',
   );
+
+/** TRUST_PROXY: how many hops in front are proxies, or which addresses and ranges are; nothing when empty. */
+export interface TrustProxy {
+  hops?: number;
+  addresses?: string[];
+}
+
+const TRUST_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * `false` (nothing), a hop count (`1`: the peer is the one proxy), or comma-separated addresses,
+ * CIDR ranges (`10.0.0.0/8`, `fd00::/8`) and the names `loopback`, `linklocal`, `uniquelocal`.
+ * `true` (every hop) is refused: any client could then name its own address.
+ */
+export const trustProxySetting = () =>
+  z.string().transform((text, ctx): TrustProxy => {
+    const value = text.trim();
+    if (value === '' || value.toLowerCase() === 'false' || value === '0') return {};
+    if (/^\d{1,3}$/.test(value)) return { hops: Number(value) };
+    const entries = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const bad = entries.filter((e) => {
+      if (TRUST_NAMES.includes(e)) return false;
+      const [address, prefix, more] = e.split('/');
+      const family = isIP(address ?? '');
+      if (family === 0 || more !== undefined) return true;
+      return prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    });
+    if (entries.length === 0 || bad.length > 0) {
+      const found = value.toLowerCase() === 'true' ? "'true' (trusting every hop lets any client name its own address)" : bad.map((e) => `'${e}'`).join(', ');
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be false, a hop count such as 1, or addresses and CIDR ranges separated by commas (10.0.0.0/8, fd00::/8, loopback, linklocal, uniquelocal); found ${found}`,
+      });
+      return z.NEVER;
+    }
+    return { addresses: entries.map((e) => (e.includes('/') || TRUST_NAMES.includes(e) ? e : normaliseIp(e))) };
+  });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { configErrorMap } from './issue-words.js';
-import { ipAddressList, listenHost } from './address-schemas.js';
+import { ipAddressList, listenHost, trustProxySetting } from './address-schemas.js';
 import { httpUrl, redisUrl } from '../platform/url-schemas.js';
 
 /**
@@ -50,7 +50,10 @@ const json = <T>(schema: z.ZodType<T>) =>
   });
 
 /** An API key as a client presents it: in `Authorization: Bearer <key>`, which carries no spaces. */
-const apiKeyText = z.string().min(16).regex(/^\S+$/, 'must have no spaces (it is sent in an Authorization: Bearer header)');
+const apiKeyText = z
+  .string()
+  .min(32, 'must be at least 32 characters: make one with `openssl rand -hex 24`, or give its `sha256` instead')
+  .regex(/^\S+$/, 'must have no spaces (it is sent in an Authorization: Bearer header)');
 
 export const apiKeySchema = z
   .strictObject({
@@ -124,7 +127,45 @@ export const ENV = {
     description:
       "Sandbox profile: password of its custody emulator's administrator `so` (the connector logs in with it); default the one kept in `.sandbox/custody-password`, made at the first start.",
   },
-  bodyLimit: { env: 'BODY_LIMIT', schema: z.string().regex(/^\d+(b|kb|mb)$/, 'must be a size such as 512kb or 4mb'), default: '4mb', description: 'Largest accepted request body.' },
+  openBodyLimit: {
+    env: 'OPEN_BODY_LIMIT',
+    schema: z.string().regex(/^\d+(b|kb|mb)$/, 'must be a size such as 64kb or 1mb'),
+    default: '64kb',
+    description:
+      'Largest body of a route that needs no API key (BODY_LIMIT is for the routes behind one). The signing callback has its own limit, and address-from-publickey, when open, takes MAX_KEYS_PER_REQUEST keys.',
+  },
+  callbackBodyLimit: {
+    env: 'CALLBACK_BODY_LIMIT',
+    schema: z.string().regex(/^\d+(b|kb|mb)$/, 'must be a size such as 512kb or 2mb'),
+    default: '2mb',
+    description:
+      'Largest body of the signing callback, read only once the caller passed CALLBACK_ALLOWED_IPS. A Bitcoin withdrawal carries one key, digest and signature per input, about 380 bytes each: 1,000 inputs (the default maxInputs) weigh about 0.4 MB; raise it for a maxInputs above 4,000.',
+  },
+  httpHeadersTimeoutMs: {
+    env: 'HTTP_HEADERS_TIMEOUT_MS',
+    schema: int(100, 600_000),
+    default: '20000',
+    description: 'Time a client has to send the request line and headers; a slower one is cut (408). Applies to the API and the worker\'s health server.',
+  },
+  httpRequestTimeoutMs: {
+    env: 'HTTP_REQUEST_TIMEOUT_MS',
+    schema: int(100, 3_600_000),
+    default: '60000',
+    description: 'Time a client has to send a whole request, body included; a slower one is cut (408). At least HTTP_HEADERS_TIMEOUT_MS.',
+  },
+  httpKeepAliveTimeoutMs: {
+    env: 'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    schema: int(100, 600_000),
+    default: '5000',
+    description: 'An idle keep-alive connection is closed after this long. Behind a load balancer that reuses connections, set it above the balancer\'s idle timeout.',
+  },
+  httpMaxConnections: {
+    env: 'HTTP_MAX_CONNECTIONS',
+    schema: int(0, 1_000_000),
+    default: '2048',
+    description: 'Open connections a server process accepts at once; further ones are closed as they arrive. 0 = no cap.',
+  },
+  bodyLimit: { env: 'BODY_LIMIT', schema: z.string().regex(/^\d+(b|kb|mb)$/, 'must be a size such as 512kb or 4mb'), default: '4mb', description: 'Largest request body of a route behind an API key (see OPEN_BODY_LIMIT and CALLBACK_BODY_LIMIT for the others); a body is read only once its route is known and its caller authenticated.' },
   maxKeysPerRequest: {
     env: 'MAX_KEYS_PER_REQUEST',
     schema: int(1, 100_000),
@@ -150,6 +191,19 @@ export const ENV = {
     default: '30',
     description: 'Requests a client may send to those routes at once after being idle (the token bucket size).',
   },
+  authFailuresPerMinute: {
+    env: 'AUTH_FAILURES_PER_MINUTE',
+    schema: int(0, 1_000_000),
+    default: '10',
+    description:
+      'Failed authentications (unknown API key, refused dashboard login) per minute that each client address, and each key prefix (its first 8 characters), may make; beyond them every attempt from it answers 429 with Retry-After until the bucket refills. 0 turns the throttle off.',
+  },
+  authFailuresBurst: {
+    env: 'AUTH_FAILURES_BURST',
+    schema: int(1, 1_000_000),
+    default: '20',
+    description: 'Failed authentications a client address or key prefix may make at once before the throttle answers 429 (the token bucket size).',
+  },
   deriveThreads: {
     env: 'DERIVE_THREADS',
     schema: int(0, 64),
@@ -162,6 +216,13 @@ export const ENV = {
     schema: int(100, 60_000),
     default: '3000',
     description: 'Time each dependency check of `/status` may take.',
+  },
+  healthCacheMs: {
+    env: 'HEALTH_CACHE_MS',
+    schema: int(0, 60_000),
+    default: '1500',
+    description:
+      'How long the answer of a dependency check (Redis, each ledger node, the custody service) is reused by the status routes. Concurrent status calls always share one check under way; 0 = no reuse after it ends.',
   },
   custodyUrl: {
     env: 'CUSTODY_URL',
@@ -206,6 +267,13 @@ export const ENV = {
     schema: ipAddressList(),
     description:
       'Comma-separated IP addresses of the peers allowed to call the callback (the custody service\'s, or the mTLS proxy\'s); no ranges or host names.',
+  },
+  trustProxy: {
+    env: 'TRUST_PROXY',
+    schema: trustProxySetting(),
+    default: 'false',
+    description:
+      'Proxies in front of the service whose X-Forwarded-For is believed: a hop count (`1`), or comma-separated addresses and CIDR ranges (`10.0.0.0/8`, `loopback`, `uniquelocal`). The client address it yields is what the rate limits, the failed-authentication throttle, the callback allow-list and the logs use. `false`: the peer address, X-Forwarded-For ignored.',
   },
   reconcileAfterSeconds: {
     env: 'RECONCILE_AFTER_SECONDS',

@@ -136,6 +136,7 @@ export function loadConfig(env: Env, families: readonly LedgerFamily[], version:
   if (clusterProblem) problems.push(clusterProblem);
   if (Boolean(values.custodyUser) !== Boolean(values.custodyPassword)) problems.push('CUSTODY_USER and CUSTODY_PASSWORD go together; set both or neither');
   if (values.custodyUser && values.custodyApiKey) problems.push('CUSTODY_API_KEY and CUSTODY_USER are both set; keep one way to authenticate to the custody service');
+  if (values.httpHeadersTimeoutMs > values.httpRequestTimeoutMs) problems.push('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS: the headers are part of the request');
   const ledgerConfigs = rawLedgers ? resolveLedgers(rawLedgers, families, problems, secrets) : [];
   if (problems.length) throw new ConfigError(problems);
   const keyPrefix = env.REDIS_PREFIX || !sandboxProfile ? values.keyPrefix : SANDBOX_PREFIX;

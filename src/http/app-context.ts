@@ -7,6 +7,7 @@ import type { Metrics } from '../platform/metrics.js';
 import type { VaultStore } from '../vaults/vault-store.js';
 import type { ApiKeyRecord } from '../security/api-keys.js';
 import type { AddressDeriver } from '../vaults/derivation/derive-addresses.js';
+import type { HealthCache } from './health-cache.js';
 
 export interface DependencyHealth {
   healthy: boolean;
@@ -34,4 +35,6 @@ export interface AppContext {
   healthChecks: Record<string, () => Promise<DependencyHealth>>;
   /** Derives address-from-publickey batches (the thread pool); without it, on the main thread in time slices. */
   addressDeriver?: AddressDeriver;
+  /** Shares the dependency checks of the status routes among concurrent and recent callers; made by `createApp` when absent. */
+  healthCache?: HealthCache;
 }

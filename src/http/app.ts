@@ -2,11 +2,14 @@ import type { RequestListener } from 'node:http';
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { AppContext } from './app-context.js';
 import { bearerAuth } from './auth.js';
+import { AuthThrottle } from './auth-throttle.js';
+import { proxyTrust, trustProxiesOf } from './client-address.js';
 import { errorHandler, notFound } from './error-handler.js';
+import { HealthCache } from './health-cache.js';
 import { leanLane } from './lean-lane.js';
 import { requestLog } from './request-log.js';
 import { openApiDocument, type DocumentedPath } from './openapi.js';
-import { mountRoute, type AnyRouteSpec } from './route.js';
+import { mountRoute, type AnyRouteSpec, type BodyLimits } from './route.js';
 import { API_BASE } from '../platform/api-base.js';
 import { coinStatusRoute } from './routes/coin-status-route.js';
 import { ledgerRoutes } from './routes/ledger-routes.js';
@@ -28,21 +31,32 @@ export interface AppExtensions {
   mount?: (app: Express) => DocumentedPath[] | void;
 }
 
-function routerOf(specs: AnyRouteSpec[], auth: ReturnType<typeof bearerAuth>): Router {
+function routerOf(specs: AnyRouteSpec[], auth: ReturnType<typeof bearerAuth>, limits: BodyLimits): Router {
   const router: Router = express.Router();
-  for (const spec of specs) mountRoute(router, spec, auth);
+  for (const spec of specs) mountRoute(router, spec, auth, limits);
   return router;
+}
+
+/** The failed-authentication throttle of AUTH_FAILURES_PER_MINUTE and AUTH_FAILURES_BURST. */
+export function authThrottleOf(ctx: Pick<AppContext, 'redis' | 'prefix' | 'logger' | 'metrics' | 'config'>): AuthThrottle {
+  const limit = { perMinute: ctx.config.authFailuresPerMinute, burst: ctx.config.authFailuresBurst };
+  return new AuthThrottle({ redis: ctx.redis, prefix: ctx.prefix, logger: ctx.logger, metrics: ctx.metrics, limit });
 }
 
 /**
  * The service's HTTP answer to every request: the routes marked `lean` ahead of Express when
  * the request is plain JSON (`lean-lane.ts`), everything else through the Express app.
  */
-export function createApp(ctx: AppContext, ext: AppExtensions = {}): RequestListener {
+export function createApp(context: AppContext, ext: AppExtensions = {}): RequestListener {
+  // One cache of dependency checks for every status route of this app.
+  const ctx: AppContext = { ...context, healthCache: context.healthCache ?? new HealthCache(context.config.healthCacheMs) };
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
-  const auth = bearerAuth(ctx.apiKeys);
+  const trust = proxyTrust(ctx.config.trustProxy);
+  // `req.ip` by the same rule as `clientAddress`, which every lane reads.
+  app.set('trust proxy', trust);
+  const auth = bearerAuth(ctx.apiKeys, authThrottleOf(ctx));
+  const limits: BodyLimits = { authenticated: ctx.config.bodyLimit, open: ctx.config.openBodyLimit };
   const early: AnyRouteSpec[] = [];
   // What runs around every route, in both lanes.
   const around: RequestHandler[] = [];
@@ -52,19 +66,12 @@ export function createApp(ctx: AppContext, ext: AppExtensions = {}): RequestList
     app.use(latency);
     // Ahead of the request log: scrapes are frequent and say nothing.
     early.push(metricsRoute(ctx.metrics));
-    app.use(routerOf(early, auth));
+    app.use(routerOf(early, auth, limits));
   }
   const log = requestLog(ctx.logger);
   around.push(log);
   app.use(log);
-  app.use(
-    express.json({
-      limit: ctx.config.bodyLimit,
-      verify: (req, _res, buf) => {
-        (req as RawBodyRequest).rawBody = buf;
-      },
-    }),
-  );
+  // No body parser here: each route reads its body once its path is known and its caller admitted (`mountRoute`).
   const specs = [
     ...serviceRoutes(ctx),
     ...ledgerRoutes(ctx),
@@ -77,11 +84,15 @@ export function createApp(ctx: AppContext, ext: AppExtensions = {}): RequestList
   // Each route at its own mount point: the wallet layer under /api/v1.0, others (the coin-type status) at the root.
   const bases = [...new Set(specs.map((s) => s.base ?? API_BASE))];
   for (const base of bases) {
-    app.use(base || '/', routerOf(specs.filter((s) => (s.base ?? API_BASE) === base), auth));
+    app.use(base || '/', routerOf(specs.filter((s) => (s.base ?? API_BASE) === base), auth, limits));
   }
   const mounted = ext.mount?.(app) ?? [];
   const document = openApiDocument([...early, ...specs], ctx.config.version, mounted);
   app.use(notFound);
   app.use(errorHandler);
-  return leanLane(specs, { bodyLimit: ctx.config.bodyLimit, middleware: around }, app);
+  const lanes = leanLane(specs, { limits, middleware: around }, app);
+  return (req, res) => {
+    trustProxiesOf(req, trust);
+    lanes(req, res);
+  };
 }

@@ -31,7 +31,10 @@ export function appErrorOf(err: unknown): AppError {
   return new AppError(500, 'ERR_INTERNAL', 'Internal error', 'The request failed unexpectedly; it was logged.', true, { cause: err });
 }
 
-type RequestLogger = { error: (o: object, m: string) => void; warn: (o: object, m: string) => void };
+/** Refusals a caller can repeat at will and that are logged elsewhere in bounded form: 401, 429. */
+export const FLOODABLE = new Set([401, 429]);
+
+type RequestLogger = { error: (o: object, m: string) => void; warn: (o: object, m: string) => void; debug: (o: object, m: string) => void };
 
 /**
  * Logs a refusal through the request's own logger and returns the headers its answer carries
@@ -40,6 +43,9 @@ type RequestLogger = { error: (o: object, m: string) => void; warn: (o: object, 
 export function reportError(req: unknown, err: unknown, app: AppError): Record<string, string> {
   const log = (req as { log?: RequestLogger }).log;
   if (app.status >= 500) log?.error({ err }, app.title);
+  // A flood of bad keys or of throttled requests would be a flood of warnings: the failed-auth
+  // throttle warns once a minute per client address instead (`auth-throttle.ts`).
+  else if (FLOODABLE.has(app.status)) log?.debug({ errCode: app.errCode, details: boundedForLog(app.details) }, 'request rejected');
   else log?.warn({ errCode: app.errCode, details: boundedForLog(app.details) }, 'request rejected');
   if (app instanceof RateLimitedError) return { 'Retry-After': String(app.fields.retryAfterSeconds) };
   if (app.retryable && app.status === 503) return { 'Retry-After': '5' };

@@ -3,7 +3,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Request, RequestHandler, Response } from 'express';
 import { BadRequestError } from '../platform/errors.js';
 import { appErrorOf, bodyTooLarge, malformedJson, reportError } from './error-handler.js';
-import { answerRoute, type AnyRouteSpec } from './route.js';
+import { answerRoute, bodyLimitOf, type AnyRouteSpec, type BodyLimits } from './route.js';
 import { API_BASE } from '../platform/api-base.js';
 
 /**
@@ -16,19 +16,20 @@ import { API_BASE } from '../platform/api-base.js';
  * Nothing of the route is done twice: the same middleware as in Express (the request log, the
  * latency metric), the same guard, schemas and handler (`answerRoute`), the same error mapping
  * and words (`error-handler.ts`). What is this lane's own is what Express would do around them:
- * reading the body up to BODY_LIMIT, strict JSON (an object or an array, as body-parser's
+ * `beforeBody`, reading the body up to the route's limit, strict JSON (an object or an array, as body-parser's
  * `strict`), the simple query parser, and writing the JSON answer.
  */
 export function leanLane(
   specs: readonly AnyRouteSpec[],
-  opts: { bodyLimit: string; middleware: RequestHandler[] },
+  opts: { limits: BodyLimits; middleware: RequestHandler[] },
   fallback: RequestListener,
 ): RequestListener {
-  const limit = sizeInBytes(opts.bodyLimit);
   const routes = new Map<string, AnyRouteSpec>();
+  const limitOf = new Map<AnyRouteSpec, number>();
   for (const spec of specs.filter((s) => s.lean)) {
     if (spec.scope || spec.path.includes(':')) throw new Error(`route ${spec.path} cannot be lean: it has an API-key scope or path parameters`);
     routes.set(`${spec.method.toUpperCase()} ${spec.base ?? API_BASE}${spec.path}`, spec);
+    limitOf.set(spec, sizeInBytes(bodyLimitOf(spec, opts.limits)));
   }
   if (routes.size === 0) return fallback;
   return (req, res) => {
@@ -54,9 +55,11 @@ export function leanLane(
     const res = Object.assign(raw, { locals: { routePattern: path } }) as unknown as Response;
     for (const m of opts.middleware) m(req, res, () => undefined);
     try {
+      // The caller is admitted (the callback's allow-list) before a byte of its body is read.
+      await spec.beforeBody?.(req);
       // Neither a length nor a chunked body: no body at all, as body-parser (type-is) sees it.
       if (message.headers['content-length'] !== undefined || message.headers['transfer-encoding'] !== undefined) {
-        const text = await readBody(message, limit);
+        const text = await readBody(message, limitOf.get(spec) as number);
         (req as { rawBody?: Buffer }).rawBody = text;
         req.body = parseStrictJson(text);
       }

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { RateLimitedError } from '../platform/errors.js';
 import type { AuthContext } from './auth.js';
 import { rateLimitKey } from '../platform/redis-keys.js';
+import { clientAddress } from './client-address.js';
 
 export interface RateLimit {
   /** Tokens added per minute; 0 turns the limit off. */
@@ -31,10 +32,15 @@ redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / rate) + 1000)
 return wait
 `);
 
-/** The client a request is counted against: its API key when it sent a valid one, else its peer address. */
+/** Takes a token of the bucket at `key`; 0 when taken, else the milliseconds until one is there. */
+export async function takeToken(redis: Redis, key: string, limit: RateLimit): Promise<number> {
+  return Number(await TAKE.run(redis, [key], [String(limit.perMinute), String(limit.burst)]));
+}
+
+/** The client a request is counted against: its API key when it sent a valid one, else its address (`clientAddress`, TRUST_PROXY). */
 export function clientOf(req: Request): string {
   const auth = req.res?.locals.auth as AuthContext | undefined;
-  return auth ? `key:${auth.keyName}` : `ip:${req.socket.remoteAddress ?? 'unknown'}`;
+  return auth ? `key:${auth.keyName}` : `ip:${clientAddress(req)}`;
 }
 
 /**
@@ -47,7 +53,7 @@ export function rateLimiter(redis: Redis, keyPrefix: string, limit: RateLimit): 
   return async (req) => {
     if (limit.perMinute === 0) return;
     const client = clientOf(req);
-    const waitMs = Number(await TAKE.run(redis, [rateLimitKey(keyPrefix, client)], [String(limit.perMinute), String(limit.burst)]));
+    const waitMs = await takeToken(redis, rateLimitKey(keyPrefix, client), limit);
     if (waitMs > 0) throw new RateLimitedError(client.startsWith('key:') ? 'this API key' : 'this client address', Math.ceil(waitMs / 1000));
   };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { boundedForLog } from '../platform/logger.js';
+import { FLOODABLE } from './error-handler.js';
 
 /** `res.locals` key of the fields a route adds to its request's log line. */
 export const REQUEST_LOG_FIELDS = 'requestLogFields';
@@ -11,7 +12,7 @@ export const REQUEST_LOG_FIELDS = 'requestLogFields';
  * request id (the caller's `x-request-id` when well formed, else a new one, echoed back), method
  * and URL (a bounded prefix: a hostile caller chooses it), status, time in ms, and the fields
  * the route named in `res.locals[REQUEST_LOG_FIELDS]` (the callback's outcome and operation).
- * Level by status: error from 500, warn from 400. `req.log`, the request's own logger (the
+ * Level by status: error from 500, warn from 400 (401 and 429 at info). `req.log`, the request's own logger (the
  * error handler writes through it), is made when first asked for: a child logger for every
  * request, as pino-http makes one, was 5 % of the callback receiver's time.
  */
@@ -28,7 +29,8 @@ export function requestLog(logger: Logger): RequestHandler {
       if (logged) return;
       logged = true;
       const status = res.statusCode;
-      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+      // 401 and 429 at info: the failed-auth throttle warns about them once a minute per address.
+      const level = status >= 500 ? 'error' : status >= 400 && !FLOODABLE.has(status) ? 'warn' : 'info';
       const fields = (res.locals as Record<string, object | undefined>)[REQUEST_LOG_FIELDS];
       logger[level](
         {

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response, Router } from 'express';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { z } from 'zod';
 import { InvalidArgumentError } from '../platform/errors.js';
 import type { Scope } from '../security/api-keys.js';
@@ -37,8 +37,19 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
    * without an API-key scope and without path parameters.
    */
   lean?: boolean;
+  /**
+   * Runs before the body is read (after the API key, when the route has a scope): checks that
+   * need only the connection and the headers (the callback's allow-list, a rate limit), so a
+   * refused caller costs no body read and no parse.
+   */
+  beforeBody?(req: Request): void | Promise<void>;
   /** Runs before any validation: authentication that must not reveal the expected shapes. */
   guard?(req: Request): void | Promise<void>;
+  /**
+   * Largest body this route reads, when not the default of its kind (BODY_LIMIT with an API-key
+   * scope, OPEN_BODY_LIMIT without one).
+   */
+  bodyLimit?: string;
   /** Optional request headers the route reads, for the document. */
   headers?: string[];
   /** Extra error statuses this route may answer, for the document. */
@@ -71,7 +82,23 @@ function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, where: strin
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each spec's own types are checked where it is defined
 export type AnyRouteSpec = RouteSpec<any, any, any>;
 
-export function mountRoute(router: Router, spec: AnyRouteSpec, auth: (scope: Scope) => RequestHandler): void {
+/** Body limits by kind of route: BODY_LIMIT behind an API key, OPEN_BODY_LIMIT for the routes without one. */
+export interface BodyLimits {
+  authenticated: string;
+  open: string;
+}
+
+/** The body limit of a route: its own, else the one of its kind. */
+export function bodyLimitOf(spec: AnyRouteSpec, limits: BodyLimits): string {
+  return spec.bodyLimit ?? (spec.scope ? limits.authenticated : limits.open);
+}
+
+/**
+ * Mounts a route: its API key check, then `beforeBody`, and only then the body parser (and only
+ * for a route that takes a body), so neither an unknown path nor a refused caller gets its body
+ * read. The raw body is kept for routes that authenticate it (the signing callback's HMAC).
+ */
+export function mountRoute(router: Router, spec: AnyRouteSpec, auth: (scope: Scope) => RequestHandler, limits: BodyLimits): void {
   const handlers: RequestHandler[] = [
     (req, res, next) => {
       // The matched pattern, kept for the latency metric: an error handler runs after Express reset req.baseUrl.
@@ -80,6 +107,27 @@ export function mountRoute(router: Router, spec: AnyRouteSpec, auth: (scope: Sco
     },
   ];
   if (spec.scope) handlers.push(auth(spec.scope));
+  const beforeBody = spec.beforeBody;
+  if (beforeBody) {
+    handlers.push(async (req, _res, next) => {
+      try {
+        await beforeBody(req);
+        next();
+      } catch (e) {
+        next(e);
+      }
+    });
+  }
+  if (spec.body) {
+    handlers.push(
+      express.json({
+        limit: bodyLimitOf(spec, limits),
+        verify: (req, _res, buf) => {
+          (req as { rawBody?: Buffer }).rawBody = buf;
+        },
+      }),
+    );
+  }
   handlers.push(async (req, res) => {
     const result = await answerRoute(spec, req, res);
     if (!res.headersSent) res.status(spec.status ?? 200).json(result);

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { NotFoundError } from '../platform/errors.js';
 import { probe } from './routes/service-routes.js';
 import { redisHealth } from './redis-health.js';
@@ -6,6 +6,7 @@ import type { DependencyHealth } from './app-context.js';
 import type { Redis } from 'ioredis';
 import type { Metrics } from '../platform/metrics.js';
 import type { Workers } from '../withdrawals/jobs/workers.js';
+import { createLimitedServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from './server-limits.js';
 
 export interface WorkerHealthDeps {
   redis: Redis;
@@ -36,8 +37,8 @@ export async function workerStatus(deps: WorkerHealthDeps): Promise<WorkerStatus
  * which) and `GET /metrics` (Prometheus: job durations and broadcasts are counted here,
  * where the jobs run). Nothing else, and nothing that changes state.
  */
-export function startWorkerHealthServer(deps: WorkerHealthDeps, port: number, host: string): Promise<Server> {
-  const server = createServer((req, res) => {
+export function startWorkerHealthServer(deps: WorkerHealthDeps, port: number, host: string, limits: ServerLimits = DEFAULT_SERVER_LIMITS): Promise<Server> {
+  const server = createLimitedServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const send = (status: number, type: string, body: string) => void res.writeHead(status, { 'content-type': type }).end(body);
     if (req.method !== 'GET' || (path !== '/status' && path !== '/metrics')) {
@@ -49,7 +50,7 @@ export function startWorkerHealthServer(deps: WorkerHealthDeps, port: number, ho
         ? workerStatus(deps).then((s) => send(s.healthy ? 200 : 503, 'application/json', JSON.stringify(s)))
         : deps.metrics.registry.metrics().then((text) => send(200, deps.metrics.registry.contentType, text));
     answer.catch((e: Error) => send(503, 'application/json', JSON.stringify({ healthy: false, errorMessage: e.message })));
-  });
+  }, limits);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -14,6 +14,8 @@ export interface Metrics {
   callbacksAccepted: Counter<'outcome'>;
   /** Signing callbacks refused, by reason (VerificationError.reason, else the errCode). */
   callbacksRejected: Counter<'reason'>;
+  /** Failed authentications (API keys, dashboard logins), by reason; `throttled` counts attempts refused by the throttle. */
+  authFailures: Counter<'reason'>;
   /** Time a worker spent on a job, by queue and outcome (completed, failed). */
   jobDuration: Histogram<'queue' | 'outcome'>;
   /** Broadcast attempts by ledger and outcome (sent, already_known, retryable_error, rejected). */
@@ -77,6 +79,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     httpDuration,
     callbacksAccepted: new Counter({ name: 'byow_callbacks_accepted_total', help: 'Signing callbacks accepted, by outcome', labelNames: ['outcome'] as const, registers }),
     callbacksRejected: new Counter({ name: 'byow_callbacks_rejected_total', help: 'Signing callbacks refused, by reason', labelNames: ['reason'] as const, registers }),
+    authFailures: new Counter({ name: 'byow_auth_failures_total', help: 'Failed authentications by reason (missing_key, unknown_key, no_admin_scope, throttled)', labelNames: ['reason'] as const, registers }),
     jobDuration: new Histogram({
       name: 'byow_job_duration_seconds',
       help: 'Time a worker spent on a job, by queue and outcome',

@@ -97,7 +97,7 @@ describe('configuration', () => {
     const c = loadConfig(
       {
         LEDGERS: JSON.stringify({ eth: { rpcUrl: 'https://mainnet.example/v3/SUPERSECRETPROJECTKEY' } }),
-        API_KEYS: JSON.stringify([{ name: 'k', key: 'plain-api-key-1234567890', scopes: ['read'] }]),
+        API_KEYS: JSON.stringify([{ name: 'k', key: 'plain-api-key-1234567890abcdef012345', scopes: ['read'] }]),
         CUSTODY_URL: 'http://127.0.0.1:1/custody/api/v1.0/mng',
         CALLBACK_SECRET: 'a-callback-secret-of-some-length',
       },
@@ -112,10 +112,10 @@ describe('configuration', () => {
       },
     });
     const logger = createLogger('info', c.secrets, sink);
-    logger.info({ url: 'https://mainnet.example/v3/SUPERSECRETPROJECTKEY' }, 'calling plain-api-key-1234567890 a-callback-secret-of-some-length');
+    logger.info({ url: 'https://mainnet.example/v3/SUPERSECRETPROJECTKEY' }, 'calling plain-api-key-1234567890abcdef012345 a-callback-secret-of-some-length');
     expect(out).not.toContain('a-callback-secret-of-some-length');
     expect(out).not.toContain('SUPERSECRETPROJECTKEY');
-    expect(out).not.toContain('plain-api-key-1234567890');
+    expect(out).not.toContain('plain-api-key-1234567890abcdef012345');
     expect(out).toContain('[REDACTED]');
   });
 
@@ -222,9 +222,9 @@ describe('configuration', () => {
     const found = problems({
       ...ledgers({ eth: { rpcUrl: 'https://node.example' } }),
       API_KEYS: JSON.stringify([
-        { name: 'a', key: 'plain-key-0123456789', scope: ['read'] },
-        { name: 'b', key: 'plain-key-9876543210', scopes: ['fly'] },
-        { name: 'c', key: 'plain-key-9876543210', sha256: 'a'.repeat(64), scopes: ['read'] },
+        { name: 'a', key: 'plain-key-0123456789abcdef0123456789', scope: ['read'] },
+        { name: 'b', key: 'plain-key-9876543210abcdef0123456789', scopes: ['fly'] },
+        { name: 'c', key: 'plain-key-9876543210abcdef0123456789', sha256: 'a'.repeat(64), scopes: ['read'] },
       ]),
     });
     expect(found).toEqual([
@@ -234,6 +234,16 @@ describe('configuration', () => {
       'API_KEYS[2]: must have exactly one of key or sha256',
     ]);
     expect(found.join('\n')).not.toContain('plain-key');
+  });
+
+  it('refuses a plain API key shorter than 32 characters at start, naming it and the way out; a sha256 is unaffected', () => {
+    const eth = ledgers({ eth: { rpcUrl: 'https://node.example' } });
+    const short = 'k'.repeat(31);
+    const found = problems({ ...eth, API_KEYS: JSON.stringify([{ name: 'weak', key: short, scopes: ['read'] }]) });
+    expect(found).toEqual(['API_KEYS[0].key: must be at least 32 characters: make one with `openssl rand -hex 24`, or give its `sha256` instead']);
+    expect(found.join('\n')).not.toContain(short);
+    expect(problems({ ...eth, API_KEYS: JSON.stringify([{ name: 'ok', key: 'k'.repeat(32), scopes: ['read'] }]) })).toEqual([]);
+    expect(problems({ ...eth, API_KEYS: JSON.stringify([{ name: 'hashed', sha256: 'a'.repeat(64), scopes: ['read'] }]) })).toEqual([]);
   });
 
   it('refuses API_KEYS without a key: every keyed route would answer 401 for good', () => {
@@ -268,15 +278,15 @@ describe('configuration', () => {
 
   it('validates the sandbox variables with the rest; empty counts as unset', () => {
     expect(problems({ SANDBOX_CUSTODY_PORT: 'abc', SANDBOX_API_KEY: 'short' })).toEqual([
-      'SANDBOX_API_KEY: must have at least 16 characters',
+      'SANDBOX_API_KEY: must be at least 32 characters: make one with `openssl rand -hex 24`, or give its `sha256` instead',
       "SANDBOX_CUSTODY_PORT: must be a whole number from 1 to 65535, got 'abc'",
     ]);
     for (const port of ['70000', '0']) expect(() => loadConfig({ SANDBOX_CUSTODY_PORT: port }, families, 'v')).toThrow(/SANDBOX_CUSTODY_PORT: must be a whole number from 1 to 65535/);
     const empty = loadConfig({ SANDBOX_CUSTODY_PORT: '', SANDBOX_API_KEY: '', SANDBOX_CUSTODY_PASSWORD: '' }, families, 'v');
     expect([empty.sandboxCustodyPort, empty.sandboxApiKey, empty.sandboxCustodyPassword]).toEqual([8090, undefined, undefined]);
-    const set = loadConfig({ SANDBOX_CUSTODY_PORT: '18090', SANDBOX_API_KEY: 'sandbox-key-0123456789', SANDBOX_CUSTODY_PASSWORD: 'pw' }, families, 'v');
-    expect([set.sandboxCustodyPort, set.sandboxApiKey, set.sandboxCustodyPassword]).toEqual([18090, 'sandbox-key-0123456789', 'pw']);
-    expect(set.secrets).toEqual(expect.arrayContaining(['sandbox-key-0123456789', 'pw']));
+    const set = loadConfig({ SANDBOX_CUSTODY_PORT: '18090', SANDBOX_API_KEY: 'sandbox-key-0123456789abcdef0123456789', SANDBOX_CUSTODY_PASSWORD: 'pw' }, families, 'v');
+    expect([set.sandboxCustodyPort, set.sandboxApiKey, set.sandboxCustodyPassword]).toEqual([18090, 'sandbox-key-0123456789abcdef0123456789', 'pw']);
+    expect(set.secrets).toEqual(expect.arrayContaining(['sandbox-key-0123456789abcdef0123456789', 'pw']));
   });
 
   it('gives the sandbox its own key prefix unless REDIS_PREFIX says otherwise', () => {

@@ -71,7 +71,7 @@ describe('on a Redis Cluster (three masters, hash-tagged prefix)', () => {
       const res = await Promise.all(
         Array.from({ length: 12 }, (_, i) =>
           loop.svc.call('POST', `/api/v1.0/vaults/${v.vaultId}/withdrawals`, {
-            key: 'test-withdraw-key-0123456789',
+            key: 'test-withdraw-key-0123456789abcdef0',
             body: { recipientAddress: RECIPIENT, amount: '0.001', description: `cluster ${i}` },
             headers: { 'idempotency-key': `cluster-${i}` },
           }),
@@ -79,7 +79,7 @@ describe('on a Redis Cluster (three masters, hash-tagged prefix)', () => {
       );
       expect(res.map((r) => r.status)).toEqual(Array(12).fill(200));
       const again = await loop.svc.call('POST', `/api/v1.0/vaults/${v.vaultId}/withdrawals`, {
-        key: 'test-withdraw-key-0123456789',
+        key: 'test-withdraw-key-0123456789abcdef0',
         body: { recipientAddress: RECIPIENT, amount: '0.001', description: 'cluster 0' },
         headers: { 'idempotency-key': 'cluster-0' },
       });

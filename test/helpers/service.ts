@@ -10,9 +10,9 @@ import { createCore, type Core } from '../../src/app/core.js';
 import { createPipeline, listen, type Pipeline } from '../../src/app/processes.js';
 import { testRedis } from './redis.js';
 
-export const ADMIN_KEY = 'test-admin-key-0123456789';
-export const READ_KEY = 'test-read-key-0123456789';
-export const WITHDRAW_KEY = 'test-withdraw-key-0123456789';
+export const ADMIN_KEY = 'test-admin-key-0123456789abcdef0123';
+export const READ_KEY = 'test-read-key-0123456789abcdef01234';
+export const WITHDRAW_KEY = 'test-withdraw-key-0123456789abcdef0';
 export const TEST_CALLBACK_SECRET = 'test-callback-secret-0123456789';
 
 export interface TestService {

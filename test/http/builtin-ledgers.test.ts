@@ -2,7 +2,7 @@ import { StrKey } from '@stellar/stellar-sdk';
 import { networks, payments } from 'bitcoinjs-lib';
 import { computeAddress, encodeBase58 } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { ADMIN_KEY, startTestService, type TestService } from '../helpers/service.js';
 
 // custody-facts.md: a real vault key (DER SPKI) and its Ethereum address.
 const CASP_KEY =
@@ -80,7 +80,7 @@ describe('built-in ledger ids without a back end', () => {
   });
 
   it('withdrawals and vaults on a built-in id without a back end are refused the same way', async () => {
-    const reg = await svc.call('POST', '/api/v1.0/admin/vaults', { key: 'test-admin-key-0123456789', body: { vaultId: 'v-eth', ledgerId: 'eth', publicKey: CASP_KEY } });
+    const reg = await svc.call('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId: 'v-eth', ledgerId: 'eth', publicKey: CASP_KEY } });
     expect(reg.status).toBe(422);
     expect(reg.body).toMatchObject({ notConfigured: true, valid: ['btcregtest'] });
   });

@@ -47,7 +47,7 @@ function capturingLogger(): { logger: pino.Logger; lines: { level: number; msg: 
 }
 
 const { redis, prefix } = testRedis();
-const config = loadConfig({ LEDGERS: JSON.stringify(LEDGERS), SANDBOX: 'false', API_KEYS: '[{"name":"r","key":"test-read-key-0123456789","scopes":["read"]}]', CUSTODY_URL: `${CLOSED}/mng` }, families, 'test');
+const config = loadConfig({ LEDGERS: JSON.stringify(LEDGERS), SANDBOX: 'false', API_KEYS: '[{"name":"r","key":"test-read-key-0123456789abcdef01234","scopes":["read"]}]', CUSTODY_URL: `${CLOSED}/mng` }, families, 'test');
 const registry = LedgerRegistry.fromConfig(config, { logger: pino({ level: 'silent' }), fetch, reservations: new Reservations(redis, prefix) });
 const inThread = inThreadDeriver(new TimeSlicer());
 

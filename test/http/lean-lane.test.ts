@@ -33,7 +33,7 @@ describe('the lean lane of the signing callback', () => {
     });
     svc = await startTestService(
       { ethdev: { rpcUrl: `http://127.0.0.1:${await freePort()}` } },
-      { pipeline: true, env: { BODY_LIMIT: '4kb' }, logger: createLogger('info', [], sink) },
+      { pipeline: true, env: { CALLBACK_BODY_LIMIT: '4kb' }, logger: createLogger('info', [], sink) },
     );
   });
   afterAll(() => svc?.stop());
@@ -55,7 +55,7 @@ describe('the lean lane of the signing callback', () => {
       ['an empty body', ''],
       ['a schema violation', JSON.stringify({ publicKeys: 'x' })],
       ['an operation nobody stored', unknown],
-      ['over BODY_LIMIT', JSON.stringify({ pad: 'x'.repeat(5000) })],
+      ['over CALLBACK_BODY_LIMIT', JSON.stringify({ pad: 'x'.repeat(5000) })],
     ];
     for (const [name, text] of cases) {
       const lean = await send(text, 'lean');

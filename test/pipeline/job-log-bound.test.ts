@@ -14,7 +14,7 @@ describe("a job's log", () => {
       REDIS_PREFIX: prefix.replace(/:$/, ''),
       LEDGERS: JSON.stringify({ ethdev: { rpcUrl: 'http://127.0.0.1:9' } }),
       CUSTODY_URL: 'http://127.0.0.1:9/custody',
-      API_KEYS: JSON.stringify([{ name: 'admin', key: 'test-admin-key-0123456789', scopes: ['admin'] }]),
+      API_KEYS: JSON.stringify([{ name: 'admin', key: 'test-admin-key-0123456789abcdef0123', scopes: ['admin'] }]),
     },
     families,
     'test',

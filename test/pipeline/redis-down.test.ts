@@ -66,6 +66,8 @@ describe('Redis unavailable at the callback', () => {
         CONFIRM_POLL_MS: '100',
         JOB_LOCK_MS: '2000',
         HEALTH_TIMEOUT_MS: '1000',
+        // /status says what Redis is now, not what it was a moment ago.
+        HEALTH_CACHE_MS: '0',
       },
       families,
       'test',

@@ -33,7 +33,7 @@ export async function spawnHangingWorker(loop: Loop, ledgers: Record<string, unk
       REDIS_PREFIX: config.keyPrefix,
       WORKER_PORT: String(await freePort()),
       LEDGERS: JSON.stringify(ledgers),
-      API_KEYS: JSON.stringify([{ name: 'unused', key: 'unused-key-0123456789', scopes: ['read'] }]),
+      API_KEYS: JSON.stringify([{ name: 'unused', key: 'unused-key-0123456789abcdef0123456789', scopes: ['read'] }]),
       CUSTODY_URL: loop.custody.url,
       CALLBACK_SECRET: TEST_CALLBACK_SECRET,
       JOB_LOCK_MS: '2000',

@@ -61,7 +61,7 @@ describe('admin: webhook subscriptions refuse what they must, and the withdrawal
   });
 
   it('retries deliveries for at least 24 hours by default', () => {
-    const config = loadConfig({ LEDGERS: JSON.stringify({ ethdev: { rpcUrl: 'http://127.0.0.1:9' } }), SANDBOX: 'false', API_KEYS: JSON.stringify([{ name: 'a', key: 'a-key-0123456789abcdef', scopes: ['read'] }]), CUSTODY_URL: 'http://c', CALLBACK_SECRET: 'x'.repeat(16) }, families, 't');
+    const config = loadConfig({ LEDGERS: JSON.stringify({ ethdev: { rpcUrl: 'http://127.0.0.1:9' } }), SANDBOX: 'false', API_KEYS: JSON.stringify([{ name: 'a', key: 'a-key-0123456789abcdef0123456789abcdef', scopes: ['read'] }]), CUSTODY_URL: 'http://c', CALLBACK_SECRET: 'x'.repeat(16) }, families, 't');
     const attempts = deliveryAttempts(config);
     let total = 0;
     for (let made = 1; made < attempts; made++) total += backoffDelay(config, made);

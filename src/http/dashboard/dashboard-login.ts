@@ -1,6 +1,9 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import { findApiKey, type ApiKeyRecord } from '../../security/api-keys.js';
+import { clientAddress } from '../client-address.js';
+import type { AuthThrottle } from '../auth-throttle.js';
+import { RateLimitedError } from '../../platform/errors.js';
 import { clearSessionCookie, isCrossSite, sessionToken, setSessionCookie, SESSION_IDLE_SECONDS, type DashboardSessions } from './dashboard-sessions.js';
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -42,17 +45,32 @@ function sendPage(res: Response, status: number, html: string): void {
  * The dashboard's login form and logout, outside its authentication: an admin API key
  * entered once opens a session whose cookie the dashboard's own API calls carry.
  */
-export function dashboardLoginRouter(base: string, records: readonly ApiKeyRecord[], sessions: DashboardSessions, logger: Logger): Router {
+export function dashboardLoginRouter(base: string, records: readonly ApiKeyRecord[], sessions: DashboardSessions, logger: Logger, throttle?: AuthThrottle): Router {
   const router = express.Router();
   router.get('/login', (_req, res) => sendPage(res, 200, loginPage(base)));
   router.post('/login', express.urlencoded({ extended: false, limit: '4kb' }), async (req: Request, res: Response, next) => {
     try {
       if (isCrossSite(req)) return sendPage(res, 403, loginPage(base, 'Log in from the dashboard itself.'));
       const key = typeof req.body?.key === 'string' ? (req.body.key as string).trim() : '';
-      const record = key ? findApiKey(records, key) : undefined;
-      if (!record || !record.scopes.includes('admin')) {
-        logger.warn({ ip: req.ip }, 'dashboard login refused');
-        return sendPage(res, 401, loginPage(base, 'That is not an API key with the admin scope.'));
+      let refusal: RateLimitedError | undefined;
+      try {
+        throttle?.refuseIfBlocked(req, key || undefined);
+      } catch (e) {
+        if (!(e instanceof RateLimitedError)) throw e;
+        refusal = e;
+      }
+      const record = !refusal && key ? findApiKey(records, key) : undefined;
+      if (!refusal && (!record || !record.scopes.includes('admin'))) {
+        refusal = await throttle?.failed(req, key ? (record ? 'no_admin_scope' : 'unknown_key') : 'missing_key', key || undefined);
+        // Without a throttle, each refusal is logged; with one, it logs once a minute per address.
+        if (!throttle) logger.warn({ ip: clientAddress(req) }, 'dashboard login refused');
+        if (!refusal) return sendPage(res, 401, loginPage(base, 'That is not an API key with the admin scope.'));
+      }
+      if (refusal || !record) {
+        const wait = String((refusal as RateLimitedError).fields.retryAfterSeconds);
+        res.set('retry-after', wait);
+        if ((req.headers.accept ?? '').includes('text/html')) return sendPage(res, 429, loginPage(base, `Too many failed logins; try again in ${wait} s.`));
+        return void res.status(429).json((refusal as RateLimitedError).toBody());
       }
       setSessionCookie(req, res, await sessions.create(record.sha256), base);
       logger.info({ keyName: record.name }, 'dashboard login');

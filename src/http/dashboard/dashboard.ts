@@ -9,6 +9,7 @@ import { ForbiddenError, UnauthorizedError } from '../../platform/errors.js';
 import { aboutOf, jobTitle } from '../../withdrawals/jobs/job-about.js';
 import { findApiKey, type ApiKeyRecord } from '../../security/api-keys.js';
 import { dashboardLoginRouter } from './dashboard-login.js';
+import type { AuthThrottle } from '../auth-throttle.js';
 import { DashboardSessions, isCrossSite, sessionToken } from './dashboard-sessions.js';
 import { APP_ERROR_REF, type DocumentedPath } from '../openapi.js';
 
@@ -22,6 +23,8 @@ export interface DashboardOptions {
   queues: Queue[];
   records: readonly ApiKeyRecord[];
   readOnly: boolean;
+  /** Throttles failed logins and keys (`auth-throttle.ts`); none when absent. */
+  throttle?: AuthThrottle;
 }
 
 function headerKey(header: string): string | undefined {
@@ -40,13 +43,20 @@ const wantsPage = (req: Request): boolean => req.method === 'GET' && !isApi(req)
  * (what a browser uses: its page and its own API calls carry it), or, for tools, Bearer, or
  * Basic with the key as password (any user name). The key needs the `admin` scope.
  */
-function dashboardAuth(records: readonly ApiKeyRecord[], sessions: DashboardSessions): RequestHandler {
+function dashboardAuth(records: readonly ApiKeyRecord[], sessions: DashboardSessions, throttle: AuthThrottle | undefined): RequestHandler {
   return async (req, res, next) => {
     try {
       const key = req.headers.authorization ? headerKey(req.headers.authorization) : undefined;
       const token = key === undefined ? sessionToken(req) : undefined;
       let record: ApiKeyRecord | undefined;
-      if (key !== undefined) record = findApiKey(records, key);
+      if (key !== undefined) {
+        throttle?.refuseIfBlocked(req, key);
+        record = findApiKey(records, key);
+        if (!record?.scopes.includes('admin')) {
+          const refusal = await throttle?.failed(req, record ? 'no_admin_scope' : 'unknown_key', key);
+          if (refusal) return next(refusal);
+        }
+      }
       else if (token) {
         // By the key's hash, not its name: a key replaced under the same name ends its sessions.
         const keySha256 = await sessions.check(token);
@@ -115,7 +125,7 @@ export function mountDashboard(app: Express, opts: DashboardOptions): Documented
     },
   });
   const sessions = new DashboardSessions(opts.redis, opts.prefix);
-  app.use(DASHBOARD_PATH, dashboardLoginRouter(DASHBOARD_PATH, opts.records, sessions, opts.logger));
-  app.use(DASHBOARD_PATH, dashboardAuth(opts.records, sessions), serverAdapter.getRouter() as RequestHandler);
+  app.use(DASHBOARD_PATH, dashboardLoginRouter(DASHBOARD_PATH, opts.records, sessions, opts.logger, opts.throttle));
+  app.use(DASHBOARD_PATH, dashboardAuth(opts.records, sessions, opts.throttle), serverAdapter.getRouter() as RequestHandler);
   return DASHBOARD_DOCS;
 }

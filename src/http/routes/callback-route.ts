@@ -10,7 +10,7 @@ import { checkCallback, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../securit
 import { REQUEST_LOG_FIELDS, type RawBodyRequest } from '../app.js';
 import { defineRoute } from '../route.js';
 import { SIGN_CALLBACK_PATH } from '../../platform/api-base.js';
-import { normaliseIp } from '../../config/address-schemas.js';
+import { clientAddress } from '../client-address.js';
 
 /**
  * POST /sign_complete_callback?ledgerId=…: the peer allow-list and, only when CALLBACK_SECRET
@@ -33,15 +33,21 @@ export function callbackRoute(deps: PipelineDeps) {
       'the signing callback is open to any caller (no CALLBACK_ALLOWED_IPS, no CALLBACK_SECRET): only content verification protects it; restrict it to the custody service with CALLBACK_ALLOWED_IPS or an mTLS proxy',
     );
   }
-  // Before the body is even parsed as a callback: an unauthenticated caller learns nothing.
+  // Before the body is even read: a caller not on the allow-list costs no body read and no parse.
+  const admit = (req: Request): AppError | undefined =>
+    callbackAllowedIps && !callbackAllowedIps.includes(clientAddress(req)) ? new ForbiddenError('The caller is not on the callback allow-list') : undefined;
+  // Before the body is parsed as a callback: an unauthenticated caller learns nothing.
   const authenticate = (req: Request): AppError | undefined => {
-    if (callbackAllowedIps && !callbackAllowedIps.includes(normaliseIp(req.socket.remoteAddress))) {
-      return new ForbiddenError('The caller is not on the callback allow-list');
-    }
     if (!callbackSecret) return undefined;
     const raw = (req as RawBodyRequest).rawBody ?? Buffer.alloc(0);
     const failure = checkCallback(callbackSecret, raw, req.header(TIMESTAMP_HEADER), req.header(SIGNATURE_HEADER), callbackToleranceSeconds);
     return failure ? new UnauthorizedError(`Callback authentication failed: ${failure}`) : undefined;
+  };
+  const refuse = (req: Request, failure: AppError | undefined): void => {
+    if (!failure) return;
+    deps.metrics?.callbacksRejected.inc({ reason: failure.errCode });
+    deps.logger.warn({ securityEvent: 'callback', peer: clientAddress(req), reason: failure.errCode, details: boundedForLog(failure.details) }, 'callback rejected');
+    throw failure;
   };
   return defineRoute({
     method: 'post',
@@ -68,13 +74,9 @@ export function callbackRoute(deps: PipelineDeps) {
       404: { description: 'No stored operation has these digests' },
       409: { description: 'The callback does not match the stored operation (ledger, keys, digests) or the operation is final' },
     },
-    guard: (req) => {
-      const failure = authenticate(req);
-      if (!failure) return;
-      deps.metrics?.callbacksRejected.inc({ reason: failure.errCode });
-      deps.logger.warn({ securityEvent: 'callback', peer: req.socket.remoteAddress, reason: failure.errCode, details: boundedForLog(failure.details) }, 'callback rejected');
-      throw failure;
-    },
+    bodyLimit: deps.config.callbackBodyLimit,
+    beforeBody: (req) => refuse(req, admit(req)),
+    guard: (req) => refuse(req, authenticate(req)),
     handler: async ({ query, body, req, res }) => {
       // One line per callback, the request's own (app.ts): what was done to which operation.
       const logged = (outcome: string, withdrawalId: string, note?: string) =>
@@ -102,7 +104,7 @@ export function callbackRoute(deps: PipelineDeps) {
         deps.metrics?.callbacksRejected.inc({ reason: e instanceof VerificationError ? e.reason : e instanceof AppError ? e.errCode : 'error' });
         if (e instanceof VerificationError || (e instanceof AppError && e.status === 409)) {
           deps.logger.warn(
-            { securityEvent: 'callback', ledgerId: query.ledgerId, peer: req.socket.remoteAddress, reason: e instanceof VerificationError ? e.reason : e.errCode, details: boundedForLog(e.details) },
+            { securityEvent: 'callback', ledgerId: query.ledgerId, peer: clientAddress(req), reason: e instanceof VerificationError ? e.reason : e.errCode, details: boundedForLog(e.details) },
             'callback rejected',
           );
         }

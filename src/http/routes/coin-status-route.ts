@@ -3,7 +3,7 @@ import { unknownValue } from '../../platform/errors.js';
 import type { LedgerHealth } from '../../ledger/adaptor.js';
 import type { AppContext, DependencyHealth } from '../app-context.js';
 import { defineRoute } from '../route.js';
-import { probe } from './service-routes.js';
+import { sharedProbe } from './service-routes.js';
 import { API_BASE } from '../../platform/api-base.js';
 
 const partHealth = z.object({ healthy: z.boolean(), errorMessage: z.string().optional() });
@@ -49,14 +49,13 @@ export function coinStatusRoute(ctx: AppContext) {
       if (!adaptor && !ctx.registry.builtInIds().includes(params.coinType.toLowerCase())) {
         throw unknownValue('coin type', params.coinType, ctx.registry.knownIds());
       }
-      const t = ctx.config.healthTimeoutMs;
       const configured = ctx.registry.ids().join(', ') || '(none)';
       const custodyCheck = ctx.healthChecks.custody;
       const [ledger, custody]: [LedgerHealth, DependencyHealth] = await Promise.all([
         adaptor
-          ? probe(() => adaptor.health(), t)
+          ? sharedProbe(ctx, `ledger:${adaptor.ledgerId}`, () => adaptor.health())
           : { healthy: false, errorMessage: `No back end is configured for '${params.coinType}' on this service; configured ledgers: ${configured}` },
-        custodyCheck ? probe(custodyCheck, t) : { healthy: false, errorMessage: 'No custody connector is configured in this process' },
+        custodyCheck ? sharedProbe(ctx, 'dependency:custody', custodyCheck) : { healthy: false, errorMessage: 'No custody connector is configured in this process' },
       ]);
       const { healthy, errorMessage, height, network } = ledger;
       const body = {

@@ -70,7 +70,10 @@ export function ledgerRoutes(ctx: AppContext) {
       summary: `Addresses for public keys (DER SPKI hex, raw 65/33-byte secp256k1, raw 32-byte ed25519); at most ${maxKeys} keys; also for built-in ledger ids without a back end`,
       tags: ['wallet'],
       scope: heavy.openScope,
-      guard: heavy.guard,
+      // The rate limit before the body is read: a client over its limit costs no parse.
+      beforeBody: heavy.guard,
+      // Open, it takes a whole batch: a key as DER SPKI hex (the longest form) is 176 characters.
+      ...(heavy.openScope ? {} : { bodyLimit: `${maxKeys * 200 + 1024}b` }),
       params: z.object({ ledgerId: ledgerIdParam }),
       body: z.object({
         keys: z.array(z.string()).min(1).max(maxKeys, `at most ${maxKeys} keys per request (MAX_KEYS_PER_REQUEST)`),

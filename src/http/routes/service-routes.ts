@@ -3,6 +3,7 @@ import type { AppContext, DependencyHealth } from '../app-context.js';
 import { redisHealth } from '../redis-health.js';
 import { healthSchema } from '../schemas.js';
 import { defineRoute } from '../route.js';
+import { HealthCache } from '../health-cache.js';
 
 const assetSchema = z.object({ symbol: z.string(), decimals: z.number(), native: z.boolean(), contract: z.string().optional() });
 
@@ -46,6 +47,15 @@ export async function probe<T extends DependencyHealth>(fn: () => Promise<T>, ti
   }
 }
 
+/**
+ * A dependency's check bounded by HEALTH_TIMEOUT_MS, shared through the context's cache
+ * (`health-cache.ts`) under `key`: concurrent and recent callers get the same answer.
+ */
+export function sharedProbe<T extends DependencyHealth>(ctx: AppContext, key: string, fn: () => Promise<T>): Promise<T | DependencyHealth> {
+  ctx.healthCache ??= new HealthCache(ctx.config.healthCacheMs);
+  return ctx.healthCache.get(key, () => probe(fn, ctx.config.healthTimeoutMs));
+}
+
 export function serviceRoutes(ctx: AppContext) {
   return [
     defineRoute({
@@ -76,10 +86,9 @@ export function serviceRoutes(ctx: AppContext) {
       tags: ['wallet'],
       response: statusResponse,
       handler: async () => {
-        const t = ctx.config.healthTimeoutMs;
-        const redisCheck = probe(() => redisHealth(ctx.redis, ctx.prefix), t);
-        const ledgerChecks = ctx.registry.list().map(async (a) => [a.ledgerId, await probe(() => a.health(), t)] as const);
-        const depChecks = Object.entries(ctx.healthChecks).map(async ([name, fn]) => [name, await probe(fn, t)] as const);
+        const redisCheck = sharedProbe(ctx, 'redis', () => redisHealth(ctx.redis, ctx.prefix));
+        const ledgerChecks = ctx.registry.list().map(async (a) => [a.ledgerId, await sharedProbe(ctx, `ledger:${a.ledgerId}`, () => a.health())] as const);
+        const depChecks = Object.entries(ctx.healthChecks).map(async ([name, fn]) => [name, await sharedProbe(ctx, `dependency:${name}`, fn)] as const);
         const [redis, ledgers, deps] = await Promise.all([redisCheck, Promise.all(ledgerChecks), Promise.all(depChecks)]);
         const all = [redis, ...ledgers.map(([, h]) => h), ...deps.map(([, h]) => h)];
         return {
