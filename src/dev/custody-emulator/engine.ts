@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { applyContentFaults } from '../custody-simulator/faults.js';
-import { hexBytes } from '../custody-simulator/sign-request.js';
 import { parsePublicKey } from '../../ledger/public-key.js';
 import type { EmulatorContext } from './context.js';
-import { faultsFor } from './faults.js';
-import { keyIndex, signerAt } from './keys.js';
+import { applyContentFaults, faultsFor } from './faults.js';
+import { hexBytes, keyIndex, signerAt } from './keys.js';
 import type { Operation, OperationKind, Vault } from './model.js';
 import { badRequest, conflict, forbidden, notFound } from './problem.js';
 import { canAnswer, tally } from './quorum.js';

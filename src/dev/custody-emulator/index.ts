@@ -2,6 +2,6 @@ export { createCustodyEmulator, MNG_PATH, LEGACY_MNG_PATH, EMULATOR_PATH } from 
 export type { CustodyEmulator, CustodyEmulatorOptions } from './emulator.js';
 export { startCustodyEmulator, type RunningCustodyEmulator, type StartCustodyEmulatorOptions } from './start.js';
 export { approverPolicySchema, type ApproverPolicy, type ApproverPolicyInput } from './automation.js';
-export { emulatorFaultsSchema, type EmulatorFaults } from './faults.js';
+export { emulatorFaultsSchema, type CallbackBody, type EmulatorFaults } from './faults.js';
 export { EMULATOR_VERSION } from './status.js';
 export type { Operation, OperationStatus, Vault, Participant, Account } from './model.js';
