@@ -1,6 +1,6 @@
 /**
  * `npm run bench` (`-- --quick` for a smoke run under a minute): starts what it needs (Redis,
- * anvil, the custody simulator, the real API and worker entry points as their own processes,
+ * anvil, the custody emulator, the real API and worker entry points as their own processes,
  * a bare Express echo server) and measures side by side in one run, so the machine's noise
  * cancels in the ratios. Prints one table and writes bench/results/latest.json.
  */
@@ -16,7 +16,7 @@ import { Redis } from 'ioredis';
 import * as ecc from 'tiny-secp256k1';
 import { families } from '../adaptors/index.js';
 import { loadConfig } from '../src/config/load-config.js';
-import { startCustodySimulator } from '../src/dev/custody-simulator/index.js';
+import { startInMemoryCustodyEmulator } from '../src/dev/custody-emulator/index.js';
 import { toCustodyKeyId } from '../src/ledger/public-key.js';
 import { OperationStore } from '../src/withdrawals/store/operation-store.js';
 import type { Operation } from '../src/withdrawals/model/operation.js';
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
     stops.push(anvil.stop);
 
     // One API process (src/main.ts) and, from the pipeline phase on, one worker process
-    // (src/worker-main.ts), as deployed; the custody simulator runs here.
+    // (src/worker-main.ts), as deployed; the custody emulator runs here.
     const port = await freePort();
     const accepted = new Map<string, number>();
     // digest → when its callback's 200 was read, sub-millisecond (compared with bench/preload.ts's send times).
@@ -195,37 +195,39 @@ async function main(): Promise<void> {
     let held: { open: Promise<void>; release: () => void; waiting: number } | undefined;
     let inFlight = 0;
     const slots: (() => void)[] = [];
-    const custody = await startCustodySimulator({
-      secret: SECRET,
-      callbackBaseUrl: `http://127.0.0.1:${port}`,
+    const custody = await startInMemoryCustodyEmulator({
       quorum: { approvers: 1, required: 1, approvalDelayMs: 0 },
-      callbackRetry: { timeoutMs: 600_000 },
-      fetch: async (input, init) => {
-        const gate = held;
-        if (gate) {
-          gate.waiting++;
-          await gate.open;
-          if (inFlight >= 64) await new Promise<void>((r) => slots.push(r));
-        }
-        inFlight++;
-        try {
-          firstCallback = Math.min(firstCallback, Date.now());
-          const body = typeof init?.body === 'string' ? init.body : '';
-          // Signed now: a held callback's timestamp is as old as its wait.
-          const res = await fetch(input, gate ? { ...init, headers: { 'content-type': 'application/json', ...signCallback(SECRET, body) } } : init);
-          const at = hrNow();
-          if (res.ok) acceptedCount++;
-          if (res.ok && body) {
-            for (const d of (JSON.parse(body) as { dataToSign: string[] }).dataToSign) {
-              accepted.set(d.toLowerCase(), Date.now());
-              acceptedAt.set(d.toLowerCase(), at);
-            }
+      callback: {
+        secret: SECRET,
+        baseUrl: `http://127.0.0.1:${port}`,
+        timeoutMs: 600_000,
+        fetch: async (input, init) => {
+          const gate = held;
+          if (gate) {
+            gate.waiting++;
+            await gate.open;
+            if (inFlight >= 64) await new Promise<void>((r) => slots.push(r));
           }
-          return res;
-        } finally {
-          inFlight--;
-          slots.shift()?.();
-        }
+          inFlight++;
+          try {
+            firstCallback = Math.min(firstCallback, Date.now());
+            const body = typeof init?.body === 'string' ? init.body : '';
+            // Signed now: a held callback's timestamp is as old as its wait.
+            const res = await fetch(input, gate ? { ...init, headers: { 'content-type': 'application/json', ...signCallback(SECRET, body) } } : init);
+            const at = hrNow();
+            if (res.ok) acceptedCount++;
+            if (res.ok && body) {
+              for (const d of (JSON.parse(body) as { dataToSign: string[] }).dataToSign) {
+                accepted.set(d.toLowerCase(), Date.now());
+                acceptedAt.set(d.toLowerCase(), at);
+              }
+            }
+            return res;
+          } finally {
+            inFlight--;
+            slots.shift()?.();
+          }
+        },
       },
     });
     stops.push(custody.stop);
@@ -423,7 +425,7 @@ async function main(): Promise<void> {
     };
     /** A custody vault registered here and funded with 100 ETH. */
     const fundedVault = async () => {
-      const vault = custody.sim.createVault('ECDSA', { ledger: 'ethdev' });
+      const vault = custody.control.createVault('ECDSA', { ledger: 'ethdev' });
       const reg = await call('POST', '/api/v1.0/admin/vaults', { vaultId: vault.vaultId, ledgerId: 'ethdev', publicKey: vault.publicKey });
       if (reg.status !== 201) throw new Error(`vault registration: ${JSON.stringify(reg.body)}`);
       const funder = new DevChainFunder(anvil.url);
@@ -461,7 +463,7 @@ async function main(): Promise<void> {
       log(`pipeline: ${n} ETH withdrawals created (64 requests in flight), their signed callbacks held until all are created`);
       let release = () => undefined as void;
       held = { open: new Promise<void>((r) => (release = r)), release: () => release(), waiting: 0 };
-      // Held callbacks must not outlive a failed run (the simulator waits for them when it stops).
+      // Held callbacks must not outlive a failed run (the emulator waits for them when it stops).
       stops.push(async () => release());
       const createStart = Date.now();
       let nextIndex = 0;

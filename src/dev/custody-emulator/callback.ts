@@ -93,5 +93,6 @@ export async function sendCallback(ctx: EmulatorContext, op: Operation, vault: V
       deliveries: { delivered: d.delivered + outcome.delivered, failed: d.failed + outcome.failed, dropped: d.dropped + outcome.dropped },
     });
   });
+  ctx.onDelivery?.(op.operationID, { delivered: outcome.delivered, failed: outcome.failed, dropped: outcome.dropped > 0 });
   ctx.logger.info({ operationID: op.operationID, ...outcome }, 'callback delivery finished');
 }

@@ -35,6 +35,31 @@ export const emulatorFaultsSchema = z.strictObject({
 });
 export type EmulatorFaults = z.infer<typeof emulatorFaultsSchema>;
 
+/**
+ * Faults of the approvers rather than of the service, set in process only (direct-control.ts):
+ * the HTTP fault table refuses them, since over HTTP a decline is a decliner in the approver
+ * policy and a held operation the manual policy. The automatic approvers obey them.
+ */
+export const approverFaultsSchema = z.strictObject({
+  /** The quorum ends the operation in this state instead of signing it (a member declines, …). */
+  end: z.enum(['DECLINED', 'CANCELED', 'FAILED', 'ERROR']).optional(),
+  /** Approvals never come: the operation stays PENDING (until canceled). */
+  holdApprovals: z.boolean().optional(),
+  /** When a sign operation ends unsigned, send a callback without signatures to say so. */
+  notifyEnd: z.boolean().optional(),
+});
+export type ApproverFaults = z.infer<typeof approverFaultsSchema>;
+
+export interface ApproverFaultTable {
+  global: ApproverFaults;
+  vaults: Map<string, ApproverFaults>;
+}
+
+export const approverFaultsFor = (ctx: EmulatorContext, vaultId: string): ApproverFaults => ({
+  ...ctx.approverFaults.global,
+  ...ctx.approverFaults.vaults.get(vaultId),
+});
+
 export interface FaultTable {
   global: EmulatorFaults;
   vaults: Record<string, EmulatorFaults>;

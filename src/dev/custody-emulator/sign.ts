@@ -75,7 +75,14 @@ export function validateSign(vault: Vault, input: unknown): { description: strin
   });
   const algorithm = req.ledgerHashAlgorithm?.toUpperCase();
   req.rawTransactions.forEach((raw, i) => {
-    if (raw.replace(/^0x/, '') === '' || algorithm === 'IGNORE' || algorithm === 'PLAIN') return;
+    if (raw.replace(/^0x/, '') === '' || algorithm === 'IGNORE') return;
+    if (algorithm === 'PLAIN') {
+      // Plain data is signed as it is: a raw transaction beside it must be that data.
+      if (plain && raw.replace(/^0x/, '').toLowerCase() !== (req.dataToSign[i] as string).replace(/^0x/, '').toLowerCase()) {
+        throw invalid(`rawTransactions[${i}] is not dataToSign[${i}]: with PLAIN the data signed is the raw data itself`, 'digest-mismatch');
+      }
+      return;
+    }
     if (!HASH_ALGORITHMS.includes(algorithm as HashAlgorithm)) {
       throw invalid(`ledgerHashAlgorithm '${req.ledgerHashAlgorithm ?? ''}' is needed to check rawTransactions; valid: IGNORE, PLAIN, ${HASH_ALGORITHMS.join(', ')}`, 'invalid-hash-algorithm');
     }
