@@ -4,7 +4,7 @@
  * suite's route fuzzer with a fixed seed, so every run sends the same requests), then its
  * memory once settled.
  */
-import type { RunningCustodySimulator } from '../src/dev/custody-simulator/index.js';
+import type { RunningInMemoryCustodyEmulator } from '../src/dev/custody-emulator/index.js';
 import type { OperationStore } from '../src/withdrawals/store/operation-store.js';
 import { fuzzRoutes, type OpenApiLike } from '../test/faults/route-fuzz.js';
 import { fakeOperation } from './fixtures.js';
@@ -34,12 +34,12 @@ const SEED = 11;
 const RECIPIENT = '0x00000000000000000000000000000000000000B0';
 
 export async function apiMemory(
-  deps: { api: { child: Child; url: string }; custody: RunningCustodySimulator; store: OperationStore; apiKey: string; callbackSecret: string; run: string; snapshot?: (name: string) => Promise<void> },
+  deps: { api: { child: Child; url: string }; custody: RunningInMemoryCustodyEmulator; store: OperationStore; apiKey: string; callbackSecret: string; run: string; snapshot?: (name: string) => Promise<void> },
   requests: number,
 ): Promise<ApiMemory> {
   const { api } = deps;
   // A registered vault and a stored withdrawal of it, so a share of the requests gets past the lookups.
-  const vault = deps.custody.sim.createVault('ECDSA', { ledger: 'ethdev' });
+  const vault = deps.custody.control.createVault('ECDSA', { ledger: 'ethdev' });
   const reg = await fetch(`${api.url}/api/v1.0/admin/vaults`, {
     method: 'POST',
     headers: { authorization: `Bearer ${deps.apiKey}`, 'content-type': 'application/json' },

@@ -2,14 +2,14 @@
  * The bench's `create` phase: `POST /vaults/{id}/withdrawals` alone, for one Ethereum vault,
  * as a payout (each withdrawal to a recipient of its own, so no gas estimate is shared),
  * against an API process of its own (started with the bench preload, which counts the
- * JSON-RPC requests it sends to the node). The custody simulator holds the quorum of the
+ * JSON-RPC requests it sends to the node). The custody emulator holds the quorum of the
  * bench vault (`holdApprovals`), so the sign requests are real but no callback, worker or
  * broadcast runs during the measurement: the chain stays at one block, as it would between
  * two blocks of a real chain.
  */
 import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
-import type { RunningCustodySimulator } from '../src/dev/custody-simulator/index.js';
+import type { RunningInMemoryCustodyEmulator } from '../src/dev/custody-emulator/index.js';
 import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
 import type { OperationStore } from '../src/withdrawals/store/operation-store.js';
 import { operationKeys, servicePrefix } from '../src/platform/redis-keys.js';
@@ -38,7 +38,7 @@ export interface CreateFigures {
 export interface CreatePhaseInput {
   api: { url: string; child: Child };
   apiKey: string;
-  custody: RunningCustodySimulator;
+  custody: RunningInMemoryCustodyEmulator;
   anvilUrl: string;
   store: OperationStore;
   redis: Redis;
@@ -63,8 +63,8 @@ export async function createPhase(o: CreatePhaseInput): Promise<CreateFigures> {
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
-  const vault = o.custody.sim.createVault('ECDSA', { ledger: 'ethdev' });
-  o.custody.sim.setFaults({ holdApprovals: true }, vault.vaultId);
+  const vault = o.custody.control.createVault('ECDSA', { ledger: 'ethdev' });
+  o.custody.control.setFaults({ holdApprovals: true }, vault.vaultId);
   const reg = await call('POST', '/api/v1.0/admin/vaults', { vaultId: vault.vaultId, ledgerId: 'ethdev', publicKey: vault.publicKey });
   if (reg.status !== 201) throw new Error(`vault registration: ${JSON.stringify(reg.body)}`);
   const funder = new DevChainFunder(o.anvilUrl);

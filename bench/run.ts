@@ -1,6 +1,6 @@
 /**
  * `npm run bench` (`-- --quick` for a smoke run under a minute): starts what it needs (Redis,
- * anvil, the custody simulator, the real API and worker entry points as their own processes,
+ * anvil, the custody emulator, the real API and worker entry points as their own processes,
  * a bare Express echo server) and measures side by side in one run, so the machine's noise
  * cancels in the ratios. Prints one table and writes bench/results/latest.json.
  */
@@ -16,7 +16,7 @@ import { Redis } from 'ioredis';
 import * as ecc from 'tiny-secp256k1';
 import { families } from '../adaptors/index.js';
 import { loadConfig } from '../src/config/load-config.js';
-import { startCustodySimulator } from '../src/dev/custody-simulator/index.js';
+import { startInMemoryCustodyEmulator } from '../src/dev/custody-emulator/index.js';
 import { toCustodyKeyId } from '../src/ledger/public-key.js';
 import { OperationStore } from '../src/withdrawals/store/operation-store.js';
 import type { Operation } from '../src/withdrawals/model/operation.js';
@@ -160,7 +160,7 @@ interface DrainFigures {
 }
 
 /**
- * The custody simulator's callbacks as the bench sees them: when each was accepted, and the
+ * The custody emulator's callbacks as the bench sees them: when each was accepted, and the
  * gate the pipeline's drains hold them at.
  */
 interface CallbackTap {
@@ -174,14 +174,14 @@ interface CallbackTap {
   held?: { open: Promise<void>; release: () => void; waiting: number };
 }
 
-/** What the phases after the first share: Redis, anvil, the custody simulator, the API, the echo server. */
+/** What the phases after the first share: Redis, anvil, the custody emulator, the API, the echo server. */
 interface Bench {
   stops: (() => Promise<unknown>)[];
   prefix: string;
   redisUrl: string;
   redis: Redis;
   anvil: Awaited<ReturnType<typeof startAnvil>>;
-  custody: Awaited<ReturnType<typeof startCustodySimulator>>;
+  custody: Awaited<ReturnType<typeof startInMemoryCustodyEmulator>>;
   tap: CallbackTap;
   env: Record<string, string>;
   config: ReturnType<typeof loadConfig>;
@@ -248,7 +248,7 @@ async function main(): Promise<void> {
  * same node. With 1 s blocks the same runs take 0.8–1.2 s each, whatever came before.
  *
  * One API process (src/main.ts) and, from the pipeline phase on, one worker process
- * (src/worker-main.ts), as deployed; the custody simulator runs here.
+ * (src/worker-main.ts), as deployed; the custody emulator runs here.
  */
 async function startServices(stops: Bench['stops'], prefix: string, redisUrl: string, redis: Redis): Promise<Bench> {
   const anvil = await startAnvil({ blockTime: 1 });
@@ -259,37 +259,39 @@ async function startServices(stops: Bench['stops'], prefix: string, redisUrl: st
   const hrNow = () => performance.timeOrigin + performance.now();
   let inFlight = 0;
   const slots: (() => void)[] = [];
-  const custody = await startCustodySimulator({
-    secret: SECRET,
-    callbackBaseUrl: `http://127.0.0.1:${port}`,
+  const custody = await startInMemoryCustodyEmulator({
     quorum: { approvers: 1, required: 1, approvalDelayMs: 0 },
-    callbackRetry: { timeoutMs: 600_000 },
-    fetch: async (input, init) => {
-      const gate = tap.held;
-      if (gate) {
-        gate.waiting++;
-        await gate.open;
-        if (inFlight >= 64) await new Promise<void>((r) => slots.push(r));
-      }
-      inFlight++;
-      try {
-        tap.firstCallback = Math.min(tap.firstCallback, Date.now());
-        const body = typeof init?.body === 'string' ? init.body : '';
-        // Signed now: a held callback's timestamp is as old as its wait.
-        const res = await fetch(input, gate ? { ...init, headers: { 'content-type': 'application/json', ...signCallback(SECRET, body) } } : init);
-        const at = hrNow();
-        if (res.ok) tap.acceptedCount++;
-        if (res.ok && body) {
-          for (const d of (JSON.parse(body) as { dataToSign: string[] }).dataToSign) {
-            tap.accepted.set(d.toLowerCase(), Date.now());
-            tap.acceptedAt.set(d.toLowerCase(), at);
+    callback: {
+      secret: SECRET,
+      baseUrl: `http://127.0.0.1:${port}`,
+      timeoutMs: 600_000,
+        fetch: async (input, init) => {
+          const gate = tap.held;
+          if (gate) {
+            gate.waiting++;
+            await gate.open;
+            if (inFlight >= 64) await new Promise<void>((r) => slots.push(r));
           }
-        }
-        return res;
-      } finally {
-        inFlight--;
-        slots.shift()?.();
-      }
+          inFlight++;
+          try {
+            tap.firstCallback = Math.min(tap.firstCallback, Date.now());
+            const body = typeof init?.body === 'string' ? init.body : '';
+            // Signed now: a held callback's timestamp is as old as its wait.
+            const res = await fetch(input, gate ? { ...init, headers: { 'content-type': 'application/json', ...signCallback(SECRET, body) } } : init);
+            const at = hrNow();
+            if (res.ok) tap.acceptedCount++;
+            if (res.ok && body) {
+              for (const d of (JSON.parse(body) as { dataToSign: string[] }).dataToSign) {
+                tap.accepted.set(d.toLowerCase(), Date.now());
+                tap.acceptedAt.set(d.toLowerCase(), at);
+              }
+            }
+            return res;
+          } finally {
+            inFlight--;
+            slots.shift()?.();
+          }
+        },
     },
   });
   stops.push(custody.stop);
@@ -496,7 +498,7 @@ async function call({ api }: Bench, method: string, p: string, body?: unknown) {
 
 /** A custody vault registered here and funded with 100 ETH. */
 async function fundedVault(b: Bench) {
-  const vault = b.custody.sim.createVault('ECDSA', { ledger: 'ethdev' });
+  const vault = b.custody.control.createVault('ECDSA', { ledger: 'ethdev' });
   const reg = await call(b, 'POST', '/api/v1.0/admin/vaults', { vaultId: vault.vaultId, ledgerId: 'ethdev', publicKey: vault.publicKey });
   if (reg.status !== 201) throw new Error(`vault registration: ${JSON.stringify(reg.body)}`);
   const funder = new DevChainFunder(b.anvil.url);
@@ -532,7 +534,7 @@ async function createHeld(b: Bench, vaultId: string, n: number) {
   let release = () => undefined as void;
   const gate = { open: new Promise<void>((r) => (release = r)), release: () => release(), waiting: 0 };
   b.tap.held = gate;
-  // Held callbacks must not outlive a failed run (the simulator waits for them when it stops).
+  // Held callbacks must not outlive a failed run (the emulator waits for them when it stops).
   b.stops.push(async () => release());
   const createStart = Date.now();
   let nextIndex = 0;

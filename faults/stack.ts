@@ -1,5 +1,5 @@
 /**
- * What a fault scenario runs on: its own Redis key prefix, a real anvil, the custody simulator in
+ * What a fault scenario runs on: its own Redis key prefix, a real anvil, the custody emulator in
  * this process, and the service's real entry points (`src/main.ts`, `src/worker-main.ts`) as child
  * processes that a scenario may SIGKILL and start again.
  */
@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startCustodySimulator, type RunningCustodySimulator } from '../src/dev/custody-simulator/index.js';
+import { startInMemoryCustodyEmulator, type RunningInMemoryCustodyEmulator } from '../src/dev/custody-emulator/index.js';
 import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
 import { freePort } from '../src/dev/free-port.js';
 import { startAnvil, type LocalAnvil } from '../adaptors/ethereum/local-node/local-anvil.js';
@@ -87,7 +87,7 @@ export interface StackOptions {
 export interface Stack {
   anvil: LocalAnvil;
   funder: DevChainFunder;
-  custody: RunningCustodySimulator;
+  custody: RunningInMemoryCustodyEmulator;
   apis: (Proc & { url: string })[];
   workers: Proc[];
   ledgers: Record<string, unknown>;
@@ -101,12 +101,10 @@ export async function startStack(o: StackOptions): Promise<Stack> {
   const anvil = await startAnvil({ blockTime: 1, mixedMining: true });
   const funder = new DevChainFunder(anvil.url);
   const ports = await Promise.all(Array.from({ length: o.apis }, () => freePort()));
-  const custody = await startCustodySimulator({
-    secret: SECRET,
+  const custody = await startInMemoryCustodyEmulator({
     // Each sign request names its own API's callback URL; this base is the fallback only.
-    callbackBaseUrl: `http://127.0.0.1:${ports[0]}`,
+    callback: { secret: SECRET, baseUrl: `http://127.0.0.1:${ports[0]}`, attempts: 5, baseDelayMs: 500 },
     quorum: { approvers: 3, required: 2, approvalDelayMs: o.approvalDelayMs ?? 200 },
-    callbackRetry: { attempts: 5, baseDelayMs: 500 },
   });
   const ledgers = { ethdev: { rpcUrl: anvil.url, confirmations: 1 } };
   const env = (extra: Record<string, string>): Record<string, string> => ({

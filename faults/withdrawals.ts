@@ -65,7 +65,7 @@ function apiUrl(stack: Stack, i: number): string {
 export async function fundedVaults(stack: Stack, n: number): Promise<{ vaultId: string; address: string }[]> {
   const out: { vaultId: string; address: string }[] = [];
   for (let i = 0; i < n; i++) {
-    const v = stack.custody.sim.createVault('ECDSA', { ledger: 'ethdev' });
+    const v = stack.custody.control.createVault('ECDSA', { ledger: 'ethdev' });
     const r = await call(apiUrl(stack, i), 'POST', '/api/v1.0/admin/vaults', { vaultId: v.vaultId, ledgerId: 'ethdev', publicKey: v.publicKey });
     if (r.status !== 201) throw new Error(`vault registration: ${JSON.stringify(r.body)}`);
     await stack.funder.sendEth(r.body.address as string, 10n ** 18n);

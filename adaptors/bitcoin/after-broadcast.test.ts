@@ -126,7 +126,7 @@ describe('after the broadcast on Bitcoin (bcoin regtest)', () => {
       providerData: '{}',
     });
     const signedOp = await until('the stranger transaction signed', () => {
-      const o = loop.custody.sim.operation(operationID);
+      const o = loop.custody.control.operation(operationID);
       return o?.status === 'COMPLETED' ? o : undefined;
     });
     const sigs: VerifiedSignature[] = unsigned.payloads.map((p, i) => ({

@@ -24,7 +24,7 @@ export const bitcoinOptionsSchema = z.strictObject({
   fallbackFeeRate: z.number().int().min(1).optional(),
   /**
    * Most inputs one withdrawal may spend: each input is one payload of the custody sign
-   * request (the custody simulator takes at most 1,000). The standard transaction weight
+   * request (the custody emulator takes at most 1,000). The standard transaction weight
    * (100,000 vbytes: ~1,460 P2WPKH inputs) bounds it too.
    */
   maxInputs: z.number().int().min(1).max(5_000).default(1_000),

@@ -31,7 +31,7 @@ describe('Bitcoin regtest: canceled and declined signing give the coin back', ()
   it('the single coin of a vault is spent by the withdrawal after a cancel and a decline', async () => {
     const v = await loop.vault('btcregtest');
     await regtest.faucet(v.address, 100_000_000n);
-    loop.custody.sim.setFaults({ holdApprovals: true }, v.vaultId);
+    loop.custody.control.setFaults({ holdApprovals: true }, v.vaultId);
 
     const held = await withdraw(v.vaultId, '0.5', 'to cancel');
     expect(held.status, JSON.stringify(held.body)).toBe(200);
@@ -45,7 +45,7 @@ describe('Bitcoin regtest: canceled and declined signing give the coin back', ()
     expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
     expect(canceled.body.status).toBe('FAILED');
 
-    loop.custody.sim.setFaults({ end: 'DECLINED', notifyEnd: true }, v.vaultId);
+    loop.custody.control.setFaults({ end: 'DECLINED', notifyEnd: true }, v.vaultId);
     const declined = await withdraw(v.vaultId, '0.4', 'to decline');
     expect(declined.status, JSON.stringify(declined.body)).toBe(200);
     expect(outpoints(declined.body.appData.txs[0].serialized)).toEqual(coin);
@@ -53,7 +53,7 @@ describe('Bitcoin regtest: canceled and declined signing give the coin back', ()
     expect(failed.status).toBe('FAILED');
     expect(failed.failureReason).toMatch(/^sign operation DECLINED at the custody service/);
 
-    loop.custody.sim.setFaults({}, v.vaultId);
+    loop.custody.control.setFaults({}, v.vaultId);
     const paid = await withdraw(v.vaultId, '0.3', 'after both');
     expect(paid.status, JSON.stringify(paid.body)).toBe(200);
     const done = await loop.waitFor(v.vaultId, paid.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED', 30_000);

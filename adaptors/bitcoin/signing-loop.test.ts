@@ -58,7 +58,7 @@ describe('signing loop on Bitcoin regtest (bcoin): withdraw → quorum → callb
 
   it('completes a two-input withdrawal whose signatures arrive in two partial callbacks', async () => {
     const v = await loop.vault('btcregtest');
-    loop.custody.sim.setFaults({ partial: true }, v.vaultId);
+    loop.custody.control.setFaults({ partial: true }, v.vaultId);
     await regtest.faucet(v.address, 30_000_000n);
     await regtest.faucet(v.address, 30_000_000n);
     const res = await withdraw(v.vaultId, { recipientAddress: RECIPIENT, amount: '0.5', description: 'needs both coins' });
@@ -107,7 +107,7 @@ describe('signing loop on Bitcoin regtest (bcoin): withdraw → quorum → callb
 
   it('refuses a callback that names another ledger, and still completes on the right one', async () => {
     const v = await loop.vault('btcregtest');
-    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    loop.custody.control.setFaults({ dropCallback: true }, v.vaultId);
     await regtest.faucet(v.address, 10_000_000n);
     const res = await withdraw(v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'ledger check' });
     const simOp = await waitForSim(loop, res.body.operationID);
@@ -131,9 +131,9 @@ describe('signing loop on Bitcoin regtest (bcoin): withdraw → quorum → callb
 
 async function waitForSim(loop: Loop, operationID: string) {
   for (let i = 0; i < 200; i++) {
-    const op = loop.custody.sim.operation(operationID);
+    const op = loop.custody.control.operation(operationID);
     if (op?.status === 'COMPLETED') return op;
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error('the simulator did not complete the operation');
+  throw new Error('the custody emulator did not complete the operation');
 }

@@ -204,15 +204,15 @@ describe('after the broadcast on Ethereum (anvil)', () => {
 
   it('a speed-up whose callback was lost is fetched from the custody service and sent', async () => {
     const { v, op, id } = await broadcastWithdrawal('ethdev', '0.1');
-    e.loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    e.loop.custody.control.setFaults({ dropCallback: true }, v.vaultId);
     const res = await post(v.vaultId, id, 'speed-up');
     expect(res.status).toBe(200);
     const signId = res.body.attempts[1].operationID as string;
-    await until('the replacement signed', () => e.loop.custody.sim.operation(signId)?.status === 'COMPLETED');
+    await until('the replacement signed', () => e.loop.custody.control.operation(signId)?.status === 'COMPLETED');
     // The custody service never called back.
-    expect((e.loop.custody.sim.operation(signId)?.deliveries ?? []).every((d) => d.delivered === 0)).toBe(true);
+    expect((e.loop.custody.control.operation(signId)?.deliveries ?? []).every((d) => d.delivered === 0)).toBe(true);
     const sent = await e.loop.waitFor(v.vaultId, id, (o) => o.attempts[1]?.status === 'broadcast' && o.attempts[1].sentAt, 30_000);
-    e.loop.custody.sim.setFaults({}, v.vaultId);
+    e.loop.custody.control.setFaults({}, v.vaultId);
     await rpc('evm_mine');
     const done = await e.loop.waitFor(v.vaultId, id, (o) => o.status === 'CONFIRMED');
     expect(done.txids).toEqual(sent.attempts[1].txids);
@@ -222,13 +222,13 @@ describe('after the broadcast on Ethereum (anvil)', () => {
   it('a speed-up the quorum declined ends failed at once, and the withdrawal can be sped up again', async () => {
     const { v, id } = await broadcastWithdrawal('ethdev', '0.1');
     // The custody service says so with a callback without signatures; reconciliation would too.
-    e.loop.custody.sim.setFaults({ end: 'DECLINED', notifyEnd: true }, v.vaultId);
+    e.loop.custody.control.setFaults({ end: 'DECLINED', notifyEnd: true }, v.vaultId);
     const first = await post(v.vaultId, id, 'speed-up');
     expect(first.status).toBe(200);
     const ended = await e.loop.waitFor(v.vaultId, id, (o) => o.attempts[1]?.status === 'failed');
     expect(ended.attempts[1].failureReason).toMatch(/DECLINED at the custody service/);
     expect(ended.status).toBe('BROADCAST');
-    e.loop.custody.sim.setFaults({}, v.vaultId);
+    e.loop.custody.control.setFaults({}, v.vaultId);
     const again = await post(v.vaultId, id, 'speed-up');
     expect([again.status, again.body.errCode]).toEqual([200, undefined]);
     await e.loop.waitFor(v.vaultId, id, (o) => o.attempts[2]?.status === 'broadcast');

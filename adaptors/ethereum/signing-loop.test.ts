@@ -95,7 +95,7 @@ describe.each(EVM_NODES)('signing loop on Ethereum (%s): withdraw → quorum →
   it("a payment the node refuses for want of funds ends FAILED, saying 'rejected by the ledger' once", async () => {
     const v = await loop.vault('ethdev');
     await chain.funder.sendEth(v.address, 10n ** 18n);
-    loop.custody.sim.setFaults({ delayMs: 800 }, v.vaultId);
+    loop.custody.control.setFaults({ delayMs: 800 }, v.vaultId);
     // Creation counts the withdrawals not yet mined: of two 0.6 ETH payments from 1 ETH, only one is made.
     const [a, b] = await Promise.all(
       ['first', 'second'].map((d) => withdraw(v.vaultId, { recipientAddress: RECIPIENT, amount: '0.6', description: d })),
@@ -116,7 +116,7 @@ describe.each(EVM_NODES)('signing loop on Ethereum (%s): withdraw → quorum →
     it('a fee under the next base fee is retried, not failed, and goes out once the base fee falls', async () => {
       const v = await loop.vault('ethdev');
       await chain.funder.sendEth(v.address, 10n ** 18n);
-      loop.custody.sim.setFaults({ delayMs: 600 }, v.vaultId);
+      loop.custody.control.setFaults({ delayMs: 600 }, v.vaultId);
       const res = await withdraw(v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'base fee rises' });
       expect(res.status).toBe(200);
       // 10,000 gwei: far above the 2 × base fee + tip the MEDIUM level signed.

@@ -97,7 +97,7 @@ describe('signing loop on LiteSVM: withdraw → quorum (ed25519 over the message
   it('the setup survives other transactions landing while the quorum approves (its blockhash stays valid 150 slots)', async () => {
     const v = await loop.vault('solanadev');
     await node.fund(v.address, 'SOL', SOL);
-    loop.custody.sim.setFaults({ delayMs: 1500 }, v.vaultId);
+    loop.custody.control.setFaults({ delayMs: 1500 }, v.vaultId);
     const setup = await withdraw(v.vaultId, { recipientAddress: await nonceAccountAddress(v.address), amount: '0.0015', description: 'nonce account' });
     expect(setup.status, JSON.stringify(setup.body)).toBe(200);
     for (let i = 0; i < 5; i++) await node.fund(await freshAddress(), 'SOL', 10_000_000n);

@@ -69,7 +69,7 @@ describe('signing loop on the local Stellar ledger: withdraw → quorum (ed25519
     const v = await loop.vault('stellardev');
     await ledger.fund(v.address, '100');
     const fresh = Keypair.random().publicKey();
-    loop.custody.sim.setFaults({ delayMs: 1000 }, v.vaultId);
+    loop.custody.control.setFaults({ delayMs: 1000 }, v.vaultId);
     const creating = await withdraw(v.vaultId, { recipientAddress: fresh, amount: '5', description: 'creates it' });
     expect(creating.status).toBe(200);
     const before = ledger.account(v.address)!.sequence;
@@ -81,7 +81,7 @@ describe('signing loop on the local Stellar ledger: withdraw → quorum (ed25519
     const other = await loop.vault('stellardev');
     await ledger.fund(other.address, '100');
     expect((await withdraw(other.vaultId, { recipientAddress: fresh, amount: '3', description: 'other vault' })).status).toBe(409);
-    loop.custody.sim.setFaults({}, v.vaultId);
+    loop.custody.control.setFaults({}, v.vaultId);
     await loop.waitFor(v.vaultId, creating.body.operationID, (o) => o.status === 'CONFIRMED');
     // Only the creating transaction used a sequence number.
     expect(ledger.account(v.address)!.sequence).toBe(before + 1n);
@@ -97,7 +97,7 @@ describe('signing loop on the local Stellar ledger: withdraw → quorum (ed25519
   it('a transaction whose time bounds pass while the quorum approves ends FAILED with the reason, and frees the account it was creating', async () => {
     const v = await loop.vault('stellarshort');
     await ledger.fund(v.address, '100');
-    loop.custody.sim.setFaults({ delayMs: 3500 }, v.vaultId);
+    loop.custody.control.setFaults({ delayMs: 3500 }, v.vaultId);
     const fresh = Keypair.random().publicKey();
     const res = await withdraw(v.vaultId, { recipientAddress: fresh, amount: '2', description: 'too slow' });
     expect(res.status).toBe(200);
@@ -106,7 +106,7 @@ describe('signing loop on the local Stellar ledger: withdraw → quorum (ed25519
     expect(done.failureReason).toMatch(/^rejected by the ledger: tx_too_late: /);
     expect(done.failureReason.match(/rejected by the ledger/gi)).toHaveLength(1);
     expect(done.isComplete).toBe(true);
-    loop.custody.sim.setFaults({}, v.vaultId);
+    loop.custody.control.setFaults({}, v.vaultId);
     const again = await withdraw(v.vaultId, { recipientAddress: fresh, amount: '2', description: 'after the failure' });
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect(again.body.appData.txs).toHaveLength(1);

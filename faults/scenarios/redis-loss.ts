@@ -38,7 +38,7 @@ export async function redisLoss(ctx: ScenarioContext): Promise<Tally> {
     ctx.log(`redis-loss: ${accepted.length} withdrawals in ${Date.now() - sentAt} ms; callbacks due in ~4 s`);
     // Kill in the middle of the callbacks: the first acknowledgements are less than a second old.
     await waitUntil('first callbacks acknowledged', async () => {
-      const done = await Promise.all(accepted.map((a) => stack.custody.sim.operation(a.operationID)?.status === 'COMPLETED'));
+      const done = await Promise.all(accepted.map((a) => stack.custody.control.operation(a.operationID)?.status === 'COMPLETED'));
       acks.push(done.filter(Boolean).length);
       return done.filter(Boolean).length >= Math.ceil(accepted.length / 3);
     }, 30_000);

@@ -228,7 +228,7 @@ export const ENV = {
     env: 'CUSTODY_URL',
     schema: httpUrl(),
     description:
-      'Management API base of the custody service (`{base}/custody/api/v1.0/mng`; older deployments `/casp/api/v1.0/mng`). Sandbox: the built-in simulator.',
+      'Management API base of the custody service (`{base}/custody/api/v1.0/mng`; older deployments `/casp/api/v1.0/mng`). Sandbox: the built-in custody emulator.',
   },
   custodyApiKey: {
     env: 'CUSTODY_API_KEY',

@@ -9,7 +9,7 @@ import { READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
 const CLIENT_DIR = new URL('../../clients/typescript/', import.meta.url);
 const RECIPIENT = '0x00000000000000000000000000000000000000D1';
 
-/** The typed client of clients/typescript against the running service (real Redis, anvil, custody simulator). */
+/** The typed client of clients/typescript against the running service (real Redis, anvil, custody emulator). */
 describe('TypeScript client (clients/typescript)', () => {
   let chain: TestChain;
   let loop: Loop;

@@ -131,7 +131,7 @@ describe('custody emulator errors are problem+json with the spec status codes, n
     }
     expectProblem(await h.device('PUT', '/approver-policy', { approve: 'sometimes' }), 400);
     expectProblem(await h.device('PUT', '/faults', { faults: { duplicate: 0 } }), 400);
-    // The simulator's quorum shortcuts are refused, not silently ignored.
+    // The approver faults (set in process only) are refused here, not silently ignored.
     for (const faults of [{ end: 'DECLINED' }, { holdApprovals: true }, { notifyEnd: true }]) expectProblem(await h.device('PUT', '/faults', { faults }), 400);
     expectProblem(await h.device('PUT', '/faults', { vaultId: 'nope', faults: {} }), 404);
     expectProblem(await h.device('POST', `/participants/${m.id}/activate`, {}), 400);

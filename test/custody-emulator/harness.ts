@@ -5,7 +5,7 @@ import { Signature, SigningKey } from 'ethers';
 import type { Redis } from 'ioredis';
 import { expect } from 'vitest';
 import { startCustodyEmulator, type ApproverPolicyInput, type RunningCustodyEmulator } from '../../src/dev/custody-emulator/index.js';
-import type { CallbackBody } from '../../src/dev/custody-simulator/index.js';
+import type { CallbackBody } from '../../src/dev/custody-emulator/index.js';
 import { parsePublicKey, uncompressedPoint } from '../../src/ledger/public-key.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { testRedis } from '../helpers/redis.js';

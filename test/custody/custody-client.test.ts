@@ -4,7 +4,7 @@ import { keccak256 } from 'ethers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CustodyClient } from '../../src/custody/custody-client.js';
 import { CustodyNotFoundError, CustodyNotOperationalError, CustodyRequestError } from '../../src/custody/errors.js';
-import { startCustodySimulator, type RunningCustodySimulator } from '../../src/dev/custody-simulator/index.js';
+import { startInMemoryCustodyEmulator, type RunningInMemoryCustodyEmulator } from '../../src/dev/custody-emulator/index.js';
 import { NotFoundError, UnavailableError, UpstreamError } from '../../src/platform/errors.js';
 import { parsePublicKey } from '../../src/ledger/public-key.js';
 import { verifySignature } from '../../src/ledger/signatures.js';
@@ -18,16 +18,14 @@ afterEach(async () => {
 
 async function setup(opts: { approvers?: number; required?: number; approvalDelayMs?: number; apiKey?: string } = {}) {
   const receiver = await startReceiver(SECRET);
-  const sim = await startCustodySimulator({
-    secret: SECRET,
-    callbackBaseUrl: receiver.url,
+  const custody = await startInMemoryCustodyEmulator({
+    callback: { secret: SECRET, baseUrl: receiver.url, attempts: 3, baseDelayMs: 5 },
     apiKey: opts.apiKey,
     quorum: { approvers: opts.approvers ?? 3, required: opts.required ?? 2, approvalDelayMs: opts.approvalDelayMs ?? 5 },
-    callbackRetry: { attempts: 3, baseDelayMs: 5 },
   });
-  cleanup.push(receiver.close, sim.stop);
-  const client = new CustodyClient({ baseUrl: sim.url, apiKey: opts.apiKey, fetch, logger: quietLogger(), backoffMs: 1 });
-  return { receiver, sim, client };
+  cleanup.push(receiver.close, custody.stop);
+  const client = new CustodyClient({ baseUrl: custody.url, apiKey: opts.apiKey, fetch, logger: quietLogger(), backoffMs: 1 });
+  return { receiver, custody, client };
 }
 
 function ethPayload(count: number) {
@@ -35,7 +33,7 @@ function ethPayload(count: number) {
   return { raws, digests: raws.map((r) => keccak256(`0x${r}`).slice(2)) };
 }
 
-function signRequest(sim: RunningCustodySimulator, vault: { publicKey: string }, count = 2) {
+function signRequest(custody: RunningInMemoryCustodyEmulator, vault: { publicKey: string }, count = 2) {
   const { raws, digests } = ethPayload(count);
   return {
     description: 'test withdrawal',
@@ -44,15 +42,15 @@ function signRequest(sim: RunningCustodySimulator, vault: { publicKey: string },
     rawTransactions: raws,
     ledgerHashAlgorithm: 'SHA3_256',
     ledger: 'ethtest',
-    providerData: JSON.stringify({ ref: sim.baseUrl }),
+    providerData: JSON.stringify({ ref: custody.baseUrl }),
   };
 }
 
-describe('CustodyClient against the custody simulator', () => {
+describe('CustodyClient against the custody emulator', () => {
   it('requests a quorum signature and receives an authenticated callback whose signatures verify', async () => {
-    const { receiver, sim, client } = await setup({ approvalDelayMs: 40 });
-    const vault = sim.sim.createVault('ECDSA');
-    const req = signRequest(sim, vault, 3);
+    const { receiver, custody, client } = await setup({ approvalDelayMs: 40 });
+    const vault = custody.control.createVault('ECDSA');
+    const req = signRequest(custody, vault, 3);
     const { operationID } = await client.requestSign(vault.vaultId, req);
 
     const pending = await client.getSignOperation(operationID);
@@ -75,21 +73,21 @@ describe('CustodyClient against the custody simulator', () => {
   });
 
   it('waits for N of M approvals, one per delay tick', async () => {
-    const { receiver, sim, client } = await setup({ approvers: 5, required: 3, approvalDelayMs: 30 });
-    const vault = sim.sim.createVault();
+    const { receiver, custody, client } = await setup({ approvers: 5, required: 3, approvalDelayMs: 30 });
+    const vault = custody.control.createVault();
     const started = Date.now();
-    const { operationID } = await client.requestSign(vault.vaultId, signRequest(sim, vault, 1));
+    const { operationID } = await client.requestSign(vault.vaultId, signRequest(custody, vault, 1));
     const [cb] = await receiver.waitFor(1);
     expect(cb!.at - started).toBeGreaterThanOrEqual(85);
-    const op = sim.sim.operation(operationID)!;
+    const op = custody.control.operation(operationID)!;
     expect(op.approvals).toHaveLength(3);
     expect(new Set(op.approvals).size).toBe(3);
   });
 
   it('resends the callback of a completed operation and refuses others', async () => {
-    const { receiver, sim, client } = await setup({ approvalDelayMs: 40 });
-    const vault = sim.sim.createVault();
-    const { operationID } = await client.requestSign(vault.vaultId, signRequest(sim, vault));
+    const { receiver, custody, client } = await setup({ approvalDelayMs: 40 });
+    const vault = custody.control.createVault();
+    const { operationID } = await client.requestSign(vault.vaultId, signRequest(custody, vault));
     const early = await client.resend(operationID).catch((e: unknown) => e);
     expect(early).toBeInstanceOf(CustodyRequestError);
     expect(early).toMatchObject({ retryable: false, problem: { upstreamStatus: 400, upstreamTitle: 'Bad request' } });
@@ -101,29 +99,29 @@ describe('CustodyClient against the custody simulator', () => {
   });
 
   it('reads vault keys and service status, on either management base path', async () => {
-    const { sim, client } = await setup();
-    const vault = sim.sim.createVault('ECDSA');
+    const { custody, client } = await setup();
+    const vault = custody.control.createVault('ECDSA');
     const { publicKey } = await client.vaultPublicKey(vault.vaultId);
     expect(publicKey).toBe(vault.publicKey);
     expect(publicKey).toMatch(/^3056301006072A8648CE3D020106052B8104000A03420004[0-9A-F]{128}$/);
     const status = await client.status();
     expect(status).toMatchObject({ healthy: true, keyservice: { healthy: true }, db: { healthy: true }, nativeCrypto: { healthy: true } });
-    expect(status.version).toMatch(/^simulator-/);
+    expect(status.version).toMatch(/^custody-emulator-/);
     expect(await client.health()).toEqual({ healthy: true });
-    const legacy = new CustodyClient({ baseUrl: `${sim.baseUrl}/casp/api/v1.0/mng/`, fetch, logger: quietLogger() });
+    const legacy = new CustodyClient({ baseUrl: `${custody.baseUrl}/casp/api/v1.0/mng/`, fetch, logger: quietLogger() });
     expect((await legacy.vaultPublicKey(vault.vaultId)).publicKey).toBe(vault.publicKey);
     await expect(client.vaultPublicKey('nope')).rejects.toBeInstanceOf(CustodyNotFoundError);
   });
 
   it('sends the API key as a Bearer token and never logs it', async () => {
-    const apiKey = 'sim-api-key-0123456789';
-    const { sim } = await setup({ apiKey });
-    const vault = sim.sim.createVault();
+    const apiKey = 'custody-api-key-0123456789';
+    const { custody } = await setup({ apiKey });
+    const vault = custody.control.createVault();
     const { logger, lines } = capturingLogger();
-    const anonymous = new CustodyClient({ baseUrl: sim.url, fetch, logger, backoffMs: 1 });
+    const anonymous = new CustodyClient({ baseUrl: custody.url, fetch, logger, backoffMs: 1 });
     const denied = await anonymous.vaultPublicKey(vault.vaultId).catch((e: unknown) => e);
     expect(denied).toMatchObject({ errCode: 'ERR_CUSTODY_AUTH', problem: { upstreamStatus: 401 } });
-    const client = new CustodyClient({ baseUrl: sim.url, apiKey, fetch, logger, backoffMs: 1 });
+    const client = new CustodyClient({ baseUrl: custody.url, apiKey, fetch, logger, backoffMs: 1 });
     expect((await client.vaultPublicKey(vault.vaultId)).publicKey).toBe(vault.publicKey);
     await client.getSignOperation('missing').catch(() => undefined);
     expect(lines.length).toBeGreaterThan(0);

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import express, { type Express, type RequestHandler } from 'express';
 import pino, { type Logger } from 'pino';
-import type { CallbackBody } from '../../src/dev/custody-simulator/index.js';
+import type { CallbackBody } from '../../src/dev/custody-emulator/index.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { checkCallback, SIGNATURE_HEADER, TIMESTAMP_HEADER, type CallbackAuthFailure } from '../../src/security/callback-hmac.js';
 

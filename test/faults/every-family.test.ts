@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoop, type Loop } from '../helpers/loop.js';
-import { countBroadcasts, postCallback, simCallbackBody, until, withdraw } from '../pipeline/support.js';
+import { countBroadcasts, postCallback, signedCallbackBody, until, withdraw } from '../pipeline/support.js';
 import { FAMILY_LEDGERS, startFamilyNodes, type FamilyNodes } from './family-nodes.js';
 
-type Body = ReturnType<typeof simCallbackBody>;
+type Body = ReturnType<typeof signedCallbackBody>;
 
 const flipHexByte = (hex: string, at = 40): string => {
   const h = hex.replace(/^0x/, '');
@@ -41,11 +41,11 @@ describe('forged and duplicate callbacks, every ledger family', () => {
         // Two vaults with a withdrawal each, their callbacks held back: the material forgers reuse.
         const made: { vaultId: string; operationID: string; body: Body }[] = [];
         for (const v of vaults) {
-          loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+          loop.custody.control.setFaults({ dropCallback: true }, v.vaultId);
           const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: (await loop.vault(c.ledgerId)).address, amount: c.amount, description: `forgery ${made.length}` });
           expect(res.status, JSON.stringify(res.body)).toBe(200);
           const operationID = res.body.operationID as string;
-          const body = await until('the quorum to sign', () => (loop.custody.sim.operation(operationID)?.status === 'COMPLETED' ? simCallbackBody(loop, operationID) : undefined));
+          const body = await until('the quorum to sign', () => (loop.custody.control.operation(operationID)?.status === 'COMPLETED' ? signedCallbackBody(loop, operationID) : undefined));
           made.push({ vaultId: v.vaultId, operationID, body });
         }
         const [mine, other] = made as [(typeof made)[0], (typeof made)[0]];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoop, type Loop } from '../helpers/loop.js';
-import { countBroadcasts, postCallback, simCallbackBody, switchableProxy, until, withdraw, type SwitchableProxy } from '../pipeline/support.js';
+import { countBroadcasts, postCallback, signedCallbackBody, switchableProxy, until, withdraw, type SwitchableProxy } from '../pipeline/support.js';
 import { FAMILY_LEDGERS, startFamilyNodes, type FamilyNodes } from './family-nodes.js';
 
 const portOf = (url: string) => Number(new URL(url).port);
@@ -40,7 +40,7 @@ describe('the node down at broadcast, then back: every ledger family', () => {
       const atNode = c.markSends?.();
       const counter = countBroadcasts(loop.svc, c.ledgerId);
       try {
-        loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+        loop.custody.control.setFaults({ dropCallback: true }, v.vaultId);
         const recipient = (await loop.vault(c.ledgerId)).address;
         // Asked for while the node is down: refused as retryable, nothing stored, nothing held
         // (an Ethereum nonce, Bitcoin outputs, a Stellar sequence, Solana's durable nonce): the
@@ -56,9 +56,9 @@ describe('the node down at broadcast, then back: every ledger family', () => {
         const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: recipient, amount: c.amount, description: 'node down' });
         expect(res.status, JSON.stringify(res.body)).toBe(200);
         const operationID = res.body.operationID as string;
-        await until('the quorum to sign', () => loop.custody.sim.operation(operationID)?.status === 'COMPLETED');
+        await until('the quorum to sign', () => loop.custody.control.operation(operationID)?.status === 'COMPLETED');
         node.off();
-        const cb = await postCallback(loop.svc, c.ledgerId, simCallbackBody(loop, operationID));
+        const cb = await postCallback(loop.svc, c.ledgerId, signedCallbackBody(loop, operationID));
         expect([cb.status, cb.body.outcome]).toEqual([200, 'queued']);
         await until('two failed attempts', () => counter.failures >= 2, 30_000);
         const held = await loop.waitFor(v.vaultId, operationID, () => true);

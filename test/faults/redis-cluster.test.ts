@@ -12,7 +12,7 @@ import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { startRedisCluster, type LocalRedisCluster } from '../helpers/redis-cluster.js';
 import { ADMIN_KEY, httpCaller } from '../helpers/service.js';
-import { countBroadcasts, postCallback, provider, RECIPIENT, simCallbackBody, until, withdraw } from '../pipeline/support.js';
+import { countBroadcasts, postCallback, provider, RECIPIENT, signedCallbackBody, until, withdraw } from '../pipeline/support.js';
 import { fakeOperation, startReceiver } from '../webhooks/support.js';
 
 const run = promisify(execFile);
@@ -93,7 +93,7 @@ describe('on a Redis Cluster (three masters, hash-tagged prefix)', () => {
         p.destroy();
       }
       // A late duplicate of a delivered callback is answered, and nothing more is sent.
-      const late = await postCallback(loop.svc, 'ethdev', simCallbackBody(loop, res[3]!.body.operationID as string));
+      const late = await postCallback(loop.svc, 'ethdev', signedCallbackBody(loop, res[3]!.body.operationID as string));
       expect([late.status, late.body.outcome]).toEqual([200, 'duplicate']);
       expect(counter.calls).toBe(12);
     } finally {
@@ -104,11 +104,11 @@ describe('on a Redis Cluster (three masters, hash-tagged prefix)', () => {
   it('a held-back callback posted five times at once: one queued, one transaction, CONFIRMED', async () => {
     const v = await loop.vault('ethdev');
     await chain.funder.sendEth(v.address, 10n ** 17n);
-    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    loop.custody.control.setFaults({ dropCallback: true }, v.vaultId);
     const r = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.001', description: 'held' });
     expect(r.status).toBe(200);
-    await until('the quorum to sign', () => loop.custody.sim.operation(r.body.operationID)?.status === 'COMPLETED');
-    const answers = await Promise.all(Array.from({ length: 5 }, () => postCallback(loop.svc, 'ethdev', simCallbackBody(loop, r.body.operationID))));
+    await until('the quorum to sign', () => loop.custody.control.operation(r.body.operationID)?.status === 'COMPLETED');
+    const answers = await Promise.all(Array.from({ length: 5 }, () => postCallback(loop.svc, 'ethdev', signedCallbackBody(loop, r.body.operationID))));
     expect(answers.filter((a) => a.body.outcome === 'queued')).toHaveLength(1);
     const done = await loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED', 60_000);
     expect(done.txids).toHaveLength(1);

@@ -7,7 +7,7 @@ import { fuzzRoutes, type OpenApiLike } from './route-fuzz.js';
 
 /**
  * Hostile input as a test: random requests over every documented route of the real service
- * (anvil, custody simulator, workers running), bounded in count. `npm run faults` runs more.
+ * (anvil, custody emulator, workers running), bounded in count. `npm run faults` runs more.
  */
 describe('hostile input over every route: no 5xx, every error in the AppError shape, the service stays up', () => {
   let chain: TestChain;

@@ -1,11 +1,11 @@
-import { startCustodySimulator, type RunningCustodySimulator } from '../../src/dev/custody-simulator/index.js';
+import { startInMemoryCustodyEmulator, type RunningInMemoryCustodyEmulator } from '../../src/dev/custody-emulator/index.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { ADMIN_KEY, startTestService, TEST_CALLBACK_SECRET, type TestService } from './service.js';
 
 export interface Loop {
   svc: TestService;
-  custody: RunningCustodySimulator;
-  /** Creates a vault in the custody simulator and registers it; returns its id and address. */
+  custody: RunningInMemoryCustodyEmulator;
+  /** Creates a vault in the custody emulator and registers it; returns its id and address. */
   vault(ledgerId: string, opts?: { addressFormat?: string }): Promise<{ vaultId: string; address: string; publicKey: string }>;
   /** Polls a withdrawal until `until` holds (or times out). */
   waitFor(vaultId: string, operationID: string, until: (op: any) => boolean, timeoutMs?: number): Promise<any>;
@@ -14,7 +14,7 @@ export interface Loop {
 
 /**
  * The whole signing loop over real HTTP: the service (with in-process workers unless told
- * otherwise) and the custody simulator calling its callback (with HMAC unless told otherwise), on free ports.
+ * otherwise) and the in-memory custody emulator calling its callback (with HMAC unless told otherwise), on free ports.
  */
 export async function startLoop(
   ledgers: Record<string, unknown>,
@@ -28,11 +28,9 @@ export async function startLoop(
 ): Promise<Loop> {
   const port = await freePort();
   const secret = opts.callbackSecret === undefined ? TEST_CALLBACK_SECRET : (opts.callbackSecret ?? undefined);
-  const custody = await startCustodySimulator({
-    secret,
-    callbackBaseUrl: `http://127.0.0.1:${port}`,
+  const custody = await startInMemoryCustodyEmulator({
+    callback: { secret, baseUrl: `http://127.0.0.1:${port}`, attempts: 3, baseDelayMs: 50 },
     quorum: opts.quorum ?? { approvers: 3, required: 2, approvalDelayMs: 5 },
-    callbackRetry: { attempts: 3, baseDelayMs: 50 },
   });
   const svc = await startTestService(ledgers, {
     pipeline: true,
@@ -45,7 +43,7 @@ export async function startLoop(
     custody,
     vault: async (ledgerId, o = {}) => {
       const adaptor = svc.core.registry.get(ledgerId);
-      const v = custody.sim.createVault(adaptor.scheme === 'ed25519' ? 'EDDSA' : 'ECDSA', { ledger: ledgerId });
+      const v = custody.control.createVault(adaptor.scheme === 'ed25519' ? 'EDDSA' : 'ECDSA', { ledger: ledgerId });
       const res = await svc.call('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId: v.vaultId, ledgerId, publicKey: v.publicKey, ...o } });
       if (res.status !== 201) throw new Error(`vault registration failed: ${JSON.stringify(res.body)}`);
       return { vaultId: v.vaultId, address: res.body.address as string, publicKey: v.publicKey };

@@ -58,7 +58,7 @@ export async function startTestService(
     pipeline?: boolean;
     /** Also run the queue workers in this process. */
     workers?: boolean;
-    /** Listen on this port (a custody simulator may already know where to call back). */
+    /** Listen on this port (the custody emulator may already know where to call back). */
     port?: number;
     /** Where the service logs (silent when absent). */
     logger?: Logger;

@@ -7,7 +7,7 @@ import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { operationFor, responseErrors, type OpenApiDoc } from '../helpers/openapi.js';
 import { ADMIN_KEY, READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
-import { postCallback, simCallbackBody } from '../pipeline/support.js';
+import { postCallback, signedCallbackBody } from '../pipeline/support.js';
 
 const RECIPIENT = '0x00000000000000000000000000000000000000C1';
 
@@ -136,7 +136,7 @@ describe('OpenAPI document against real responses', () => {
     await sample('GET', `/api/v1.0/ledgers/eth/addresses/${RECIPIENT}/balance`, { key: READ_KEY });
 
     // Vault registry.
-    const simVault = loop.custody.sim.createVault('ECDSA', { ledger: 'ethdev' });
+    const simVault = loop.custody.control.createVault('ECDSA', { ledger: 'ethdev' });
     const created = await sample('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId: simVault.vaultId, ledgerId: 'ethdev', publicKey: simVault.publicKey } });
     expect(created.status).toBe(201);
     await sample('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId: simVault.vaultId, ledgerId: 'ethdev', publicKey: simVault.publicKey } });
@@ -146,7 +146,7 @@ describe('OpenAPI document against real responses', () => {
     await sample('GET', '/api/v1.0/admin/vaults');
     await sample('GET', `/api/v1.0/admin/vaults/${simVault.vaultId}`, { key: ADMIN_KEY });
     await sample('GET', '/api/v1.0/admin/vaults/nope', { key: ADMIN_KEY });
-    const spare = loop.custody.sim.createVault('ECDSA', { ledger: 'ethdev' });
+    const spare = loop.custody.control.createVault('ECDSA', { ledger: 'ethdev' });
     await sample('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId: spare.vaultId, ledgerId: 'ethdev', publicKey: spare.publicKey } });
     await sample('DELETE', `/api/v1.0/admin/vaults/${spare.vaultId}`, { key: ADMIN_KEY });
     await sample('DELETE', `/api/v1.0/admin/vaults/${spare.vaultId}`, { key: ADMIN_KEY });
@@ -183,7 +183,7 @@ describe('OpenAPI document against real responses', () => {
     await sample('GET', `/api/v1.0/vaults/${simVault.vaultId}/withdrawals?limit=0`, { key: READ_KEY });
 
     // The callback: unauthenticated, unknown digests, and the real one again.
-    const real = simCallbackBody(loop, w.body.operationID);
+    const real = signedCallbackBody(loop, w.body.operationID);
     const callbackPath = '/api/v1.0/sign_complete_callback?ledgerId=ethdev';
     const unauth = await sample('POST', callbackPath, { body: real });
     expect(unauth.status).toBe(401);
@@ -199,7 +199,7 @@ describe('OpenAPI document against real responses', () => {
     await sample('POST', `${wPath}/${w.body.operationID}/speed-up`, { key: WITHDRAW_KEY, body: { fee: 'HIGH' } });
     await sample('POST', `${wPath}/nope/speed-up`, { key: WITHDRAW_KEY });
     await sample('POST', `${wPath}/${w.body.operationID}/cancel`, { key: WITHDRAW_KEY });
-    loop.custody.sim.setFaults({ holdApprovals: true }, simVault.vaultId);
+    loop.custody.control.setFaults({ holdApprovals: true }, simVault.vaultId);
     const held = await sample('POST', wPath, { key: WITHDRAW_KEY, body: { recipientAddress: RECIPIENT, amount: '0.01', description: 'held' } });
     expect(held.status).toBe(200);
     const canceled = await sample('POST', `${wPath}/${held.body.operationID}/cancel`, { key: WITHDRAW_KEY });

@@ -2,7 +2,8 @@ import { BIP32Factory } from 'bip32';
 import { computeAddress } from 'ethers';
 import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCustodySimulator, type RunningCustodySimulator } from '../../src/dev/custody-simulator/index.js';
+import { startInMemoryCustodyEmulator, type RunningInMemoryCustodyEmulator } from '../../src/dev/custody-emulator/index.js';
+import { parsePublicKey } from '../../src/ledger/public-key.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { ADMIN_KEY, READ_KEY, startTestService, type TestService } from '../helpers/service.js';
 
@@ -13,17 +14,17 @@ const ethAddress = (spkiHex: string) => computeAddress(`0x${spkiHex.slice(-130)}
 
 /**
  * `POST /admin/vaults {vaultId, ledgerId}` reads the key from the custody service (the
- * simulator over HTTP): the single key, or a BIP44 account's backup; a BIP44 vault may hold
+ * emulator over HTTP): the single key, or a BIP44 account's backup; a BIP44 vault may hold
  * several accounts, and `coin`/`account` on its balance select one.
  */
 describe('vault registration by custody vault id', () => {
   let chain: TestChain;
-  let custody: RunningCustodySimulator;
+  let custody: RunningInMemoryCustodyEmulator;
   let svc: TestService;
 
   beforeAll(async () => {
     chain = await startTestChain();
-    custody = await startCustodySimulator({});
+    custody = await startInMemoryCustodyEmulator({});
     svc = await startTestService({ ethdev: { rpcUrl: chain.anvil.url, confirmations: 1 } }, { env: { CUSTODY_URL: custody.url, BIP44_GAP_LIMIT: '3' } });
   });
   afterAll(async () => {
@@ -36,7 +37,7 @@ describe('vault registration by custody vault id', () => {
   const balance = (vaultId: string, query = '') => svc.call('GET', `/api/v1.0/vaults/${vaultId}/balance${query}`, { key: READ_KEY });
 
   it('a single-key vault: the key comes from GET {mng}/vaults/{id}/publickey', async () => {
-    const v = custody.sim.createVault('ECDSA', { ledger: 'ethdev' });
+    const v = custody.control.createVault('ECDSA', { ledger: 'ethdev' });
     const res = await register({ vaultId: v.vaultId, ledgerId: 'ethdev' });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject({ vaultId: v.vaultId, kind: 'single', publicKey: v.publicKey, address: ethAddress(v.publicKey) });
@@ -44,7 +45,7 @@ describe('vault registration by custody vault id', () => {
   });
 
   it('a BIP44 vault with several accounts; coin and account on the balance select one', async () => {
-    const v = custody.sim.createVault('ECDSA', { hierarchy: 'BIP44' });
+    const v = custody.control.createVault('ECDSA', { hierarchy: 'BIP44', accounts: { 60: 2 } });
     const first = await register({ vaultId: v.vaultId, ledgerId: 'ethdev', coin: 60, account: 0 });
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     expect(first.body).toMatchObject({ kind: 'bip44', bip44: { coin: '60', account: '0', bipLevel: 3 } });
@@ -59,7 +60,8 @@ describe('vault registration by custody vault id', () => {
 
     // Fund account 1's first receive address, derived here from the backup the service serves.
     const backup = (await (await fetch(`${custody.url}/vaults/${v.vaultId}/coins/60/accounts/1/backup`)).json()) as { publicKey: string; cpar: string };
-    const node = bip32.fromPublicKey(Buffer.from(backup.publicKey, 'hex'), Buffer.from(backup.cpar, 'hex'));
+    // The backup names the key as custody does (DER SPKI hex); BIP32 takes it compressed.
+    const node = bip32.fromPublicKey(Buffer.from(parsePublicKey(backup.publicKey, 'secp256k1').bytes), Buffer.from(backup.cpar, 'hex'));
     const receive0 = computeAddress(`0x${Buffer.from(node.derive(0).derive(0).publicKey).toString('hex')}`);
     await chain.funder.sendEth(receive0, 3n * 10n ** 17n);
 
@@ -79,8 +81,8 @@ describe('vault registration by custody vault id', () => {
   });
 
   it('refuses what the custody service refuses, in the wallet layer shape', async () => {
-    const single = custody.sim.createVault('ECDSA');
-    const bip = custody.sim.createVault('ECDSA', { hierarchy: 'BIP44' });
+    const single = custody.control.createVault('ECDSA');
+    const bip = custody.control.createVault('ECDSA', { hierarchy: 'BIP44', accounts: { 60: 2 } });
     const cases: [object, number, RegExp][] = [
       [{ vaultId: bip.vaultId, ledgerId: 'ethdev' }, 422, /give coin and account/],
       [{ vaultId: single.vaultId, ledgerId: 'ethdev', coin: 60, account: 0 }, 422, /not a BIP44 vault/],

@@ -1,9 +1,9 @@
 import type { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Faults } from '../../src/dev/custody-simulator/index.js';
+import type { DirectFaults as Faults } from '../../src/dev/custody-emulator/index.js';
 import type { TestChain } from '../helpers/chain.js';
 import type { Loop } from '../helpers/loop.js';
-import { type BroadcastCounter, type EthLoop, postCallback, RECIPIENT, simCallbackBody, startEthLoop, until, withdraw } from './support.js';
+import { type BroadcastCounter, type EthLoop, postCallback, RECIPIENT, signedCallbackBody, startEthLoop, until, withdraw } from './support.js';
 import { SECP256K1_N as N } from '../../src/ledger/signatures.js';
 
 
@@ -29,7 +29,7 @@ describe('custody callback faults: one broadcast per withdrawal, whatever the cu
   async function withFaults(faults: Faults) {
     const v = await loop.vault('ethdev');
     await chain.funder.sendEth(v.address, 10n ** 17n);
-    loop.custody.sim.setFaults(faults, v.vaultId);
+    loop.custody.control.setFaults(faults, v.vaultId);
     const callsBefore = counter.calls;
     const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.001', description: JSON.stringify(faults) });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -50,10 +50,10 @@ describe('custody callback faults: one broadcast per withdrawal, whatever the cu
     return { done, tx: tx! };
   }
 
-  /** The simulator finished `n` deliveries of the operation's callback. */
+  /** The custody emulator finished `n` deliveries of the operation's callback. */
   const deliveries = (operationID: string, n: number) =>
     until(`${n} deliveries of ${operationID}`, () => {
-      const d = loop.custody.sim.operation(operationID)?.deliveries;
+      const d = loop.custody.control.operation(operationID)?.deliveries;
       return d && d.length >= n ? d : undefined;
     });
 
@@ -66,7 +66,7 @@ describe('custody callback faults: one broadcast per withdrawal, whatever the cu
   it('10 concurrent copies posted at once: exactly one answered queued, the rest duplicate, one broadcast', async () => {
     const c = await withFaults({ dropCallback: true });
     await deliveries(c.operationID, 1);
-    const body = simCallbackBody(loop, c.operationID);
+    const body = signedCallbackBody(loop, c.operationID);
     const answers = await Promise.all(Array.from({ length: 10 }, () => postCallback(loop.svc, 'ethdev', body)));
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
     const outcomes = answers.map((a) => a.body.outcome as string).sort();
@@ -81,14 +81,14 @@ describe('custody callback faults: one broadcast per withdrawal, whatever the cu
   it('v as legacy 27/28 (swapped meaning) is accepted by recovery', async () => {
     const c = await withFaults({ legacyV: true });
     await deliveries(c.operationID, 1);
-    expect([27, 28]).toContain(loop.custody.sim.operation(c.operationID)!.v[0]);
+    expect([27, 28]).toContain(loop.custody.control.operation(c.operationID)!.v[0]);
     await confirmedOnce(c);
   });
 
   it('high-S signatures are normalised to low S and the right recovery id', async () => {
     const c = await withFaults({ highS: true });
     await deliveries(c.operationID, 1);
-    const sent = loop.custody.sim.operation(c.operationID)!.signatures[0]!;
+    const sent = loop.custody.control.operation(c.operationID)!.signatures[0]!;
     expect(BigInt(`0x${sent.slice(64)}`) > N / 2n).toBe(true);
     const { tx } = await confirmedOnce(c);
     expect(BigInt(tx.signature.s) <= N / 2n).toBe(true);
@@ -122,7 +122,7 @@ describe('custody callback faults: one broadcast per withdrawal, whatever the cu
     expect(res.status).toBe(200);
     const d = await deliveries(c.operationID, 2);
     expect(d[1]).toEqual({ delivered: 1, failed: 0, dropped: false });
-    const manual = await postCallback(loop.svc, 'ethdev', simCallbackBody(loop, c.operationID));
+    const manual = await postCallback(loop.svc, 'ethdev', signedCallbackBody(loop, c.operationID));
     expect(manual.body).toEqual({ accepted: true, outcome: 'duplicate', operationID: c.operationID });
     expect(counter.calls - c.callsBefore).toBe(1);
     expect(await p.getTransactionCount(c.v.address, 'latest')).toBe(1);
@@ -132,7 +132,7 @@ describe('custody callback faults: one broadcast per withdrawal, whatever the cu
     it(`a custody sending ${JSON.stringify(faults)} is refused every time; nothing is broadcast`, async () => {
       const c = await withFaults(faults);
       const d = await deliveries(c.operationID, 1);
-      // The simulator tried (3 attempts) and never got a 2xx.
+      // The custody emulator tried (3 attempts) and never got a 2xx.
       expect(d).toEqual([{ delivered: 0, failed: 1, dropped: false }]);
       const op = await loop.waitFor(c.v.vaultId, c.operationID, () => true);
       expect(op.status).toBe('EXECUTING');

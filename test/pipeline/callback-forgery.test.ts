@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { JsonRpcProvider } from 'ethers';
 import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey } from '../../src/dev/custody-simulator/keys.js';
+import { randomSigner } from '../../src/dev/custody-emulator/index.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { signCallback } from '../../src/security/callback-hmac.js';
 import { ADMIN_KEY, TEST_CALLBACK_SECRET } from '../helpers/service.js';
-import { countBroadcasts, postCallback, provider, RECIPIENT, simCallbackBody, until, withdraw, type BroadcastCounter } from './support.js';
+import { countBroadcasts, postCallback, provider, RECIPIENT, signedCallbackBody, until, withdraw, type BroadcastCounter } from './support.js';
 
-type Body = ReturnType<typeof simCallbackBody>;
+type Body = ReturnType<typeof signedCallbackBody>;
 
 /**
  * Forged and damaged callbacks against real operations: every one is refused with a 4xx in
@@ -37,15 +37,15 @@ describe('forged signing callbacks are rejected, nothing is broadcast', () => {
     counter = countBroadcasts(loop.svc, 'ethdev');
     vault = await loop.vault('ethdev');
     await chain.funder.sendEth(vault.address, 10n ** 18n);
-    loop.custody.sim.setFaults({ dropCallback: true }, vault.vaultId);
+    loop.custody.control.setFaults({ dropCallback: true }, vault.vaultId);
     startNonce = await p.getTransactionCount(vault.address, 'latest');
     const make = async (amount: string) => {
       const res = await withdraw(loop.svc, vault.vaultId, { recipientAddress: RECIPIENT, amount, description: `forgery target ${amount}` });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const operationID = res.body.operationID as string;
-      await until('the custody to sign', () => loop.custody.sim.operation(operationID)?.deliveries.length === 1);
+      await until('the custody to sign', () => loop.custody.control.operation(operationID)?.deliveries.length === 1);
       const op = await loop.svc.pipeline!.deps.store.resolve(operationID);
-      return { operationID, id: op!.id, body: simCallbackBody(loop, operationID) };
+      return { operationID, id: op!.id, body: signedCallbackBody(loop, operationID) };
     };
     a = await make('0.01');
     b = await make('0.02');
@@ -59,7 +59,7 @@ describe('forged signing callbacks are rejected, nothing is broadcast', () => {
   const status = async (operationID: string) =>
     (await loop.svc.call('GET', `/api/v1.0/vaults/${vault.vaultId}/withdrawals/${operationID}`, { key: ADMIN_KEY })).body;
   const flipLastByte = (sig: string) => sig.slice(0, -2) + (parseInt(sig.slice(-2), 16) ^ 0x01).toString(16).padStart(2, '0');
-  const stranger = createKey('ECDSA');
+  const stranger = randomSigner('ECDSA');
 
   const rejected = (name: string, expected: { status: number; errCode: string; reason?: string; details?: RegExp }, send: () => Promise<{ status: number; body: any; headers: Headers }>) =>
     it(name, async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStellarLedger, type LocalStellarLedger } from '../../adaptors/stellar/local-node/index.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { startTestService, WITHDRAW_KEY, type TestService } from '../helpers/service.js';
-import { simCallbackBody, until } from './support.js';
+import { signedCallbackBody, until } from './support.js';
 
 /**
  * The callback as the real custody service sends it: no HMAC headers, and for EdDSA a `v`
@@ -38,13 +38,13 @@ describe('callbacks without HMAC (no CALLBACK_SECRET), EdDSA without v', () => {
     it(`a callback with v ${edV} and no HMAC headers completes the withdrawal`, async () => {
       const v = await loop.vault('stellardev');
       await ledger.fund(v.address, '100');
-      loop.custody.sim.setFaults({ edV }, v.vaultId);
+      loop.custody.control.setFaults({ edV }, v.vaultId);
       const res = await withdraw(v.vaultId, `v ${edV}`);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const done = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED', 30_000);
       expect(done.status, done.failureReason).toBe('CONFIRMED');
       // Delivered by the callback itself, at the first try.
-      const delivery = await until('the delivery record', () => loop.custody.sim.operation(res.body.operationID)?.deliveries[0]);
+      const delivery = await until('the delivery record', () => loop.custody.control.operation(res.body.operationID)?.deliveries[0]);
       expect(delivery).toEqual({ delivered: 1, failed: 0, dropped: false });
     });
   }
@@ -52,10 +52,10 @@ describe('callbacks without HMAC (no CALLBACK_SECRET), EdDSA without v', () => {
   it('content verification still refuses a forged signature without HMAC', async () => {
     const v = await loop.vault('stellardev');
     await ledger.fund(v.address, '100');
-    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    loop.custody.control.setFaults({ dropCallback: true }, v.vaultId);
     const res = await withdraw(v.vaultId, 'forged');
-    await until('the quorum to sign', () => loop.custody.sim.operation(res.body.operationID)?.status === 'COMPLETED');
-    const body = simCallbackBody(loop, res.body.operationID);
+    await until('the quorum to sign', () => loop.custody.control.operation(res.body.operationID)?.status === 'COMPLETED');
+    const body = signedCallbackBody(loop, res.body.operationID);
     const sig = body.signatures[0]!;
     const forged = { ...body, v: [], signatures: [sig.slice(0, -2) + (parseInt(sig.slice(-2), 16) ^ 1).toString(16).padStart(2, '0')] };
     const r = await loop.svc.call('POST', '/api/v1.0/sign_complete_callback?ledgerId=stellardev', { body: forged });

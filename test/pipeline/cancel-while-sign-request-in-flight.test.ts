@@ -18,7 +18,7 @@ describe('cancel while the sign request is on its way to the custody service', (
   const custody = () => ctx.loop.svc.pipeline!.deps.custody;
   const cancel = (vaultId: string, id: string) => ctx.loop.svc.call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals/${id}/cancel`, { key: WITHDRAW_KEY });
   const custodyOperationOf = (id: string) =>
-    ctx.loop.custody.sim.operations().find((o) => (JSON.parse(o.providerData) as { reference?: string }).reference === id);
+    ctx.loop.custody.control.operations().find((o) => (JSON.parse(o.providerData) as { reference?: string }).reference === id);
 
   /** Let go after each test, so a failed assertion leaves no request hanging. */
   const holds: (() => void)[] = [];
@@ -48,7 +48,7 @@ describe('cancel while the sign request is on its way to the custody service', (
   async function heldVault() {
     const v = await ctx.loop.vault('ethdev');
     await ctx.chain.funder.sendEth(v.address, 10n ** 17n);
-    ctx.loop.custody.sim.setFaults({ holdApprovals: true }, v.vaultId);
+    ctx.loop.custody.control.setFaults({ holdApprovals: true }, v.vaultId);
     return v;
   }
 

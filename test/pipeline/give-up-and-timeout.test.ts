@@ -29,7 +29,7 @@ describe('stalled withdrawals', () => {
     const v = await loop.vault('ethdev');
     await chain.funder.sendEth(v.address, 10n ** 17n);
     // The quorum never approves: no callback, and the custody service reports the operation PENDING.
-    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    loop.custody.control.setFaults({ dropCallback: true }, v.vaultId);
     const custody = loop.svc.pipeline!.deps.custody;
     const realLookup = custody.getSignOperation.bind(custody);
     custody.getSignOperation = async (id) => ({ ...(await realLookup(id)), status: 'PENDING', isApproved: false, signatures: [], v: [] });
@@ -39,7 +39,7 @@ describe('stalled withdrawals', () => {
       const failed = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'FAILED', 15_000);
       expect(failed.failureReason).toMatch(/not signed within 3 s/);
       // A late callback for it is refused: nothing is broadcast for a FAILED withdrawal.
-      loop.custody.sim.setFaults({}, v.vaultId);
+      loop.custody.control.setFaults({}, v.vaultId);
       expect((await fetch(`${loop.custody.url}/operations/sign/${res.body.operationID}/resend`, { method: 'POST' })).status).toBe(200);
       await new Promise((r) => setTimeout(r, 300));
       expect(counter.calls).toBe(0);
@@ -54,12 +54,12 @@ describe('stalled withdrawals', () => {
   it('a broadcast that runs out of attempts stays SIGNED and goes through once the node is back', async () => {
     const v = await loop.vault('ethdev');
     await chain.funder.sendEth(v.address, 10n ** 17n);
-    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    loop.custody.control.setFaults({ dropCallback: true }, v.vaultId);
     const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.02', description: 'long outage' });
-    await until('the custody to sign', () => loop.custody.sim.operation(res.body.operationID)?.status === 'COMPLETED');
+    await until('the custody to sign', () => loop.custody.control.operation(res.body.operationID)?.status === 'COMPLETED');
     node.off();
     try {
-      loop.custody.sim.setFaults({}, v.vaultId);
+      loop.custody.control.setFaults({}, v.vaultId);
       expect((await fetch(`${loop.custody.url}/operations/sign/${res.body.operationID}/resend`, { method: 'POST' })).status).toBe(200);
       const job = await until('the broadcast job to give up', async () => {
         const j = await loop.svc.pipeline!.deps.queues.broadcast.getJob(`broadcast-${(await loop.svc.pipeline!.deps.store.resolve(res.body.operationID))!.id}`);

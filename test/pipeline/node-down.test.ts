@@ -29,13 +29,13 @@ describe('ledger node down during the signing loop', () => {
     const v = await loop.vault('ethdev');
     await chain.funder.sendEth(v.address, 10n ** 17n);
     // The custody holds the callback back until the node is off, then resends it.
-    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    loop.custody.control.setFaults({ dropCallback: true }, v.vaultId);
     const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'node down' });
     expect(res.status).toBe(200);
-    await until('the custody to sign', () => loop.custody.sim.operation(res.body.operationID)?.deliveries.length === 1);
+    await until('the custody to sign', () => loop.custody.control.operation(res.body.operationID)?.deliveries.length === 1);
     node.off();
     try {
-      loop.custody.sim.setFaults({}, v.vaultId);
+      loop.custody.control.setFaults({}, v.vaultId);
       expect((await fetch(`${loop.custody.url}/operations/sign/${res.body.operationID}/resend`, { method: 'POST' })).status).toBe(200);
       // Two failed attempts: the first and one backoff retry.
       await until('two failed broadcast attempts', () => counter.failures >= 2, 15_000);

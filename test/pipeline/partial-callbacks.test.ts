@@ -1,9 +1,9 @@
 import { Transaction } from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallbackBody } from '../../src/dev/custody-simulator/index.js';
+import type { CallbackBody } from '../../src/dev/custody-emulator/index.js';
 import { startBitcoinRegtest, type BitcoinRegtest } from '../../adaptors/bitcoin/local-node/index.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
-import { countBroadcasts, postCallback, simCallbackBody, until, withdraw, type BroadcastCounter } from './support.js';
+import { countBroadcasts, postCallback, signedCallbackBody, until, withdraw, type BroadcastCounter } from './support.js';
 
 const RECIPIENT = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
 
@@ -29,14 +29,14 @@ describe('partial callbacks via originalEntryIds', () => {
 
   it('parts in reverse order, repeated and forged: one broadcast of the complete, correct set', async () => {
     const v = await loop.vault('btcregtest');
-    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    loop.custody.control.setFaults({ dropCallback: true }, v.vaultId);
     await regtest.faucet(v.address, 30_000_000n);
     await regtest.faucet(v.address, 30_000_000n);
     const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.5', description: 'two inputs', fee: '5' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const operationID = res.body.operationID as string;
-    await until('the custody to sign', () => loop.custody.sim.operation(operationID)?.deliveries.length === 1);
-    const full = simCallbackBody(loop, operationID);
+    await until('the custody to sign', () => loop.custody.control.operation(operationID)?.deliveries.length === 1);
+    const full = signedCallbackBody(loop, operationID);
     expect(full.dataToSign).toHaveLength(2);
     const store = loop.svc.pipeline!.deps.store;
     const op = (await store.resolve(operationID))!;
@@ -101,11 +101,11 @@ describe('partial callbacks via originalEntryIds', () => {
     expect(counter.sent).toEqual(done.txids);
   });
 
-  it('the simulator sending halves (each duplicated) completes the withdrawal once', async () => {
+  it('the custody emulator sending halves (each duplicated) completes the withdrawal once', async () => {
     const before = counter.calls;
     const sentBefore = counter.sent.length;
     const v = await loop.vault('btcregtest');
-    loop.custody.sim.setFaults({ partial: true, duplicate: 3 }, v.vaultId);
+    loop.custody.control.setFaults({ partial: true, duplicate: 3 }, v.vaultId);
     await regtest.faucet(v.address, 30_000_000n);
     await regtest.faucet(v.address, 30_000_000n);
     const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.5', description: 'halves', fee: '5' });
@@ -114,7 +114,7 @@ describe('partial callbacks via originalEntryIds', () => {
     await regtest.mine(1);
     const done = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED');
     expect(done.status, done.failureReason).toBe('CONFIRMED');
-    const d = await until('the deliveries', () => loop.custody.sim.operation(res.body.operationID)?.deliveries[0]);
+    const d = await until('the deliveries', () => loop.custody.control.operation(res.body.operationID)?.deliveries[0]);
     expect(d).toEqual({ delivered: 6, failed: 0, dropped: false });
     expect(counter.calls - before).toBe(1);
   });

@@ -2,7 +2,7 @@ import type { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestChain } from '../helpers/chain.js';
 import type { Loop } from '../helpers/loop.js';
-import { type BroadcastCounter, type EthLoop, postCallback, RECIPIENT, simCallbackBody, startEthLoop, until, withdraw } from './support.js';
+import { type BroadcastCounter, type EthLoop, postCallback, RECIPIENT, signedCallbackBody, startEthLoop, until, withdraw } from './support.js';
 
 /**
  * Reconciliation (RECONCILE_AFTER_SECONDS=1, every second): a lost callback is recovered from
@@ -26,18 +26,18 @@ describe('reconciliation of withdrawals without a callback', () => {
   it('a dropped callback is recovered from the custody operation and confirmed once', async () => {
     const v = await loop.vault('ethdev');
     await chain.funder.sendEth(v.address, 10n ** 17n);
-    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    loop.custody.control.setFaults({ dropCallback: true }, v.vaultId);
     const before = counter.calls;
     const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'callback lost' });
     expect(res.status).toBe(200);
     const done = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED');
     expect(done.status, done.failureReason).toBe('CONFIRMED');
     // The custody never delivered anything: the signatures came through reconciliation.
-    expect(loop.custody.sim.operation(res.body.operationID)!.deliveries).toEqual([{ delivered: 0, failed: 0, dropped: true }]);
+    expect(loop.custody.control.operation(res.body.operationID)!.deliveries).toEqual([{ delivered: 0, failed: 0, dropped: true }]);
     expect(counter.calls - before).toBe(1);
     expect(await p.getTransactionCount(v.address, 'latest')).toBe(1);
     // A callback that turns up after all is a duplicate.
-    const late = await postCallback(loop.svc, 'ethdev', simCallbackBody(loop, res.body.operationID));
+    const late = await postCallback(loop.svc, 'ethdev', signedCallbackBody(loop, res.body.operationID));
     expect(late.body).toMatchObject({ accepted: true, outcome: 'duplicate' });
     expect(counter.calls - before).toBe(1);
   });
@@ -45,18 +45,18 @@ describe('reconciliation of withdrawals without a callback', () => {
   it('a completed custody operation whose lookup carries no signatures is asked to resend its callback', async () => {
     const v = await loop.vault('ethdev');
     await chain.funder.sendEth(v.address, 10n ** 17n);
-    loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    loop.custody.control.setFaults({ dropCallback: true }, v.vaultId);
     const custody = loop.svc.pipeline!.deps.custody;
     const realLookup = custody.getSignOperation.bind(custody);
     custody.getSignOperation = async (id) => ({ ...(await realLookup(id)), signatures: [], v: [] });
     try {
       const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'lookup without signatures' });
-      await until('the custody to sign', () => loop.custody.sim.operation(res.body.operationID)?.status === 'COMPLETED');
-      loop.custody.sim.setFaults({}, v.vaultId);
+      await until('the custody to sign', () => loop.custody.control.operation(res.body.operationID)?.status === 'COMPLETED');
+      loop.custody.control.setFaults({}, v.vaultId);
       const done = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED');
       expect(done.status, done.failureReason).toBe('CONFIRMED');
       // The signatures arrived by a callback the reconciliation asked for.
-      expect(loop.custody.sim.operation(res.body.operationID)!.deliveries.some((d) => d.delivered > 0)).toBe(true);
+      expect(loop.custody.control.operation(res.body.operationID)!.deliveries.some((d) => d.delivered > 0)).toBe(true);
     } finally {
       custody.getSignOperation = realLookup;
     }
@@ -101,12 +101,12 @@ describe('reconciliation of withdrawals without a callback', () => {
     // The held sign request goes out late, while the approvers take their time: the withdrawal
     // is FAILED, so the sign operation it made is canceled at the custody service at once.
     // Nobody is asked to sign it, and its transaction is never broadcast.
-    loop.custody.sim.setFaults({ holdApprovals: true }, v.vaultId);
+    loop.custody.control.setFaults({ holdApprovals: true }, v.vaultId);
     const before = counter.calls;
     letGo();
     const late = await stuck;
     expect(late.body.status).toBe('FAILED');
-    expect(loop.custody.sim.operation(late.body.operationID)!.status).toBe('CANCELED');
+    expect(loop.custody.control.operation(late.body.operationID)!.status).toBe('CANCELED');
     expect(counter.calls).toBe(before);
     expect(await p.getTransactionCount(v.address, 'latest')).toBe(1);
   });

@@ -4,7 +4,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { families } from '../../adaptors/index.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { startCustodySimulator, type RunningCustodySimulator } from '../../src/dev/custody-simulator/index.js';
+import { startInMemoryCustodyEmulator, type RunningInMemoryCustodyEmulator } from '../../src/dev/custody-emulator/index.js';
 import type { Workers } from '../../src/withdrawals/jobs/workers.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { ensureRedis, type LocalRedis } from '../../src/dev/local-redis.js';
@@ -12,7 +12,7 @@ import { createCore } from '../../src/app/core.js';
 import { createPipeline, listen, type Pipeline } from '../../src/app/processes.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { ADMIN_KEY, httpCaller, TEST_CALLBACK_SECRET, WITHDRAW_KEY, type TestService } from '../helpers/service.js';
-import { countBroadcasts, postCallback, provider, RECIPIENT, simCallbackBody, switchableProxy, until, withdraw, type SwitchableProxy } from './support.js';
+import { countBroadcasts, postCallback, provider, RECIPIENT, signedCallbackBody, switchableProxy, until, withdraw, type SwitchableProxy } from './support.js';
 
 /**
  * The service on its own throwaway Redis, reached through a TCP proxy: Redis unreachable
@@ -25,7 +25,7 @@ describe('Redis unavailable at the callback', () => {
   let p: JsonRpcProvider;
   let redisServer: LocalRedis;
   let redis: SwitchableProxy;
-  let custody: RunningCustodySimulator;
+  let custody: RunningInMemoryCustodyEmulator;
   let svc: TestService;
   let server: Server;
   let pipeline: Pipeline;
@@ -45,11 +45,9 @@ describe('Redis unavailable at the callback', () => {
     redisServer = await ensureRedis(`redis://127.0.0.1:${await freePort()}`);
     redis = await switchableProxy({ host: '127.0.0.1', port: Number(new URL(redisServer.url).port) }, 'redis');
     const port = await freePort();
-    custody = await startCustodySimulator({
-      secret: TEST_CALLBACK_SECRET,
-      callbackBaseUrl: `http://127.0.0.1:${port}`,
+    custody = await startInMemoryCustodyEmulator({
+      callback: { secret: TEST_CALLBACK_SECRET, baseUrl: `http://127.0.0.1:${port}`, attempts: 1, baseDelayMs: 50 },
       quorum: { approvers: 1, required: 1, approvalDelayMs: 5 },
-      callbackRetry: { attempts: 1, baseDelayMs: 50 },
     });
     const config = loadConfig(
       {
@@ -111,15 +109,15 @@ describe('Redis unavailable at the callback', () => {
 
   /** A registered, funded vault and one withdrawal whose callback the custody holds back. */
   async function executingWithdrawal() {
-    const v = custody.sim.createVault('ECDSA', { ledger: 'ethdev' });
+    const v = custody.control.createVault('ECDSA', { ledger: 'ethdev' });
     const reg = await svc.call('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId: v.vaultId, ledgerId: 'ethdev', publicKey: v.publicKey } });
     expect(reg.status, JSON.stringify(reg.body)).toBe(201);
     await chain.funder.sendEth(reg.body.address, 10n ** 17n);
-    custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    custody.control.setFaults({ dropCallback: true }, v.vaultId);
     const res = await withdraw(svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'redis down' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const operationID = res.body.operationID as string;
-    await until('the custody to sign', () => custody.sim.operation(operationID)?.deliveries.length === 1);
+    await until('the custody to sign', () => custody.control.operation(operationID)?.deliveries.length === 1);
     return { vaultId: v.vaultId, address: reg.body.address as string, operationID };
   }
 
@@ -132,7 +130,7 @@ describe('Redis unavailable at the callback', () => {
   it('Redis unreachable: 503 with Retry-After, nothing done; the resent callback then completes it once', async () => {
     const counter = countBroadcasts(svc, 'ethdev');
     const w = await executingWithdrawal();
-    const body = simCallbackBody({ custody }, w.operationID);
+    const body = signedCallbackBody({ custody }, w.operationID);
     expect(await redisHealth()).toBe(true);
 
     redis.off();
@@ -151,11 +149,11 @@ describe('Redis unavailable at the callback', () => {
     expect(counter.calls).toBe(0);
 
     // The custody resends (the delivery faults are read again: this time it is delivered).
-    custody.sim.setFaults({}, (await pipeline.deps.store.resolve(w.operationID))!.vaultId);
+    custody.control.setFaults({}, (await pipeline.deps.store.resolve(w.operationID))!.vaultId);
     const resend = await fetch(`${custody.url}/operations/sign/${w.operationID}/resend`, { method: 'POST' });
     expect(resend.status).toBe(200);
     const d = await until('the resend', () => {
-      const op = custody.sim.operation(w.operationID);
+      const op = custody.control.operation(w.operationID);
       return op && op.deliveries.length === 2 ? op.deliveries : undefined;
     });
     expect(d[1]).toEqual({ delivered: 1, failed: 0, dropped: false });
@@ -171,7 +169,7 @@ describe('Redis unavailable at the callback', () => {
 
   it('Redis killed: the callback answers 503 with Retry-After, /status reports it, the process does not crash', async () => {
     const w = await executingWithdrawal();
-    const body = simCallbackBody({ custody }, w.operationID);
+    const body = signedCallbackBody({ custody }, w.operationID);
     await redisServer.stop();
     await until('redis-server to be gone', async () => {
       const r = await fetch(`${svc.url}/api/v1.0/status`).then((x) => x.json() as Promise<{ redis: { healthy: boolean } }>);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postCallback, RECIPIENT, simCallbackBody, startEthLoop, until, withdraw, type EthLoop } from './support.js';
+import { postCallback, RECIPIENT, signedCallbackBody, startEthLoop, until, withdraw, type EthLoop } from './support.js';
 
 /**
  * An Ethereum transaction does not name its sender: two vaults paying the same amount to the
@@ -16,7 +16,7 @@ describe('two vaults whose withdrawals share a digest', () => {
   async function twin(description: string) {
     const vaults = [await ctx.loop.vault('ethdev'), await ctx.loop.vault('ethdev')];
     for (const v of vaults) await ctx.chain.funder.sendEth(v.address, 10n ** 17n);
-    for (const v of vaults) ctx.loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+    for (const v of vaults) ctx.loop.custody.control.setFaults({ dropCallback: true }, v.vaultId);
     // One fixed custom fee, so nothing but the sender differs between the two transactions.
     const made = [];
     for (const v of vaults) {
@@ -32,8 +32,8 @@ describe('two vaults whose withdrawals share a digest', () => {
   it('each callback completes its own vault’s withdrawal', async () => {
     const made = await twin('twin callbacks');
     for (const m of made) {
-      await until('the quorum to sign', () => ctx.loop.custody.sim.operation(m.operationID)?.status === 'COMPLETED');
-      const r = await postCallback(ctx.loop.svc, 'ethdev', simCallbackBody(ctx.loop, m.operationID));
+      await until('the quorum to sign', () => ctx.loop.custody.control.operation(m.operationID)?.status === 'COMPLETED');
+      const r = await postCallback(ctx.loop.svc, 'ethdev', signedCallbackBody(ctx.loop, m.operationID));
       expect([r.status, r.body.outcome, r.body.operationID]).toEqual([200, 'queued', m.operationID]);
     }
     for (const m of made) {

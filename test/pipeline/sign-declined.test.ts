@@ -40,23 +40,23 @@ describe('sign operations that end unsigned, found by the callback path', () => 
   for (const ending of ['DECLINED', 'FAILED'] as Ending[]) {
     it(`a callback without signatures for a ${ending} operation fails the withdrawal, and its nonce is reused`, async () => {
       const v = await fundedVault(ctx);
-      ctx.loop.custody.sim.setFaults({ end: ending, notifyEnd: true }, v.vaultId);
+      ctx.loop.custody.control.setFaults({ end: ending, notifyEnd: true }, v.vaultId);
       const res = await withdraw(ctx.loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: `ends ${ending}` });
       expect(res.status).toBe(200);
       const firstNonce = await nonceOf(ctx, res.body.operationID);
       const done = await ctx.loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status !== 'EXECUTING');
       expect(done.status).toBe('FAILED');
       expect(done.failureReason).toMatch(new RegExp(`^sign operation ${ending} at the custody service`));
-      const deliveries = await until('the delivery to finish', () => ctx.loop.custody.sim.operation(res.body.operationID)?.deliveries[0]);
+      const deliveries = await until('the delivery to finish', () => ctx.loop.custody.control.operation(res.body.operationID)?.deliveries[0]);
       expect(deliveries).toEqual({ delivered: 1, failed: 0, dropped: false });
-      ctx.loop.custody.sim.setFaults({}, v.vaultId);
+      ctx.loop.custody.control.setFaults({}, v.vaultId);
       await nextReusesNonce(ctx, v.vaultId, firstNonce);
     });
   }
 
   it('a callback without signatures is not trusted: a still-pending operation stays EXECUTING', async () => {
     const v = await fundedVault(ctx);
-    ctx.loop.custody.sim.setFaults({ holdApprovals: true }, v.vaultId);
+    ctx.loop.custody.control.setFaults({ holdApprovals: true }, v.vaultId);
     const res = await withdraw(ctx.loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'claimed declined' });
     const op = await ctx.loop.svc.pipeline!.deps.store.resolve(res.body.operationID);
     const forged = { publicKeys: [v.publicKey], providerData: '', dataToSign: op!.unsigned.payloads.map((p) => p.digest), signatures: [], v: [] };
@@ -72,7 +72,7 @@ describe('sign operations that end unsigned, found by the callback path', () => 
 
     it('cancels the custody sign operation of an EXECUTING withdrawal; FAILED, nonce reused', async () => {
       const v = await fundedVault(ctx);
-      ctx.loop.custody.sim.setFaults({ holdApprovals: true }, v.vaultId);
+      ctx.loop.custody.control.setFaults({ holdApprovals: true }, v.vaultId);
       const res = await withdraw(ctx.loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'to cancel' });
       const firstNonce = await nonceOf(ctx, res.body.operationID);
       expect((await cancel(v.vaultId, res.body.operationID, READ_KEY)).status).toBe(403);
@@ -80,20 +80,20 @@ describe('sign operations that end unsigned, found by the callback path', () => 
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       expect(r.body).toMatchObject({ operationID: res.body.operationID, status: 'FAILED', isComplete: true });
       expect(r.body.failureReason).toBe('canceled on request: sign operation CANCELED at the custody service');
-      expect(ctx.loop.custody.sim.operation(res.body.operationID)!.status).toBe('CANCELED');
+      expect(ctx.loop.custody.control.operation(res.body.operationID)!.status).toBe('CANCELED');
       // A second cancel finds nothing left to cancel.
       const again = await cancel(v.vaultId, res.body.operationID);
       expect(again.status).toBe(409);
       expect(again.body).toMatchObject({ errCode: 'ERR_NOT_CANCELABLE', details: expect.stringContaining('FAILED') });
-      ctx.loop.custody.sim.setFaults({}, v.vaultId);
+      ctx.loop.custody.control.setFaults({}, v.vaultId);
       await nextReusesNonce(ctx, v.vaultId, firstNonce);
     });
 
     it('does not cancel what the quorum signed already (its callback lost): 409, still EXECUTING', async () => {
       const v = await fundedVault(ctx);
-      ctx.loop.custody.sim.setFaults({ dropCallback: true }, v.vaultId);
+      ctx.loop.custody.control.setFaults({ dropCallback: true }, v.vaultId);
       const res = await withdraw(ctx.loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'signed first' });
-      await until('the quorum to sign', () => ctx.loop.custody.sim.operation(res.body.operationID)?.status === 'COMPLETED');
+      await until('the quorum to sign', () => ctx.loop.custody.control.operation(res.body.operationID)?.status === 'COMPLETED');
       const r = await cancel(v.vaultId, res.body.operationID);
       expect(r.status, JSON.stringify(r.body)).toBe(409);
       expect(r.body.details).toMatch(/COMPLETED/);
@@ -121,7 +121,7 @@ describe('sign operations that end unsigned, found by the callback path', () => 
       expect(r.body.status).toBe('BROADCAST');
       expect(r.body.attempts.map((a: { kind: string }) => a.kind)).toEqual(['original', 'cancel']);
       // The original sign operation was completed, not canceled: the cancel is a new sign request.
-      expect(ctx.loop.custody.sim.operation(res.body.operationID)!.status).toBe('COMPLETED');
+      expect(ctx.loop.custody.control.operation(res.body.operationID)!.status).toBe('COMPLETED');
     });
   });
 }, 120_000);
@@ -136,14 +136,14 @@ describe('sign operations that end unsigned, found by reconciliation', () => {
   for (const ending of ['CANCELED', 'ERROR'] as Ending[]) {
     it(`a ${ending} operation with no callback at all fails the withdrawal; its nonce is reused`, async () => {
       const v = await fundedVault(ctx);
-      ctx.loop.custody.sim.setFaults({ end: ending }, v.vaultId);
+      ctx.loop.custody.control.setFaults({ end: ending }, v.vaultId);
       const res = await withdraw(ctx.loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: `ends ${ending}` });
       const firstNonce = await nonceOf(ctx, res.body.operationID);
       const done = await ctx.loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status !== 'EXECUTING', 20_000);
       expect(done.status).toBe('FAILED');
       expect(done.failureReason).toMatch(new RegExp(`^sign operation ${ending} at the custody service`));
-      expect(ctx.loop.custody.sim.operation(res.body.operationID)!.deliveries).toEqual([]);
-      ctx.loop.custody.sim.setFaults({}, v.vaultId);
+      expect(ctx.loop.custody.control.operation(res.body.operationID)!.deliveries).toEqual([]);
+      ctx.loop.custody.control.setFaults({}, v.vaultId);
       await nextReusesNonce(ctx, v.vaultId, firstNonce);
     });
   }

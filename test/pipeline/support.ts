@@ -95,10 +95,10 @@ export async function postCallback(
   return svc.call('POST', `/api/v1.0/sign_complete_callback?ledgerId=${encodeURIComponent(ledgerId)}`, { rawBody: raw, headers });
 }
 
-/** The body the custody service sends for a completed sign operation of the simulator. */
-export function simCallbackBody(loop: Pick<Loop, 'custody'>, operationID: string) {
-  const op = loop.custody.sim.operation(operationID);
-  if (!op || op.status !== 'COMPLETED') throw new Error(`simulator operation ${operationID} is not completed: ${JSON.stringify(op)}`);
+/** The body the custody service sends for a completed sign operation of the custody emulator. */
+export function signedCallbackBody(loop: Pick<Loop, 'custody'>, operationID: string) {
+  const op = loop.custody.control.operation(operationID);
+  if (!op || op.status !== 'COMPLETED') throw new Error(`custody operation ${operationID} is not completed: ${JSON.stringify(op)}`);
   return { publicKeys: op.publicKeys, providerData: op.providerData, dataToSign: op.dataToSign, signatures: op.signatures, v: op.v };
 }
 
@@ -241,11 +241,11 @@ export function holdBackSignatures(loop: Pick<Loop, 'svc'>): Set<string> {
  * first one through (the custody service resends its callback) and answers the resend's status.
  */
 export async function laterSignedFirst(loop: Loop, unsigned: Set<string>, vaultId: string, descriptions: [string, string]) {
-  loop.custody.sim.setFaults({ dropCallback: true }, vaultId);
+  loop.custody.control.setFaults({ dropCallback: true }, vaultId);
   const first = await withdraw(loop.svc, vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: descriptions[0] });
   unsigned.add(first.body.operationID);
-  await until('the first to be signed by the quorum', () => loop.custody.sim.operation(first.body.operationID)?.status === 'COMPLETED');
-  loop.custody.sim.setFaults({}, vaultId);
+  await until('the first to be signed by the quorum', () => loop.custody.control.operation(first.body.operationID)?.status === 'COMPLETED');
+  loop.custody.control.setFaults({}, vaultId);
   const second = await withdraw(loop.svc, vaultId, { recipientAddress: RECIPIENT, amount: '0.02', description: descriptions[1] });
   const waiting = await loop.waitFor(vaultId, second.body.operationID, (o) => o.status === 'SIGNED');
   const release = async (): Promise<number> => {

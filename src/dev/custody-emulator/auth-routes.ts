@@ -35,33 +35,35 @@ const tokenBody = z.object({
   refresh_token: z.string().max(200).optional(),
 });
 
-/** Authentication operations, with the 1.0.1811 paths beside the current ones. */
-export function authRoutes(ctx: EmulatorContext, revision: Revision): Router {
-  const r = Router();
-  const su = [requireToken(ctx), requireSuperUser];
-  const store = ctx.store;
+type Req = Parameters<Parameters<Router['post']>[1]>[0];
 
-  async function tokens(res: Response, user: User): Promise<void> {
-    const access = await issueToken(ctx, 'access', user.name, user.role, ACCESS_TOKEN_SECONDS);
-    const result: Record<string, unknown> = { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, scope: '/mng' };
-    if (revision !== '1.0.1811') {
-      result.role = user.role.toUpperCase();
-      result.refresh_token = await issueToken(ctx, 'refresh', user.name, user.role, REFRESH_TOKEN_SECONDS);
-    }
-    res.status(201).json(result);
+/** The token result of a login or refresh: refresh token and role from 1.0.1905 on. */
+async function issueTokens(ctx: EmulatorContext, revision: Revision, res: Response, user: User): Promise<void> {
+  const access = await issueToken(ctx, 'access', user.name, user.role, ACCESS_TOKEN_SECONDS);
+  const result: Record<string, unknown> = { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, scope: '/mng' };
+  if (revision !== '1.0.1811') {
+    result.role = user.role.toUpperCase();
+    result.refresh_token = await issueToken(ctx, 'refresh', user.name, user.role, REFRESH_TOKEN_SECONDS);
   }
+  res.status(201).json(result);
+}
 
-  const login = async (req: Parameters<Parameters<Router['post']>[1]>[0], res: Response) => {
+/** Exchanges a refresh token (used once) for new tokens. */
+async function refreshLogin(ctx: EmulatorContext, revision: Revision, res: Response, refresh: string): Promise<void> {
+  const record = await ctx.store.getToken(tokenHash(refresh));
+  if (!record || record.kind !== 'refresh' || record.expiresAt <= ctx.now()) throw unauthorized('The refresh token is invalid or expired.', 'invalid-refresh-token');
+  const user = await ctx.store.get<User>('user', record.owner);
+  if (!user?.enabled) throw unauthorized('The refresh token is invalid or expired.', 'invalid-refresh-token');
+  await ctx.store.deleteToken(tokenHash(refresh));
+  await issueTokens(ctx, revision, res, user);
+}
+
+/** `POST {mng}/auth/token(s)`: a password login (HTTP Basic or the body) or a refresh. */
+function loginRoutes(r: Router, ctx: EmulatorContext, revision: Revision): void {
+  r.post(['/auth/token', '/auth/tokens'], async (req: Req, res: Response) => {
     const body = parse(tokenBody, req.body);
     const refresh = body.refreshtoken ?? body.refresh_token;
-    if (refresh) {
-      const record = await store.getToken(tokenHash(refresh));
-      if (!record || record.kind !== 'refresh' || record.expiresAt <= ctx.now()) throw unauthorized('The refresh token is invalid or expired.', 'invalid-refresh-token');
-      const user = await store.get<User>('user', record.owner);
-      if (!user?.enabled) throw unauthorized('The refresh token is invalid or expired.', 'invalid-refresh-token');
-      await store.deleteToken(tokenHash(refresh));
-      return tokens(res, user);
-    }
+    if (refresh) return refreshLogin(ctx, revision, res, refresh);
     if (body.grant_type !== 'password') throw badRequest("grant_type 'refresh_token' needs refreshtoken", 'invalid-arguments');
     const basic = basicCredentials(req);
     const creds = basic ?? (body.username && body.password ? { name: body.username, password: body.password } : undefined);
@@ -69,20 +71,25 @@ export function authRoutes(ctx: EmulatorContext, revision: Revision): Router {
     const user = await checkPassword(ctx, creds.name, creds.password);
     // 1.0.2106 answers 400 for a password that must change; the samples of earlier releases show 401.
     if (user.mustChangePassword) throw passwordMustChange(revision === '1.0.2106' ? 400 : 401);
-    await tokens(res, user);
-  };
-  r.post(['/auth/token', '/auth/tokens'], login);
+    await issueTokens(ctx, revision, res, user);
+  });
+}
 
-  const changeOwn = async (req: Parameters<Parameters<Router['put']>[1]>[0], res: Response) => {
+/** The user a password change is for: HTTP Basic with the current password, or a user access token. */
+async function passwordChanger(ctx: EmulatorContext, req: Req): Promise<string | undefined> {
+  const basic = basicCredentials(req);
+  if (basic) return (await checkPassword(ctx, basic.name, basic.password)).name;
+  const m = /^Bearer (\S+)$/.exec(req.get('authorization') ?? '');
+  const p = m ? await principalOf(ctx, m[1] as string) : undefined;
+  return p?.kind === 'access' ? p.owner : undefined;
+}
+
+/** `PUT {mng}/auth/password`: a user changes its own password. */
+function ownPasswordRoutes(r: Router, ctx: EmulatorContext): void {
+  const store = ctx.store;
+  r.put(['/auth/password', '/auth/users/password'], async (req: Req, res: Response) => {
     const body = parse(z.object({ value: password }), req.body);
-    const basic = basicCredentials(req);
-    let userName: string | undefined;
-    if (basic) userName = (await checkPassword(ctx, basic.name, basic.password)).name;
-    else {
-      const m = /^Bearer (\S+)$/.exec(req.get('authorization') ?? '');
-      const p = m ? await principalOf(ctx, m[1] as string) : undefined;
-      if (p?.kind === 'access') userName = p.owner;
-    }
+    const userName = await passwordChanger(ctx, req);
     if (!userName) throw unauthorized('Authenticate with HTTP Basic (user name and current password) or a user access token.');
     await store.exclusive(async () => {
       const user = await store.get<User>('user', userName);
@@ -90,8 +97,24 @@ export function authRoutes(ctx: EmulatorContext, revision: Revision): Router {
       await store.put('user', user.name, { ...user, ...hashPassword(body.value), mustChangePassword: false });
     });
     res.status(200).end();
-  };
-  r.put(['/auth/password', '/auth/users/password'], changeOwn);
+  });
+}
+
+/** User management by a Super_User: create, list, set password, enable or disable, change role, delete. */
+function userRoutes(r: Router, ctx: EmulatorContext, revision: Revision): void {
+  const su = [requireToken(ctx), requireSuperUser];
+  const store = ctx.store;
+
+  async function updateUser(userName: string, change: (u: User) => User): Promise<void> {
+    await store.exclusive(async () => {
+      const user = await store.get<User>('user', userName);
+      if (!user) throw notFound(`User ${userName} does not exist.`);
+      const next = change(user);
+      await store.put('user', user.name, next);
+      if (!next.enabled) await store.revokeOwner(user.name, ['access', 'refresh']);
+    });
+  }
+  const setUser = (active: boolean | undefined, role: Role | undefined) => (u: User) => ({ ...u, enabled: active ?? u.enabled, role: role ?? u.role });
 
   r.post('/auth/users', ...su, async (req, res) => {
     const body = parse(z.object({ name, password, role: revision === '1.0.1811' ? roleSchema.default('Trader') : roleSchema }), req.body);
@@ -111,7 +134,6 @@ export function authRoutes(ctx: EmulatorContext, revision: Revision): Router {
     await updateUser(String(req.params.username), (u) => ({ ...u, ...hashPassword(body.password), mustChangePassword: body.mustChangePassword }));
     res.status(200).end();
   });
-  const setUser = (active: boolean | undefined, role: Role | undefined) => (u: User) => ({ ...u, enabled: active ?? u.enabled, role: role ?? u.role });
   r.put('/auth/users/:username', ...su, async (req, res) => {
     const body = parse(z.object({ enabled: flag.optional(), active: flag.optional(), role: roleSchema.optional() }), req.body);
     await updateUser(String(req.params.username), setUser(body.enabled ?? body.active, body.role));
@@ -133,16 +155,12 @@ export function authRoutes(ctx: EmulatorContext, revision: Revision): Router {
     });
     res.status(200).end();
   });
+}
 
-  async function updateUser(userName: string, change: (u: User) => User): Promise<void> {
-    await store.exclusive(async () => {
-      const user = await store.get<User>('user', userName);
-      if (!user) throw notFound(`User ${userName} does not exist.`);
-      const next = change(user);
-      await store.put('user', user.name, next);
-      if (!next.enabled) await store.revokeOwner(user.name, ['access', 'refresh']);
-    });
-  }
+/** API keys (list, create, revoke) and token revocation, with the 1.0.1811 body-addressed forms. */
+function apiKeyRoutes(r: Router, ctx: EmulatorContext, revision: Revision): void {
+  const su = [requireToken(ctx), requireSuperUser];
+  const store = ctx.store;
 
   r.get('/auth/apikeys', ...su, async (_req, res) => {
     const keys = await store.list<ApiKeyRecord>('apikey');
@@ -194,5 +212,14 @@ export function authRoutes(ctx: EmulatorContext, revision: Revision): Router {
     await revokeTokens(parse(z.object({ client_id: name }), req.body).client_id, res.locals.principal as Principal);
     res.status(200).end();
   });
+}
+
+/** Authentication operations, with the 1.0.1811 paths beside the current ones. */
+export function authRoutes(ctx: EmulatorContext, revision: Revision): Router {
+  const r = Router();
+  loginRoutes(r, ctx, revision);
+  ownPasswordRoutes(r, ctx);
+  userRoutes(r, ctx, revision);
+  apiKeyRoutes(r, ctx, revision);
   return r;
 }

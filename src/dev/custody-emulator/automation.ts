@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { sendCallback } from './callback.js';
 import type { EmulatorContext, Hooks } from './context.js';
-import { answer, operationOr404, vaultOr404 } from './engine.js';
+import { answer, cancel, endUnsigned, operationOr404, vaultOr404 } from './engine.js';
+import { approverFaultsFor } from './faults.js';
 import { joinVault } from './members.js';
 import type { Operation, Participant } from './model.js';
 import { ProblemError } from './problem.js';
@@ -65,6 +66,12 @@ export function createHooks(ctx: EmulatorContext): Hooks {
     if (!step) return;
     const op = await operationOr404(ctx, operationID);
     if (op.status !== 'PENDING') return;
+    // Approver faults are read at each step, as a member would decide when its turn comes.
+    const faults = approverFaultsFor(ctx, op.vaultID);
+    if (faults.holdApprovals) return;
+    if (faults.end === 'DECLINED') return void (await answer(ctx, operationID, step.memberId, 'decline').catch(quiet('answer')));
+    if (faults.end === 'CANCELED') return void (await cancel(ctx, operationID).catch(quiet('cancel')));
+    if (faults.end) return void (await endUnsigned(ctx, operationID, faults.end));
     await answer(ctx, operationID, step.memberId, step.decision).catch(quiet('answer'));
     if (rest.length) ctx.background.later(delayMs, () => act(operationID, rest, delayMs));
   };
@@ -91,6 +98,10 @@ export function createHooks(ctx: EmulatorContext): Hooks {
       });
     },
     operationCompleted(op) {
+      ctx.background.track(vaultOr404(ctx, op.vaultID).then((vault) => sendCallback(ctx, op, vault)));
+    },
+    operationEnded(op) {
+      if (op.kind !== 'SIGN' || !approverFaultsFor(ctx, op.vaultID).notifyEnd) return;
       ctx.background.track(vaultOr404(ctx, op.vaultID).then((vault) => sendCallback(ctx, op, vault)));
     },
   };

@@ -1,9 +1,19 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { callbackUrl, postWithRetry } from '../custody-simulator/callback-sender.js';
-import { callbackBodies, type CallbackBody, type SentCallbackBody } from '../custody-simulator/faults.js';
+import { signCallback } from '../../security/callback-hmac.js';
 import type { EmulatorContext } from './context.js';
-import { faultsFor } from './faults.js';
+import { callbackBodies, faultsFor, type CallbackBody, type SentCallbackBody } from './faults.js';
 import type { Operation, Vault } from './model.js';
+
+/** The callback URL: the sign request's own, else the configured base's standard path. */
+export function callbackUrl(requested: string | undefined, base: string | undefined, ledger: string): string | undefined {
+  const target = requested ?? base;
+  if (!target) return undefined;
+  const url = new URL(
+    target.includes('sign_complete_callback') ? target : `${target.replace(/\/+$/, '')}/api/v1.0/sign_complete_callback`,
+  );
+  url.searchParams.set('ledgerId', ledger.toLowerCase());
+  return url.toString();
+}
 
 /** Where an operation's callback goes: its own `callbackUrl`, else the configured base; undefined when neither. */
 export function destination(ctx: EmulatorContext, op: Operation): string | undefined {
@@ -12,10 +22,40 @@ export function destination(ctx: EmulatorContext, op: Operation): string | undef
   return callbackUrl(s.callbackUrl, ctx.callback.baseUrl, s.ledger ?? '');
 }
 
-/** The simulator's delivery loop, with the emulator's settings: no HMAC unless a secret is configured. */
-function post(ctx: EmulatorContext, url: string, body: SentCallbackBody, operationID: string): Promise<boolean> {
+/**
+ * POSTs one callback body, retrying with doubling waits like the real service's resend loop;
+ * true once the receiver answered 2xx. No HMAC headers unless a secret is configured.
+ */
+async function post(ctx: EmulatorContext, url: string, body: SentCallbackBody, operationID: string): Promise<boolean> {
   const { attempts, baseDelayMs, timeoutMs, secret, fetch } = ctx.callback;
-  return postWithRetry(url, body, { attempts, baseDelayMs, timeoutMs, fetch, ...(secret ? { secret } : {}), signal: ctx.background.signal, logger: ctx.logger.child({ operationID }) });
+  const signal = ctx.background.signal;
+  const logger = ctx.logger.child({ operationID });
+  const raw = JSON.stringify(body);
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    if (signal.aborted) return false;
+    let outcome: string;
+    try {
+      // Headers are recomputed per try: the timestamp inside the MAC must be fresh.
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(secret ? signCallback(secret, raw) : {}) },
+        body: raw,
+        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+      });
+      await res.arrayBuffer().catch(() => undefined);
+      if (res.ok) return true;
+      outcome = `HTTP ${res.status}`;
+    } catch (e) {
+      const err = e as Error & { cause?: { code?: string } };
+      outcome = err.cause?.code ?? err.message;
+    }
+    logger.warn({ attempt, attempts, outcome }, 'callback not accepted');
+    if (attempt < attempts) {
+      const ok = await sleep(baseDelayMs * 2 ** (attempt - 1), true, { signal }).catch(() => false);
+      if (!ok) return false;
+    }
+  }
+  return false;
 }
 
 /**
@@ -53,5 +93,6 @@ export async function sendCallback(ctx: EmulatorContext, op: Operation, vault: V
       deliveries: { delivered: d.delivered + outcome.delivered, failed: d.failed + outcome.failed, dropped: d.dropped + outcome.dropped },
     });
   });
+  ctx.onDelivery?.(op.operationID, { delivered: outcome.delivered, failed: outcome.failed, dropped: outcome.dropped > 0 });
   ctx.logger.info({ operationID: op.operationID, ...outcome }, 'callback delivery finished');
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Operation, Participant } from './model.js';
+import type { ApproverFaultTable } from './faults.js';
 import type { EmulatorStore } from './store.js';
 
 /** 1.0.2106 under `/custody/api/v1.0/mng`; the older base serves one of the earlier revisions. */
@@ -21,6 +22,15 @@ export interface Hooks {
   participantCreated(p: Participant): Promise<void>;
   operationCreated(op: Operation): void;
   operationCompleted(op: Operation): void;
+  /** A sign operation ended unsigned (declined, canceled, failed). */
+  operationEnded(op: Operation): void;
+}
+
+/** One callback delivery (the first or a resend): POSTs answered 2xx, POSTs that never were, or dropped by a fault. */
+export interface DeliveryOutcome {
+  delivered: number;
+  failed: number;
+  dropped: boolean;
 }
 
 /** Everything a route or the engine needs, passed in; the emulator keeps no module state. */
@@ -34,4 +44,10 @@ export interface EmulatorContext {
   background: { signal: AbortSignal; track(work: Promise<unknown>): void; later(ms: number, work: () => Promise<unknown>): void };
   hooks: Hooks;
   iso(): string;
+  /** Requests without credentials act as the administrator (an in-memory emulator for tests without an API key). */
+  openAccess: boolean;
+  /** Approver faults, set in process only (direct-control.ts). */
+  approverFaults: ApproverFaultTable;
+  /** Told of every finished callback delivery (direct-control.ts keeps them per operation). */
+  onDelivery?(operationID: string, outcome: DeliveryOutcome): void;
 }

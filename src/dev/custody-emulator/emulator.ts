@@ -2,7 +2,7 @@
  * Custody emulator: a development stand-in for the custody service's management API
  * (spec revision 1.0.2106 and the older `/casp` base), with participants' devices played
  * by emulator-only routes and an automatic approver policy. It is NOT a custody service:
- * vault keys are PLAIN private keys in Redis. Never point real funds at it.
+ * vault keys are PLAIN private keys in Redis (or in memory). Never point real funds at it.
  */
 import express, { Router, type Express } from 'express';
 import type { Redis } from 'ioredis';
@@ -20,7 +20,7 @@ import { operationRoutes } from './operations.js';
 import { participantRoutes } from './participants.js';
 import { problemHandler, unknownRoute } from './problem.js';
 import { statusRoutes } from './status.js';
-import { createStore } from './store.js';
+import { createStore, type EmulatorStore } from './store.js';
 import { vaultRoutes } from './vaults.js';
 
 export const MNG_PATH = '/custody/api/v1.0/mng';
@@ -28,10 +28,14 @@ export const LEGACY_MNG_PATH = '/casp/api/v1.0/mng';
 export const EMULATOR_PATH = '/emulator/v1';
 
 export interface CustodyEmulatorOptions {
-  /** A Redis client the caller owns (not closed by the emulator). */
-  redis: Redis;
-  /** Key prefix of every record, e.g. `custody-emulator:`. */
-  prefix: string;
+  /** A Redis client the caller owns (not closed by the emulator); or `store`. */
+  redis?: Redis;
+  /** Key prefix of every record in Redis, e.g. `custody-emulator:`. */
+  prefix?: string;
+  /** Where the records live instead of Redis (e.g. createMemoryStore()). */
+  store?: EmulatorStore;
+  /** Requests without credentials act as the administrator; for tests whose connector has no API key. */
+  openAccess?: boolean;
   /** The custody administrator (role Super_User), created when absent; also guards the emulator-only routes. */
   admin: { user: string; password: string };
   callback?: Partial<CallbackSettings>;
@@ -95,8 +99,12 @@ export async function createCustodyEmulator(opts: CustodyEmulatorOptions): Promi
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
   };
+  const store = opts.store ?? (opts.redis && opts.prefix ? createStore(opts.redis, opts.prefix, now) : undefined);
+  if (!store) throw new Error('the custody emulator needs a store, or redis and prefix');
   const ctx: EmulatorContext = {
-    store: createStore(opts.redis, opts.prefix, now),
+    store,
+    openAccess: opts.openAccess ?? false,
+    approverFaults: { global: {}, vaults: new Map() },
     now,
     iso: () => new Date(now()).toISOString(),
     logger,

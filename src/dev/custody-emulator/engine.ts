@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { applyContentFaults } from '../custody-simulator/faults.js';
-import { hexBytes } from '../custody-simulator/sign-request.js';
 import { parsePublicKey } from '../../ledger/public-key.js';
 import type { EmulatorContext } from './context.js';
-import { faultsFor } from './faults.js';
-import { keyIndex, signerAt } from './keys.js';
+import { applyContentFaults, faultsFor } from './faults.js';
+import { hexBytes, keyIndex, signerAt } from './keys.js';
 import type { Operation, OperationKind, Vault } from './model.js';
 import { badRequest, conflict, forbidden, notFound } from './problem.js';
 import { canAnswer, tally } from './quorum.js';
@@ -116,6 +114,7 @@ export async function answer(ctx: EmulatorContext, operationID: string, memberId
     return next;
   });
   if (done.status === 'COMPLETED') ctx.hooks.operationCompleted(done);
+  else if (done.status !== 'PENDING') ctx.hooks.operationEnded(done);
   return done;
 }
 
@@ -137,11 +136,27 @@ export async function withdrawPendingAnswers(ctx: EmulatorContext, participantId
 }
 
 export async function cancel(ctx: EmulatorContext, operationID: string): Promise<Operation> {
-  return ctx.store.exclusive(async () => {
+  const next = await ctx.store.exclusive(async () => {
     const op = await operationOr404(ctx, operationID);
     if (op.status !== 'PENDING' && op.status !== 'APPROVED') throw conflict(`Operation ${op.operationID} is ${op.status} and cannot be canceled.`, 'cannot-cancel');
     const next = finish(op, 'CANCELED');
     await ctx.store.put('operation', op.operationID, next);
     return next;
   });
+  ctx.hooks.operationEnded(next);
+  return next;
+}
+
+/** Ends a pending operation FAILED or ERROR without signing, as a key-service failure would (the approver fault `end`). */
+export async function endUnsigned(ctx: EmulatorContext, operationID: string, status: 'FAILED' | 'ERROR'): Promise<Operation> {
+  const next = await ctx.store.exclusive(async () => {
+    const op = await operationOr404(ctx, operationID);
+    if (op.status !== 'PENDING') return undefined;
+    const next = finish(op, status);
+    await ctx.store.put('operation', op.operationID, next);
+    return next;
+  });
+  if (!next) return operationOr404(ctx, operationID);
+  ctx.hooks.operationEnded(next);
+  return next;
 }

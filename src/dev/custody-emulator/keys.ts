@@ -1,5 +1,6 @@
-import { createPrivateKey, createPublicKey, randomBytes, sign as nodeSign } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, randomBytes, sign as nodeSign } from 'node:crypto';
 import { BIP32Factory, type BIP32Interface } from 'bip32';
+import { keccak256 } from 'ethers';
 import { z } from 'zod';
 import * as ecc from 'tiny-secp256k1';
 import { publicKeyHex, toCustodyKeyId, type PublicKey } from '../../ledger/public-key.js';
@@ -81,3 +82,30 @@ export const derivationPathSchema = z
   .max(400)
   .regex(/^m(?:\/\d{1,10}'?){0,32}$/, "must look like m/44'/0'/0'/0/1")
   .refine((p) => p.split('/').slice(1).every((level) => Number.parseInt(level, 10) < 0x80000000), 'every index must be below 2^31');
+
+/** A key of no vault (a stranger's), for the `swapKey` fault and for tests forging callbacks. */
+export function randomSigner(cryptoKind: CryptoKind): VaultSigner {
+  return signerAt({ secret: newSecret(cryptoKind, 'NONE'), cryptoKind, hierarchy: 'NONE' }, 'm');
+}
+
+export const hexBytes = (hex: string): Uint8Array => Uint8Array.from(Buffer.from(hex.replace(/^0x/, ''), 'hex'));
+
+export const HASH_ALGORITHMS = ['DOUBLE_SHA256', 'SHA3_256', 'SHA256'] as const;
+export type HashAlgorithm = (typeof HASH_ALGORITHMS)[number];
+
+/**
+ * How the custody service turns a raw transaction into the digest approvers sign.
+ * `SHA3_256` is Keccak-256 (Ethereum's hash), not NIST SHA3-256; node:crypto only has
+ * the latter, so ethers' keccak256 (a direct dependency already) does it.
+ */
+export function hashPreimage(algorithm: HashAlgorithm, preimage: Uint8Array): string {
+  const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest();
+  switch (algorithm) {
+    case 'DOUBLE_SHA256':
+      return sha256(sha256(preimage)).toString('hex');
+    case 'SHA256':
+      return sha256(preimage).toString('hex');
+    case 'SHA3_256':
+      return keccak256(preimage).slice(2);
+  }
+}

@@ -1,9 +1,31 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { z } from 'zod';
-import { ProblemError } from '../custody-simulator/problem.js';
-import { describeIssues } from '../custody-simulator/sign-request.js';
 
-export { ProblemError };
+/**
+ * A management-layer error, rendered as `application/problem+json`
+ * `{type: '/mng/errors/<id>', title, details, status}` like the custody service does.
+ * Error ids are kebab-case (`malformed-body`, `digest-mismatch`, …).
+ */
+export class ProblemError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errorId: string,
+    readonly title: string,
+    readonly details: string,
+  ) {
+    super(`${title}: ${details}`);
+    this.name = 'ProblemError';
+  }
+
+  toBody(): Record<string, unknown> {
+    return { type: `/mng/errors/${this.errorId}`, title: this.title, details: this.details, status: this.status };
+  }
+}
+
+/** zod issues as one line: `field.path: message; …`. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(body)'}: ${i.message}`).join('; ');
+}
 
 /** `application/problem+json` errors with the status codes of the spec's tables. */
 export const badRequest = (details: string, id = 'bad-request') => new ProblemError(400, id, 'Bad request', details);

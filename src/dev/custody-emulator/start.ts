@@ -1,10 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { CUSTODY_EMULATOR_PREFIX } from '../../platform/redis-keys.js';
+import type { CallbackSettings } from './context.js';
+import { createDirectControl, type DirectControl, type QuorumOptions } from './direct-control.js';
 import { createCustodyEmulator, EMULATOR_PATH, LEGACY_MNG_PATH, MNG_PATH, type CustodyEmulator, type CustodyEmulatorOptions } from './emulator.js';
+import { createMemoryStore } from './store.js';
 
 export interface StartCustodyEmulatorOptions extends Omit<CustodyEmulatorOptions, 'redis' | 'prefix'> {
-  /** A client the caller owns; or `redisUrl`, and the emulator opens and closes its own. */
+  /** A client the caller owns; or `redisUrl`, and the emulator opens and closes its own; or `store`. */
   redis?: Redis;
   redisUrl?: string;
   /** Default CUSTODY_EMULATOR_PREFIX (`custody-emulator:`). */
@@ -29,9 +34,9 @@ export interface RunningCustodyEmulator {
 }
 
 export async function startCustodyEmulator(opts: StartCustodyEmulatorOptions): Promise<RunningCustodyEmulator> {
-  if (!opts.redis && !opts.redisUrl) throw new Error('startCustodyEmulator needs redis or redisUrl');
-  const ownRedis = opts.redis ? undefined : new Redis(opts.redisUrl as string, { maxRetriesPerRequest: 1 });
-  const redis = opts.redis ?? (ownRedis as Redis);
+  if (!opts.store && !opts.redis && !opts.redisUrl) throw new Error('startCustodyEmulator needs redis, redisUrl or store');
+  const ownRedis = opts.store || opts.redis || !opts.redisUrl ? undefined : new Redis(opts.redisUrl, { maxRetriesPerRequest: 1 });
+  const redis = opts.redis ?? ownRedis;
   try {
     const emulator = await createCustodyEmulator({ ...opts, redis, prefix: opts.prefix ?? CUSTODY_EMULATOR_PREFIX });
     const host = opts.host ?? '127.0.0.1';
@@ -61,4 +66,44 @@ export async function startCustodyEmulator(opts: StartCustodyEmulatorOptions): P
     ownRedis?.disconnect();
     throw e;
   }
+}
+
+export interface StartInMemoryCustodyEmulatorOptions {
+  /** Where callbacks go and how hard they are pushed; no HMAC headers without `secret`, as the real service sends them. */
+  callback?: Partial<CallbackSettings>;
+  /** The bots of each vault made by `control.createVault`. Default: 2 of 3, 100 ms apart. */
+  quorum?: QuorumOptions;
+  /** When set, every management call but `GET {mng}/status` needs `Authorization: Bearer <apiKey>`; otherwise calls without credentials are let in. */
+  apiKey?: string;
+  /** The emulator's administrator (emulator-only routes); default `so` with a random password. */
+  admin?: { user: string; password: string };
+  logger?: Logger;
+  port?: number;
+}
+
+export interface RunningInMemoryCustodyEmulator extends RunningCustodyEmulator {
+  admin: { user: string; password: string };
+  control: DirectControl;
+}
+
+/**
+ * A custody emulator with its records in this process's memory, controlled directly (see
+ * direct-control.ts): what tests, the bench and the fault suite run against. Bots approve every
+ * sign request of the vaults `control.createVault` makes, `quorum.required` of them.
+ */
+export async function startInMemoryCustodyEmulator(opts: StartInMemoryCustodyEmulatorOptions = {}): Promise<RunningInMemoryCustodyEmulator> {
+  const quorum = opts.quorum ?? { approvers: 3, required: 2, approvalDelayMs: 100 };
+  const admin = opts.admin ?? { user: 'so', password: randomBytes(16).toString('hex') };
+  const store = createMemoryStore();
+  const running = await startCustodyEmulator({
+    store,
+    admin,
+    port: opts.port,
+    logger: opts.logger,
+    callback: opts.callback,
+    openAccess: !opts.apiKey,
+    apiKey: opts.apiKey ? { clientId: 'connector', key: opts.apiKey } : undefined,
+    approverPolicy: { autoActivate: true, autoJoin: true, approve: 'quorum', delayMs: quorum.approvalDelayMs },
+  });
+  return { ...running, admin, control: createDirectControl(running.emulator, store, quorum) };
 }

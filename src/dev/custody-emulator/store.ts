@@ -94,3 +94,78 @@ export function createStore(redis: Redis, prefix: string, now: () => number = Da
     },
   };
 }
+
+/** The in-memory store, whose records can also be read synchronously (tests, the bench). */
+export interface MemoryStore extends EmulatorStore {
+  /** The record as stored now, without waiting: writes take effect when `put` is called. */
+  peek<T>(kind: Kind, id: string): T | undefined;
+  peekAll<T>(kind: Kind): T[];
+}
+
+/**
+ * The same store in this process's memory: nothing survives the process, and there is no
+ * Redis to start. Records are kept as JSON text, as in Redis, so no caller shares an object
+ * with the store.
+ */
+export function createMemoryStore(now: () => number = Date.now): MemoryStore {
+  const records = new Map<Kind, Map<string, string>>();
+  const tokens = new Map<string, string>();
+  const owners = new Map<string, Set<string>>();
+  const table = (kind: Kind) => records.get(kind) ?? records.set(kind, new Map()).get(kind)!;
+  let queue: Promise<unknown> = Promise.resolve();
+  const readToken = (h: string): TokenRecord | undefined => {
+    const text = tokens.get(h);
+    const token = text === undefined ? undefined : (JSON.parse(text) as TokenRecord);
+    if (token && token.expiresAt <= now()) {
+      tokens.delete(h);
+      return undefined;
+    }
+    return token;
+  };
+  const peek = <T>(kind: Kind, id: string): T | undefined => {
+    const text = table(kind).get(id);
+    return text === undefined ? undefined : (JSON.parse(text) as T);
+  };
+  const peekAll = <T>(kind: Kind): T[] => [...table(kind).values()].map((t) => JSON.parse(t) as T);
+
+  return {
+    peek,
+    peekAll,
+    get: async (kind, id) => peek(kind, id),
+    async put(kind, id, value) {
+      table(kind).set(id, JSON.stringify(value));
+    },
+    async del(kind, id) {
+      table(kind).delete(id);
+    },
+    list: async (kind) => peekAll(kind),
+    async putToken(h, token) {
+      tokens.set(h, JSON.stringify(token));
+      (owners.get(token.owner) ?? owners.set(token.owner, new Set()).get(token.owner)!).add(h);
+    },
+    getToken: async (h) => readToken(h),
+    async revokeOwner(owner, kinds) {
+      let revoked = 0;
+      const mine = owners.get(owner) ?? new Set<string>();
+      for (const h of [...mine]) {
+        const t = readToken(h);
+        if (!t) mine.delete(h);
+        else if (!kinds || kinds.includes(t.kind)) {
+          tokens.delete(h);
+          mine.delete(h);
+          revoked++;
+        }
+      }
+      return revoked;
+    },
+    async deleteToken(h) {
+      tokens.delete(h);
+    },
+    exclusive<T>(work: () => Promise<T>): Promise<T> {
+      const run = queue.then(work, work);
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    ping: async () => true,
+  };
+}

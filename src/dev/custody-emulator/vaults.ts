@@ -53,7 +53,9 @@ function checkGroups(body: z.infer<typeof createBody>, account: Account, people:
   }
 }
 
-function buildVault(body: z.infer<typeof createBody>, accountID: string, iso: string): Vault {
+export type VaultSpec = z.infer<typeof createBody>;
+
+export function buildVault(body: VaultSpec, accountID: string, iso: string): Vault {
   const vault: Vault = {
     id: randomUUID(),
     accountID,

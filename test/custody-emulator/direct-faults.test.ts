@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CustodyClient } from '../../src/custody/custody-client.js';
-import { startCustodySimulator, type Faults } from '../../src/dev/custody-simulator/index.js';
+import { startInMemoryCustodyEmulator, type DirectFaults as Faults } from '../../src/dev/custody-emulator/index.js';
 import { VerificationError } from '../../src/platform/errors.js';
 import { parsePublicKey } from '../../src/ledger/public-key.js';
 import { verifySignature, SECP256K1_N as N } from '../../src/ledger/signatures.js';
-import { quietLogger, startReceiver } from './helpers.js';
+import { quietLogger, startReceiver } from '../custody/helpers.js';
 
 const SECRET = 'faults-test-secret';
 const cleanup: (() => Promise<void>)[] = [];
@@ -13,19 +13,17 @@ afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn();
 });
 
-/** Starts a simulator and receiver, sets `faults` on a fresh ECDSA vault and signs `count` random digests. */
+/** Starts an in-memory emulator and a receiver, sets `faults` on a fresh ECDSA vault and signs `count` random digests. */
 async function signWith(faults: Faults, count = 3, scheme: 'ECDSA' | 'EDDSA' = 'ECDSA') {
   const receiver = await startReceiver(SECRET);
-  const sim = await startCustodySimulator({
-    secret: SECRET,
-    callbackBaseUrl: receiver.url,
+  const custody = await startInMemoryCustodyEmulator({
+    callback: { secret: SECRET, baseUrl: receiver.url, attempts: 2, baseDelayMs: 5 },
     quorum: { approvers: 1, required: 1, approvalDelayMs: 1 },
-    callbackRetry: { attempts: 2, baseDelayMs: 5 },
   });
-  cleanup.push(receiver.close, sim.stop);
-  const vault = sim.sim.createVault(scheme);
-  sim.sim.setFaults(faults, vault.vaultId);
-  const client = new CustodyClient({ baseUrl: sim.url, fetch, logger: quietLogger() });
+  cleanup.push(receiver.close, custody.stop);
+  const vault = custody.control.createVault(scheme);
+  custody.control.setFaults(faults, vault.vaultId);
+  const client = new CustodyClient({ baseUrl: custody.url, fetch, logger: quietLogger() });
   const digests = Array.from({ length: count }, () => randomBytes(32).toString('hex'));
   const { operationID } = await client.requestSign(vault.vaultId, {
     description: 'faults',
@@ -37,10 +35,10 @@ async function signWith(faults: Faults, count = 3, scheme: 'ECDSA' | 'EDDSA' = '
     providerData: '{}',
   });
   const key = parsePublicKey(vault.publicKey, scheme === 'ECDSA' ? 'secp256k1' : 'ed25519');
-  return { receiver, sim, vault, client, digests, operationID, key };
+  return { receiver, custody, vault, client, digests, operationID, key };
 }
 
-describe('custody simulator fault injection', () => {
+describe('in-memory custody emulator: faults set directly', () => {
   it('legacyV sends 27/28 with the historic meaning (27 = 1, 28 = 0), which still verifies', async () => {
     const { receiver, digests, key } = await signWith({ legacyV: true }, 8);
     const [cb] = await receiver.waitFor(1);
@@ -75,8 +73,8 @@ describe('custody simulator fault injection', () => {
   });
 
   it('partial sends two POSTs whose originalEntryIds cover every index once', async () => {
-    const { receiver, sim, digests, key } = await signWith({ partial: true }, 5);
-    await sim.sim.settled();
+    const { receiver, custody, digests, key } = await signWith({ partial: true }, 5);
+    await custody.control.settled();
     expect(receiver.received).toHaveLength(2);
     const ids = receiver.received.flatMap((cb) => cb.body.originalEntryIds ?? []);
     expect(ids.sort()).toEqual([0, 1, 2, 3, 4]);
@@ -90,27 +88,27 @@ describe('custody simulator fault injection', () => {
   });
 
   it('duplicate delivers the same callback N times', async () => {
-    const { receiver, sim } = await signWith({ duplicate: 3 });
-    await sim.sim.settled();
+    const { receiver, custody } = await signWith({ duplicate: 3 });
+    await custody.control.settled();
     expect(receiver.received).toHaveLength(3);
     expect(new Set(receiver.received.map((cb) => JSON.stringify(cb.body))).size).toBe(1);
   });
 
   it('dropCallback never delivers, yet the operation is COMPLETED; a resend after clearing delivers', async () => {
-    const { receiver, sim, vault, client, operationID } = await signWith({ dropCallback: true });
-    await sim.sim.settled();
+    const { receiver, custody, vault, client, operationID } = await signWith({ dropCallback: true });
+    await custody.control.settled();
     await new Promise((r) => setTimeout(r, 30));
     expect(receiver.hits()).toBe(0);
     expect(await client.getSignOperation(operationID)).toMatchObject({ status: 'COMPLETED', isApproved: true });
-    sim.sim.setFaults({}, vault.vaultId);
+    custody.control.setFaults({}, vault.vaultId);
     await client.resend(operationID);
     await receiver.waitFor(1);
   });
 
   it('delayMs holds the callback back', async () => {
-    const { receiver, sim, operationID } = await signWith({ delayMs: 120 }, 1);
+    const { receiver, custody, operationID } = await signWith({ delayMs: 120 }, 1);
     const completedAt = await (async () => {
-      while (sim.sim.operation(operationID)?.status !== 'COMPLETED') await new Promise((r) => setTimeout(r, 2));
+      while (custody.control.operation(operationID)?.status !== 'COMPLETED') await new Promise((r) => setTimeout(r, 2));
       return Date.now();
     })();
     const [cb] = await receiver.waitFor(1);
@@ -135,12 +133,12 @@ describe('custody simulator fault injection', () => {
   });
 
   it('per-vault faults override global ones and do not leak to other vaults', async () => {
-    const { receiver, sim, client } = await signWith({});
+    const { receiver, custody, client } = await signWith({});
     await receiver.waitFor(1);
-    sim.sim.setFaults({ duplicate: 2 });
-    const quiet = sim.sim.createVault();
-    const loud = sim.sim.createVault();
-    sim.sim.setFaults({ dropCallback: true }, quiet.vaultId);
+    custody.control.setFaults({ duplicate: 2 });
+    const quiet = custody.control.createVault();
+    const loud = custody.control.createVault();
+    custody.control.setFaults({ dropCallback: true }, quiet.vaultId);
     for (const vault of [quiet, loud]) {
       await client.requestSign(vault.vaultId, {
         description: '',
@@ -152,8 +150,8 @@ describe('custody simulator fault injection', () => {
         providerData: '',
       });
     }
-    await sim.sim.settled();
-    const deliveries = (vaultId: string) => sim.sim.operations().find((o) => o.vaultID === vaultId)?.deliveries;
+    await custody.control.settled();
+    const deliveries = (vaultId: string) => custody.control.operations().find((o) => o.vaultID === vaultId)?.deliveries;
     expect(deliveries(quiet.vaultId)).toEqual([{ delivered: 0, failed: 0, dropped: true }]);
     expect(deliveries(loud.vaultId)).toEqual([{ delivered: 2, failed: 0, dropped: false }]);
     expect(receiver.received).toHaveLength(3);
