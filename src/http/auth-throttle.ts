@@ -6,7 +6,7 @@ import { RateLimitedError } from '../platform/errors.js';
 import type { Metrics } from '../platform/metrics.js';
 import { rateLimitKey } from '../platform/redis-keys.js';
 import { clientAddress } from './client-address.js';
-import { takeToken, type RateLimit } from './rate-limit.js';
+import { takeToken, type RateLimit } from './token-bucket.js';
 
 export type AuthFailureReason = 'missing_key' | 'unknown_key' | 'no_admin_scope';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { otherS } from '../../ledger/signatures.js';
-import type { EmulatorContext } from './context.js';
+import type { EmulatorStore } from './store.js';
 import { randomSigner } from './keys.js';
 import type { CryptoKind } from './model.js';
 
@@ -55,7 +55,7 @@ export interface ApproverFaultTable {
   vaults: Map<string, ApproverFaults>;
 }
 
-export const approverFaultsFor = (ctx: EmulatorContext, vaultId: string): ApproverFaults => ({
+export const approverFaultsFor = (ctx: { approverFaults: ApproverFaultTable }, vaultId: string): ApproverFaults => ({
   ...ctx.approverFaults.global,
   ...ctx.approverFaults.vaults.get(vaultId),
 });
@@ -65,17 +65,17 @@ export interface FaultTable {
   vaults: Record<string, EmulatorFaults>;
 }
 
-export async function faultTable(ctx: EmulatorContext): Promise<FaultTable> {
+export async function faultTable(ctx: { store: EmulatorStore }): Promise<FaultTable> {
   return (await ctx.store.get<FaultTable>('meta', 'faults')) ?? { global: {}, vaults: {} };
 }
 
-export async function faultsFor(ctx: EmulatorContext, vaultId: string): Promise<EmulatorFaults> {
+export async function faultsFor(ctx: { store: EmulatorStore }, vaultId: string): Promise<EmulatorFaults> {
   const table = await faultTable(ctx);
   return { ...table.global, ...table.vaults[vaultId] };
 }
 
 /** Replaces the faults of one vault, or the global ones when `vaultId` is absent. */
-export async function setFaults(ctx: EmulatorContext, faults: EmulatorFaults, vaultId?: string): Promise<FaultTable> {
+export async function setFaults(ctx: { store: EmulatorStore }, faults: EmulatorFaults, vaultId?: string): Promise<FaultTable> {
   return ctx.store.exclusive(async () => {
     const table = await faultTable(ctx);
     if (vaultId === undefined) table.global = faults;
