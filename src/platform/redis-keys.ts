@@ -32,7 +32,7 @@ export const profileKey = (prefix: string): string => `${prefix}profile`;
  * - `op:{id}:sigs`       hash payload index → verified signature (partial sets accumulate)
  * - `op:{id}:sigs:{n}`   signatures of replacement attempt n (speed-up, cancel)
  * - `op:{id}:seq`        the operation's event counter (events are numbered per withdrawal)
- * - `opid:{operationID}` custody operation id → internal id
+ * - `opid:{operationID}` custody operation id → withdrawal id (callbacks, and the routes' `{id}`)
  * - `digest-ops:{hex}`   set of the operations with this digest (callbacks are matched by what we
  *                        stored). A set: an Ethereum transaction does not name its sender, so two
  *                        vaults paying the same amount to the same address at the same nonce and

@@ -156,7 +156,7 @@ export async function acceptSignatures(
     await addReplaceJob(deps.queues, op, attempt);
     return { outcome: added > 0 ? 'queued' : 'duplicate', operation: op };
   }
-  if (op.status === 'FAILED') throw new ConflictError(`operation ${op.operationID ?? op.id} has FAILED (${op.failureReason}); it will not be broadcast`, 'ERR_OPERATION_FAILED');
+  if (op.status === 'FAILED') throw new ConflictError(`withdrawal ${op.id} has FAILED (${op.failureReason}); it will not be broadcast`, 'ERR_OPERATION_FAILED');
   if (op.status !== 'EXECUTING') return { outcome: 'duplicate', operation: op };
   const { added, total } = await deps.store.addSignatures(op.id, verified);
   if (total < op.unsigned.payloads.length) return { outcome: added > 0 ? 'partial' : 'duplicate', operation: op };

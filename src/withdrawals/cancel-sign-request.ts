@@ -32,7 +32,7 @@ export class SignRequestInFlightError extends AppError {
  * got its request out: it is failed here alone.
  */
 export async function cancelSignRequest(deps: PipelineDeps, op: Operation): Promise<Operation> {
-  const label = op.operationID ?? op.id;
+  const label = op.id;
   if (op.status !== 'EXECUTING') throw new ConflictError(`Withdrawal ${label} is ${op.status}; only a withdrawal waiting for signatures (EXECUTING) can have its signing canceled`, 'ERR_NOT_CANCELABLE');
   if (!op.operationID) {
     if (signRequestMayBeInFlight(deps, op)) throw new SignRequestInFlightError(label);
@@ -73,6 +73,6 @@ function signRequestMayBeInFlight(deps: Pick<PipelineDeps, 'custody'>, op: Opera
 /** The record after the attempt; a concurrent callback may have moved it first. */
 async function settled(deps: PipelineDeps, op: Operation): Promise<Operation> {
   const now = await deps.store.get(op.id);
-  if (now.status !== 'FAILED') throw new ConflictError(`Withdrawal ${op.operationID ?? op.id} moved to ${now.status} meanwhile; it was not canceled`, 'ERR_NOT_CANCELABLE');
+  if (now.status !== 'FAILED') throw new ConflictError(`Withdrawal ${op.id} moved to ${now.status} meanwhile; it was not canceled`, 'ERR_NOT_CANCELABLE');
   return now;
 }

@@ -10,7 +10,7 @@ const verb = (kind: ReplacementKind) => (kind === 'cancel' ? 'cancelled' : 'sped
 
 /** Why this operation cannot take a replacement now, or undefined. */
 function refusal(op: Operation, kind: ReplacementKind): string | undefined {
-  const id = op.operationID ?? op.id;
+  const id = op.id;
   if (op.status === 'SIGNED') return `withdrawal ${id} is SIGNED and being sent; it can be ${verb(kind)} once it is BROADCAST`;
   if (op.status !== 'BROADCAST') return `withdrawal ${id} is ${op.status}; only a BROADCAST withdrawal can be ${verb(kind)}`;
   const attempts = attemptsOf(op);
@@ -32,12 +32,12 @@ function refusal(op: Operation, kind: ReplacementKind): string | undefined {
 export async function replaceWithdrawal(
   deps: WithdrawalDeps,
   vaultId: string,
-  operationID: string,
+  /** Either id of the withdrawal (OperationStore.resolve). */
+  id: string,
   kind: ReplacementKind,
   fee?: string,
 ): Promise<Operation> {
-  const op = await deps.store.resolve(operationID);
-  if (!op || op.vaultId !== vaultId) throw new NotFoundError(`No withdrawal ${operationID} in vault ${vaultId}`);
+  const op = await deps.store.resolveInVault(vaultId, id);
   const refused = refusal(op, kind);
   if (refused) throw new ConflictError(refused, NOT_REPLACEABLE);
   const adaptor = deps.registry.get(op.ledgerId);

@@ -76,18 +76,24 @@ describe('TypeScript client (clients/typescript)', () => {
     });
     expect(made.error).toBeUndefined();
     expect(made.data).toMatchObject({ status: 'EXECUTING', isComplete: false, description: 'typed client' });
-    const id = made.data!.id;
-    expect(made.data!.operationID).toBe(id);
+    // The service's own id, and the custody operation id (the spec's `operationID`, also `id`) beside it.
+    const id = made.data!.withdrawalId;
+    const operationID = made.data!.operationID;
+    expect(operationID).toBeDefined();
+    expect(made.data!.id).toBe(operationID);
+    expect(operationID).not.toBe(id);
 
     let status: string | undefined;
     for (let i = 0; i < 600 && status !== 'CONFIRMED' && status !== 'FAILED'; i++) {
-      const got = await reader.GET('/api/v1.0/vaults/{vaultId}/withdrawals/{operationID}', { params: { path: { vaultId: vault.vaultId, operationID: id } } });
+      const got = await reader.GET('/api/v1.0/vaults/{vaultId}/withdrawals/{id}', { params: { path: { vaultId: vault.vaultId, id } } });
       status = got.data?.status;
       if (status !== 'CONFIRMED') await new Promise((r) => setTimeout(r, 50));
     }
     expect(status).toBe('CONFIRMED');
+    const byCustodyId = await reader.GET('/api/v1.0/vaults/{vaultId}/withdrawals/{id}', { params: { path: { vaultId: vault.vaultId, id: operationID! } } });
+    expect(byCustodyId.data).toMatchObject({ withdrawalId: id, operationID, status: 'CONFIRMED' });
     const list = await reader.GET('/api/v1.0/vaults/{vaultId}/withdrawals', { params: { path: { vaultId: vault.vaultId }, query: { limit: 10 } } });
-    expect(list.data?.items.map((w) => w.id)).toEqual([id]);
+    expect(list.data?.items.map((w) => [w.withdrawalId, w.operationID])).toEqual([[id, operationID]]);
   });
 
   it('gives errors as typed AppError bodies', async () => {

@@ -50,9 +50,10 @@ describe('job dashboard in a real browser (headless Chromium)', () => {
     await page.goto(`${base}/admin/queues/queue/broadcast?status=completed`);
     const title = page.getByText(/^broadcast · ethdev · 0\.0427 ETH → /);
     await title.waitFor({ timeout: 30_000 });
-    expect(await title.innerText()).toContain(`CONFIRMED · ${done.operationID}`);
+    // Named by the withdrawalId; the custody operationID is shown beside it.
+    expect(await title.innerText()).toContain(`CONFIRMED · ${done.withdrawalId}`);
     const card = page.locator('body');
-    for (const shown of [done.operationID, v.vaultId, RECIPIENT, done.txids[0], `/api/v1.0/vaults/${v.vaultId}/withdrawals/${done.operationID}`]) {
+    for (const shown of [done.withdrawalId, done.operationID, v.vaultId, RECIPIENT, done.txids[0], `/api/v1.0/vaults/${v.vaultId}/withdrawals/${done.withdrawalId}`]) {
       await expect.poll(() => card.innerText()).toContain(shown);
     }
     await page.screenshot({ path: SCREENSHOT, fullPage: true });

@@ -123,7 +123,7 @@ describe('custody callback faults: one broadcast per withdrawal, whatever the cu
     const d = await deliveries(c.operationID, 2);
     expect(d[1]).toEqual({ delivered: 1, failed: 0, dropped: false });
     const manual = await postCallback(loop.svc, 'ethdev', signedCallbackBody(loop, c.operationID));
-    expect(manual.body).toEqual({ accepted: true, outcome: 'duplicate', operationID: c.operationID });
+    expect(manual.body).toEqual({ accepted: true, outcome: 'duplicate', withdrawalId: expect.any(String), operationID: c.operationID });
     expect(counter.calls - c.callsBefore).toBe(1);
     expect(await p.getTransactionCount(c.v.address, 'latest')).toBe(1);
   });

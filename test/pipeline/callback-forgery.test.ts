@@ -179,10 +179,10 @@ describe('forged signing callbacks are rejected, nothing is broadcast', () => {
   it('the genuine callbacks still complete both withdrawals, once each', async () => {
     const first = await postCallback(loop.svc, 'ethdev', a.body);
     expect(first.status, JSON.stringify(first.body)).toBe(200);
-    expect(first.body).toEqual({ accepted: true, outcome: 'queued', operationID: a.operationID });
+    expect(first.body).toEqual({ accepted: true, outcome: 'queued', withdrawalId: a.id, operationID: a.operationID });
     // ledgerId is matched case-insensitively (sign requests carry it upper case).
     const second = await postCallback(loop.svc, 'ETHDEV', b.body);
-    expect(second.body).toMatchObject({ accepted: true, outcome: 'queued', operationID: b.operationID });
+    expect(second.body).toMatchObject({ accepted: true, outcome: 'queued', withdrawalId: b.id, operationID: b.operationID });
     const done = await Promise.all([a, b].map((o) => loop.waitFor(vault.vaultId, o.operationID, (s) => s.status === 'CONFIRMED')));
     const replay = await postCallback(loop.svc, 'ethdev', a.body);
     expect(replay.status).toBe(200);

@@ -27,10 +27,13 @@ describe('jobs say which withdrawal they are about, and log each step', () => {
     const done = await eth.loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED');
     const op = await eth.loop.svc.pipeline!.deps.store.resolve(done.operationID);
     expect(op).toBeDefined();
+    // Named by the service's own id, as the POST answered it; the custody operation id beside it.
+    expect(done.withdrawalId).toBe(res.body.withdrawalId);
+    expect(op!.id).toBe(res.body.withdrawalId);
     const about = {
-      withdrawal: done.operationID,
+      withdrawal: res.body.withdrawalId,
       operationID: done.operationID,
-      api: `/api/v1.0/vaults/${v.vaultId}/withdrawals/${done.operationID}`,
+      api: `/api/v1.0/vaults/${v.vaultId}/withdrawals/${res.body.withdrawalId}`,
       ledger: 'ethdev',
       vault: v.vaultId,
       asset: 'ETH',
@@ -43,7 +46,7 @@ describe('jobs say which withdrawal they are about, and log each step', () => {
     const b = await dashboardJob(eth, 'broadcast', broadcastJobId(op!.id));
     expect(b.job.data.withdrawalId).toBe(op!.id);
     expect(b.job.data.about).toMatchObject(about);
-    expect(b.job.name).toBe(`broadcast · ethdev · 0.031415 ETH → ${RECIPIENT.slice(0, 6)}…${RECIPIENT.slice(-6)} · CONFIRMED · ${done.operationID}`);
+    expect(b.job.name).toBe(`broadcast · ethdev · 0.031415 ETH → ${RECIPIENT.slice(0, 6)}…${RECIPIENT.slice(-6)} · CONFIRMED · ${res.body.withdrawalId}`);
     const bl = b.logs.join('\n');
     expect(bl).toContain(`assembled 1 signed transaction(s) from 1 signature(s); txid ${done.txids[0]}`);
     expect(bl).toContain(`sent ${done.txids[0]}; the node answered: accepted`);
@@ -53,6 +56,7 @@ describe('jobs say which withdrawal they are about, and log each step', () => {
     expect(c.job.data.about).toMatchObject({ ...about, confirmations: done.confirmations });
     expect(c.job.name).toContain('confirm · ethdev · 0.031415 ETH');
     expect(c.job.name).toContain('CONFIRMED');
+    expect(c.job.name.endsWith(` · ${res.body.withdrawalId}`)).toBe(true);
     expect(c.logs.join('\n')).toMatch(/confirmations 1\/1 \(confirmed\)[\s\S]*done: confirmed/);
     // The API knows the withdrawal by the id the job shows.
     expect((await eth.loop.svc.call('GET', about.api, { key: ADMIN_KEY })).body.status).toBe('CONFIRMED');

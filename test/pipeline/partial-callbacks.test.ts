@@ -56,7 +56,7 @@ describe('partial callbacks via originalEntryIds', () => {
     for (const outcome of ['partial', 'duplicate']) {
       const r = await postCallback(loop.svc, 'btcregtest', part([1]));
       expect(r.status, JSON.stringify(r.body)).toBe(200);
-      expect(r.body).toEqual({ accepted: true, outcome, operationID });
+      expect(r.body).toEqual({ accepted: true, outcome, withdrawalId: expect.any(String), operationID });
     }
     expect(await stored()).toEqual([1]);
 
@@ -84,7 +84,7 @@ describe('partial callbacks via originalEntryIds', () => {
 
     // The genuine first half completes the set: queued, then broadcast once.
     const last = await postCallback(loop.svc, 'btcregtest', part([0]));
-    expect(last.body).toEqual({ accepted: true, outcome: 'queued', operationID });
+    expect(last.body).toEqual({ accepted: true, outcome: 'queued', withdrawalId: expect.any(String), operationID });
     await until('the broadcast', () => counter.sent.length === 1);
     await regtest.mine(1);
     const done = await loop.waitFor(v.vaultId, operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED');

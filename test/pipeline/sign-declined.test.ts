@@ -62,7 +62,7 @@ describe('sign operations that end unsigned, found by the callback path', () => 
     const forged = { publicKeys: [v.publicKey], providerData: '', dataToSign: op!.unsigned.payloads.map((p) => p.digest), signatures: [], v: [] };
     const r = await postCallback(ctx.loop.svc, 'ethdev', forged);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body).toEqual({ accepted: true, outcome: 'pending', operationID: res.body.operationID });
+    expect(r.body).toEqual({ accepted: true, outcome: 'pending', withdrawalId: res.body.withdrawalId, operationID: res.body.operationID });
     expect((await ctx.loop.svc.pipeline!.deps.store.resolve(res.body.operationID))!.status).toBe('EXECUTING');
   });
 

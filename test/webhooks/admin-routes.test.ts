@@ -83,7 +83,7 @@ describe('admin: webhook subscriptions refuse what they must, and the withdrawal
       ops.push(op);
     }
     const newestFirst = [...ops].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id)).map((o) => o.id);
-    const ids = (body: { items: { operationID: string }[] }) => body.items.map((o) => o.operationID);
+    const ids = (body: { items: { withdrawalId: string }[] }) => body.items.map((o) => o.withdrawalId);
 
     const all: string[] = [];
     let cursor: string | undefined;

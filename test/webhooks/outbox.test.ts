@@ -30,7 +30,9 @@ describe('outbox: every status change writes its event in the same step', () => 
       [5, 'withdrawal.confirmed', 'CONFIRMED'],
     ]);
     expect(new Set(evs.map((e) => e.id)).size).toBe(5);
-    expect(evs[0]?.withdrawal.operationID).toBe(op.id);
+    // One id: the service's own from the first event on; the custody id only once the custody service gave it.
+    expect(evs.every((e) => e.withdrawal.withdrawalId === op.id)).toBe(true);
+    expect(evs[0]?.withdrawal).not.toHaveProperty('operationID');
     expect(evs[1]?.withdrawal.operationID).toBe(`custody-${op.id}`);
     expect(evs[2]?.withdrawal.txids).toEqual(['0xaa']);
     expect(evs[4]?.withdrawal).toMatchObject({ isComplete: true, confirmations: 1, vaultId: op.vaultId, ledgerId: op.ledgerId });

@@ -36,8 +36,14 @@ describe('a real withdrawal tells the integrator each step by webhook', () => {
       [4, 'withdrawal.broadcast'],
       [5, 'withdrawal.confirmed'],
     ]);
-    expect(new Set(bodies.map((b) => b.withdrawalId)).size).toBe(1);
-    expect(bodies.slice(1).every((b) => b.withdrawal.operationID === res.body.operationID)).toBe(true);
+    // One id end to end: the POST's withdrawalId is every event's, from sequence 1 on.
+    expect(res.body.withdrawalId).toEqual(expect.any(String));
+    expect(res.body.operationID).not.toBe(res.body.withdrawalId);
+    expect(bodies.map((b) => [b.withdrawalId, b.withdrawal.withdrawalId])).toEqual(bodies.map(() => [res.body.withdrawalId, res.body.withdrawalId]));
+    // `withdrawal.created` comes before the custody service answered: no custody id yet, and never the service's own.
+    expect(bodies[0].withdrawal).not.toHaveProperty('operationID');
+    expect(bodies[0].withdrawal).not.toHaveProperty('id');
+    expect(bodies.slice(1).every((b) => b.withdrawal.operationID === res.body.operationID && b.withdrawal.id === res.body.operationID)).toBe(true);
     expect(bodies[4].withdrawal).toEqual(done);
     for (const r of receiver.received) {
       expect(checkCallback(sub.body.secret, Buffer.from(r.raw), r.headers['x-webhook-timestamp'] as string, r.headers['x-webhook-signature'] as string, 300)).toBeUndefined();

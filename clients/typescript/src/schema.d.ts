@@ -211,7 +211,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1.0/vaults/{vaultId}/withdrawals/{operationID}": {
+    "/api/v1.0/vaults/{vaultId}/withdrawals/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -219,7 +219,7 @@ export interface paths {
             cookie?: never;
         };
         /** Where a withdrawal stands: EXECUTING → SIGNED → BROADCAST → CONFIRMED, or FAILED with a reason */
-        get: operations["getVaultsVaultIdWithdrawalsOperationID"];
+        get: operations["getVaultsVaultIdWithdrawalsId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -228,7 +228,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1.0/vaults/{vaultId}/withdrawals/{operationID}/speed-up": {
+    "/api/v1.0/vaults/{vaultId}/withdrawals/{id}/speed-up": {
         parameters: {
             query?: never;
             header?: never;
@@ -238,14 +238,14 @@ export interface paths {
         get?: never;
         put?: never;
         /** Replace a broadcast withdrawal by the same transfer with a higher fee (a new sign request) */
-        post: operations["postVaultsVaultIdWithdrawalsOperationIDSpeedUp"];
+        post: operations["postVaultsVaultIdWithdrawalsIdSpeedUp"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1.0/vaults/{vaultId}/withdrawals/{operationID}/cancel": {
+    "/api/v1.0/vaults/{vaultId}/withdrawals/{id}/cancel": {
         parameters: {
             query?: never;
             header?: never;
@@ -255,7 +255,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Cancel a withdrawal: still waiting for signatures, its custody sign operation is canceled; broadcast, it is replaced by a transaction that sends the funds back to the vault (a new sign request) */
-        post: operations["postVaultsVaultIdWithdrawalsOperationIDCancel"];
+        post: operations["postVaultsVaultIdWithdrawalsIdCancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1466,9 +1466,12 @@ export interface operations {
                     "application/json": {
                         totalItems: number;
                         items: {
-                            /** @description The operation id, as in the spec sample; equal to operationID */
-                            id: string;
-                            operationID: string;
+                            /** @description This service's own id of the withdrawal: fixed at creation, the same in every answer, webhook event, log line and job; the routes accept it */
+                            withdrawalId: string;
+                            /** @description The custody operation id, as in the spec sample; equal to operationID. Absent until the custody service accepted the sign request (never this service's own id) */
+                            id?: string;
+                            /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST always has it; the routes accept it */
+                            operationID?: string;
                             /** @enum {string} */
                             status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
                             isComplete: boolean;
@@ -1580,9 +1583,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The operation id, as in the spec sample; equal to operationID */
-                        id: string;
-                        operationID: string;
+                        /** @description This service's own id of the withdrawal: fixed at creation, the same in every answer, webhook event, log line and job; the routes accept it */
+                        withdrawalId: string;
+                        /** @description The custody operation id, as in the spec sample; equal to operationID. Absent until the custody service accepted the sign request (never this service's own id) */
+                        id?: string;
+                        /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST always has it; the routes accept it */
+                        operationID?: string;
                         /** @enum {string} */
                         status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
                         isComplete: boolean;
@@ -1688,13 +1694,14 @@ export interface operations {
             };
         };
     };
-    getVaultsVaultIdWithdrawalsOperationID: {
+    getVaultsVaultIdWithdrawalsId: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 vaultId: string;
-                operationID: string;
+                /** @description The withdrawal's withdrawalId (this service's own id) or its custody operationID (of the original sign request or of a speed-up or cancel) */
+                id: string;
             };
             cookie?: never;
         };
@@ -1707,9 +1714,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The operation id, as in the spec sample; equal to operationID */
-                        id: string;
-                        operationID: string;
+                        /** @description This service's own id of the withdrawal: fixed at creation, the same in every answer, webhook event, log line and job; the routes accept it */
+                        withdrawalId: string;
+                        /** @description The custody operation id, as in the spec sample; equal to operationID. Absent until the custody service accepted the sign request (never this service's own id) */
+                        id?: string;
+                        /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST always has it; the routes accept it */
+                        operationID?: string;
                         /** @enum {string} */
                         status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
                         isComplete: boolean;
@@ -1805,13 +1815,14 @@ export interface operations {
             };
         };
     };
-    postVaultsVaultIdWithdrawalsOperationIDSpeedUp: {
+    postVaultsVaultIdWithdrawalsIdSpeedUp: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 vaultId: string;
-                operationID: string;
+                /** @description The withdrawal's withdrawalId (this service's own id) or its custody operationID (of the original sign request or of a speed-up or cancel) */
+                id: string;
             };
             cookie?: never;
         };
@@ -1828,9 +1839,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The operation id, as in the spec sample; equal to operationID */
-                        id: string;
-                        operationID: string;
+                        /** @description This service's own id of the withdrawal: fixed at creation, the same in every answer, webhook event, log line and job; the routes accept it */
+                        withdrawalId: string;
+                        /** @description The custody operation id, as in the spec sample; equal to operationID. Absent until the custody service accepted the sign request (never this service's own id) */
+                        id?: string;
+                        /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST always has it; the routes accept it */
+                        operationID?: string;
                         /** @enum {string} */
                         status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
                         isComplete: boolean;
@@ -1971,13 +1985,14 @@ export interface operations {
             };
         };
     };
-    postVaultsVaultIdWithdrawalsOperationIDCancel: {
+    postVaultsVaultIdWithdrawalsIdCancel: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 vaultId: string;
-                operationID: string;
+                /** @description The withdrawal's withdrawalId (this service's own id) or its custody operationID (of the original sign request or of a speed-up or cancel) */
+                id: string;
             };
             cookie?: never;
         };
@@ -1994,9 +2009,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The operation id, as in the spec sample; equal to operationID */
-                        id: string;
-                        operationID: string;
+                        /** @description This service's own id of the withdrawal: fixed at creation, the same in every answer, webhook event, log line and job; the routes accept it */
+                        withdrawalId: string;
+                        /** @description The custody operation id, as in the spec sample; equal to operationID. Absent until the custody service accepted the sign request (never this service's own id) */
+                        id?: string;
+                        /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST always has it; the routes accept it */
+                        operationID?: string;
                         /** @enum {string} */
                         status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
                         isComplete: boolean;
@@ -2169,7 +2187,10 @@ export interface operations {
                         accepted: boolean;
                         /** @enum {string} */
                         outcome: "queued" | "partial" | "duplicate" | "failed" | "resend" | "pending";
-                        operationID: string;
+                        /** @description This service's own id of the withdrawal the callback was matched to */
+                        withdrawalId: string;
+                        /** @description Its custody operation id, once the sign request was accepted */
+                        operationID?: string;
                     };
                 };
             };
@@ -2269,9 +2290,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
-                            /** @description The operation id, as in the spec sample; equal to operationID */
-                            id: string;
-                            operationID: string;
+                            /** @description This service's own id of the withdrawal: fixed at creation, the same in every answer, webhook event, log line and job; the routes accept it */
+                            withdrawalId: string;
+                            /** @description The custody operation id, as in the spec sample; equal to operationID. Absent until the custody service accepted the sign request (never this service's own id) */
+                            id?: string;
+                            /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST always has it; the routes accept it */
+                            operationID?: string;
                             /** @enum {string} */
                             status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
                             isComplete: boolean;

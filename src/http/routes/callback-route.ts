@@ -61,7 +61,8 @@ export function callbackRoute(deps: PipelineDeps) {
     response: z.object({
       accepted: z.boolean(),
       outcome: z.enum(SETTLE_OUTCOMES),
-      operationID: z.string(),
+      withdrawalId: z.string().describe("This service's own id of the withdrawal the callback was matched to"),
+      operationID: z.string().optional().describe('Its custody operation id, once the sign request was accepted'),
     }),
     errors: [401, 403, 404, 409, 503],
     security: [{ callbackTimestamp: [], callbackSignature: [] }, {}],
@@ -94,12 +95,12 @@ export function callbackRoute(deps: PipelineDeps) {
           const outcome = await settleFromCustody(deps, op, attempt);
           logged(outcome, op.id, 'no signatures: the sign operation was looked up at the custody service');
           deps.metrics?.callbacksAccepted.inc({ outcome });
-          return { accepted: true, outcome, operationID: op.operationID ?? op.id };
+          return { accepted: true, outcome, withdrawalId: op.id, ...(op.operationID ? { operationID: op.operationID } : {}) };
         }
         const { outcome, operation } = await acceptSignatures(deps, query.ledgerId, body);
         logged(outcome, operation.id);
         deps.metrics?.callbacksAccepted.inc({ outcome });
-        return { accepted: true, outcome, operationID: operation.operationID ?? operation.id };
+        return { accepted: true, outcome, withdrawalId: operation.id, ...(operation.operationID ? { operationID: operation.operationID } : {}) };
       } catch (e) {
         deps.metrics?.callbacksRejected.inc({ reason: e instanceof VerificationError ? e.reason : e instanceof AppError ? e.errCode : 'error' });
         if (e instanceof VerificationError || (e instanceof AppError && e.status === 409)) {

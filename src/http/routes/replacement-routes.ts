@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConflictError, NotFoundError } from '../../platform/errors.js';
+import { ConflictError } from '../../platform/errors.js';
 import type { ReplacementKind } from '../../ledger/adaptor.js';
 import { cancelSignRequest } from '../../withdrawals/cancel-sign-request.js';
 import type { Operation } from '../../withdrawals/model/operation.js';
@@ -7,7 +7,7 @@ import type { WithdrawalDeps } from '../../withdrawals/pipeline-deps.js';
 import { replaceWithdrawal } from '../../withdrawals/replace-withdrawal.js';
 import { withdrawalView } from '../../withdrawals/model/withdrawal-view.js';
 import { defineRoute } from '../route.js';
-import { withdrawalStatusSchema } from './withdrawal-routes.js';
+import { withdrawalIdParam, withdrawalStatusSchema } from './withdrawal-routes.js';
 
 export const replacementRequestSchema = z
   .object({
@@ -27,12 +27,11 @@ export const replacementRequestSchema = z
  * replacement that pays the funds back to the vault is signed and sent, and whichever
  * transaction the chain takes decides. Other states answer 409.
  */
-async function cancelWithdrawal(deps: WithdrawalDeps, vaultId: string, operationID: string, fee?: string): Promise<Operation> {
-  const op = await deps.store.resolve(operationID);
-  if (!op || op.vaultId !== vaultId) throw new NotFoundError(`No withdrawal ${operationID} in vault ${vaultId}`);
+async function cancelWithdrawal(deps: WithdrawalDeps, vaultId: string, id: string, fee?: string): Promise<Operation> {
+  const op = await deps.store.resolveInVault(vaultId, id);
   if (op.status === 'EXECUTING') return cancelSignRequest(deps, op);
-  if (op.status === 'BROADCAST' || op.status === 'SIGNED') return replaceWithdrawal(deps, vaultId, operationID, 'cancel', fee);
-  throw new ConflictError(`Withdrawal ${op.operationID ?? op.id} is ${op.status}; there is nothing left to cancel`, 'ERR_NOT_CANCELABLE');
+  if (op.status === 'BROADCAST' || op.status === 'SIGNED') return replaceWithdrawal(deps, vaultId, op.id, 'cancel', fee);
+  throw new ConflictError(`Withdrawal ${op.id} is ${op.status}; there is nothing left to cancel`, 'ERR_NOT_CANCELABLE');
 }
 
 /**
@@ -42,11 +41,11 @@ async function cancelWithdrawal(deps: WithdrawalDeps, vaultId: string, operation
  * being signed) or its ledger cannot replace it.
  */
 export function replacementRoutes(deps: WithdrawalDeps) {
-  const params = z.object({ vaultId: z.string().min(1).max(128), operationID: z.string().min(1).max(128) });
-  const route = (kind: ReplacementKind, summary: string, act: (p: { vaultId: string; operationID: string }, fee?: string) => Promise<Operation>) =>
+  const params = z.object({ vaultId: z.string().min(1).max(128), id: withdrawalIdParam });
+  const route = (kind: ReplacementKind, summary: string, act: (p: { vaultId: string; id: string }, fee?: string) => Promise<Operation>) =>
     defineRoute({
       method: 'post',
-      path: `/vaults/:vaultId/withdrawals/:operationID/${kind}`,
+      path: `/vaults/:vaultId/withdrawals/:id/${kind}`,
       summary,
       tags: ['wallet'],
       scope: 'withdraw',
@@ -58,12 +57,12 @@ export function replacementRoutes(deps: WithdrawalDeps) {
     });
   return [
     route('speed-up', 'Replace a broadcast withdrawal by the same transfer with a higher fee (a new sign request)', (p, fee) =>
-      replaceWithdrawal(deps, p.vaultId, p.operationID, 'speed-up', fee),
+      replaceWithdrawal(deps, p.vaultId, p.id, 'speed-up', fee),
     ),
     route(
       'cancel',
       'Cancel a withdrawal: still waiting for signatures, its custody sign operation is canceled; broadcast, it is replaced by a transaction that sends the funds back to the vault (a new sign request)',
-      (p, fee) => cancelWithdrawal(deps, p.vaultId, p.operationID, fee),
+      (p, fee) => cancelWithdrawal(deps, p.vaultId, p.id, fee),
     ),
   ];
 }

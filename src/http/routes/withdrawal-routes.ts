@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { NotFoundError } from '../../platform/errors.js';
 import { createWithdrawal } from '../../withdrawals/create-withdrawal.js';
 import { historyEntrySchema, type Operation, OPERATION_STATUSES, renderedAttemptSchema, stuckMarkSchema, withdrawalRequestRecordSchema } from '../../withdrawals/model/operation.js';
 import type { Idempotency } from '../../withdrawals/store/idempotency.js';
@@ -21,8 +20,19 @@ export const withdrawalRequestSchema = z
   .meta({ id: 'WithdrawalRequest' });
 
 export const withdrawalResponseSchema = z.object({
-  id: z.string().describe('The operation id, as in the spec sample; equal to operationID'),
-  operationID: z.string(),
+  withdrawalId: z
+    .string()
+    .describe("This service's own id of the withdrawal: fixed at creation, the same in every answer, webhook event, log line and job; the routes accept it"),
+  id: z
+    .string()
+    .optional()
+    .describe("The custody operation id, as in the spec sample; equal to operationID. Absent until the custody service accepted the sign request (never this service's own id)"),
+  operationID: z
+    .string()
+    .optional()
+    .describe(
+      "The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST always has it; the routes accept it",
+    ),
   status: z.enum(OPERATION_STATUSES),
   isComplete: z.boolean(),
   description: z.string(),
@@ -42,6 +52,13 @@ export const withdrawalStatusSchema = withdrawalResponseSchema.extend({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+
+/** The `{id}` of the withdrawal routes: either id of a withdrawal. */
+export const withdrawalIdParam = z
+  .string()
+  .min(1)
+  .max(128)
+  .describe("The withdrawal's withdrawalId (this service's own id) or its custody operationID (of the original sign request or of a speed-up or cancel)");
 
 export function withdrawalRoutes(deps: WithdrawalDeps & { idempotency: Idempotency }) {
   const vaultParams = z.object({ vaultId: z.string().min(1).max(128) });
@@ -69,18 +86,14 @@ export function withdrawalRoutes(deps: WithdrawalDeps & { idempotency: Idempoten
     }),
     defineRoute({
       method: 'get',
-      path: '/vaults/:vaultId/withdrawals/:operationID',
+      path: '/vaults/:vaultId/withdrawals/:id',
       summary: 'Where a withdrawal stands: EXECUTING → SIGNED → BROADCAST → CONFIRMED, or FAILED with a reason',
       tags: ['wallet'],
       scope: 'read',
-      params: vaultParams.extend({ operationID: z.string().min(1).max(128) }),
+      params: vaultParams.extend({ id: withdrawalIdParam }),
       response: withdrawalStatusSchema,
       errors: [404],
-      handler: async ({ params }) => {
-        const op = await deps.store.resolve(params.operationID);
-        if (!op || op.vaultId !== params.vaultId) throw new NotFoundError(`No withdrawal ${params.operationID} in vault ${params.vaultId}`);
-        return withdrawalView(op);
-      },
+      handler: async ({ params }) => withdrawalView(await deps.store.resolveInVault(params.vaultId, params.id)),
     }),
     defineRoute({
       method: 'get',

@@ -14,7 +14,7 @@ export interface JobAbout {
   asset: string;
   recipient: string;
   memo?: string;
-  /** The withdrawal's id as the API uses it: the custody operationID once known. */
+  /** The service's own withdrawal id (`withdrawalId`): the one the API, events, logs and job names use. */
   withdrawal: string;
   /** Transaction ids once assembled, space-separated in transaction order. */
   txids?: string;
@@ -22,7 +22,7 @@ export interface JobAbout {
   /** The ledger's (or the pipeline's) reason, once the withdrawal FAILED. */
   failureReason?: string;
   vault: string;
-  /** The custody service's sign operation id (absent until the sign request was accepted). */
+  /** The custody service's sign operation id (absent until the sign request was accepted); the API accepts it too. */
   operationID?: string;
   /** Where the API shows the withdrawal. */
   api: string;
@@ -32,7 +32,7 @@ export interface JobAbout {
 export const ABOUT_NOTE = 'display only: the worker reads withdrawalId and reloads the withdrawal from the store';
 
 export function aboutOperation(op: Operation, apiBase = API_BASE): JobAbout {
-  const withdrawal = op.operationID ?? op.id;
+  const withdrawal = op.id;
   return {
     status: op.status,
     ledger: op.ledgerId,
@@ -53,7 +53,7 @@ export function aboutOperation(op: Operation, apiBase = API_BASE): JobAbout {
 
 const short = (s: string, keep = 6): string => (s.length > 2 * keep + 1 ? `${s.slice(0, keep)}…${s.slice(-keep)}` : s);
 
-/** A job's name in the list: kind, ledger, amount, recipient and where it stands. */
+/** A job's name in the list: kind, ledger, amount, recipient, where it stands and, last, the withdrawalId. */
 export function jobTitle(kind: string, about: JobAbout): string {
   return `${kind} · ${about.ledger} · ${about.amount} ${about.asset} → ${short(about.recipient)} · ${about.status} · ${about.withdrawal}`;
 }

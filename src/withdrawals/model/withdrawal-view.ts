@@ -6,11 +6,12 @@ import { attemptsOf, isFinal, type Operation, renderAttempt } from './operation.
  * from the API.
  */
 export function withdrawalSummary(op: Operation) {
-  const operationID = op.operationID ?? op.id;
   return {
-    // The spec's sample answer names it `id`; `operationID` is the same value.
-    id: operationID,
-    operationID,
+    // The service's own id: fixed at creation, the same in every answer, event, log line and job.
+    withdrawalId: op.id,
+    // The custody operation id, once the custody service accepted the sign request; absent before
+    // (never the service's own id). The spec's sample answer names it `id`; `operationID` is the same value.
+    ...(op.operationID ? { id: op.operationID, operationID: op.operationID } : {}),
     status: op.status,
     isComplete: isFinal(op),
     description: op.request.description,

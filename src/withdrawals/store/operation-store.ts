@@ -118,10 +118,27 @@ export class OperationStore {
     return found(id, await this.find(id));
   }
 
-  /** Resolves a client-facing id (custody operationID, or the internal id before signing began). */
-  async resolve(operationID: string): Promise<Operation | undefined> {
-    const id = (await this.redis.get(this.keys.custodyId(operationID))) ?? operationID;
-    return this.find(id);
+  /**
+   * The one resolver of the ids clients hold: a withdrawal's own id (`withdrawalId`, the key of
+   * its record) or a custody operation id (of its original sign request or of a speed-up or
+   * cancel), through the index the sign requests and the callback use (`opid:`).
+   */
+  async resolve(id: string): Promise<Operation | undefined> {
+    // Own ids are UUIDs: an id with a colon could only name another key of a record (`op:{id}:seq`).
+    const own = id.includes(':') ? undefined : await this.find(id);
+    return own ?? (await this.findByCustodyId(id));
+  }
+
+  private async findByCustodyId(operationID: string): Promise<Operation | undefined> {
+    const id = await this.redis.get(this.keys.custodyId(operationID));
+    return id ? this.find(id) : undefined;
+  }
+
+  /** `resolve` within vault `vaultId`: a withdrawal of another vault is not found (404). */
+  async resolveInVault(vaultId: string, id: string): Promise<Operation> {
+    const op = await this.resolve(id);
+    if (!op || op.vaultId !== vaultId) throw new NotFoundError(`No withdrawal ${id} in vault ${vaultId}`);
+    return op;
   }
 
   private digestKey(digest: string): string {

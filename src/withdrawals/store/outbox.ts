@@ -7,9 +7,10 @@ import type { WithdrawalView } from '../model/withdrawal-view.js';
  * its event and no event without its change. The webhook dispatcher reads the stream.
  *
  * One event type per step of a withdrawal's life:
- * - `withdrawal.created`         stored, before the sign request goes out (status EXECUTING)
+ * - `withdrawal.created`         stored, before the sign request goes out (status EXECUTING);
+ *                                `withdrawalId` set, `withdrawal.operationID` absent
  * - `withdrawal.sign_requested`  the custody service accepted the sign request; from here on
- *                                `withdrawal.operationID` is the custody operation id
+ *                                `withdrawal.operationID` (and `id`) is the custody operation id
  * - `withdrawal.signed` · `withdrawal.broadcast` · `withdrawal.confirmed` · `withdrawal.failed`
  */
 export const WITHDRAWAL_EVENT_TYPES = [
@@ -32,11 +33,11 @@ export interface WithdrawalEvent {
   id: string;
   type: WithdrawalEventType;
   createdAt: string;
-  /** Stable id of the withdrawal for its whole life (`withdrawal.operationID` changes once signing begins). */
+  /** The service's own id of the withdrawal, as the POST answered it (`withdrawalId`): the same in every event, from `withdrawal.created` on. */
   withdrawalId: string;
   /** 1, 2, 3… per withdrawal, without gaps: the order of its events. */
   sequence: number;
-  /** The withdrawal as `GET /vaults/{vaultId}/withdrawals/{operationID}` shows it after the change. */
+  /** The withdrawal as `GET /vaults/{vaultId}/withdrawals/{id}` shows it after the change (`withdrawal.withdrawalId` = `withdrawalId`). */
   withdrawal: WithdrawalView;
 }
 
