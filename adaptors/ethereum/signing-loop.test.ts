@@ -1,8 +1,11 @@
+import type { Job } from 'bullmq';
 import { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVM_NODES, startTestChain, type TestChain } from '../../test/helpers/chain.js';
 import { startLoop, type Loop } from '../../test/helpers/loop.js';
 import { READ_KEY, WITHDRAW_KEY } from '../../test/helpers/service.js';
+import { until } from '../../test/pipeline/support.js';
+import { broadcastJobId, confirmJobId } from '../../src/withdrawals/jobs/queues.js';
 
 const RECIPIENT = '0x00000000000000000000000000000000000000B0';
 
@@ -27,6 +30,15 @@ describe.each(EVM_NODES)('signing loop on Ethereum (%s): withdraw → quorum →
   });
 
   const withdraw = (vaultId: string, body: object) => loop.svc.call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, { key: WITHDRAW_KEY, body });
+  /** A withdrawal's job in `queue` (by its id), once `ready` holds for it. */
+  const jobOnce = async (queue: 'broadcast' | 'confirm', operationID: string, ready: (job: Job) => boolean): Promise<Job> => {
+    const { store, queues } = loop.svc.pipeline!.deps;
+    const id = (await store.resolve(operationID))!.id;
+    return until(`the ${queue} job of ${operationID}`, async () => {
+      const job = await queues[queue].getJob(queue === 'broadcast' ? broadcastJobId(id) : confirmJobId(id));
+      return job && ready(job) ? job : undefined;
+    });
+  };
 
   it('withdraws ETH to CONFIRMED and the balances move by the exact amounts', async () => {
     const v = await loop.vault('ethdev');
@@ -54,7 +66,9 @@ describe.each(EVM_NODES)('signing loop on Ethereum (%s): withdraw → quorum →
     await chain.funder.sendEth(v.address, 10n ** 18n);
     const res = await withdraw(v.vaultId, { recipientAddress: RECIPIENT, amount: '0.1', description: 'two confirmations' });
     const sent = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'BROADCAST' && o.confirmations === 1);
-    await new Promise((r) => setTimeout(r, 400));
+    // The confirm job looks at one confirmation again (a whole run after this one), or ends.
+    const seen = (await jobOnce('confirm', res.body.operationID, () => true)).attemptsStarted;
+    await jobOnce('confirm', res.body.operationID, (job) => job.attemptsStarted > seen + 1 || job.finishedOn !== undefined);
     expect((await loop.svc.call('GET', `/api/v1.0/vaults/${v.vaultId}/withdrawals/${sent.operationID}`, { key: READ_KEY })).body.status).toBe('BROADCAST');
     await provider.send('evm_mine', []);
     const done = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED');
@@ -122,7 +136,8 @@ describe.each(EVM_NODES)('signing loop on Ethereum (%s): withdraw → quorum →
       // 10,000 gwei: far above the 2 × base fee + tip the MEDIUM level signed.
       await provider.send('hardhat_setNextBlockBaseFeePerGas', ['0x9184e72a000']);
       const waiting = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'SIGNED');
-      await new Promise((r) => setTimeout(r, 2500));
+      // Refused by the node twice, and retried each time (or ended).
+      await jobOnce('broadcast', res.body.operationID, (job) => job.attemptsMade >= 2 || job.finishedOn !== undefined);
       const still = await loop.svc.call('GET', `/api/v1.0/vaults/${v.vaultId}/withdrawals/${waiting.operationID}`, { key: READ_KEY });
       expect(still.body.status).toBe('SIGNED');
       await provider.send('hardhat_setNextBlockBaseFeePerGas', ['0x1']);

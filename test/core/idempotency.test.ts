@@ -6,6 +6,13 @@ import { OperationStore } from '../../src/withdrawals/store/operation-store.js';
 import { key, operation, payload } from '../helpers/operation-kit.js';
 import { testRedis } from '../helpers/redis.js';
 
+/** A signal a request's create gives once it has run so far (its claim is taken by then), for the test to wait on. */
+function signal(): { give: () => void; given: Promise<void> } {
+  let give!: () => void;
+  const given = new Promise<void>((r) => (give = r));
+  return { give, given };
+}
+
 /** Idempotency-Key claims on the real Redis, with a clock the test moves. */
 describe('Idempotency-Key claims', () => {
   const { redis, prefix } = testRedis();
@@ -42,8 +49,9 @@ describe('Idempotency-Key claims', () => {
 
   it('a claim left by a request that died before making anything blocks only until it runs out', async () => {
     // A request that claims and never finishes: its process died.
-    void idem.run('v2', 'k-dead', body, () => new Promise<string>(() => undefined));
-    await new Promise((r) => setTimeout(r, 50));
+    const claimed = signal();
+    void idem.run('v2', 'k-dead', body, () => (claimed.give(), new Promise<string>(() => undefined)));
+    await claimed.given;
     expect(await conflictCode(idem.run('v2', 'k-dead', body, async (id) => id))).toBe('ERR_IDEMPOTENCY_IN_PROGRESS');
     clock += 61_000;
     const id = await idem.run('v2', 'k-dead', body, async (i) => i);
@@ -52,12 +60,14 @@ describe('Idempotency-Key claims', () => {
 
   it('a retry after a dead request that had made the withdrawal answers that withdrawal, not a second one', async () => {
     let dead = '';
+    const madeIt = signal();
     void idem.run('v3', 'k-made', body, (id) => {
       dead = id;
       made.set(id, { id, operationID: 'custody-op-1', status: 'EXECUTING' } as Operation);
+      madeIt.give();
       return new Promise<string>(() => undefined);
     });
-    await new Promise((r) => setTimeout(r, 50));
+    await madeIt.given;
     clock += 61_000;
     let calls = 0;
     expect(await idem.run('v3', 'k-made', body, async (id) => (calls++, id))).toBe(dead);
@@ -65,16 +75,21 @@ describe('Idempotency-Key claims', () => {
   });
 
   it('two retries of a stale claim at once: one takes it over, the other is told it is in progress', async () => {
-    void idem.run('v4', 'k-race', body, () => new Promise<string>(() => undefined));
-    await new Promise((r) => setTimeout(r, 50));
+    const claimed = signal();
+    void idem.run('v4', 'k-race', body, () => (claimed.give(), new Promise<string>(() => undefined)));
+    await claimed.given;
     clock += 61_000;
     let calls = 0;
+    // The one that takes the claim over holds it until the other has answered (or creates too).
+    const answered = signal();
     const create = async (id: string) => {
-      calls++;
-      await new Promise((r) => setTimeout(r, 50));
+      if (++calls > 1) answered.give();
+      await answered.given;
       return id;
     };
-    const results = await Promise.all([idem.run('v4', 'k-race', body, create).catch(() => 'conflict'), idem.run('v4', 'k-race', body, create).catch(() => 'conflict')]);
+    const runs = [idem.run('v4', 'k-race', body, create).catch(() => 'conflict'), idem.run('v4', 'k-race', body, create).catch(() => 'conflict')];
+    void Promise.race(runs).then(answered.give);
+    const results = await Promise.all(runs);
     expect(calls).toBe(1);
     expect(results.filter((r) => r === 'conflict')).toHaveLength(1);
   });
@@ -116,12 +131,14 @@ describe('Idempotency-Key claims against the operation store', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let slowId = '';
+    const claimed = signal();
     const slow = idem.run('v1', 'k-slow', body, async (id, claim) => {
       slowId = id;
+      claimed.give();
       await gate;
       return storing(id, claim);
     });
-    await new Promise((r) => setTimeout(r, 50));
+    await claimed.given;
     clock += 61_000;
     const retried = await idem.run('v1', 'k-slow', body, storing);
     expect(retried).not.toBe(slowId);
@@ -142,15 +159,17 @@ describe('Idempotency-Key claims against the operation store', () => {
     const storedNow = new Promise<void>((r) => (isStored = r));
     let slowId = '';
     // Stored, but its request has not yet written the withdrawal's id into the claim itself.
+    const claimed = signal();
     const slow = idem.run('v1', 'k-between', body, async (id, claim) => {
       slowId = id;
+      claimed.give();
       await gate;
       await storing(id, claim);
       isStored();
       await finishing;
       return id;
     });
-    await new Promise((r) => setTimeout(r, 50));
+    await claimed.given;
     clock += 61_000;
     between = async () => {
       between = undefined;
@@ -175,12 +194,14 @@ describe('Idempotency-Key claims against the operation store', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let first = '';
+    const storedIt = signal();
     const slow = idem.run('v1', 'k-signing', body, async (id, claim) => {
       first = await storing(id, claim);
+      storedIt.give();
       await gate; // the sign request is on its way
       throw new Error('the custody service did not accept the sign request');
     });
-    await new Promise((r) => setTimeout(r, 50));
+    await storedIt.given;
     expect(await stored([first])).toEqual([first]);
     const during = await idem.run('v1', 'k-signing', body, storing).catch((e: unknown) => (e instanceof ConflictError ? e.errCode : e));
     expect(during).toBe('ERR_IDEMPOTENCY_IN_PROGRESS');
@@ -193,11 +214,13 @@ describe('Idempotency-Key claims against the operation store', () => {
 
   it('a request that died after storing, its withdrawal since failed: once the claim runs out a retry makes a new one', async () => {
     let dead = '';
+    const storedIt = signal();
     void idem.run('v1', 'k-died', body, async (id, claim) => {
       dead = await storing(id, claim);
+      storedIt.give();
       return new Promise<string>(() => undefined);
     });
-    await new Promise((r) => setTimeout(r, 50));
+    await storedIt.given;
     // Reconciliation ends it: its sign request never reached the custody service.
     await store.transition(dead, ['EXECUTING'], 'FAILED', () => ({ failureReason: 'the sign request never reached the custody service' }));
     clock += 61_000;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { broadcastJobId } from '../../src/withdrawals/jobs/queues.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { countBroadcasts, postCallback, signedCallbackBody, until, withdraw } from '../pipeline/support.js';
 import { FAMILY_LEDGERS, startFamilyNodes, type FamilyNodes } from './family-nodes.js';
@@ -49,24 +50,33 @@ describe('forged and duplicate callbacks, every ledger family', () => {
           made.push({ vaultId: v.vaultId, operationID, body });
         }
         const [mine, other] = made as [(typeof made)[0], (typeof made)[0]];
-        const forgeries: [string, Body, { secret?: string; nowMs?: number }?][] = [
-          ['a damaged signature', { ...mine.body, signatures: mine.body.signatures.map((s, i) => (i === 0 ? flipHexByte(s) : s)) }],
-          ['another vault’s key echoed', { ...mine.body, publicKeys: other.body.publicKeys }],
-          ['an altered digest', { ...mine.body, dataToSign: mine.body.dataToSign.map((d, i) => (i === 0 ? flipHexByte(d, 0) : d)) }],
-          ['another operation’s signatures over our digests', { ...mine.body, signatures: other.body.signatures, v: other.body.v }],
-          ['another key’s signatures and key (swapped key)', { ...mine.body, publicKeys: other.body.publicKeys, signatures: other.body.signatures, v: other.body.v }],
-          ['a wrong HMAC secret', mine.body, { secret: 'not-the-callback-secret-000' }],
-          ['a stale HMAC timestamp', mine.body, { nowMs: Date.now() - 3_600_000 }],
+        // Each forgery with the refusal it must get: [status, errCode, reason or the 401's words].
+        const refused = (reason: string, status = 400) => [status, 'ERR_VERIFICATION_FAILED', reason];
+        const unauthorized = (why: string) => [401, 'ERR_UNAUTHORIZED', `Callback authentication failed: ${why}`];
+        const forgeries: [string, Body, unknown[], { secret?: string; nowMs?: number }?][] = [
+          ['a damaged signature', { ...mine.body, signatures: mine.body.signatures.map((s, i) => (i === 0 ? flipHexByte(s) : s)) }, refused('bad-signature')],
+          ['another vault’s key echoed', { ...mine.body, publicKeys: other.body.publicKeys }, refused('key-mismatch')],
+          ['an altered digest', { ...mine.body, dataToSign: mine.body.dataToSign.map((d, i) => (i === 0 ? flipHexByte(d, 0) : d)) }, refused('unknown-operation', 404)],
+          ['another operation’s signatures over our digests', { ...mine.body, signatures: other.body.signatures, v: other.body.v }, refused('bad-signature')],
+          ['another key’s signatures and key (swapped key)', { ...mine.body, publicKeys: other.body.publicKeys, signatures: other.body.signatures, v: other.body.v }, refused('key-mismatch')],
+          ['a wrong HMAC secret', mine.body, unauthorized('bad-hmac'), { secret: 'not-the-callback-secret-000' }],
+          ['a stale HMAC timestamp', mine.body, unauthorized('stale-timestamp'), { nowMs: Date.now() - 3_600_000 }],
         ];
-        for (const [what, body, opts] of forgeries) {
+        for (const [what, body, expected, opts] of forgeries) {
           const r = await postCallback(loop.svc, c.ledgerId, body, opts);
-          expect([400, 401, 404, 409], `${what}: ${JSON.stringify(r.body)}`).toContain(r.status);
-          expect(r.body.errCode, what).toBeTypeOf('string');
+          const got = [r.status, r.body.errCode, r.status === 401 ? r.body.details : r.body.reason];
+          expect(got, `${what}: ${JSON.stringify(r.body)}`).toEqual(expected);
         }
         // A real callback for the ledger it is not for is refused too.
         const elsewhere = FAMILY_LEDGERS.find((x) => x !== c.ledgerId)!;
-        expect((await postCallback(loop.svc, elsewhere, mine.body)).status).toBe(400);
-        await new Promise((r) => setTimeout(r, 300));
+        const wrongLedger = await postCallback(loop.svc, elsewhere, mine.body);
+        expect([wrongLedger.status, wrongLedger.body.errCode, wrongLedger.body.reason], JSON.stringify(wrongLedger.body)).toEqual(refused('ledger-mismatch'));
+        // An accepted callback stores its signatures and enqueues the broadcast before its answer:
+        // after the refusals, neither is there.
+        const { store, queues } = loop.svc.pipeline!.deps;
+        const id = (await store.resolve(mine.operationID))!.id;
+        expect((await store.signatures(id)).size).toBe(0);
+        expect(await queues.broadcast.getJob(broadcastJobId(id))).toBeUndefined();
         expect(counter.calls).toBe(0);
         const still = (await loop.waitFor(mine.vaultId, mine.operationID, () => true)) as { status: string };
         expect(still.status).toBe('EXECUTING');
@@ -78,9 +88,12 @@ describe('forged and duplicate callbacks, every ledger family', () => {
         expect(done.status, done.failureReason).toBe('CONFIRMED');
         expect(counter.calls).toBe(1);
         // The same callback replayed once the withdrawal is done: acknowledged, nothing sent again.
+        const before = await queues.broadcast.getJob(broadcastJobId(id));
         const replay = await postCallback(loop.svc, c.ledgerId, mine.body);
         expect([replay.status, replay.body.outcome]).toEqual([200, 'duplicate']);
-        await new Promise((r) => setTimeout(r, 300));
+        // The answer comes after any enqueue: the broadcast job is the finished one, nothing is queued again.
+        const job = await queues.broadcast.getJob(broadcastJobId(id));
+        expect([await job?.getState(), job?.finishedOn, job?.attemptsMade]).toEqual(['completed', before?.finishedOn, before?.attemptsMade]);
         expect(counter.calls).toBe(1);
         const after = await loop.waitFor(mine.vaultId, mine.operationID, () => true);
         expect([after.status, after.txids]).toEqual(['CONFIRMED', done.txids]);

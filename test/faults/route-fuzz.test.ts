@@ -3,7 +3,7 @@ import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { ADMIN_KEY, READ_KEY, TEST_CALLBACK_SECRET, WITHDRAW_KEY } from '../helpers/service.js';
 import { RECIPIENT, withdraw } from '../pipeline/support.js';
-import { fuzzRoutes, type OpenApiLike } from './route-fuzz.js';
+import { fuzzRoutes, fuzzSeed, type OpenApiLike } from './route-fuzz.js';
 
 /**
  * Hostile input as a test: random requests over every documented route of the real service
@@ -30,7 +30,12 @@ describe('hostile input over every route: no 5xx, every error in the AppError sh
 
   it('answers 400 random requests with no contract violation', async () => {
     const document = (await loop.svc.call('GET', '/api/v1.0/openapi.json')).body as OpenApiLike;
-    const result = await fuzzRoutes({ baseUrl: loop.svc.url, document, known, keys: [ADMIN_KEY, READ_KEY, WITHDRAW_KEY], callbackSecret: TEST_CALLBACK_SECRET }, 400);
+    // A failure names the seed and the shrunk request; FUZZ_SEED=<seed> replays the draws.
+    const seed = fuzzSeed();
+    console.log(`route fuzz seed ${seed} (replay with FUZZ_SEED=${seed})`);
+    const target = { baseUrl: loop.svc.url, document, known, keys: [ADMIN_KEY, READ_KEY, WITHDRAW_KEY], callbackSecret: TEST_CALLBACK_SECRET };
+    const result = await fuzzRoutes(target, 400, seed, { strict: true });
+    expect(result.seed).toBe(seed);
     expect(result.violations).toEqual([]);
     expect(result.requests).toBeGreaterThanOrEqual(400);
     // The draw reached past authentication and validation, not only the front door.

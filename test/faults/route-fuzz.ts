@@ -29,6 +29,8 @@ interface Schema {
 }
 
 export interface FuzzResult {
+  /** The seed of the draws: FUZZ_SEED=<seed> replays them. */
+  seed: number;
   requests: number;
   byStatus: Record<number, number>;
   /** Answers that broke the contract: a 5xx, a non-JSON error, an error without the AppError fields. */
@@ -111,40 +113,63 @@ function queryString(q: Record<string, string | string[]>): string {
   return text ? `?${text}` : '';
 }
 
-/** Sends `runs` random requests spread over every documented operation; never throws on an answer. */
-export async function fuzzRoutes(t: FuzzTarget, runs: number, seed?: number): Promise<FuzzResult> {
+/** The seed of a run: FUZZ_SEED when set (to replay a run), else a fresh one. */
+export function fuzzSeed(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.FUZZ_SEED?.trim();
+  if (!text) return Math.floor(Math.random() * 2 ** 31);
+  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new Error(`FUZZ_SEED must be an integer, got '${text}'`);
+  return Number(text);
+}
+
+/**
+ * Sends `runs` random requests spread over every documented operation, each operation's draws
+ * from `seed` (FUZZ_SEED or a fresh one when not given; the same seed gives the same requests).
+ * By default an answer that breaks the contract is only collected in `violations`. With
+ * `strict`, it fails the property: fast-check shrinks the request to a minimal one and the
+ * thrown error names the operation, the seed (FUZZ_SEED replays the run) and the counterexample.
+ */
+export async function fuzzRoutes(t: FuzzTarget, runs: number, seed = fuzzSeed(), opts: { strict?: boolean } = {}): Promise<FuzzResult> {
   const ops = operations(t.document);
-  const result: FuzzResult = { requests: 0, byStatus: {}, violations: [] };
+  const result: FuzzResult = { seed, requests: 0, byStatus: {}, violations: [] };
   const perOp = Math.max(1, Math.ceil(runs / ops.length));
   for (const op of ops) {
-    await fc.assert(
-      fc.asyncProperty(requestFor(op, t), async (r) => {
-        const raw = r.body === undefined ? undefined : typeof r.body === 'string' && /^[{["n]/.test(r.body) ? r.body : JSON.stringify(r.body);
-        const headers: Record<string, string> = {};
-        if (raw !== undefined) headers['content-type'] = 'application/json';
-        if (r.key !== undefined) headers.authorization = `Bearer ${r.key.replace(/[^\x20-\x7e]/g, '')}`;
-        if (r.signed && t.callbackSecret && raw !== undefined) Object.assign(headers, signCallback(t.callbackSecret, raw));
-        const url = `${t.baseUrl}${r.path}${queryString(r.query as Record<string, string | string[]>)}`;
-        const res = await fetch(url, { method: op.method, headers, ...(raw !== undefined ? { body: raw } : {}) });
-        const text = await res.text();
-        result.requests++;
-        result.byStatus[res.status] = (result.byStatus[res.status] ?? 0) + 1;
-        const where = `${op.method} ${op.path} → ${res.status}`;
-        if (res.status >= 500) result.violations.push(`${where}: ${text.slice(0, 300)}`);
-        else if (res.status >= 400) {
-          let body: Record<string, unknown> | undefined;
-          try {
-            body = JSON.parse(text) as Record<string, unknown>;
-          } catch {
-            result.violations.push(`${where}: error body is not JSON: ${text.slice(0, 200)}`);
+    const violation = (text: string) => {
+      result.violations.push(text);
+      if (opts.strict) throw new Error(`contract violation: ${text}`);
+    };
+    try {
+      await fc.assert(
+        fc.asyncProperty(requestFor(op, t), async (r) => {
+          const raw = r.body === undefined ? undefined : typeof r.body === 'string' && /^[{["n]/.test(r.body) ? r.body : JSON.stringify(r.body);
+          const headers: Record<string, string> = {};
+          if (raw !== undefined) headers['content-type'] = 'application/json';
+          if (r.key !== undefined) headers.authorization = `Bearer ${r.key.replace(/[^\x20-\x7e]/g, '')}`;
+          if (r.signed && t.callbackSecret && raw !== undefined) Object.assign(headers, signCallback(t.callbackSecret, raw));
+          const url = `${t.baseUrl}${r.path}${queryString(r.query as Record<string, string | string[]>)}`;
+          const res = await fetch(url, { method: op.method, headers, ...(raw !== undefined ? { body: raw } : {}) });
+          const text = await res.text();
+          result.requests++;
+          result.byStatus[res.status] = (result.byStatus[res.status] ?? 0) + 1;
+          const where = `${op.method} ${op.path} → ${res.status}`;
+          if (res.status >= 500) violation(`${where}: ${text.slice(0, 300)}`);
+          else if (res.status >= 400) {
+            let body: Record<string, unknown> | undefined;
+            try {
+              body = JSON.parse(text) as Record<string, unknown>;
+            } catch {
+              violation(`${where}: error body is not JSON: ${text.slice(0, 200)}`);
+            }
+            if (body && !['title', 'details', 'errCode', 'type'].every((f) => typeof body[f] === 'string')) {
+              violation(`${where}: error body lacks the AppError fields: ${text.slice(0, 200)}`);
+            }
           }
-          if (body && !['title', 'details', 'errCode', 'type'].every((f) => typeof body[f] === 'string')) {
-            result.violations.push(`${where}: error body lacks the AppError fields: ${text.slice(0, 200)}`);
-          }
-        }
-      }),
-      { numRuns: perOp, ...(seed === undefined ? {} : { seed }), endOnFailure: true },
-    );
+        }),
+        // Strict runs shrink the failing request; the others stop at the first thrown error (a crash).
+        { numRuns: perOp, seed, endOnFailure: !opts.strict },
+      );
+    } catch (e) {
+      throw new Error(`${op.method} ${op.path} (replay: FUZZ_SEED=${seed}): ${(e as Error).message}`, { cause: e });
+    }
   }
   return result;
 }

@@ -148,6 +148,26 @@ describe('forged signing callbacks are rejected, nothing is broadcast', () => {
     rejected('a timestamp from the future beyond the tolerance', { status: 401, errCode: 'ERR_UNAUTHORIZED', details: /stale-timestamp/ }, () =>
       postCallback(loop.svc, 'ethdev', a.body, { nowMs: Date.now() + 301_000 }),
     );
+    // A genuine request captured on the wire 301 s ago: its body, timestamp and signature.
+    const captured = () => {
+      const raw = JSON.stringify(a.body);
+      return { raw, headers: signCallback(TEST_CALLBACK_SECRET, raw, Date.now() - 301_000) };
+    };
+    const resend = (raw: string, headers: Record<string, string>) =>
+      loop.svc.call('POST', '/api/v1.0/sign_complete_callback?ledgerId=ethdev', { rawBody: raw, headers });
+    rejected('a captured request resent as it was, its timestamp past the tolerance', { status: 401, errCode: 'ERR_UNAUTHORIZED', details: /stale-timestamp/ }, () => {
+      const { raw, headers } = captured();
+      return resend(raw, headers);
+    });
+    rejected("a captured request's signature re-stamped with the current time", { status: 401, errCode: 'ERR_UNAUTHORIZED', details: /bad-hmac/ }, () => {
+      const { raw, headers } = captured();
+      return resend(raw, { ...headers, 'x-callback-timestamp': String(Math.floor(Date.now() / 1000)) });
+    });
+    rejected('a fresh signature re-stamped one second later, inside the tolerance', { status: 401, errCode: 'ERR_UNAUTHORIZED', details: /bad-hmac/ }, () => {
+      const raw = JSON.stringify(a.body);
+      const headers = signCallback(TEST_CALLBACK_SECRET, raw);
+      return resend(raw, { ...headers, 'x-callback-timestamp': String(Number(headers['x-callback-timestamp']) + 1) });
+    });
     rejected('no authentication headers', { status: 401, errCode: 'ERR_UNAUTHORIZED', details: /missing-headers/ }, () =>
       loop.svc.call('POST', '/api/v1.0/sign_complete_callback?ledgerId=ethdev', { body: a.body }),
     );

@@ -2,7 +2,8 @@ import type { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestChain } from '../helpers/chain.js';
 import type { Loop } from '../helpers/loop.js';
-import { type BroadcastCounter, type EthLoop, holdBackSignatures, laterSignedFirst, RECIPIENT, startEthLoop, withdraw, withdrawalStatus } from './support.js';
+import { broadcastJobId } from '../../src/withdrawals/jobs/queues.js';
+import { type BroadcastCounter, type EthLoop, holdBackSignatures, laterSignedFirst, RECIPIENT, startEthLoop, until, withdraw, withdrawalStatus } from './support.js';
 
 /**
  * Sending in order, on Hardhat in its automining mode, which refuses a nonce that leaves a gap:
@@ -30,9 +31,16 @@ describe('sending in order (Hardhat, refuses nonce gaps)', () => {
   it('a withdrawal signed before its predecessor waits SIGNED, sends nothing, and goes out right after it', async () => {
     const v = await loop.vault('ethdev');
     await chain.funder.sendEth(v.address, 10n ** 18n);
-    const { first, second, waiting: signed, release } = await laterSignedFirst(loop, unsigned, v.vaultId, ['signed late', 'signed early']);
+    // Counted from before either withdrawal exists: a send as soon as the second is signed counts.
     const callsBefore = counter.calls;
-    await new Promise((r) => setTimeout(r, 1500));
+    const { first, second, waiting: signed, release } = await laterSignedFirst(loop, unsigned, v.vaultId, ['signed late', 'signed early']);
+    // The moment it would have gone out: its broadcast job ran and went to sleep waiting for nonce 0.
+    const { store, queues } = loop.svc.pipeline!.deps;
+    const jobId = broadcastJobId((await store.resolve(second.body.operationID))!.id);
+    await until('the broadcast job of the early one to run and wait', async () => {
+      const job = await queues.broadcast.getJob(jobId);
+      return job !== undefined && job.attemptsStarted >= 1 && (await job.getState()) === 'delayed';
+    });
     // Never handed to the node (which would refuse it), never failed.
     expect((await status(v.vaultId, second.body.operationID)).status).toBe('SIGNED');
     expect(counter.calls).toBe(callsBefore);

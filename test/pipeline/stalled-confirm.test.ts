@@ -8,8 +8,7 @@ import { queuePrefix } from '../../src/platform/redis-keys.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { fakeOperation } from '../webhooks/support.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { until } from './support.js';
 
 /**
  * A worker process that dies (SIGKILL, OOM, a lost machine) while a job is active leaves the
@@ -44,22 +43,36 @@ describe('a confirm job whose worker died twice', () => {
     // A worker process that takes the job and dies (no lock renewal, no completion): twice.
     const dying = new Worker('confirm', null, { connection: crashConn, prefix: queuePrefix(svc.core.config.keyPrefix), lockDuration: 300, stalledInterval: 300, maxStalledCount: 1 });
     const check = () => (dying as unknown as { moveStalledJobsToWait(): Promise<unknown> }).moveStalledJobsToWait();
+    const id = confirmJobId(op.id);
+    const lockKey = `${queuePrefix(svc.core.config.keyPrefix)}:confirm:${id}:lock`;
     const first = await dying.getNextJob(randomUUID());
-    expect(first?.id).toBe(confirmJobId(op.id));
-    await sleep(400);
-    await check(); // marks it
-    await sleep(400);
-    await check(); // lock gone: back to wait (stalled once), as any live worker's checker does
+    expect(first?.id).toBe(id);
+    expect(await crashConn.exists(lockKey)).toBe(1);
+    await until('the dead worker’s lock to expire', async () => (await crashConn.exists(lockKey)) === 0);
+    // As any live worker's checker does: the first pass marks it, a later one finds the lock gone
+    // and puts it back to wait (stalled once).
+    await until('the stalled checker to put the job back', async () => {
+      await check();
+      return (await queues.confirm.getJob(id))?.getState().then((s) => s === 'waiting');
+    });
     const second = await dying.getNextJob(randomUUID());
-    expect(second?.id).toBe(confirmJobId(op.id));
+    expect(second?.id).toBe(id);
     await dying.close(true).catch(() => undefined);
 
-    // A healthy worker process comes up; its stalled checker finds the job a second time.
+    // A healthy worker process comes up; its stalled checker finds the job a second time, and
+    // then either fails it for good or puts it back, and a healthy worker takes it (a third start).
     workers = await svc.pipeline!.startWorkers();
-    await sleep(5000);
-    const job = await queues.confirm.getJob(confirmJobId(op.id));
-    const after = `${await job!.getState()} (${job!.failedReason ?? ''}), withdrawal ${(await store.get(op.id)).status}`;
+    const job = await until(
+      'the healthy worker’s stalled checker to settle the job',
+      async () => {
+        const j = await queues.confirm.getJob(id);
+        return j && (j.attemptsStarted >= 3 || (await j.getState()) === 'failed') ? j : undefined;
+      },
+      30_000,
+    );
+    expect(job.stalledCounter).toBe(2);
+    const after = `${await job.getState()} (${job.failedReason ?? ''}), withdrawal ${(await store.get(op.id)).status}`;
     expect(after, after).not.toMatch(/^failed/);
-    expect(job!.failedReason ?? '').not.toMatch(/stalled/);
+    expect(job.failedReason ?? '').not.toMatch(/stalled/);
   });
 });
