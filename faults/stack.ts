@@ -16,7 +16,7 @@ import { startAnvil, type LocalAnvil } from '../adaptors/ethereum/local-node/loc
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const RESULTS = path.join(ROOT, 'faults', 'results');
 export const SECRET = 'faults-callback-secret-0123456789';
-export const API_KEY = 'faults-api-key-0123456789abcdef';
+export const API_KEY = 'faults-api-key-0123456789abcdef0123';
 
 /** A process start compiles the service with tsx: slow on a loaded machine, so generous. */
 const START_TIMEOUT_MS = 180_000;

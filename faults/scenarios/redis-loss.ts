@@ -28,7 +28,11 @@ export async function redisLoss(ctx: ScenarioContext): Promise<Tally> {
   let redis = startRedis(port, dir);
   await waitUntil('redis start', () => redisAnswers(url));
   // The quorum takes 4 s, so every withdrawal is written (and fsynced) well before its callback.
-  const stack = await startStack({ name: 'redis-loss', redisUrl: url, prefix: `faults-${ctx.run}-loss`, apis: 1, workers: 1, approvalDelayMs: 4000 });
+  const stack = await startStack({ name: 'redis-loss', redisUrl: url, prefix: `faults-${ctx.run}-loss`, apis: 1, workers: 1, approvalDelayMs: 4000 }).catch((e: unknown) => {
+    // A stack that did not start leaves nothing running, its Redis included.
+    redis.kill('SIGTERM');
+    throw e;
+  });
   try {
     const count = ctx.size === 'quick' ? 10 : 30;
     const vaults = await fundedVaults(stack, ctx.size === 'quick' ? 5 : 10);

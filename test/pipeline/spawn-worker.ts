@@ -11,8 +11,10 @@ const PRELOAD = path.join(ROOT, 'test/pipeline/fixtures/hang-at-broadcast.ts');
 
 export interface HangingWorker {
   proc: ChildProcess;
-  /** Resolves once `n` sends reached their planned moment: `sent` or `held` each. */
+  /** Resolves once `n` sends reached their planned moment: `sent`, `held` or `waits` each. */
   hangs(n: number): Promise<string[]>;
+  /** Resolves once the process wrote `text` on stdout (its log); rejects if it exits first. */
+  says(text: string): Promise<void>;
 }
 
 /**
@@ -70,5 +72,6 @@ export async function spawnHangingWorker(loop: Loop, ledgers: Record<string, unk
       const seen = [...out.matchAll(/HANG-AT-BROADCAST (\w+)/g)].map((m) => m[1] as string);
       return seen.length >= n ? seen : undefined;
     });
-  return { proc, hangs };
+  const says = async (text: string) => void (await when(() => (out.includes(text) ? true : undefined)));
+  return { proc, hangs, says };
 }

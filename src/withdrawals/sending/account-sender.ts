@@ -274,6 +274,9 @@ class SendSession {
       const recorded = this.book.recordSentMany(this.ledgerId, this.own.account, batch.map((b) => ({ sequence: b.sequence, withdrawalId: b.op.id })), this.token).then((ours) => {
         if (!ours) this.lost = true;
       });
+      // Awaited last, but handled from now on: when a write below fails first (with Redis gone
+      // they all fail), this one's failure would otherwise go unhandled and end the process.
+      recorded.catch(() => undefined);
       const moved = await this.deps.store.transitionMany(batch.map((b) => b.op), ['SIGNED'], 'BROADCAST');
       await addConfirmJobs(this.deps.queues, moved.filter((o) => o.status === 'BROADCAST'), this.deps.config.confirmPollMs);
       const by = this.own.jobId ? `job ${this.own.jobId}` : 'the account sender';
