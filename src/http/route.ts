@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import { z } from 'zod';
 import { InvalidArgumentError } from '../platform/errors.js';
 import type { Scope } from '../security/api-keys.js';
+import { VAULT_ID_FORM, VAULT_ID_PATTERN } from '../vaults/vault-schema.js';
 import type { AuthContext } from './auth.js';
 
 /**
@@ -94,12 +95,22 @@ export function mountRoute(router: Router, spec: AnyRouteSpec, auth: (scope: Sco
  */
 export async function answerRoute(spec: AnyRouteSpec, req: Request, res: Response): Promise<unknown> {
   await spec.guard?.(req);
+  checkVaultIdParam(req.params);
   const params = parse(spec.params, req.params, 'path');
   const query = spec.query ? parse(spec.query, bracketLists(req.query as Record<string, unknown>), 'query') : (undefined as never);
   // A route whose body schema takes undefined (an optional body) may be called without one.
   if (spec.body && req.body === undefined && !spec.body.safeParse(undefined).success) throw new InvalidArgumentError('a JSON body is required (Content-Type: application/json)');
   const body = parse(spec.body, req.body, 'body');
   return spec.handler({ params, query, body, auth: res.locals.auth as AuthContext | undefined, req, res });
+}
+
+/**
+ * A vault id in the path becomes a path segment of custody URLs: whatever a route's own
+ * schema says, every `:vaultId` must have the form of a vault id (no `.`, `..` or `/`).
+ */
+function checkVaultIdParam(params: Request['params'] | undefined): void {
+  const vaultId = params?.vaultId;
+  if (typeof vaultId === 'string' && !VAULT_ID_PATTERN.test(vaultId)) throw new InvalidArgumentError(`path.vaultId: ${VAULT_ID_FORM}`, { field: 'vaultId' });
 }
 
 /**

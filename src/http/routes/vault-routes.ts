@@ -3,7 +3,7 @@ import { ConflictError, InvalidArgumentError } from '../../platform/errors.js';
 import { readVaultKey } from '../../vaults/custody-vault-keys.js';
 import { resolveAssets } from '../../ledger/registry.js';
 import { singleAddress, validateVault, vaultAddresses } from '../../vaults/vault-addresses.js';
-import { vaultRecordSchema, vaultRegistrationSchema, type Bip44Account, type VaultRecord } from '../../vaults/vault-schema.js';
+import { vaultIdSchema, vaultRecordSchema, vaultRegistrationSchema, type Bip44Account, type VaultRecord } from '../../vaults/vault-schema.js';
 import type { AppContext } from '../app-context.js';
 import { heavyRouteAccess } from '../open-routes.js';
 import { assetBalanceSchema } from '../schemas.js';
@@ -23,7 +23,7 @@ function selectAccount(record: VaultRecord, coin: string | undefined, account: s
   return found;
 }
 
-const vaultIdParams = z.object({ vaultId: z.string().min(1).max(128) });
+const vaultIdParams = z.object({ vaultId: vaultIdSchema });
 
 export function vaultRoutes(ctx: AppContext) {
   return [registerVaultRoute(ctx), listVaultsRoute(ctx), readVaultRoute(ctx), removeVaultRoute(ctx), vaultBalanceRoute(ctx, heavyRouteAccess(ctx))];
