@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from '
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { InvalidArgumentError } from '../platform/errors.js';
+import { redactUrl } from './redact-url.js';
 
 /**
  * Where a webhook may be sent. A webhook URL is chosen by whoever holds an admin key, and the
@@ -99,7 +100,7 @@ export function parseWebhookUrl(raw: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new InvalidArgumentError(`url '${raw}' is not a URL`, { field: 'url' });
+    throw new InvalidArgumentError(`url '${redactUrl(raw)}' is not a URL`, { field: 'url' });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new InvalidArgumentError(`url scheme '${url.protocol.replace(/:$/, '')}' is not allowed. Valid values: http, https`, { field: 'url' });
