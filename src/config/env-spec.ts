@@ -277,6 +277,12 @@ export const ENV = {
     schema: bool,
     description: 'Allow webhook URLs on loopback, link-local and private addresses (default: only in the sandbox).',
   },
+  webhookMaxSubscriptions: {
+    env: 'WEBHOOK_MAX_SUBSCRIPTIONS',
+    schema: int(1, 10_000),
+    default: '100',
+    description: 'Most webhook subscriptions that may exist at once; creating one more answers 409 naming the limit.',
+  },
   webhookTimeoutMs: { env: 'WEBHOOK_TIMEOUT_MS', schema: int(100, 120_000), default: '10000', description: 'Time a webhook receiver has to answer one delivery.' },
   webhookBackoffMs: {
     env: 'WEBHOOK_BACKOFF_MS',

@@ -58,17 +58,26 @@ export function webhookRoutes(service: WebhookService) {
         description: z.string().max(200).optional(),
       }),
       response: subscriptionSchema.extend({ secret: z.string().describe('Shown once: keep it to verify X-Webhook-Signature') }),
-      errors: [422],
+      errors: [409, 422],
+      responses: { 409: { description: 'WEBHOOK_MAX_SUBSCRIPTIONS subscriptions exist already (ERR_TOO_MANY_SUBSCRIPTIONS)' } },
       handler: async ({ body }) => service.subscribe(body),
     }),
     defineRoute({
       method: 'get',
       path: '/admin/webhooks',
-      summary: 'Webhook subscriptions (without their secrets)',
+      summary: 'Webhook subscriptions (without their secrets), in creation order, a page at a time',
       tags: ['webhooks'],
       scope: 'admin',
-      response: z.object({ items: z.array(subscriptionSchema) }),
-      handler: async () => ({ items: (await service.deps.subscriptions.list()).map(withoutSecret) }),
+      query: z.object({
+        limit: z.coerce.number().int().min(1).max(200).default(50),
+        cursor: z.string().max(300).optional().describe('nextCursor of the previous page'),
+      }),
+      response: z.object({ items: z.array(subscriptionSchema), nextCursor: z.string().optional().describe('Present while more follow') }),
+      errors: [422],
+      handler: async ({ query }) => {
+        const { items, next } = await service.deps.subscriptions.page(query.limit, query.cursor === undefined ? undefined : decodeCursor(query.cursor));
+        return { items: items.map(withoutSecret), ...(next ? { nextCursor: encodeCursor(next) } : {}) };
+      },
     }),
     defineRoute({
       method: 'delete',
