@@ -42,7 +42,7 @@ export function createApp(ctx: AppContext, ext: AppExtensions = {}): RequestList
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
-  const auth = bearerAuth(ctx.apiKeys);
+  const auth = bearerAuth(ctx.apiKeys, async (vaultId) => (await ctx.vaults.find(vaultId))?.ledgerId);
   const early: AnyRouteSpec[] = [];
   // What runs around every route, in both lanes.
   const around: RequestHandler[] = [];

@@ -1,14 +1,19 @@
 import type { RequestHandler } from 'express';
 import { ForbiddenError, UnauthorizedError } from '../platform/errors.js';
-import { findApiKey, type ApiKeyRecord, type Scope } from '../security/api-keys.js';
+import { findApiKey, isLimited, type ApiKeyRecord, type Scope } from '../security/api-keys.js';
 
 export interface AuthContext {
   keyName: string;
   scopes: Scope[];
+  /** The vaults and ledgers the key is limited to, when it is (`key-reach.ts` holds it to them). */
+  vaults?: string[];
+  ledgers?: string[];
+  /** The ledger of a registered vault, for a key limited to ledgers. */
+  vaultLedger?: (vaultId: string) => Promise<string | undefined>;
 }
 
 /** Bearer API-key authentication; 401 for a missing or unknown key, 403 for a missing scope. */
-export function bearerAuth(records: readonly ApiKeyRecord[]): (scope: Scope) => RequestHandler {
+export function bearerAuth(records: readonly ApiKeyRecord[], vaultLedger?: AuthContext['vaultLedger']): (scope: Scope) => RequestHandler {
   return (scope) => (req, res, next) => {
     const header = req.headers.authorization;
     const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
@@ -18,7 +23,11 @@ export function bearerAuth(records: readonly ApiKeyRecord[]): (scope: Scope) => 
     if (!record.scopes.includes(scope)) {
       return next(new ForbiddenError(`The API key '${record.name}' lacks the '${scope}' scope this route needs.`));
     }
-    res.locals.auth = { keyName: record.name, scopes: record.scopes } satisfies AuthContext;
+    res.locals.auth = {
+      keyName: record.name,
+      scopes: record.scopes,
+      ...(isLimited(record) ? { vaults: record.vaults, ledgers: record.ledgers, vaultLedger } : {}),
+    } satisfies AuthContext;
     next();
   };
 }

@@ -4,6 +4,7 @@ import { InvalidArgumentError } from '../platform/errors.js';
 import type { Scope } from '../security/api-keys.js';
 import { VAULT_ID_FORM, VAULT_ID_PATTERN } from '../vaults/vault-schema.js';
 import type { AuthContext } from './auth.js';
+import { keyReach, type AcrossVaults } from './key-reach.js';
 
 /**
  * One route, declared once: its schemas validate requests here and produce the OpenAPI
@@ -19,6 +20,12 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   tags: string[];
   /** Scope an API key needs; absent = no authentication. */
   scope?: Scope;
+  /**
+   * For a route that spans every vault (no vault or ledger named in its path or body): how a key
+   * limited to some vaults or ledgers is held to them (`key-reach.ts`). Routes that name theirs
+   * (`:vaultId`, `:ledgerId`, body `vaultId`, `recipientVault`, `ledgerId`) are checked by name.
+   */
+  acrossVaults?: AcrossVaults;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
@@ -80,7 +87,7 @@ export function mountRoute(router: Router, spec: AnyRouteSpec, auth: (scope: Sco
       next();
     },
   ];
-  if (spec.scope) handlers.push(auth(spec.scope));
+  if (spec.scope) handlers.push(auth(spec.scope), keyReach(spec.acrossVaults));
   handlers.push(async (req, res) => {
     const result = await answerRoute(spec, req, res);
     if (!res.headersSent) res.status(spec.status ?? 200).json(result);
