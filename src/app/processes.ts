@@ -38,7 +38,7 @@ import { startWorkers, type Workers } from '../withdrawals/jobs/workers.js';
 import { onShutdown } from '../platform/process-lifecycle.js';
 import { connectRedis } from '../platform/redis.js';
 import type { Sandbox } from '../dev/sandbox/sandbox.js';
-import { apiKeyRecords } from '../security/api-keys.js';
+import { apiKeyRecords, isLimited } from '../security/api-keys.js';
 import { createWebhooks, type Webhooks } from '../webhooks/webhooks.js';
 import { API_BASE } from '../platform/api-base.js';
 
@@ -85,7 +85,7 @@ export function createPipeline(core: Core): Pipeline {
       ...webhookRoutes(webhooks.service),
     ],
     mount: (app) =>
-      mountDashboard(app, { queues: allQueues(), records: apiKeyRecords(config), readOnly: config.dashboardReadOnly, redis: core.redis, prefix: core.prefix, logger, throttle: authThrottleOf(core) }),
+      mountDashboard(app, { queues: allQueues(), records: apiKeyRecords(config).filter((r) => !isLimited(r)), readOnly: config.dashboardReadOnly, redis: core.redis, prefix: core.prefix, logger, throttle: authThrottleOf(core) }),
     startWorkers: async () => {
       const [pipelineWorkers, webhookWorkers] = await Promise.all([startWorkers(deps, config.redisUrl), webhooks.start()]);
       return { running: () => pipelineWorkers.running() && webhookWorkers.running(), close: async () => void (await Promise.all([pipelineWorkers.close(), webhookWorkers.close()])) };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { configErrorMap } from './issue-words.js';
 import { ipAddressList, listenHost, trustProxySetting } from './address-schemas.js';
 import { httpUrl, redisUrl } from '../platform/url-schemas.js';
+import { VAULT_ID_FORM, VAULT_ID_PATTERN } from '../vaults/vault-schema.js';
 
 /**
  * Declarative environment configuration: one entry per variable, with its schema,
@@ -61,6 +62,10 @@ export const apiKeySchema = z
     key: apiKeyText.optional(),
     sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits (the SHA-256 of the key)').optional(),
     scopes: z.array(z.enum(['read', 'withdraw', 'admin'])).min(1),
+    /** The vaults the key acts on; every vault when absent. */
+    vaults: z.array(z.string().regex(VAULT_ID_PATTERN, VAULT_ID_FORM)).min(1, 'list at least one vault, or leave vaults out for every vault').optional(),
+    /** The ledgers whose vaults the key acts on; every ledger when absent. */
+    ledgers: z.array(z.string().min(1)).min(1, 'list at least one ledger, or leave ledgers out for every ledger').optional(),
   })
   .refine((k) => Boolean(k.key) !== Boolean(k.sha256), 'must have exactly one of key or sha256');
 
@@ -344,6 +349,12 @@ export const ENV = {
     env: 'WEBHOOK_ALLOW_PRIVATE',
     schema: bool,
     description: 'Allow webhook URLs on loopback, link-local and private addresses (default: only in the sandbox).',
+  },
+  webhookMaxSubscriptions: {
+    env: 'WEBHOOK_MAX_SUBSCRIPTIONS',
+    schema: int(1, 10_000),
+    default: '100',
+    description: 'Most webhook subscriptions that may exist at once; creating one more answers 409 naming the limit.',
   },
   webhookTimeoutMs: { env: 'WEBHOOK_TIMEOUT_MS', schema: int(100, 120_000), default: '10000', description: 'Time a webhook receiver has to answer one delivery.' },
   webhookBackoffMs: {

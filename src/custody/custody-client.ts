@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { AppError, UnavailableError } from '../platform/errors.js';
+import { AppError, InvalidArgumentError, UnavailableError } from '../platform/errors.js';
 import { apiKeyAuth, type CustodyAuth } from './custody-auth.js';
 import { CustodyNotFoundError, CustodyNotOperationalError, CustodyRequestError, type CustodyProblem } from './errors.js';
 import {
@@ -81,18 +81,18 @@ export class CustodyClient {
    * operation for the same digests; that is safe (same transaction, the receiver checks
    * digests against the stored operation) and better than a withdrawal that never starts.
    */
-  requestSign(vaultId: string, req: SignRequest): Promise<SignRequestResult> {
+  async requestSign(vaultId: string, req: SignRequest): Promise<SignRequestResult> {
     const body = { ...req, ledger: req.ledger.toUpperCase() };
-    return this.call('POST', `/vaults/${enc(vaultId)}/sign`, '/vaults/{id}/sign', signRequestResultSchema, body);
+    return this.call('POST', `/vaults/${pathSegment(vaultId)}/sign`, '/vaults/{id}/sign', signRequestResultSchema, body);
   }
 
-  getSignOperation(operationID: string): Promise<SignOperation> {
-    return this.call('GET', `/operations/sign/${enc(operationID)}`, '/operations/sign/{id}', signOperationSchema);
+  async getSignOperation(operationID: string): Promise<SignOperation> {
+    return this.call('GET', `/operations/sign/${pathSegment(operationID)}`, '/operations/sign/{id}', signOperationSchema);
   }
 
   /** Asks the service to send the signing callback again (400 from it: not completed yet). */
   async resend(operationID: string): Promise<void> {
-    await this.call('POST', `/operations/sign/${enc(operationID)}/resend`, '/operations/sign/{id}/resend', undefined);
+    await this.call('POST', `/operations/sign/${pathSegment(operationID)}/resend`, '/operations/sign/{id}/resend', undefined);
   }
 
   /**
@@ -100,21 +100,21 @@ export class CustodyClient {
    * 409 from it (already finished) surfaces as CustodyRequestError with upstreamStatus 409.
    */
   async cancelOperation(operationID: string): Promise<void> {
-    await this.call('POST', `/operations/${enc(operationID)}/cancel`, '/operations/{id}/cancel', undefined);
+    await this.call('POST', `/operations/${pathSegment(operationID)}/cancel`, '/operations/{id}/cancel', undefined);
   }
 
   /** The public part of a BIP44 account: key, chain code, depth, parent fingerprint, child number. */
-  accountBackup(vaultId: string, coin: string, account: string): Promise<AccountBackup> {
+  async accountBackup(vaultId: string, coin: string, account: string): Promise<AccountBackup> {
     return this.call(
       'GET',
-      `/vaults/${enc(vaultId)}/coins/${enc(coin)}/accounts/${enc(account)}/backup`,
+      `/vaults/${pathSegment(vaultId)}/coins/${pathSegment(coin)}/accounts/${pathSegment(account)}/backup`,
       '/vaults/{id}/coins/{coin}/accounts/{account}/backup',
       accountBackupSchema,
     );
   }
 
   async vaultPublicKey(vaultId: string): Promise<{ publicKey: string }> {
-    const r = await this.call('GET', `/vaults/${enc(vaultId)}/publickey`, '/vaults/{id}/publickey', vaultPublicKeySchema);
+    const r = await this.call('GET', `/vaults/${pathSegment(vaultId)}/publickey`, '/vaults/{id}/publickey', vaultPublicKeySchema);
     return { publicKey: r.publicKey };
   }
 
@@ -255,7 +255,15 @@ export class CustodyClient {
   }
 }
 
-function enc(segment: string): string {
+/**
+ * One path segment of a custody URL. `encodeURIComponent` leaves `.` alone, and a segment
+ * `.` or `..` walks up the URL (`/vaults/../publickey`), so those are refused here whatever
+ * the caller checked, as is a `/` (defence in depth: callers validate ids first).
+ */
+export function pathSegment(segment: string): string {
+  if (segment === '' || segment === '.' || segment === '..' || /[/\\]/.test(segment)) {
+    throw new InvalidArgumentError(`'${segment}' cannot be a path segment of a custody URL (empty, '.', '..' or containing '/' or '\\')`);
+  }
   return encodeURIComponent(segment);
 }
 

@@ -55,7 +55,7 @@ export function createApp(context: AppContext, ext: AppExtensions = {}): Request
   const trust = proxyTrust(ctx.config.trustProxy);
   // `req.ip` by the same rule as `clientAddress`, which every lane reads.
   app.set('trust proxy', trust);
-  const auth = bearerAuth(ctx.apiKeys, authThrottleOf(ctx));
+  const auth = bearerAuth(ctx.apiKeys, authThrottleOf(ctx), async (vaultId) => (await ctx.vaults.find(vaultId))?.ledgerId);
   const limits: BodyLimits = { authenticated: ctx.config.bodyLimit, open: ctx.config.openBodyLimit };
   const early: AnyRouteSpec[] = [];
   // What runs around every route, in both lanes.

@@ -2,7 +2,9 @@ import express, { type Request, type RequestHandler, type Response, type Router 
 import { z } from 'zod';
 import { InvalidArgumentError } from '../platform/errors.js';
 import type { Scope } from '../security/api-keys.js';
+import { VAULT_ID_FORM, VAULT_ID_PATTERN } from '../vaults/vault-schema.js';
 import type { AuthContext } from './auth.js';
+import { keyReach, type AcrossVaults } from './key-reach.js';
 
 /**
  * One route, declared once: its schemas validate requests here and produce the OpenAPI
@@ -18,6 +20,12 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   tags: string[];
   /** Scope an API key needs; absent = no authentication. */
   scope?: Scope;
+  /**
+   * For a route that spans every vault (no vault or ledger named in its path or body): how a key
+   * limited to some vaults or ledgers is held to them (`key-reach.ts`). Routes that name theirs
+   * (`:vaultId`, `:ledgerId`, body `vaultId`, `recipientVault`, `ledgerId`) are checked by name.
+   */
+  acrossVaults?: AcrossVaults;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
@@ -128,6 +136,8 @@ export function mountRoute(router: Router, spec: AnyRouteSpec, auth: (scope: Sco
       }),
     );
   }
+  // After the body: a key limited to vaults or ledgers is held to them by the path's and the body's ids.
+  if (spec.scope) handlers.push(keyReach(spec.acrossVaults));
   handlers.push(async (req, res) => {
     const result = await answerRoute(spec, req, res);
     if (!res.headersSent) res.status(spec.status ?? 200).json(result);
@@ -142,12 +152,22 @@ export function mountRoute(router: Router, spec: AnyRouteSpec, auth: (scope: Sco
  */
 export async function answerRoute(spec: AnyRouteSpec, req: Request, res: Response): Promise<unknown> {
   await spec.guard?.(req);
+  checkVaultIdParam(req.params);
   const params = parse(spec.params, req.params, 'path');
   const query = spec.query ? parse(spec.query, bracketLists(req.query as Record<string, unknown>), 'query') : (undefined as never);
   // A route whose body schema takes undefined (an optional body) may be called without one.
   if (spec.body && req.body === undefined && !spec.body.safeParse(undefined).success) throw new InvalidArgumentError('a JSON body is required (Content-Type: application/json)');
   const body = parse(spec.body, req.body, 'body');
   return spec.handler({ params, query, body, auth: res.locals.auth as AuthContext | undefined, req, res });
+}
+
+/**
+ * A vault id in the path becomes a path segment of custody URLs: whatever a route's own
+ * schema says, every `:vaultId` must have the form of a vault id (no `.`, `..` or `/`).
+ */
+function checkVaultIdParam(params: Request['params'] | undefined): void {
+  const vaultId = params?.vaultId;
+  if (typeof vaultId === 'string' && !VAULT_ID_PATTERN.test(vaultId)) throw new InvalidArgumentError(`path.vaultId: ${VAULT_ID_FORM}`, { field: 'vaultId' });
 }
 
 /**

@@ -10,6 +10,15 @@ export interface ApiKeyRecord {
   /** SHA-256 of the key, hex. The key itself is never kept. */
   sha256: string;
   scopes: Scope[];
+  /** The vaults the key acts on (API_KEYS `vaults`); every vault when absent. */
+  vaults?: string[];
+  /** The ledgers whose vaults the key acts on (API_KEYS `ledgers`); every ledger when absent. */
+  ledgers?: string[];
+}
+
+/** A key limited to some vaults or ledgers: it never sees what spans every vault. */
+export function isLimited(record: Pick<ApiKeyRecord, 'vaults' | 'ledgers'>): boolean {
+  return record.vaults !== undefined || record.ledgers !== undefined;
 }
 
 export function hashApiKey(key: string): string {
@@ -31,5 +40,11 @@ export function findApiKey(records: readonly ApiKeyRecord[], presented: string):
 
 /** The configured API keys as the service keeps them: by name, hashed, with their scopes. */
 export function apiKeyRecords(config: Pick<Config, 'apiKeys'>): ApiKeyRecord[] {
-  return (config.apiKeys ?? []).map((k) => ({ name: k.name, sha256: k.sha256 ?? hashApiKey(k.key as string), scopes: k.scopes }));
+  return (config.apiKeys ?? []).map((k) => ({
+    name: k.name,
+    sha256: k.sha256 ?? hashApiKey(k.key as string),
+    scopes: k.scopes,
+    ...(k.vaults ? { vaults: k.vaults } : {}),
+    ...(k.ledgers ? { ledgers: k.ledgers } : {}),
+  }));
 }

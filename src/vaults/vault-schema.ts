@@ -1,5 +1,14 @@
 import { z } from 'zod';
 
+/**
+ * What a vault id may look like: custody vault ids are UUIDs; the emulator and the tests use
+ * short names (`v1`, `vault-a`). It becomes a path segment of custody URLs, so it begins with a
+ * letter or digit: `.` and `..` (which walk up a URL) and anything with `/` are refused.
+ */
+export const VAULT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+export const VAULT_ID_FORM = 'vaultId is 1-128 letters, digits, . _ : - beginning with a letter or digit (custody vault ids are UUIDs)';
+export const vaultIdSchema = z.string().regex(VAULT_ID_PATTERN, VAULT_ID_FORM);
+
 const hex = (what: string) => z.string().regex(/^(?:0x)?[0-9a-fA-F]+$/, `${what} must be hex`);
 
 /**
@@ -26,7 +35,7 @@ export const bip44Schema = z.object({
  */
 export const vaultRegistrationSchema = z
   .object({
-    vaultId: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'vaultId is 1-128 letters, digits, . _ : -'),
+    vaultId: vaultIdSchema,
     ledgerId: z.string().min(1),
     publicKey: z.string().min(1).optional(),
     /** Address format for a single-key vault (e.g. `p2wpkh`); the ledger's default when absent. */

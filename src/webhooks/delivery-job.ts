@@ -1,4 +1,5 @@
 import type { Job } from 'bullmq';
+import { redactUrl } from './redact-url.js';
 import { DeliveryAttemptError, sendWebhook } from './send-webhook.js';
 import { allowPrivate, type WebhookService } from './webhook-service.js';
 import type { DeliveryJob } from './webhook-queue.js';
@@ -42,7 +43,7 @@ export async function processDelivery(service: WebhookService, job: Job<Delivery
     await deliveries.recordAttempt(d.id, { at, responseStatus: err.responseStatus, error: err.message });
     const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (last) await deliveries.setStatus(d.id, ['pending'], 'failed');
-    logger.warn({ deliveryId: d.id, url: sub.url, attempt: job.attemptsMade + 1, last, err: err.message }, 'webhook delivery attempt failed');
+    logger.warn({ deliveryId: d.id, url: redactUrl(sub.url), attempt: job.attemptsMade + 1, last, err: err.message }, 'webhook delivery attempt failed');
     throw err;
   }
   await deliveries.setStatus(d.id, [], 'delivered', { deliveredAt: new Date().toISOString() });

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { signBody } from '../security/callback-hmac.js';
-import { guardedLookup, nonPublicKind } from './url-guard.js';
+import { guardedLookup, nonPublicKind, type Resolver } from './url-guard.js';
 
 export const WEBHOOK_TIMESTAMP_HEADER = 'x-webhook-timestamp';
 export const WEBHOOK_SIGNATURE_HEADER = 'x-webhook-signature';
@@ -24,6 +24,8 @@ export interface SendOptions {
   eventId: string;
   timeoutMs: number;
   allowPrivate: boolean;
+  /** Name resolution for the connection (the system's when absent). */
+  resolver?: Resolver;
 }
 
 /**
@@ -43,7 +45,7 @@ export function sendWebhook(url: string, body: string, opts: SendOptions): Promi
       target,
       {
         method: 'POST',
-        lookup: guardedLookup(opts.allowPrivate),
+        lookup: guardedLookup(opts.allowPrivate, opts.resolver),
         headers: {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),

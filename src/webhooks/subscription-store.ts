@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { NotFoundError } from '../platform/errors.js';
+import { ConflictError, NotFoundError } from '../platform/errors.js';
 import type { WebhookKeys } from '../platform/redis-keys.js';
 
 export interface Subscription {
@@ -31,7 +31,8 @@ export class SubscriptionStore {
     private readonly keys: WebhookKeys,
   ) {}
 
-  async create(fields: { url: string; events: string[]; description?: string; secret?: string }): Promise<Subscription> {
+  /** Stores a subscription, unless `max` exist already (409 naming the limit); the service passes WEBHOOK_MAX_SUBSCRIPTIONS. */
+  async create(fields: { url: string; events: string[]; description?: string; secret?: string }, max = Number.POSITIVE_INFINITY): Promise<Subscription> {
     const sub: Subscription = {
       id: randomUUID(),
       url: fields.url,
@@ -40,13 +41,43 @@ export class SubscriptionStore {
       createdAt: new Date().toISOString(),
       secret: fields.secret ?? `whsec_${randomBytes(32).toString('base64url')}`,
     };
-    await this.redis.hset(this.keys.subscriptions, sub.id, JSON.stringify(sub));
+    const full = () =>
+      new ConflictError(
+        `There are ${max} webhook subscriptions, the most WEBHOOK_MAX_SUBSCRIPTIONS (${max}) allows; delete one (DELETE /admin/webhooks/{id}) or raise the limit`,
+        'ERR_TOO_MANY_SUBSCRIPTIONS',
+      );
+    if ((await this.redis.hlen(this.keys.subscriptions)) >= max) throw full();
+    // Added, then counted: of two creations racing for the last place, neither stays above the limit.
+    const replies = await this.redis.multi().hset(this.keys.subscriptions, sub.id, JSON.stringify(sub)).hlen(this.keys.subscriptions).exec();
+    if (Number(replies?.[1]?.[1]) > max) {
+      await this.redis.hdel(this.keys.subscriptions, sub.id);
+      throw full();
+    }
     return sub;
   }
 
   async list(): Promise<Subscription[]> {
     const all = await this.redis.hvals(this.keys.subscriptions);
     return all.map((raw) => JSON.parse(raw) as Subscription).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** One page in creation order: the subscriptions after `after` (the last of the previous page). */
+  async page(limit: number, after?: { ms: number; id: string }): Promise<{ items: Subscription[]; next?: { ms: number; id: string } }> {
+    const key = (s: Subscription) => [Date.parse(s.createdAt), s.id] as const;
+    const all = (await this.list()).sort((a, b) => {
+      const [am, ai] = key(a);
+      const [bm, bi] = key(b);
+      return am - bm || ai.localeCompare(bi);
+    });
+    const rest = after
+      ? all.filter((s) => {
+          const [m, i] = key(s);
+          return m > after.ms || (m === after.ms && i > after.id);
+        })
+      : all;
+    const items = rest.slice(0, limit);
+    const last = items[items.length - 1];
+    return { items, ...(rest.length > limit && last ? { next: { ms: Date.parse(last.createdAt), id: last.id } } : {}) };
   }
 
   async find(id: string): Promise<Subscription | undefined> {

@@ -32,7 +32,7 @@ export class WebhookService {
   async subscribe(fields: { url: string; events: string[]; description?: string; secret?: string }): Promise<Subscription> {
     const url = parseWebhookUrl(fields.url);
     await checkWebhookTarget(url, allowPrivate(this.deps.config));
-    return this.deps.subscriptions.create({ ...fields, url: url.href });
+    return this.deps.subscriptions.create({ ...fields, url: url.href }, this.deps.config.webhookMaxSubscriptions);
   }
 
   /**

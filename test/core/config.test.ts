@@ -225,13 +225,16 @@ describe('configuration', () => {
         { name: 'a', key: 'plain-key-0123456789abcdef0123456789', scope: ['read'] },
         { name: 'b', key: 'plain-key-9876543210abcdef0123456789', scopes: ['fly'] },
         { name: 'c', key: 'plain-key-9876543210abcdef0123456789', sha256: 'a'.repeat(64), scopes: ['read'] },
+        { name: 'd', key: 'plain-key-5555555555abcdef0123456789', scopes: ['read'], vaults: ['..'], ledgers: [] },
       ]),
     });
     expect(found).toEqual([
       'API_KEYS[0].scopes: is required',
-      "API_KEYS[0]: unknown option 'scope' (did you mean 'scopes'?). Valid options: name, key, sha256, scopes",
+      "API_KEYS[0]: unknown option 'scope' (did you mean 'scopes'?). Valid options: name, key, sha256, scopes, vaults, ledgers",
       'API_KEYS[1].scopes[0]: must be one of read, withdraw, admin',
       'API_KEYS[2]: must have exactly one of key or sha256',
+      'API_KEYS[3].vaults[0]: vaultId is 1-128 letters, digits, . _ : - beginning with a letter or digit (custody vault ids are UUIDs)',
+      'API_KEYS[3].ledgers: list at least one ledger, or leave ledgers out for every ledger',
     ]);
     expect(found.join('\n')).not.toContain('plain-key');
   });

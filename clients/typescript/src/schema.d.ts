@@ -303,7 +303,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Webhook subscriptions (without their secrets) */
+        /** Webhook subscriptions (without their secrets), in creation order, a page at a time */
         get: operations["getAdminWebhooks"];
         put?: never;
         /** Subscribe a URL to withdrawal events; the signing secret is shown in this answer only */
@@ -2396,7 +2396,11 @@ export interface operations {
     };
     getAdminWebhooks: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2411,6 +2415,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: components["schemas"]["WebhookSubscription"][];
+                        /** @description Present while more follow */
+                        nextCursor?: string;
                     };
                 };
             };
@@ -2425,6 +2431,15 @@ export interface operations {
             };
             /** @description API key lacks the scope */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2501,6 +2516,15 @@ export interface operations {
             };
             /** @description API key lacks the scope */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description WEBHOOK_MAX_SUBSCRIPTIONS subscriptions exist already (ERR_TOO_MANY_SUBSCRIPTIONS) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -3,6 +3,7 @@ import { InvalidArgumentError, unknownValue } from '../../platform/errors.js';
 import { OPERATION_STATUSES, type Operation } from '../../withdrawals/model/operation.js';
 import type { PipelineDeps } from '../../withdrawals/pipeline-deps.js';
 import { withdrawalView } from '../../withdrawals/model/withdrawal-view.js';
+import { reachesVault } from '../key-reach.js';
 import { defineRoute, listParam } from '../route.js';
 import { decodeCursor, encodeCursor, type Cursor } from './cursor.js';
 import { withdrawalStatusSchema } from './withdrawal-routes.js';
@@ -58,7 +59,8 @@ export function adminWithdrawalRoutes(deps: Pick<PipelineDeps, 'store' | 'regist
         nextCursor: z.string().optional().describe('Present while more may follow; a page can be shorter than limit when few withdrawals match'),
       }),
       errors: [422],
-      handler: async ({ query: f }) => {
+      acrossVaults: 'filter',
+      handler: async ({ query: f, auth }) => {
         if (f.ledgerId && !deps.registry.ids().includes(f.ledgerId)) throw unknownValue('ledgerId', f.ledgerId, deps.registry.ids());
         if (f.from !== undefined && f.to !== undefined && f.from > f.to) throw new InvalidArgumentError('from is later than to');
         let before: Cursor | undefined = f.cursor === undefined ? undefined : decodeCursor(f.cursor);
@@ -72,7 +74,7 @@ export function adminWithdrawalRoutes(deps: Pick<PipelineDeps, 'store' | 'regist
             scanned++;
             before = e;
             const op = ops.get(e.id);
-            if (op && matches(op, f)) items.push(op);
+            if (op && matches(op, f) && reachesVault(auth, op.vaultId, op.ledgerId)) items.push(op);
             if (items.length === f.limit) break;
           }
         }

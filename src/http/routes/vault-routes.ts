@@ -3,8 +3,10 @@ import { ConflictError, InvalidArgumentError } from '../../platform/errors.js';
 import { readVaultKey } from '../../vaults/custody-vault-keys.js';
 import { resolveAssets } from '../../ledger/registry.js';
 import { singleAddress, validateVault, vaultAddresses } from '../../vaults/vault-addresses.js';
-import { vaultRecordSchema, vaultRegistrationSchema, type Bip44Account, type VaultRecord } from '../../vaults/vault-schema.js';
+import { vaultIdSchema, vaultRecordSchema, vaultRegistrationSchema, type Bip44Account, type VaultRecord } from '../../vaults/vault-schema.js';
 import type { AppContext } from '../app-context.js';
+import type { AuthContext } from '../auth.js';
+import { isLimitedKey, reachesVault } from '../key-reach.js';
 import { heavyRouteAccess } from '../open-routes.js';
 import { assetBalanceSchema } from '../schemas.js';
 import { defineRoute } from '../route.js';
@@ -23,7 +25,7 @@ function selectAccount(record: VaultRecord, coin: string | undefined, account: s
   return found;
 }
 
-const vaultIdParams = z.object({ vaultId: z.string().min(1).max(128) });
+const vaultIdParams = z.object({ vaultId: vaultIdSchema });
 
 export function vaultRoutes(ctx: AppContext) {
   return [registerVaultRoute(ctx), listVaultsRoute(ctx), readVaultRoute(ctx), removeVaultRoute(ctx), vaultBalanceRoute(ctx, heavyRouteAccess(ctx))];
@@ -107,11 +109,30 @@ function listVaultsRoute(ctx: AppContext) {
       limit: z.coerce.number().int().min(1).max(500).default(100),
     }),
     response: z.object({ totalItems: z.number(), items: z.array(vaultRecordSchema) }),
-    handler: async ({ query }) => {
-      const { total, items } = await ctx.vaults.list(query.offset, query.limit);
-      return { totalItems: total, items };
+    acrossVaults: 'filter',
+    handler: async ({ query, auth }) => {
+      if (!isLimitedKey(auth)) {
+        const { total, items } = await ctx.vaults.list(query.offset, query.limit);
+        return { totalItems: total, items };
+      }
+      const mine = (await reachableVaults(ctx, auth)).filter((r) => reachesVault(auth, r.vaultId, r.ledgerId));
+      return { totalItems: mine.length, items: mine.slice(query.offset, query.offset + query.limit) };
     },
   });
+}
+
+/** The registered vaults a limited key may see (a key limited to ledgers only: every vault, filtered by the caller), in registration order. */
+async function reachableVaults(ctx: AppContext, auth: AuthContext): Promise<VaultRecord[]> {
+  if (auth.vaults) {
+    const found = await Promise.all(auth.vaults.map((id) => ctx.vaults.find(id)));
+    return found.filter((r): r is VaultRecord => r !== undefined).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+  const all: VaultRecord[] = [];
+  for (let offset = 0; ; offset += 500) {
+    const { items } = await ctx.vaults.list(offset, 500);
+    all.push(...items);
+    if (items.length < 500) return all;
+  }
 }
 
 /** GET /admin/vaults/:vaultId, with the addresses the vault controls. */

@@ -38,6 +38,7 @@ function renderDelivery({ body, orderKey, ...d }: Delivery) {
 
 const idParams = z.object({ id: z.string().min(1).max(64) });
 
+/** Subscriptions get the events of every vault: only admin keys without vault or ledger limits manage them. */
 export function webhookRoutes(service: WebhookService) {
   return [
     defineRoute({
@@ -46,6 +47,7 @@ export function webhookRoutes(service: WebhookService) {
       summary: 'Subscribe a URL to withdrawal events; the signing secret is shown in this answer only',
       tags: ['webhooks'],
       scope: 'admin',
+      acrossVaults: 'unlimited-keys',
       status: 201,
       body: z.object({
         url: z.string().min(1).max(2048).describe('http(s) URL; loopback, link-local and private addresses are refused unless WEBHOOK_ALLOW_PRIVATE'),
@@ -58,17 +60,27 @@ export function webhookRoutes(service: WebhookService) {
         description: z.string().max(200).optional(),
       }),
       response: subscriptionSchema.extend({ secret: z.string().describe('Shown once: keep it to verify X-Webhook-Signature') }),
-      errors: [422],
+      errors: [409, 422],
+      responses: { 409: { description: 'WEBHOOK_MAX_SUBSCRIPTIONS subscriptions exist already (ERR_TOO_MANY_SUBSCRIPTIONS)' } },
       handler: async ({ body }) => service.subscribe(body),
     }),
     defineRoute({
       method: 'get',
       path: '/admin/webhooks',
-      summary: 'Webhook subscriptions (without their secrets)',
+      summary: 'Webhook subscriptions (without their secrets), in creation order, a page at a time',
       tags: ['webhooks'],
       scope: 'admin',
-      response: z.object({ items: z.array(subscriptionSchema) }),
-      handler: async () => ({ items: (await service.deps.subscriptions.list()).map(withoutSecret) }),
+      acrossVaults: 'unlimited-keys',
+      query: z.object({
+        limit: z.coerce.number().int().min(1).max(200).default(50),
+        cursor: z.string().max(300).optional().describe('nextCursor of the previous page'),
+      }),
+      response: z.object({ items: z.array(subscriptionSchema), nextCursor: z.string().optional().describe('Present while more follow') }),
+      errors: [422],
+      handler: async ({ query }) => {
+        const { items, next } = await service.deps.subscriptions.page(query.limit, query.cursor === undefined ? undefined : decodeCursor(query.cursor));
+        return { items: items.map(withoutSecret), ...(next ? { nextCursor: encodeCursor(next) } : {}) };
+      },
     }),
     defineRoute({
       method: 'delete',
@@ -76,6 +88,7 @@ export function webhookRoutes(service: WebhookService) {
       summary: 'Delete a subscription; its undelivered events are cancelled',
       tags: ['webhooks'],
       scope: 'admin',
+      acrossVaults: 'unlimited-keys',
       params: idParams,
       status: 204,
       response: z.null(),
@@ -91,6 +104,7 @@ export function webhookRoutes(service: WebhookService) {
       summary: 'Queue a signed webhook.test event to the subscription; follow it in its deliveries',
       tags: ['webhooks'],
       scope: 'admin',
+      acrossVaults: 'unlimited-keys',
       params: idParams,
       status: 202,
       response: deliverySchema,
@@ -103,6 +117,7 @@ export function webhookRoutes(service: WebhookService) {
       summary: "A subscription's deliveries, newest first, with attempts and the receiver's last answer",
       tags: ['webhooks'],
       scope: 'admin',
+      acrossVaults: 'unlimited-keys',
       params: idParams,
       query: z.object({
         status: z.enum(DELIVERY_STATUSES).optional(),
@@ -124,6 +139,7 @@ export function webhookRoutes(service: WebhookService) {
       summary: 'Send a failed delivery again (a fresh retry schedule); later events of its withdrawal follow it',
       tags: ['webhooks'],
       scope: 'admin',
+      acrossVaults: 'unlimited-keys',
       params: idParams.extend({ deliveryId: z.string().min(1).max(200) }),
       status: 202,
       response: deliverySchema,
