@@ -141,7 +141,12 @@ describe('TypeScript client package (clients/typescript) installed from its tarb
 
     const out = await run(process.execPath, ['out/live.js'], app, toolEnv({ BYOW_API_KEY: WITHDRAW_KEY }));
     const [first, reportLine] = out.trim().split('\n');
-    expect(first).toMatch(/^\S+ EXECUTING$/);
+    // The snippet prints the service's withdrawal id, the custody operation id and the status.
+    const [withdrawalId, operationID, status] = first!.split(' ');
+    expect(withdrawalId).toMatch(/^\S+$/);
+    expect(operationID).toMatch(/^\S+$/);
+    expect(operationID).not.toBe(withdrawalId);
+    expect(status).toBe('EXECUTING');
     const report = JSON.parse(reportLine!.replace(/^REPORT /, '')) as { status: string; coin: number; balance: { address: string; balances: unknown[] } };
     expect(['EXECUTING', 'BROADCASTED', 'CONFIRMED']).toContain(report.status);
     expect(report.coin).toBe(200);
