@@ -11,6 +11,17 @@ import { forbidden, parse, unauthorized } from './problem.js';
 import { participantOr404 } from './participants.js';
 import { loadDirectory, memberActive, operationDetails, operationView, participantView, vaultView } from './views.js';
 
+/** A change to the approver policy: each field optional and without its default; `approvers: null` lets every member approve again. */
+const policyFields = approverPolicySchema.shape;
+const approverPolicyChange = z.strictObject({
+  autoActivate: policyFields.autoActivate.unwrap().optional(),
+  autoJoin: policyFields.autoJoin.unwrap().optional(),
+  approve: policyFields.approve.unwrap().optional(),
+  approvers: policyFields.approvers.unwrap().nullable().optional(),
+  decliners: policyFields.decliners.unwrap().optional(),
+  delayMs: policyFields.delayMs.unwrap().optional(),
+});
+
 /** The emulator's administrator (its own credentials, not a custody user) in HTTP Basic. */
 function adminOnly(ctx: EmulatorContext): RequestHandler {
   return (req, res, next) => {
@@ -83,9 +94,16 @@ export function deviceRoutes(ctx: EmulatorContext): Router {
   r.get('/approver-policy', async (_req, res) => {
     res.json(await approverPolicy(ctx));
   });
+  /** A partial body changes only the fields it names; the answer is the whole policy. */
   r.put('/approver-policy', async (req, res) => {
-    const policy = parse(approverPolicySchema, req.body);
-    await store.put('meta', 'approver-policy', policy);
+    const change = parse(approverPolicyChange, req.body);
+    const policy = await store.exclusive(async () => {
+      const current = await approverPolicy(ctx);
+      const { approvers, ...rest } = change;
+      const next = approverPolicySchema.parse({ ...current, ...rest, approvers: approvers === null ? undefined : (approvers ?? current.approvers) });
+      await store.put('meta', 'approver-policy', next);
+      return next;
+    });
     res.json(policy);
   });
 
