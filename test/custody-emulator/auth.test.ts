@@ -1,3 +1,4 @@
+import { scryptSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN, dropPrefix, expectProblem, startHarness, type Harness } from './harness.js';
 
@@ -13,6 +14,30 @@ async function setup(clock?: { now: number }): Promise<Harness> {
 }
 
 describe('custody emulator authentication', () => {
+  it('costs exactly one password hash per login, whether the user exists, is unknown or is disabled', async () => {
+    let hashes = 0;
+    const h = await startHarness({
+      passwordHasher: (password, salt) => {
+        hashes++;
+        return scryptSync(password, salt, 32);
+      },
+    });
+    cleanup.push(() => dropPrefix(h.redis, h.prefix), h.stop);
+    expect((await h.api('POST', '/auth/users', { name: 'dave', password: 'dave-password', role: 'Trader' })).status).toBe(201);
+    expect((await h.api('PUT', '/auth/users/dave', { enabled: false })).status).toBe(200);
+    const cost = async (attempt: () => Promise<{ status: number }>) => {
+      const before = hashes;
+      const res = await attempt();
+      return { status: res.status, hashes: hashes - before };
+    };
+    expect(await cost(() => h.login(ADMIN.user, 'wrong-password'))).toEqual({ status: 401, hashes: 1 });
+    expect(await cost(() => h.login('nobody', 'wrong-password'))).toEqual({ status: 401, hashes: 1 });
+    expect(await cost(() => h.login('dave', 'dave-password'))).toEqual({ status: 401, hashes: 1 });
+    expect(await cost(() => h.login())).toEqual({ status: 201, hashes: 1 });
+    // The password change with HTTP Basic checks the password the same way.
+    expect(await cost(() => h.call('PUT', '/auth/password', { value: 'x' }, { basic: { user: 'nobody', password: 'p' } }))).toEqual({ status: 401, hashes: 1 });
+  });
+
   it('logs the administrator in with HTTP Basic and a form body; the token opens the management routes', async () => {
     const h = await setup();
     const res = await h.login();

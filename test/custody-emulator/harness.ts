@@ -71,6 +71,7 @@ export interface HarnessOptions {
   legacyRevision?: '1.0.1905' | '1.0.1811';
   apiKey?: { clientId: string; key: string };
   clock?: { now: number };
+  passwordHasher?: (password: string, salt: string) => Buffer;
 }
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
@@ -87,6 +88,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
     legacyRevision: opts.legacyRevision,
     apiKey: opts.apiKey,
     now: opts.clock ? () => (opts.clock as { now: number }).now : undefined,
+    passwordHasher: opts.passwordHasher,
   });
   const bases = { mng: running.url, legacy: running.legacyUrl, emulator: running.emulatorUrl };
   const call = async (method: string, path: string, body?: unknown, o: CallOptions = {}): Promise<Answer> => {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import type { EmulatorContext } from './context.js';
+import type { EmulatorContext, PasswordHasher } from './context.js';
 import type { Role, User } from './model.js';
 import { forbidden, ProblemError, unauthorized } from './problem.js';
 import type { TokenRecord } from './store.js';
@@ -18,13 +18,26 @@ export interface Principal {
 export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
 export const newToken = (): string => randomBytes(32).toString('base64url');
 
+export const scryptHasher: PasswordHasher = (password, salt) => scryptSync(password, salt, 32);
+
 export function hashPassword(password: string, salt = randomBytes(16).toString('hex')): { passwordHash: string; salt: string } {
-  return { passwordHash: scryptSync(password, salt, 32).toString('hex'), salt };
+  return { passwordHash: scryptHasher(password, salt).toString('hex'), salt };
 }
 
-function passwordMatches(user: User, password: string): boolean {
-  const given = scryptSync(password, user.salt, 32);
-  return timingSafeEqual(given, Buffer.from(user.passwordHash, 'hex'));
+/** What an unknown or disabled user's password is checked against, so that it costs one hash as a known user's does. */
+const DUMMY_USER = { salt: randomBytes(16).toString('hex'), passwordHash: Buffer.alloc(32) };
+
+/**
+ * Exactly one hash and one comparison whoever the name is (known, unknown or disabled), so the
+ * time of a failed login does not tell whether the user exists.
+ */
+function passwordMatches(hasher: PasswordHasher, user: User | undefined, password: string): boolean {
+  const usable = user?.enabled === true;
+  const given = hasher(password, usable ? user.salt : DUMMY_USER.salt);
+  const expected = usable ? Buffer.from(user.passwordHash, 'hex') : DUMMY_USER.passwordHash;
+  // timingSafeEqual needs equal lengths; a stored hash of another length never matches.
+  const same = expected.length === given.length && timingSafeEqual(given, expected);
+  return usable && same;
 }
 
 /** Constant-time text comparison (hashing first makes the lengths equal). */
@@ -46,7 +59,7 @@ export const passwordMustChange = (status: number) =>
 /** The user behind a name and password; 401 for anything wrong, without saying which part. */
 export async function checkPassword(ctx: EmulatorContext, name: string, password: string): Promise<User> {
   const user = await ctx.store.get<User>('user', name);
-  if (!user || !user.enabled || !passwordMatches(user, password)) throw unauthorized('Invalid user name or password.', 'invalid-credentials');
+  if (!passwordMatches(ctx.passwordHasher, user, password) || !user) throw unauthorized('Invalid user name or password.', 'invalid-credentials');
   return user;
 }
 

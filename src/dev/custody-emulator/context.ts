@@ -17,6 +17,9 @@ export interface CallbackSettings {
   timeoutMs: number;
 }
 
+/** A password hash of a salt (auth.ts: scrypt, 32 bytes); replaceable so that tests can count its calls. */
+export type PasswordHasher = (password: string, salt: string) => Buffer;
+
 /** Reactions the automatic approver policy attaches to new records (automation.ts). */
 export interface Hooks {
   participantCreated(p: Participant): Promise<void>;
@@ -44,6 +47,8 @@ export interface EmulatorContext {
   background: { signal: AbortSignal; track(work: Promise<unknown>): void; later(ms: number, work: () => Promise<unknown>): void };
   hooks: Hooks;
   iso(): string;
+  /** Computes the password hashes that logins are checked against (auth.ts; scrypt). */
+  passwordHasher: PasswordHasher;
   /** Requests without credentials act as the administrator (an in-memory emulator for tests without an API key). */
   openAccess: boolean;
   /** Approver faults, set in process only (direct-control.ts). */

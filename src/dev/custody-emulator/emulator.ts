@@ -8,11 +8,11 @@ import express, { Router, type Express } from 'express';
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { accountRoutes } from './accounts.js';
-import { API_KEY_SECONDS, hashPassword, requireToken, tokenHash } from './auth.js';
+import { API_KEY_SECONDS, hashPassword, requireToken, scryptHasher, tokenHash } from './auth.js';
 import { authRoutes } from './auth-routes.js';
 import { approverPolicySchema, createHooks, resumeAutomation, type ApproverPolicyInput } from './automation.js';
 import { bip44Routes } from './bip44.js';
-import type { CallbackSettings, EmulatorContext, Revision } from './context.js';
+import type { CallbackSettings, EmulatorContext, PasswordHasher, Revision } from './context.js';
 import { deviceRoutes } from './device-routes.js';
 import { memberRoutes } from './members.js';
 import type { ApiKeyRecord, Role, User } from './model.js';
@@ -46,6 +46,8 @@ export interface CustodyEmulatorOptions {
   /** What the `/casp` base serves. Default 1.0.1905. */
   legacyRevision?: '1.0.1905' | '1.0.1811';
   logger?: Logger;
+  /** The password hash logins are checked with; default scrypt (tests count its calls). */
+  passwordHasher?: PasswordHasher;
   /** Milliseconds since the epoch; tests move it to expire tokens. */
   now?: () => number;
 }
@@ -104,6 +106,7 @@ export async function createCustodyEmulator(opts: CustodyEmulatorOptions): Promi
   const ctx: EmulatorContext = {
     store,
     openAccess: opts.openAccess ?? false,
+    passwordHasher: opts.passwordHasher ?? scryptHasher,
     approverFaults: { global: {}, vaults: new Map() },
     now,
     iso: () => new Date(now()).toISOString(),
