@@ -72,6 +72,7 @@ export interface HarnessOptions {
   apiKey?: { clientId: string; key: string };
   clock?: { now: number };
   passwordHasher?: (password: string, salt: string) => Buffer;
+  loginLimit?: { perUser?: number; perPeer?: number; windowSeconds?: number };
 }
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
@@ -89,6 +90,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
     apiKey: opts.apiKey,
     now: opts.clock ? () => (opts.clock as { now: number }).now : undefined,
     passwordHasher: opts.passwordHasher,
+    loginLimit: opts.loginLimit,
   });
   const bases = { mng: running.url, legacy: running.legacyUrl, emulator: running.emulatorUrl };
   const call = async (method: string, path: string, body?: unknown, o: CallOptions = {}): Promise<Answer> => {

@@ -37,6 +37,9 @@ const tokenBody = z.object({
 
 type Req = Parameters<Parameters<Router['post']>[1]>[0];
 
+/** The peer's address, as failed logins are counted per address. */
+const peerOf = (req: Req): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
 /** The token result of a login or refresh: refresh token and role from 1.0.1905 on. */
 async function issueTokens(ctx: EmulatorContext, revision: Revision, res: Response, user: User): Promise<void> {
   const access = await issueToken(ctx, 'access', user.name, user.role, ACCESS_TOKEN_SECONDS);
@@ -68,7 +71,7 @@ function loginRoutes(r: Router, ctx: EmulatorContext, revision: Revision): void 
     const basic = basicCredentials(req);
     const creds = basic ?? (body.username && body.password ? { name: body.username, password: body.password } : undefined);
     if (!creds) throw unauthorized('Send the user name and password with HTTP Basic authentication (or username and password in the body).', 'invalid-credentials');
-    const user = await checkPassword(ctx, creds.name, creds.password);
+    const user = await checkPassword(ctx, creds.name, creds.password, peerOf(req));
     // 1.0.2106 answers 400 for a password that must change; the samples of earlier releases show 401.
     if (user.mustChangePassword) throw passwordMustChange(revision === '1.0.2106' ? 400 : 401);
     await issueTokens(ctx, revision, res, user);
@@ -78,7 +81,7 @@ function loginRoutes(r: Router, ctx: EmulatorContext, revision: Revision): void 
 /** The user a password change is for: HTTP Basic with the current password, or a user access token. */
 async function passwordChanger(ctx: EmulatorContext, req: Req): Promise<string | undefined> {
   const basic = basicCredentials(req);
-  if (basic) return (await checkPassword(ctx, basic.name, basic.password)).name;
+  if (basic) return (await checkPassword(ctx, basic.name, basic.password, peerOf(req))).name;
   const m = /^Bearer (\S+)$/.exec(req.get('authorization') ?? '');
   const p = m ? await principalOf(ctx, m[1] as string) : undefined;
   return p?.kind === 'access' ? p.owner : undefined;

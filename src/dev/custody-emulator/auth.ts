@@ -56,10 +56,18 @@ export function basicCredentials(req: Request): { name: string; password: string
 export const passwordMustChange = (status: number) =>
   new ProblemError(status, 'password-must-be-changed', 'Password must be changed', 'The password of this user must be changed before it can log in: PUT {mng}/auth/password.');
 
-/** The user behind a name and password; 401 for anything wrong, without saying which part. */
-export async function checkPassword(ctx: EmulatorContext, name: string, password: string): Promise<User> {
+/**
+ * The user behind a name and password; 401 for anything wrong, without saying which part. The
+ * failures count against the name and the peer address; 429 once either used up its limit.
+ */
+export async function checkPassword(ctx: EmulatorContext, name: string, password: string, peer: string): Promise<User> {
+  ctx.loginLimiter.refuseIfBlocked(name, peer);
   const user = await ctx.store.get<User>('user', name);
-  if (!passwordMatches(ctx.passwordHasher, user, password) || !user) throw unauthorized('Invalid user name or password.', 'invalid-credentials');
+  if (!passwordMatches(ctx.passwordHasher, user, password) || !user) {
+    ctx.loginLimiter.failed(name, peer);
+    throw unauthorized('Invalid user name or password.', 'invalid-credentials');
+  }
+  ctx.loginLimiter.succeeded(name);
   return user;
 }
 

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Operation, Participant } from './model.js';
 import type { ApproverFaultTable } from './faults.js';
+import type { LoginLimiter } from './login-limit.js';
 import type { EmulatorStore } from './store.js';
 
 /** 1.0.2106 under `/custody/api/v1.0/mng`; the older base serves one of the earlier revisions. */
@@ -47,6 +48,8 @@ export interface EmulatorContext {
   background: { signal: AbortSignal; track(work: Promise<unknown>): void; later(ms: number, work: () => Promise<unknown>): void };
   hooks: Hooks;
   iso(): string;
+  /** Failed password logins per user name and per peer address (login-limit.ts). */
+  loginLimiter: LoginLimiter;
   /** Computes the password hashes that logins are checked against (auth.ts; scrypt). */
   passwordHasher: PasswordHasher;
   /** Requests without credentials act as the administrator (an in-memory emulator for tests without an API key). */

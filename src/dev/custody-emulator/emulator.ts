@@ -14,6 +14,7 @@ import { approverPolicySchema, createHooks, resumeAutomation, type ApproverPolic
 import { bip44Routes } from './bip44.js';
 import type { CallbackSettings, EmulatorContext, PasswordHasher, Revision } from './context.js';
 import { deviceRoutes } from './device-routes.js';
+import { createLoginLimiter, DEFAULT_LOGIN_LIMIT, type LoginLimitSettings } from './login-limit.js';
 import { memberRoutes } from './members.js';
 import type { ApiKeyRecord, Role, User } from './model.js';
 import { operationRoutes } from './operations.js';
@@ -46,6 +47,8 @@ export interface CustodyEmulatorOptions {
   /** What the `/casp` base serves. Default 1.0.1905. */
   legacyRevision?: '1.0.1905' | '1.0.1811';
   logger?: Logger;
+  /** Failed logins allowed per user name and per peer address; default DEFAULT_LOGIN_LIMIT. */
+  loginLimit?: Partial<LoginLimitSettings>;
   /** The password hash logins are checked with; default scrypt (tests count its calls). */
   passwordHasher?: PasswordHasher;
   /** Milliseconds since the epoch; tests move it to expire tokens. */
@@ -107,6 +110,7 @@ export async function createCustodyEmulator(opts: CustodyEmulatorOptions): Promi
     store,
     openAccess: opts.openAccess ?? false,
     passwordHasher: opts.passwordHasher ?? scryptHasher,
+    loginLimiter: createLoginLimiter({ ...DEFAULT_LOGIN_LIMIT, ...opts.loginLimit }, now),
     approverFaults: { global: {}, vaults: new Map() },
     now,
     iso: () => new Date(now()).toISOString(),
