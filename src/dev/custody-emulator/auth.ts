@@ -2,7 +2,7 @@ import { createHash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypt
 import type { Request, RequestHandler } from 'express';
 import type { EmulatorContext, PasswordHasher } from './context.js';
 import type { Role, User } from './model.js';
-import { forbidden, ProblemError, unauthorized } from './problem.js';
+import { ProblemError, unauthorized } from './problem.js';
 import type { TokenRecord } from './store.js';
 
 export const ACCESS_TOKEN_SECONDS = 20 * 60;
@@ -91,7 +91,7 @@ export async function principalOf(ctx: EmulatorContext, token: string): Promise<
   return user?.enabled ? { owner: user.name, role: user.role, kind: record.kind } : undefined;
 }
 
-/** `Authorization: Bearer <access token | API key>` on every management call that the spec shows with it. */
+/** `Authorization: Bearer <access token | API key>` on every management call that the spec shows with it (roles.ts says which). */
 export function requireToken(ctx: EmulatorContext): RequestHandler {
   return async (req, res, next) => {
     if (ctx.openAccess && !req.get('authorization')) {
@@ -107,9 +107,3 @@ export function requireToken(ctx: EmulatorContext): RequestHandler {
     next();
   };
 }
-
-export const requireSuperUser: RequestHandler = (_req, res, next) => {
-  const p = res.locals.principal as Principal | undefined;
-  if (p?.role !== 'Super_User') return next(forbidden('Only a Super_User may manage users and API keys.', 'role-not-allowed'));
-  next();
-};

@@ -8,7 +8,7 @@ import express, { Router, type Express } from 'express';
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { accountRoutes } from './accounts.js';
-import { API_KEY_SECONDS, hashPassword, requireToken, scryptHasher, tokenHash } from './auth.js';
+import { API_KEY_SECONDS, hashPassword, scryptHasher, tokenHash } from './auth.js';
 import { authRoutes } from './auth-routes.js';
 import { approverPolicySchema, createHooks, resumeAutomation, type ApproverPolicyInput } from './automation.js';
 import { bip44Routes } from './bip44.js';
@@ -20,6 +20,7 @@ import type { ApiKeyRecord, Role, User } from './model.js';
 import { operationRoutes } from './operations.js';
 import { participantRoutes } from './participants.js';
 import { problemHandler, unknownRoute } from './problem.js';
+import { authorize } from './roles.js';
 import { statusRoutes } from './status.js';
 import { createStore, type EmulatorStore } from './store.js';
 import { vaultRoutes } from './vaults.js';
@@ -65,9 +66,10 @@ export interface CustodyEmulator {
 
 function mngRouter(ctx: EmulatorContext, revision: Revision): Router {
   const r = Router();
+  // One guard for every route below: token and role, by the table in roles.ts.
+  r.use(authorize(ctx));
   r.use(statusRoutes(ctx));
   r.use(authRoutes(ctx, revision));
-  r.use(requireToken(ctx));
   for (const routes of [accountRoutes(ctx, revision), participantRoutes(ctx, revision), vaultRoutes(ctx, revision), bip44Routes(ctx), memberRoutes(ctx), operationRoutes(ctx, revision)]) r.use(routes);
   return r;
 }
