@@ -68,6 +68,17 @@ describe('custody emulator authentication', () => {
     expect((await h.login()).status).toBe(201);
   });
 
+  it('counts wrong credentials on the emulator-only routes too, apart from the custody logins', async () => {
+    const h = await startHarness({ loginLimit: { perUser: 2, perPeer: 100, windowSeconds: 60 } });
+    cleanup.push(() => dropPrefix(h.redis, h.prefix), h.stop);
+    const wrong = { user: ADMIN.user, password: 'wrong-password' };
+    for (let i = 0; i < 2; i++) expectProblem(await h.call('GET', '/approver-policy', undefined, { base: 'emulator', basic: wrong }), 401);
+    // No credentials at all is no guess.
+    for (let i = 0; i < 3; i++) expectProblem(await h.call('GET', '/approver-policy', undefined, { base: 'emulator' }), 401);
+    expectProblem(await h.device('GET', '/approver-policy'), 429, 'too-many-login-failures');
+    expect((await h.login()).status).toBe(201);
+  });
+
   it('limits failed logins per peer address, whatever the names', async () => {
     const h = await startHarness({ loginLimit: { perUser: 100, perPeer: 4, windowSeconds: 60 } });
     cleanup.push(() => dropPrefix(h.redis, h.prefix), h.stop);

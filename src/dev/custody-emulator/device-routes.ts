@@ -22,14 +22,25 @@ const approverPolicyChange = z.strictObject({
   delayMs: policyFields.delayMs.unwrap().optional(),
 });
 
-/** The emulator's administrator (its own credentials, not a custody user) in HTTP Basic. */
+/**
+ * The emulator's administrator (its own credentials, not a custody user) in HTTP Basic. Wrong
+ * credentials count against the failed-login limit of the name and the peer address, as logins do.
+ */
 function adminOnly(ctx: EmulatorContext): RequestHandler {
   return (req, res, next) => {
     const creds = basicCredentials(req);
+    const peer = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    // Counted apart from the custody users of the same name.
+    const name = `emulator-admin:${creds?.name ?? ''}`;
+    if (creds) ctx.loginLimiter.refuseIfBlocked(name, peer);
     // Both comparisons run every time, so timing does not tell which part was wrong.
     const userOk = sameText(creds?.name ?? '', ctx.admin.user);
     const passwordOk = sameText(creds?.password ?? '', ctx.admin.password);
-    if (creds && userOk && passwordOk) return next();
+    if (creds && userOk && passwordOk) {
+      ctx.loginLimiter.succeeded(name);
+      return next();
+    }
+    if (creds) ctx.loginLimiter.failed(name, peer);
     res.set('WWW-Authenticate', 'Basic realm="custody-emulator"');
     next(unauthorized("The emulator-only routes need the emulator's admin credentials (HTTP Basic).", 'emulator-admin-required'));
   };

@@ -32,8 +32,8 @@ export function createLoginLimiter(settings: LoginLimitSettings, now: () => numb
   const windows = new Map<string, { failures: number; resetAt: number }>();
   const limits = (user: string, peer: string) =>
     [
-      { key: `user:${user}`, max: settings.perUser, what: `user ${JSON.stringify(user)}` },
-      { key: `peer:${peer}`, max: settings.perPeer, what: `address ${peer}` },
+      { key: `user:${user}`, max: settings.perUser, what: 'this user name' },
+      { key: `peer:${peer}`, max: settings.perPeer, what: `the address ${peer}` },
     ].filter((l) => l.max > 0);
   return {
     refuseIfBlocked(user, peer) {
