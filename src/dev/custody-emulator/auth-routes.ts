@@ -213,7 +213,7 @@ function apiKeyRoutes(r: Router, ctx: EmulatorContext, revision: Revision): void
   });
 }
 
-/** Authentication operations, with the 1.0.1811 paths beside the current ones. */
+/** Authentication operations, with the 1.0.1811 paths beside the current ones. Mounted behind `authorize` (roles.ts), which checks tokens and roles. */
 export function authRoutes(ctx: EmulatorContext, revision: Revision): Router {
   const r = Router();
   loginRoutes(r, ctx, revision);
