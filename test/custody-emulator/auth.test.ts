@@ -1,3 +1,4 @@
+import { scryptSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN, dropPrefix, expectProblem, startHarness, type Harness } from './harness.js';
 
@@ -13,6 +14,80 @@ async function setup(clock?: { now: number }): Promise<Harness> {
 }
 
 describe('custody emulator authentication', () => {
+  it('costs exactly one password hash per login, whether the user exists, is unknown or is disabled', async () => {
+    let hashes = 0;
+    const h = await startHarness({
+      passwordHasher: (password, salt) => {
+        hashes++;
+        return scryptSync(password, salt, 32);
+      },
+    });
+    cleanup.push(() => dropPrefix(h.redis, h.prefix), h.stop);
+    expect((await h.api('POST', '/auth/users', { name: 'dave', password: 'dave-password', role: 'Trader' })).status).toBe(201);
+    expect((await h.api('PUT', '/auth/users/dave', { enabled: false })).status).toBe(200);
+    const cost = async (attempt: () => Promise<{ status: number }>) => {
+      const before = hashes;
+      const res = await attempt();
+      return { status: res.status, hashes: hashes - before };
+    };
+    expect(await cost(() => h.login(ADMIN.user, 'wrong-password'))).toEqual({ status: 401, hashes: 1 });
+    expect(await cost(() => h.login('nobody', 'wrong-password'))).toEqual({ status: 401, hashes: 1 });
+    expect(await cost(() => h.login('dave', 'dave-password'))).toEqual({ status: 401, hashes: 1 });
+    expect(await cost(() => h.login())).toEqual({ status: 201, hashes: 1 });
+    // The password change with HTTP Basic checks the password the same way.
+    expect(await cost(() => h.call('PUT', '/auth/password', { value: 'x' }, { basic: { user: 'nobody', password: 'p' } }))).toEqual({ status: 401, hashes: 1 });
+  });
+
+  it('limits failed logins per user name, known or not: 429 with Retry-After until the window ends', async () => {
+    const clock = { now: Date.UTC(2026, 0, 1) };
+    const h = await startHarness({ clock, loginLimit: { perUser: 3, perPeer: 100, windowSeconds: 60 } });
+    cleanup.push(() => dropPrefix(h.redis, h.prefix), h.stop);
+    expect((await h.api('POST', '/auth/users', { name: 'trader1', password: 'trader-password', role: 'Trader' })).status).toBe(201);
+    for (const user of [ADMIN.user, 'ghost']) {
+      for (let i = 0; i < 3; i++) expectProblem(await h.login(user, 'wrong-password'), 401, 'invalid-credentials');
+    }
+    clock.now += 15_000;
+    for (const user of [ADMIN.user, 'ghost']) expectProblem(await h.login(user, user === 'ghost' ? 'x' : ADMIN.password), 429, 'too-many-login-failures');
+    const refused = await fetch(`${h.running.url}/auth/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString('base64')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'password' }),
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('45');
+    expect(refused.headers.get('content-type')).toContain('application/problem+json');
+    // The password change with HTTP Basic is held back too; another user of the same address is not.
+    expectProblem(await h.call('PUT', '/auth/password', { value: 'new-password' }, { basic: ADMIN }), 429);
+    expect((await h.login('trader1', 'trader-password')).status).toBe(201);
+    clock.now += 45_000;
+    expect((await h.login()).status).toBe(201);
+    // A right password clears the name's failures.
+    for (let i = 0; i < 2; i++) expectProblem(await h.login(ADMIN.user, 'wrong-password'), 401);
+    expect((await h.login()).status).toBe(201);
+    for (let i = 0; i < 2; i++) expectProblem(await h.login(ADMIN.user, 'wrong-password'), 401);
+    expect((await h.login()).status).toBe(201);
+  });
+
+  it('counts wrong credentials on the emulator-only routes too, apart from the custody logins', async () => {
+    const h = await startHarness({ loginLimit: { perUser: 2, perPeer: 100, windowSeconds: 60 } });
+    cleanup.push(() => dropPrefix(h.redis, h.prefix), h.stop);
+    const wrong = { user: ADMIN.user, password: 'wrong-password' };
+    for (let i = 0; i < 2; i++) expectProblem(await h.call('GET', '/approver-policy', undefined, { base: 'emulator', basic: wrong }), 401);
+    // No credentials at all is no guess.
+    for (let i = 0; i < 3; i++) expectProblem(await h.call('GET', '/approver-policy', undefined, { base: 'emulator' }), 401);
+    expectProblem(await h.device('GET', '/approver-policy'), 429, 'too-many-login-failures');
+    expect((await h.login()).status).toBe(201);
+  });
+
+  it('limits failed logins per peer address, whatever the names', async () => {
+    const h = await startHarness({ loginLimit: { perUser: 100, perPeer: 4, windowSeconds: 60 } });
+    cleanup.push(() => dropPrefix(h.redis, h.prefix), h.stop);
+    for (const user of ['a', 'b', 'c', ADMIN.user]) expectProblem(await h.login(user, 'wrong-password'), 401);
+    const refused = await h.login();
+    expectProblem(refused, 429, 'too-many-login-failures');
+    expect(refused.json.details).toContain('address');
+  });
+
   it('logs the administrator in with HTTP Basic and a form body; the token opens the management routes', async () => {
     const h = await setup();
     const res = await h.login();

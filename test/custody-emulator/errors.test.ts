@@ -4,7 +4,8 @@ import { ADMIN, dropPrefix, expectProblem, quorumVault, startHarness, type Harne
 let h: Harness;
 let vault: Awaited<ReturnType<typeof quorumVault>>;
 beforeAll(async () => {
-  h = await startHarness();
+  // Every route is tried with wrong credentials here; the failed-login limit has its own tests (auth.test.ts).
+  h = await startHarness({ loginLimit: { perUser: 0, perPeer: 0 } });
   vault = await quorumVault(h);
 });
 afterAll(async () => {

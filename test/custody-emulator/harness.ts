@@ -71,6 +71,8 @@ export interface HarnessOptions {
   legacyRevision?: '1.0.1905' | '1.0.1811';
   apiKey?: { clientId: string; key: string };
   clock?: { now: number };
+  passwordHasher?: (password: string, salt: string) => Buffer;
+  loginLimit?: { perUser?: number; perPeer?: number; windowSeconds?: number };
 }
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
@@ -87,6 +89,8 @@ export async function startHarness(opts: HarnessOptions = {}) {
     legacyRevision: opts.legacyRevision,
     apiKey: opts.apiKey,
     now: opts.clock ? () => (opts.clock as { now: number }).now : undefined,
+    passwordHasher: opts.passwordHasher,
+    loginLimit: opts.loginLimit,
   });
   const bases = { mng: running.url, legacy: running.legacyUrl, emulator: running.emulatorUrl };
   const call = async (method: string, path: string, body?: unknown, o: CallOptions = {}): Promise<Answer> => {

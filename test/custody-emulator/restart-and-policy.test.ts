@@ -75,6 +75,18 @@ describe('custody emulator state, automatic approvers and faults', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
+  it('merges a partial approver policy into the current one and answers the whole policy', async () => {
+    const h = await startHarness({ approverPolicy: { autoActivate: true, autoJoin: true, approve: 'quorum', approvers: ['a'], delayMs: 7 } });
+    cleanup.push(() => dropPrefix(h.redis, h.prefix), h.stop);
+    const whole = { autoActivate: true, autoJoin: true, approve: 'none', approvers: ['a'], decliners: [], delayMs: 7 };
+    expect((await h.device('PUT', '/approver-policy', { approve: 'none' })).json).toEqual(whole);
+    expect((await h.device('GET', '/approver-policy')).json).toEqual(whole);
+    expect((await h.device('PUT', '/approver-policy', { decliners: ['b'], approvers: null })).json).toEqual({ ...whole, approvers: undefined, decliners: ['b'] });
+    expect((await h.device('PUT', '/approver-policy', {})).json).toEqual({ autoActivate: true, autoJoin: true, approve: 'none', decliners: ['b'], delayMs: 7 });
+    expectProblem(await h.device('PUT', '/approver-policy', { autoJoin: 'yes' }), 400);
+    expectProblem(await h.device('PUT', '/approver-policy', { other: 1 }), 400);
+  });
+
   it('injects faults: FAILED and ERROR endings, dropped then resent callbacks, partial halves, legacy v', async () => {
     const receiver = await startReceiver();
     const h = await startHarness({ callbackBaseUrl: receiver.url, approverPolicy: { approve: 'quorum', delayMs: 1 } });

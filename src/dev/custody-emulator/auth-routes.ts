@@ -10,14 +10,12 @@ import {
   passwordMustChange,
   principalOf,
   REFRESH_TOKEN_SECONDS,
-  requireSuperUser,
-  requireToken,
   tokenHash,
   type Principal,
 } from './auth.js';
 import type { EmulatorContext, Revision } from './context.js';
 import { ROLES, type ApiKeyRecord, type Role, type User } from './model.js';
-import { badRequest, conflict, notFound, parse, unauthorized } from './problem.js';
+import { badRequest, conflict, forbidden, notFound, parse, unauthorized } from './problem.js';
 
 // 1.0.1811 named its roles ADMIN and USER.
 const roleSchema = z.union([z.enum(ROLES), z.enum(['ADMIN', 'USER']).transform((r): Role => (r === 'ADMIN' ? 'Super_User' : 'Trader'))]);
@@ -36,6 +34,9 @@ const tokenBody = z.object({
 });
 
 type Req = Parameters<Parameters<Router['post']>[1]>[0];
+
+/** The peer's address, as failed logins are counted per address. */
+const peerOf = (req: Req): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
 /** The token result of a login or refresh: refresh token and role from 1.0.1905 on. */
 async function issueTokens(ctx: EmulatorContext, revision: Revision, res: Response, user: User): Promise<void> {
@@ -68,7 +69,7 @@ function loginRoutes(r: Router, ctx: EmulatorContext, revision: Revision): void 
     const basic = basicCredentials(req);
     const creds = basic ?? (body.username && body.password ? { name: body.username, password: body.password } : undefined);
     if (!creds) throw unauthorized('Send the user name and password with HTTP Basic authentication (or username and password in the body).', 'invalid-credentials');
-    const user = await checkPassword(ctx, creds.name, creds.password);
+    const user = await checkPassword(ctx, creds.name, creds.password, peerOf(req));
     // 1.0.2106 answers 400 for a password that must change; the samples of earlier releases show 401.
     if (user.mustChangePassword) throw passwordMustChange(revision === '1.0.2106' ? 400 : 401);
     await issueTokens(ctx, revision, res, user);
@@ -78,7 +79,7 @@ function loginRoutes(r: Router, ctx: EmulatorContext, revision: Revision): void 
 /** The user a password change is for: HTTP Basic with the current password, or a user access token. */
 async function passwordChanger(ctx: EmulatorContext, req: Req): Promise<string | undefined> {
   const basic = basicCredentials(req);
-  if (basic) return (await checkPassword(ctx, basic.name, basic.password)).name;
+  if (basic) return (await checkPassword(ctx, basic.name, basic.password, peerOf(req))).name;
   const m = /^Bearer (\S+)$/.exec(req.get('authorization') ?? '');
   const p = m ? await principalOf(ctx, m[1] as string) : undefined;
   return p?.kind === 'access' ? p.owner : undefined;
@@ -100,9 +101,8 @@ function ownPasswordRoutes(r: Router, ctx: EmulatorContext): void {
   });
 }
 
-/** User management by a Super_User: create, list, set password, enable or disable, change role, delete. */
+/** User management (a Super_User's: roles.ts): create, list, set password, enable or disable, change role, delete. */
 function userRoutes(r: Router, ctx: EmulatorContext, revision: Revision): void {
-  const su = [requireToken(ctx), requireSuperUser];
   const store = ctx.store;
 
   async function updateUser(userName: string, change: (u: User) => User): Promise<void> {
@@ -116,7 +116,7 @@ function userRoutes(r: Router, ctx: EmulatorContext, revision: Revision): void {
   }
   const setUser = (active: boolean | undefined, role: Role | undefined) => (u: User) => ({ ...u, enabled: active ?? u.enabled, role: role ?? u.role });
 
-  r.post('/auth/users', ...su, async (req, res) => {
+  r.post('/auth/users', async (req, res) => {
     const body = parse(z.object({ name, password, role: revision === '1.0.1811' ? roleSchema.default('Trader') : roleSchema }), req.body);
     await store.exclusive(async () => {
       if (await store.get('user', body.name)) throw conflict(`User ${body.name} already exists.`, 'user-exists');
@@ -125,26 +125,26 @@ function userRoutes(r: Router, ctx: EmulatorContext, revision: Revision): void {
     });
     res.status(201).end();
   });
-  r.get('/auth/users', ...su, async (_req, res) => {
+  r.get('/auth/users', async (_req, res) => {
     const users = await store.list<User>('user');
     res.json(users.sort((a, b) => a.name.localeCompare(b.name)).map((u) => ({ name: u.name, enabled: u.enabled, role: u.role })));
   });
-  r.put('/auth/users/:username/password', ...su, async (req, res) => {
+  r.put('/auth/users/:username/password', async (req, res) => {
     const body = parse(z.object({ password, mustChangePassword: flag }), req.body);
     await updateUser(String(req.params.username), (u) => ({ ...u, ...hashPassword(body.password), mustChangePassword: body.mustChangePassword }));
     res.status(200).end();
   });
-  r.put('/auth/users/:username', ...su, async (req, res) => {
+  r.put('/auth/users/:username', async (req, res) => {
     const body = parse(z.object({ enabled: flag.optional(), active: flag.optional(), role: roleSchema.optional() }), req.body);
     await updateUser(String(req.params.username), setUser(body.enabled ?? body.active, body.role));
     res.status(200).end();
   });
-  r.put('/auth/:username', ...su, async (req, res) => {
+  r.put('/auth/:username', async (req, res) => {
     const body = parse(z.object({ active: flag.optional(), role: roleSchema.optional() }), req.body);
     await updateUser(String(req.params.username), setUser(body.active, body.role));
     res.status(200).end();
   });
-  r.delete('/auth/users/:username', ...su, async (req, res) => {
+  r.delete('/auth/users/:username', async (req, res) => {
     await store.exclusive(async () => {
       const user = await store.get<User>('user', String(req.params.username));
       if (!user) throw notFound(`User ${String(req.params.username)} does not exist.`);
@@ -159,14 +159,13 @@ function userRoutes(r: Router, ctx: EmulatorContext, revision: Revision): void {
 
 /** API keys (list, create, revoke) and token revocation, with the 1.0.1811 body-addressed forms. */
 function apiKeyRoutes(r: Router, ctx: EmulatorContext, revision: Revision): void {
-  const su = [requireToken(ctx), requireSuperUser];
   const store = ctx.store;
 
-  r.get('/auth/apikeys', ...su, async (_req, res) => {
+  r.get('/auth/apikeys', async (_req, res) => {
     const keys = await store.list<ApiKeyRecord>('apikey');
     res.json(keys.map((k) => ({ clientId: k.clientId, tokenType: 'BEARER', expiry_in: Math.max(0, Math.floor((k.expiresAt - ctx.now()) / 1000)), scope: k.scope })));
   });
-  r.post('/auth/apikeys', ...su, async (req, res) => {
+  r.post('/auth/apikeys', async (req, res) => {
     const role = revision === '1.0.2106' ? roleSchema : roleSchema.default('Trader');
     const body = parse(
       z.object({ client_id: name, client_role: role, scope: z.literal('/mng'), grant_type: z.literal('client_credentials') }),
@@ -191,30 +190,30 @@ function apiKeyRoutes(r: Router, ctx: EmulatorContext, revision: Revision): void
       await store.del('apikey', clientId);
     });
   };
-  r.delete('/auth/apikeys/:clientId', ...su, async (req, res) => {
+  r.delete('/auth/apikeys/:clientId', async (req, res) => {
     await revokeKey(String(req.params.clientId));
     res.status(200).end();
   });
   const revokeTokens = async (owner: string, p: Principal) => {
-    if (p.role !== 'Super_User' && p.owner !== owner) throw unauthorized('Only the owner or a Super_User may revoke tokens.');
+    if (p.role !== 'Super_User' && p.owner !== owner) throw forbidden("Revoking another owner's tokens needs the role Super_User.", 'role-not-allowed');
     await store.revokeOwner(owner, ['access', 'refresh']);
   };
-  r.delete(['/auth/token/:owner', '/auth/tokens/:owner'], requireToken(ctx), async (req, res) => {
+  r.delete(['/auth/token/:owner', '/auth/tokens/:owner'], async (req, res) => {
     await revokeTokens(String(req.params.owner), res.locals.principal as Principal);
     res.status(200).end();
   });
   // 1.0.1811: revocation with the client id in the body.
-  r.delete('/auth/apikeys', ...su, async (req, res) => {
+  r.delete('/auth/apikeys', async (req, res) => {
     await revokeKey(parse(z.object({ client_id: name }), req.body).client_id);
     res.status(200).end();
   });
-  r.delete('/auth/tokens', requireToken(ctx), async (req, res) => {
+  r.delete('/auth/tokens', async (req, res) => {
     await revokeTokens(parse(z.object({ client_id: name }), req.body).client_id, res.locals.principal as Principal);
     res.status(200).end();
   });
 }
 
-/** Authentication operations, with the 1.0.1811 paths beside the current ones. */
+/** Authentication operations, with the 1.0.1811 paths beside the current ones. Mounted behind `authorize` (roles.ts), which checks tokens and roles. */
 export function authRoutes(ctx: EmulatorContext, revision: Revision): Router {
   const r = Router();
   loginRoutes(r, ctx, revision);

@@ -1,8 +1,8 @@
 import { createHash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import type { EmulatorContext } from './context.js';
+import type { EmulatorContext, PasswordHasher } from './context.js';
 import type { Role, User } from './model.js';
-import { forbidden, ProblemError, unauthorized } from './problem.js';
+import { ProblemError, unauthorized } from './problem.js';
 import type { TokenRecord } from './store.js';
 
 export const ACCESS_TOKEN_SECONDS = 20 * 60;
@@ -18,13 +18,26 @@ export interface Principal {
 export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
 export const newToken = (): string => randomBytes(32).toString('base64url');
 
+export const scryptHasher: PasswordHasher = (password, salt) => scryptSync(password, salt, 32);
+
 export function hashPassword(password: string, salt = randomBytes(16).toString('hex')): { passwordHash: string; salt: string } {
-  return { passwordHash: scryptSync(password, salt, 32).toString('hex'), salt };
+  return { passwordHash: scryptHasher(password, salt).toString('hex'), salt };
 }
 
-function passwordMatches(user: User, password: string): boolean {
-  const given = scryptSync(password, user.salt, 32);
-  return timingSafeEqual(given, Buffer.from(user.passwordHash, 'hex'));
+/** What an unknown or disabled user's password is checked against, so that it costs one hash as a known user's does. */
+const DUMMY_USER = { salt: randomBytes(16).toString('hex'), passwordHash: Buffer.alloc(32) };
+
+/**
+ * Exactly one hash and one comparison whoever the name is (known, unknown or disabled), so the
+ * time of a failed login does not tell whether the user exists.
+ */
+function passwordMatches(hasher: PasswordHasher, user: User | undefined, password: string): boolean {
+  const usable = user?.enabled === true;
+  const given = hasher(password, usable ? user.salt : DUMMY_USER.salt);
+  const expected = usable ? Buffer.from(user.passwordHash, 'hex') : DUMMY_USER.passwordHash;
+  // timingSafeEqual needs equal lengths; a stored hash of another length never matches.
+  const same = expected.length === given.length && timingSafeEqual(given, expected);
+  return usable && same;
 }
 
 /** Constant-time text comparison (hashing first makes the lengths equal). */
@@ -43,10 +56,18 @@ export function basicCredentials(req: Request): { name: string; password: string
 export const passwordMustChange = (status: number) =>
   new ProblemError(status, 'password-must-be-changed', 'Password must be changed', 'The password of this user must be changed before it can log in: PUT {mng}/auth/password.');
 
-/** The user behind a name and password; 401 for anything wrong, without saying which part. */
-export async function checkPassword(ctx: EmulatorContext, name: string, password: string): Promise<User> {
+/**
+ * The user behind a name and password; 401 for anything wrong, without saying which part. The
+ * failures count against the name and the peer address; 429 once either used up its limit.
+ */
+export async function checkPassword(ctx: EmulatorContext, name: string, password: string, peer: string): Promise<User> {
+  ctx.loginLimiter.refuseIfBlocked(name, peer);
   const user = await ctx.store.get<User>('user', name);
-  if (!user || !user.enabled || !passwordMatches(user, password)) throw unauthorized('Invalid user name or password.', 'invalid-credentials');
+  if (!passwordMatches(ctx.passwordHasher, user, password) || !user) {
+    ctx.loginLimiter.failed(name, peer);
+    throw unauthorized('Invalid user name or password.', 'invalid-credentials');
+  }
+  ctx.loginLimiter.succeeded(name);
   return user;
 }
 
@@ -70,7 +91,7 @@ export async function principalOf(ctx: EmulatorContext, token: string): Promise<
   return user?.enabled ? { owner: user.name, role: user.role, kind: record.kind } : undefined;
 }
 
-/** `Authorization: Bearer <access token | API key>` on every management call that the spec shows with it. */
+/** `Authorization: Bearer <access token | API key>` on every management call that the spec shows with it (roles.ts says which). */
 export function requireToken(ctx: EmulatorContext): RequestHandler {
   return async (req, res, next) => {
     if (ctx.openAccess && !req.get('authorization')) {
@@ -86,9 +107,3 @@ export function requireToken(ctx: EmulatorContext): RequestHandler {
     next();
   };
 }
-
-export const requireSuperUser: RequestHandler = (_req, res, next) => {
-  const p = res.locals.principal as Principal | undefined;
-  if (p?.role !== 'Super_User') return next(forbidden('Only a Super_User may manage users and API keys.', 'role-not-allowed'));
-  next();
-};

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Operation, Participant } from './model.js';
 import type { ApproverFaultTable } from './faults.js';
+import type { LoginLimiter } from './login-limit.js';
 import type { EmulatorStore } from './store.js';
 
 /** 1.0.2106 under `/custody/api/v1.0/mng`; the older base serves one of the earlier revisions. */
@@ -16,6 +17,9 @@ export interface CallbackSettings {
   baseDelayMs: number;
   timeoutMs: number;
 }
+
+/** A password hash of a salt (auth.ts: scrypt, 32 bytes); replaceable so that tests can count its calls. */
+export type PasswordHasher = (password: string, salt: string) => Buffer;
 
 /** Reactions the automatic approver policy attaches to new records (automation.ts). */
 export interface Hooks {
@@ -44,6 +48,10 @@ export interface EmulatorContext {
   background: { signal: AbortSignal; track(work: Promise<unknown>): void; later(ms: number, work: () => Promise<unknown>): void };
   hooks: Hooks;
   iso(): string;
+  /** Failed password logins per user name and per peer address (login-limit.ts). */
+  loginLimiter: LoginLimiter;
+  /** Computes the password hashes that logins are checked against (auth.ts; scrypt). */
+  passwordHasher: PasswordHasher;
   /** Requests without credentials act as the administrator (an in-memory emulator for tests without an API key). */
   openAccess: boolean;
   /** Approver faults, set in process only (direct-control.ts). */

@@ -11,14 +11,36 @@ import { forbidden, parse, unauthorized } from './problem.js';
 import { participantOr404 } from './participants.js';
 import { loadDirectory, memberActive, operationDetails, operationView, participantView, vaultView } from './views.js';
 
-/** The emulator's administrator (its own credentials, not a custody user) in HTTP Basic. */
+/** A change to the approver policy: each field optional and without its default; `approvers: null` lets every member approve again. */
+const policyFields = approverPolicySchema.shape;
+const approverPolicyChange = z.strictObject({
+  autoActivate: policyFields.autoActivate.unwrap().optional(),
+  autoJoin: policyFields.autoJoin.unwrap().optional(),
+  approve: policyFields.approve.unwrap().optional(),
+  approvers: policyFields.approvers.unwrap().nullable().optional(),
+  decliners: policyFields.decliners.unwrap().optional(),
+  delayMs: policyFields.delayMs.unwrap().optional(),
+});
+
+/**
+ * The emulator's administrator (its own credentials, not a custody user) in HTTP Basic. Wrong
+ * credentials count against the failed-login limit of the name and the peer address, as logins do.
+ */
 function adminOnly(ctx: EmulatorContext): RequestHandler {
   return (req, res, next) => {
     const creds = basicCredentials(req);
+    const peer = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    // Counted apart from the custody users of the same name.
+    const name = `emulator-admin:${creds?.name ?? ''}`;
+    if (creds) ctx.loginLimiter.refuseIfBlocked(name, peer);
     // Both comparisons run every time, so timing does not tell which part was wrong.
     const userOk = sameText(creds?.name ?? '', ctx.admin.user);
     const passwordOk = sameText(creds?.password ?? '', ctx.admin.password);
-    if (creds && userOk && passwordOk) return next();
+    if (creds && userOk && passwordOk) {
+      ctx.loginLimiter.succeeded(name);
+      return next();
+    }
+    if (creds) ctx.loginLimiter.failed(name, peer);
     res.set('WWW-Authenticate', 'Basic realm="custody-emulator"');
     next(unauthorized("The emulator-only routes need the emulator's admin credentials (HTTP Basic).", 'emulator-admin-required'));
   };
@@ -83,9 +105,16 @@ export function deviceRoutes(ctx: EmulatorContext): Router {
   r.get('/approver-policy', async (_req, res) => {
     res.json(await approverPolicy(ctx));
   });
+  /** A partial body changes only the fields it names; the answer is the whole policy. */
   r.put('/approver-policy', async (req, res) => {
-    const policy = parse(approverPolicySchema, req.body);
-    await store.put('meta', 'approver-policy', policy);
+    const change = parse(approverPolicyChange, req.body);
+    const policy = await store.exclusive(async () => {
+      const current = await approverPolicy(ctx);
+      const { approvers, ...rest } = change;
+      const next = approverPolicySchema.parse({ ...current, ...rest, approvers: approvers === null ? undefined : (approvers ?? current.approvers) });
+      await store.put('meta', 'approver-policy', next);
+      return next;
+    });
     res.json(policy);
   });
 

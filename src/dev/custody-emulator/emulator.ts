@@ -8,17 +8,19 @@ import express, { Router, type Express } from 'express';
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { accountRoutes } from './accounts.js';
-import { API_KEY_SECONDS, hashPassword, requireToken, tokenHash } from './auth.js';
+import { API_KEY_SECONDS, hashPassword, scryptHasher, tokenHash } from './auth.js';
 import { authRoutes } from './auth-routes.js';
 import { approverPolicySchema, createHooks, resumeAutomation, type ApproverPolicyInput } from './automation.js';
 import { bip44Routes } from './bip44.js';
-import type { CallbackSettings, EmulatorContext, Revision } from './context.js';
+import type { CallbackSettings, EmulatorContext, PasswordHasher, Revision } from './context.js';
 import { deviceRoutes } from './device-routes.js';
+import { createLoginLimiter, DEFAULT_LOGIN_LIMIT, type LoginLimitSettings } from './login-limit.js';
 import { memberRoutes } from './members.js';
 import type { ApiKeyRecord, Role, User } from './model.js';
 import { operationRoutes } from './operations.js';
 import { participantRoutes } from './participants.js';
 import { problemHandler, unknownRoute } from './problem.js';
+import { authorize } from './roles.js';
 import { statusRoutes } from './status.js';
 import { createStore, type EmulatorStore } from './store.js';
 import { vaultRoutes } from './vaults.js';
@@ -46,6 +48,10 @@ export interface CustodyEmulatorOptions {
   /** What the `/casp` base serves. Default 1.0.1905. */
   legacyRevision?: '1.0.1905' | '1.0.1811';
   logger?: Logger;
+  /** Failed logins allowed per user name and per peer address; default DEFAULT_LOGIN_LIMIT. */
+  loginLimit?: Partial<LoginLimitSettings>;
+  /** The password hash logins are checked with; default scrypt (tests count its calls). */
+  passwordHasher?: PasswordHasher;
   /** Milliseconds since the epoch; tests move it to expire tokens. */
   now?: () => number;
 }
@@ -60,9 +66,10 @@ export interface CustodyEmulator {
 
 function mngRouter(ctx: EmulatorContext, revision: Revision): Router {
   const r = Router();
+  // One guard for every route below: token and role, by the table in roles.ts.
+  r.use(authorize(ctx));
   r.use(statusRoutes(ctx));
   r.use(authRoutes(ctx, revision));
-  r.use(requireToken(ctx));
   for (const routes of [accountRoutes(ctx, revision), participantRoutes(ctx, revision), vaultRoutes(ctx, revision), bip44Routes(ctx), memberRoutes(ctx), operationRoutes(ctx, revision)]) r.use(routes);
   return r;
 }
@@ -104,6 +111,8 @@ export async function createCustodyEmulator(opts: CustodyEmulatorOptions): Promi
   const ctx: EmulatorContext = {
     store,
     openAccess: opts.openAccess ?? false,
+    passwordHasher: opts.passwordHasher ?? scryptHasher,
+    loginLimiter: createLoginLimiter({ ...DEFAULT_LOGIN_LIMIT, ...opts.loginLimit }, now),
     approverFaults: { global: {}, vaults: new Map() },
     now,
     iso: () => new Date(now()).toISOString(),

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { createLogger } from '../../platform/logger.js';
 import { CUSTODY_EMULATOR_PREFIX } from '../../platform/redis-keys.js';
 import { exitOnStartFailure, onShutdown } from '../../platform/process-lifecycle.js';
+import { DEFAULT_LOGIN_LIMIT } from './login-limit.js';
 import { startCustodyEmulator } from './start.js';
 
 const env = z.object({
@@ -21,6 +22,9 @@ const env = z.object({
   CUSTODY_EMULATOR_API_KEY: z.string().min(16).optional(),
   CUSTODY_EMULATOR_AUTO_APPROVE: z.enum(['none', 'quorum', 'all']).optional(),
   CUSTODY_EMULATOR_APPROVAL_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
+  CUSTODY_EMULATOR_LOGIN_FAILURES_PER_USER: z.coerce.number().int().min(0).max(1_000_000).default(DEFAULT_LOGIN_LIMIT.perUser),
+  CUSTODY_EMULATOR_LOGIN_FAILURES_PER_PEER: z.coerce.number().int().min(0).max(1_000_000).default(DEFAULT_LOGIN_LIMIT.perPeer),
+  CUSTODY_EMULATOR_LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(DEFAULT_LOGIN_LIMIT.windowSeconds),
   CUSTODY_EMULATOR_LEGACY_REVISION: z.enum(['1.0.1905', '1.0.1811']).default('1.0.1905'),
   LOG_LEVEL: z.string().default('info'),
 });
@@ -48,6 +52,11 @@ async function main(): Promise<void> {
       ? { autoActivate: auto !== 'none', autoJoin: auto !== 'none', approve: auto, ...(e.CUSTODY_EMULATOR_APPROVAL_DELAY_MS !== undefined ? { delayMs: e.CUSTODY_EMULATOR_APPROVAL_DELAY_MS } : {}) }
       : undefined,
     legacyRevision: e.CUSTODY_EMULATOR_LEGACY_REVISION,
+    loginLimit: {
+      perUser: e.CUSTODY_EMULATOR_LOGIN_FAILURES_PER_USER,
+      perPeer: e.CUSTODY_EMULATOR_LOGIN_FAILURES_PER_PEER,
+      windowSeconds: e.CUSTODY_EMULATOR_LOGIN_FAILURE_WINDOW_SECONDS,
+    },
     logger,
   });
   logger.warn('custody emulator: a development tool holding PLAIN private keys; never a custody service');

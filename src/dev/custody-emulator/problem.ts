@@ -12,6 +12,8 @@ export class ProblemError extends Error {
     readonly errorId: string,
     readonly title: string,
     readonly details: string,
+    /** Headers the answer carries besides the body (e.g. Retry-After). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(`${title}: ${details}`);
     this.name = 'ProblemError';
@@ -43,7 +45,7 @@ export function parse<T>(schema: z.ZodType<T>, value: unknown, what = 'body'): T
 }
 
 export function sendProblem(res: Parameters<RequestHandler>[1], problem: ProblemError, extra: Record<string, unknown> = {}): void {
-  res.status(problem.status).type('application/problem+json').send(JSON.stringify({ ...extra, ...problem.toBody() }));
+  res.set(problem.headers).status(problem.status).type('application/problem+json').send(JSON.stringify({ ...extra, ...problem.toBody() }));
 }
 
 export const unknownRoute: RequestHandler = (req, _res, next) => {
