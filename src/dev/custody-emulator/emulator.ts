@@ -60,7 +60,7 @@ export interface CustodyEmulator {
 
 function mngRouter(ctx: EmulatorContext, revision: Revision): Router {
   const r = Router();
-  r.use(statusRoutes(ctx));
+  r.use(statusRoutes(ctx, revision));
   r.use(authRoutes(ctx, revision));
   r.use(requireToken(ctx));
   for (const routes of [accountRoutes(ctx, revision), participantRoutes(ctx, revision), vaultRoutes(ctx, revision), bip44Routes(ctx), memberRoutes(ctx), operationRoutes(ctx, revision)]) r.use(routes);
