@@ -62,6 +62,9 @@ describe('custody emulator errors are problem+json with the spec status codes, n
     expectProblem(await h.api('GET', `/vaults/${hd}/coins/60/accounts/0/chains/sideways/addresses`), 400);
     expectProblem(await h.api('GET', `/vaults/${hd}/coins/99999999999/accounts`), 400);
     expectProblem(await h.api('GET', `/vaults/${hd}/coins/61/accounts`), 404);
+    for (const coinType of ['60a', '-1', '', ' 2', '1.5', 1.5, true, null]) expectProblem(await h.api('POST', `/vaults/${hd}/coins`, { coinType }), 400);
+    expectProblem(await create({ name: 'hd2', hierarchy: 'BIP44', coinType: 'sixty' }), 400);
+    expectProblem(await create({ name: 'hd3', hierarchy: 'BIP44', coinType: 60, subAccountsToDerive: 'one' }), 400);
     expectProblem(await h.api('GET', `/vaults/${hd}/coins/60/accounts/7/backup`), 404);
     expectProblem(await h.api('GET', `/vaults/${hd}/backup/zz`), 400);
     expectProblem(await h.api('GET', '/vaults/nope/publickey'), 404);

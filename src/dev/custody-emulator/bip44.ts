@@ -4,11 +4,11 @@ import { z } from 'zod';
 import { parsePublicKey, toCustodyKeyId } from '../../ledger/public-key.js';
 import type { EmulatorContext } from './context.js';
 import { vaultOr404 } from './engine.js';
-import { accountPath, bip32Root, derivationPathSchema, keyIndex } from './keys.js';
+import { accountPath, bip32Root, coinTypeSchema, derivationPathSchema, keyIndex } from './keys.js';
 import { listParams } from './listing.js';
 import type { Bip44Account, Operation, Vault } from './model.js';
 import { badRequest, notAcceptable, notFound, parse } from './problem.js';
-import { addAccount, requireInitialized } from './vaults.js';
+import { addAccount, deriveAddress, requireInitialized } from './vaults.js';
 
 const HARDENED = 0x80000000;
 const pageOf = <T>(items: T[], q: { skip?: number; limit?: number }) => {
@@ -79,7 +79,7 @@ export function bip44Routes(ctx: EmulatorContext): Router {
     res.json(pageOf(Object.keys(vault.coins).map(Number), q));
   });
   r.post('/vaults/:id/coins', async (req, res) => {
-    const body = parse(z.object({ coinType: z.number().int().min(0).max(HARDENED - 1) }), req.body);
+    const body = parse(z.object({ coinType: coinTypeSchema }), req.body);
     await mutate(req.params.id, (v) => {
       hierarchical(v);
       v.coins[String(body.coinType)] ??= [];
@@ -141,10 +141,7 @@ export function bip44Routes(ctx: EmulatorContext): Router {
     const publicKey = await mutate(req.params.vaultId, (v) => {
       const { coinType, account } = findAccount(v, req.params.coinType, req.params.account);
       const [c] = chainOf(req.params.chain, false) as ['external' | 'change'];
-      const path = `${accountPath(coinType, account.index)}/${c === 'external' ? 0 : 1}/${account.next[c]++}`;
-      const node = bip32Root(v.secret).derivePath(path);
-      v.keys[keyIndex({ scheme: 'secp256k1', bytes: Uint8Array.from(node.publicKey) })] = path;
-      return keyText(node);
+      return keyText(deriveAddress(v, coinType, account, c));
     });
     res.json({ publicKey });
   });
