@@ -233,6 +233,14 @@ describe('custody emulator vault lifecycle and sign operations', () => {
     const account = BIP32Factory(ecc).fromPublicKey(Buffer.from(parsePublicKey(backup.publicKey, 'secp256k1').bytes), Buffer.from(backup.cpar, 'hex'));
     expect(address).toBe(toCustodyKeyId({ scheme: 'secp256k1', bytes: Uint8Array.from(account.derive(0).derive(0).publicKey) }));
     expect((await h.api('GET', `/vaults/${vaultId}/coins/1/accounts/0/chains/all/addresses`)).json).toMatchObject({ totalItems: 1, items: { publicKeys: [address] } });
+    // subAccountsToDerive: the first addresses exist at creation; lastUpdatedAt:desc lists the newest first; each base in its revision's shape.
+    const derived = await quorumVault(h, { name: 'hd2', hierarchy: 'BIP44', coinType: 60, firstAccountName: 'Default', subAccountsToDerive: 2 });
+    const path = `/vaults/${derived.vaultId}/coins/60/accounts/0/chains/external/addresses`;
+    const both = (await h.api('GET', path)).json.items.publicKeys as string[];
+    expect(both).toHaveLength(2);
+    expect((await h.api('GET', `${path}?limit=1&sort=lastUpdatedAt:desc`)).json).toEqual({ totalItems: 2, items: { publicKeys: [both[1]], accountName: 'Default', accountIndex: 0 } });
+    expect((await h.api('GET', `${path}?limit=1&sort=lastUpdatedAt:desc`, undefined, { base: 'legacy' })).json).toEqual({ totalItems: 2, items: [both[1]] });
+    expectProblem(await h.api('GET', `${path}?sort=colour:desc`), 400);
 
     const req = signRequest(address, 1);
     const id = (await h.api('POST', `/vaults/${vaultId}/sign`, req)).json.operationID;

@@ -63,7 +63,7 @@ function mngRouter(ctx: EmulatorContext, revision: Revision): Router {
   r.use(statusRoutes(ctx, revision));
   r.use(authRoutes(ctx, revision));
   r.use(requireToken(ctx));
-  for (const routes of [accountRoutes(ctx, revision), participantRoutes(ctx, revision), vaultRoutes(ctx, revision), bip44Routes(ctx), memberRoutes(ctx), operationRoutes(ctx, revision)]) r.use(routes);
+  for (const routes of [accountRoutes(ctx, revision), participantRoutes(ctx, revision), vaultRoutes(ctx, revision), bip44Routes(ctx, revision), memberRoutes(ctx), operationRoutes(ctx, revision)]) r.use(routes);
   return r;
 }
 
