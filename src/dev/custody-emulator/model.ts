@@ -103,7 +103,7 @@ export type VaultOutline = Pick<Vault, 'id' | 'accountID' | 'name' | 'providerKi
 
 export const OPERATION_STATUSES = ['PENDING', 'APPROVED', 'COMPLETED', 'DECLINED', 'CANCELED', 'FAILED', 'ERROR'] as const;
 export type OperationStatus = (typeof OPERATION_STATUSES)[number];
-export type OperationKind = 'SIGN' | 'ADD_MEMBER' | 'JOIN_POLICY_VAULT' | 'UPDATE_VAULT';
+export type OperationKind = 'SIGN' | 'ADD_MEMBER' | 'JOIN_POLICY_VAULT' | 'UPDATE_VAULT' | 'CALCULATE_PUBLIC_KEY';
 
 export interface SignPayload {
   dataToSign: string[];
@@ -134,6 +134,8 @@ export interface Operation {
   member?: { participantID: string; groupName: string };
   /** UPDATE_VAULT: the fields applied on approval. */
   update?: { name: string; description: string };
+  /** CALCULATE_PUBLIC_KEY: the keys computed when the vault's members had all joined. */
+  calculated?: { publicKeys: string[]; totsParams: { index: number; numberOfFragments: number }[] };
   /** Callback deliveries: POSTs answered 2xx, POSTs that never were, and dropped sends. */
   deliveries: { delivered: number; failed: number; dropped: number };
 }
