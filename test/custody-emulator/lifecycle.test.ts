@@ -248,7 +248,7 @@ describe('custody emulator vault lifecycle and sign operations', () => {
 
   it('serves BIP44 accounts, backups, addresses and signs with an address key; signs for an ed25519 vault', async () => {
     const { h, receiver } = await setup();
-    const { vaultId, members } = await quorumVault(h, { name: 'hd', hierarchy: 'BIP44', coinType: 1, firstAccountName: 'main' });
+    const { vaultId, members } = await quorumVault(h, { name: 'hd', hierarchy: 'BIP44', coinType: 1, firstAccountName: 'main', subAccountsToDerive: 0 });
     expectProblem(await h.api('GET', `/vaults/${vaultId}/publickey`), 406, 'not-single-key');
     const backup = (await h.api('GET', `/vaults/${vaultId}/coins/1/accounts/0/backup`)).json;
     expect(backup).toMatchObject({ vaultId, bipLevel: 3, childNumber: 0x80000000, cpar: expect.stringMatching(/^[0-9a-f]{64}$/), parentFingerprint: expect.stringMatching(/^[0-9a-f]{8}$/) });

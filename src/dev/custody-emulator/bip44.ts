@@ -90,7 +90,9 @@ export function bip44Routes(ctx: EmulatorContext, revision: Revision): Router {
     const q = pageQuery(req.query);
     const vault = await vaultOr404(ctx, req.params.id);
     hierarchical(vault);
-    res.json(pageOf(Object.keys(vault.coins).map(Number), q));
+    const coins = Object.keys(vault.coins).map(Number);
+    // 1.0.1811 (as 1.0.1810 and 1.0.1812 describe it): `{coins}`, unpaged.
+    res.json(revision === '1.0.1811' ? { coins: pageOf(coins, q).items } : pageOf(coins, q));
   });
   r.post('/vaults/:id/coins', async (req, res) => {
     const body = parse(z.object({ coinType: coinTypeSchema }), req.body);
@@ -103,7 +105,9 @@ export function bip44Routes(ctx: EmulatorContext, revision: Revision): Router {
   r.get('/vaults/:vaultId/coins/:coinType/accounts', async (req, res) => {
     const q = pageQuery(req.query);
     const { accounts } = coinAccounts(await vaultOr404(ctx, req.params.vaultId), req.params.coinType);
-    res.json(pageOf(accounts.map((a) => ({ name: a.name, index: a.index })), q));
+    const page = pageOf(accounts.map((a) => ({ name: a.name, index: a.index })), q);
+    // 1.0.1811: a plain array.
+    res.json(revision === '1.0.1811' ? page.items : page);
   });
   r.post('/vaults/:vaultId/coins/:coinType/accounts', async (req, res) => {
     const body = parse(z.object({ accountName: z.string().trim().min(1).max(200) }), req.body);

@@ -28,7 +28,8 @@ async function serviceStatus(ctx: EmulatorContext, revision: Revision, withDetai
   const body: Record<string, unknown> = {
     version: releaseVersion(revision),
     emulator: EMULATOR_NOTICE,
-    keyservice: { healthy: true },
+    // The key service's part is `ukc` up to 1.0.1901 (1.0.1811 here), `keyservice` after.
+    [revision === '1.0.1811' ? 'ukc' : 'keyservice']: { healthy: true },
     db: dbHealthy ? { healthy: true, schemaVersion: 'redis' } : { healthy: false, errorMessage: 'Redis does not answer', schemaVersion: 'redis' },
     nativeCrypto: { healthy: true },
   };

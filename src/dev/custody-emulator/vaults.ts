@@ -33,7 +33,8 @@ const createBody = z.object({
    * Sent by the published samples on every vault (1.0.1812 describes it on the coin-type
    * layer's vault creation, "the amount of BIP44 accounts to derive"): a BIP44 vault derives
    * that many addresses on its first account's external chain at creation, so that the first
-   * address can be listed at once. Ignored by vaults without a BIP44 hierarchy.
+   * address can be listed at once. Ignored by vaults without a BIP44 hierarchy. Default 1: the
+   * ERC-20 sample lists a new BIP44 vault's last address without making one first.
    */
   subAccountsToDerive: z.preprocess((v) => (typeof v === 'string' && /^\d{1,4}$/.test(v) ? Number(v) : v), z.number().int().min(0).max(1_000)).optional(),
 });
@@ -89,7 +90,7 @@ export function buildVault(body: VaultSpec, accountID: string, iso: string): Vau
   if (vault.hierarchy === 'BIP44' && body.coinType !== undefined) {
     const { index } = addAccount(vault, body.coinType, body.firstAccountName ?? 'Account 0');
     const account = vault.coins[String(body.coinType)]?.[index];
-    for (let i = 0; account && i < (body.subAccountsToDerive ?? 0); i++) deriveAddress(vault, body.coinType, account, 'external');
+    for (let i = 0; account && i < (body.subAccountsToDerive ?? 1); i++) deriveAddress(vault, body.coinType, account, 'external');
   }
   return vault;
 }
