@@ -18,6 +18,7 @@ import { memberRoutes } from './members.js';
 import type { ApiKeyRecord, Role, User } from './model.js';
 import { operationRoutes } from './operations.js';
 import { participantRoutes } from './participants.js';
+import { policyRoutes } from './policy-routes.js';
 import { problemHandler, unknownRoute } from './problem.js';
 import { statusRoutes } from './status.js';
 import { createStore, type EmulatorStore } from './store.js';
@@ -141,6 +142,7 @@ export async function createCustodyEmulator(opts: CustodyEmulatorOptions): Promi
   app.use(MNG_PATH, mngRouter(ctx, '1.0.2106'));
   app.use(LEGACY_MNG_PATH, mngRouter(ctx, opts.legacyRevision ?? '1.0.1905'));
   app.use(EMULATOR_PATH, deviceRoutes(ctx));
+  app.use(EMULATOR_PATH, policyRoutes(ctx));
   app.use(unknownRoute);
   app.use(problemHandler((err) => logger.error({ err }, 'emulator route failed')));
 

@@ -7,6 +7,7 @@ import { cancel, newOperation, operationOr404, vaultOr404 } from './engine.js';
 import { listParams, page } from './listing.js';
 import { OPERATION_STATUSES, type Operation, type OperationKind } from './model.js';
 import { badRequest, notFound } from './problem.js';
+import { policyOf, refusalText, ruleRefusal } from './policy.js';
 import { validateSign } from './sign.js';
 import { operationDetails, operationSummary, operationVaults, servedIn } from './views.js';
 import { requireInitialized } from './vaults.js';
@@ -26,8 +27,19 @@ export function operationRoutes(ctx: EmulatorContext, revision: Revision): Route
       requireInitialized(vault);
       const { description, payload } = validateSign(vault, req.body);
       await store.put('vault', vault.id, vault);
-      return newOperation(ctx, vault, 'SIGN', description, { sign: payload });
+      const created = await newOperation(ctx, vault, 'SIGN', description, { sign: payload });
+      // The policy's rules are checked first: a request one of them refuses ends DECLINED, the rule named.
+      const refusal = ruleRefusal(policyOf(vault), payload, ctx.now());
+      if (!refusal) return created;
+      const declined: Operation = { ...created, status: 'DECLINED', statusText: refusalText(refusal) };
+      await store.put('operation', declined.operationID, declined);
+      return declined;
     });
+    if (op.status === 'DECLINED') {
+      ctx.logger.info({ operationID: op.operationID, vaultId: op.vaultID, reason: op.statusText }, 'sign operation declined by a policy rule');
+      ctx.hooks.operationEnded(op);
+      return void res.status(200).json({ operationID: op.operationID });
+    }
     ctx.logger.info({ operationID: op.operationID, vaultId: op.vaultID, entries: op.sign?.dataToSign.length }, 'sign operation pending');
     ctx.hooks.operationCreated(op);
     res.status(200).json({ operationID: op.operationID });

@@ -8,6 +8,7 @@ import { newOperation, vaultOr404 } from './engine.js';
 import { accountPath, bip32Root, coinTypeSchema, keyIndex, newSecret, signerAt } from './keys.js';
 import { listParams, page, queryFlag } from './listing.js';
 import type { Account, Bip44Account, Operation, Participant, Vault, VaultOutline } from './model.js';
+import { vaultPolicySchema } from './policy.js';
 import { badRequest, conflict, forbidden, notAcceptable, notFound, parse } from './problem.js';
 import { loadDirectory, operationDetails, vaultView } from './views.js';
 
@@ -36,6 +37,8 @@ const createBody = z.object({
    * address can be listed at once. Ignored by vaults without a BIP44 hierarchy. Default 1: the
    * ERC-20 sample lists a new BIP44 vault's last address without making one first.
    */
+  /** The quorum policy's time zone and rules (an emulator extension: the description gives no vault-creation shape for 1.0.2106). */
+  policy: vaultPolicySchema.optional(),
   subAccountsToDerive: z.preprocess((v) => (typeof v === 'string' && /^\d{1,4}$/.test(v) ? Number(v) : v), z.number().int().min(0).max(1_000)).optional(),
 });
 
@@ -74,6 +77,7 @@ export function buildVault(body: VaultSpec, accountID: string, iso: string): Vau
     providerKind: body.providerKind,
     status: 'NOT_INITIALIZED',
     policyId: randomUUID(),
+    ...(body.policy ? { policy: body.policy } : {}),
     groups: body.groups.map((g, order) => ({ name: g.name, requiredApprovals: g.requiredApprovals, order, members: g.members.map(({ id }) => ({ id, joined: false, status: 'ACTIVE' as const })) })),
     secret: newSecret(body.cryptoKind, body.hierarchy),
     publicKey: '',
@@ -117,7 +121,7 @@ export function deriveAddress(vault: Vault, coinType: number, account: Bip44Acco
 
 /** What a deleted vault leaves behind for its operations' views: no key material. */
 function outline(v: Vault): VaultOutline {
-  return { id: v.id, accountID: v.accountID, name: v.name, providerKind: v.providerKind, policyId: v.policyId, groups: v.groups };
+  return { id: v.id, accountID: v.accountID, name: v.name, providerKind: v.providerKind, policyId: v.policyId, policy: v.policy, groups: v.groups };
 }
 
 export function requireInitialized(vault: Vault): void {

@@ -1,5 +1,6 @@
 import type { EmulatorContext, Revision } from './context.js';
 import type { Account, ApprovalGroup, Operation, Participant, Vault, VaultOutline } from './model.js';
+import { policyOf } from './policy.js';
 import { notFound } from './problem.js';
 
 /** Accounts and participants by id: the names every wire view needs. */
@@ -214,7 +215,7 @@ export function operationView(op: Operation, vault: VaultOutline, dir: Directory
     return {
       ...rest,
       groupNameToJoin: op.member.groupName,
-      policies: [{ name: policyDetails.name, id: policyDetails.id, description: '', enabled: true, timeZone: 'UTC', groups, rules: { weeklyTimeSlots: [], amountRange: {}, whiteList: [], derivedWhiteList: [], attributes: [] } }],
+      policies: [{ name: policyDetails.name, id: policyDetails.id, description: '', enabled: true, timeZone: policyOf(vault).timeZone, groups, rules: policyOf(vault).rules }],
     };
   }
   if (op.kind === 'UPDATE_VAULT' && op.update) return { ...base, update: op.update };
