@@ -155,6 +155,20 @@ describe('integrator flow against the custody emulator', () => {
     expect(bal.body.balances).toEqual([{ asset: 'ETH', amount: formatAmount(await provider.getBalance(address), 18) }]);
   });
 
+  it('a policy rule refuses: the withdrawal FAILED with the rule named as its reason', async () => {
+    const set = await h.call('PUT', `/vaults/${vaultId}/policy`, { rules: { amountRange: { ETH: { minimum: 0, maximum: 0.05 } } } }, { base: 'emulator', basic: ADMIN });
+    expect(set.status, JSON.stringify(set.json)).toBe(200);
+    try {
+      const res = await withdraw({ recipientAddress: RECIPIENT, asset: 'ETH', amount: '0.1', description: 'over the range' });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const failed = await waitFor(res.body.operationID as string, (o) => o.status !== 'EXECUTING');
+      expect(failed.status).toBe('FAILED');
+      expect(failed.failureReason).toBe('sign operation DECLINED at the custody service (Declined by policy rule amountRange: 0.1 ETH is outside 0 … 0.05)');
+    } finally {
+      await h.call('PUT', `/vaults/${vaultId}/policy`, {}, { base: 'emulator', basic: ADMIN });
+    }
+  });
+
   it('one decline: FAILED with the reason, and the next withdrawal reuses the nonce', async () => {
     const res = await withdraw({ recipientAddress: RECIPIENT, amount: '0.01', description: 'declined' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);

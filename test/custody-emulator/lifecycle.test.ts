@@ -213,9 +213,42 @@ describe('custody emulator vault lifecycle and sign operations', () => {
     expect((await h.api('GET', `/vaults/${vaultId}`)).json.groups[0].members).toHaveLength(4);
   });
 
+  it('names the join request per revision (CREATE_VAULT, JOIN_VAULT, JOIN_POLICY_VAULT) and records the key calculation (1.0.2106)', async () => {
+    const { h } = await setup();
+    const { account, vaultId, members } = await quorumVault(h, {}, false);
+    await h.device('POST', `/participants/${members[0]!.id}/vaults/${vaultId}/join`);
+    const pending = `/accounts/${account.id}/operations?limit=10&status=PENDING&sort=createdAt:desc`;
+    expect((await h.api('GET', pending)).json.items.map((o: { kind: string }) => o.kind)).toEqual(['JOIN_POLICY_VAULT', 'JOIN_POLICY_VAULT']);
+    const legacy = (await h.api('GET', pending, undefined, { base: 'legacy' })).json.items as { kind: string; operationID: string; vaultID: string }[];
+    expect(legacy.map((o) => o.kind)).toEqual(['JOIN_VAULT', 'JOIN_VAULT']);
+    // Before 1.0.2106 the details carry the vault's groups: a member is approved once joined.
+    const details = (await h.api('GET', `/operations/${legacy[0]!.operationID}`, undefined, { base: 'legacy' })).json;
+    expect(details).toMatchObject({ kind: 'JOIN_VAULT', vaultID: vaultId, status: 'PENDING' });
+    expect(details).not.toHaveProperty('policies');
+    expect(details.groups[0].members.map((m: { id: string; isApproved: boolean; label: string }) => [m.id, m.isApproved, m.label])).toEqual(members.map((m, i) => [m.id, i === 0, 'approver']));
+    expectProblem(await h.api('GET', `/operations/joinpolicyvault/${legacy[0]!.operationID}`, undefined, { base: 'legacy' }), 404);
+    expect((await h.api('GET', `/operations/${legacy[0]!.operationID}`)).json).toMatchObject({ kind: 'JOIN_POLICY_VAULT', policies: [expect.objectContaining({ groups: expect.any(Array) })] });
+
+    for (const m of members.slice(1)) await h.device('POST', `/participants/${m.id}/vaults/${vaultId}/join`);
+    const done = (await h.api('GET', `/accounts/${account.id}/operations?status=COMPLETED`)).json.items as { kind: string; operationID: string }[];
+    const calc = done.find((o) => o.kind === 'CALCULATE_PUBLIC_KEY');
+    const publicKey = (await h.api('GET', `/vaults/${vaultId}/publickey`)).json.publicKey as string;
+    expect((await h.api('GET', `/operations/calculatePublicKey/${calc!.operationID}`)).json).toMatchObject({
+      kind: 'CALCULATE_PUBLIC_KEY',
+      status: 'COMPLETED',
+      vaultID: vaultId,
+      publicKeys: [publicKey],
+      totsParams: [{ index: 0, numberOfFragments: 3 }],
+    });
+    expectProblem(await h.api('GET', `/operations/calculatePublicKey/${done.find((o) => o.kind !== 'CALCULATE_PUBLIC_KEY')!.operationID}`), 404);
+    // Not in the older revisions: neither listed nor readable there.
+    expect((await h.api('GET', `/accounts/${account.id}/operations`, undefined, { base: 'legacy' })).json.items.map((o: { kind: string }) => o.kind)).toEqual(['JOIN_VAULT', 'JOIN_VAULT', 'JOIN_VAULT']);
+    expectProblem(await h.api('GET', `/operations/${calc!.operationID}`, undefined, { base: 'legacy' }), 404);
+  });
+
   it('serves BIP44 accounts, backups, addresses and signs with an address key; signs for an ed25519 vault', async () => {
     const { h, receiver } = await setup();
-    const { vaultId, members } = await quorumVault(h, { name: 'hd', hierarchy: 'BIP44', coinType: 1, firstAccountName: 'main' });
+    const { vaultId, members } = await quorumVault(h, { name: 'hd', hierarchy: 'BIP44', coinType: 1, firstAccountName: 'main', subAccountsToDerive: 0 });
     expectProblem(await h.api('GET', `/vaults/${vaultId}/publickey`), 406, 'not-single-key');
     const backup = (await h.api('GET', `/vaults/${vaultId}/coins/1/accounts/0/backup`)).json;
     expect(backup).toMatchObject({ vaultId, bipLevel: 3, childNumber: 0x80000000, cpar: expect.stringMatching(/^[0-9a-f]{64}$/), parentFingerprint: expect.stringMatching(/^[0-9a-f]{8}$/) });
@@ -233,6 +266,14 @@ describe('custody emulator vault lifecycle and sign operations', () => {
     const account = BIP32Factory(ecc).fromPublicKey(Buffer.from(parsePublicKey(backup.publicKey, 'secp256k1').bytes), Buffer.from(backup.cpar, 'hex'));
     expect(address).toBe(toCustodyKeyId({ scheme: 'secp256k1', bytes: Uint8Array.from(account.derive(0).derive(0).publicKey) }));
     expect((await h.api('GET', `/vaults/${vaultId}/coins/1/accounts/0/chains/all/addresses`)).json).toMatchObject({ totalItems: 1, items: { publicKeys: [address] } });
+    // subAccountsToDerive: the first addresses exist at creation; lastUpdatedAt:desc lists the newest first; each base in its revision's shape.
+    const derived = await quorumVault(h, { name: 'hd2', hierarchy: 'BIP44', coinType: 60, firstAccountName: 'Default', subAccountsToDerive: 2 });
+    const path = `/vaults/${derived.vaultId}/coins/60/accounts/0/chains/external/addresses`;
+    const both = (await h.api('GET', path)).json.items.publicKeys as string[];
+    expect(both).toHaveLength(2);
+    expect((await h.api('GET', `${path}?limit=1&sort=lastUpdatedAt:desc`)).json).toEqual({ totalItems: 2, items: { publicKeys: [both[1]], accountName: 'Default', accountIndex: 0 } });
+    expect((await h.api('GET', `${path}?limit=1&sort=lastUpdatedAt:desc`, undefined, { base: 'legacy' })).json).toEqual({ totalItems: 2, items: [both[1]] });
+    expectProblem(await h.api('GET', `${path}?sort=colour:desc`), 400);
 
     const req = signRequest(address, 1);
     const id = (await h.api('POST', `/vaults/${vaultId}/sign`, req)).json.operationID;

@@ -106,7 +106,7 @@ describe('CustodyClient against the custody emulator', () => {
     expect(publicKey).toMatch(/^3056301006072A8648CE3D020106052B8104000A03420004[0-9A-F]{128}$/);
     const status = await client.status();
     expect(status).toMatchObject({ healthy: true, keyservice: { healthy: true }, db: { healthy: true }, nativeCrypto: { healthy: true } });
-    expect(status.version).toMatch(/^custody-emulator-/);
+    expect(status.version).toMatch(/^1\.0\.2106\.\d+$/);
     expect(await client.health()).toEqual({ healthy: true });
     const legacy = new CustodyClient({ baseUrl: `${custody.baseUrl}/casp/api/v1.0/mng/`, fetch, logger: quietLogger() });
     expect((await legacy.vaultPublicKey(vault.vaultId)).publicKey).toBe(vault.publicKey);

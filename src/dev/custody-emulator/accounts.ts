@@ -5,6 +5,7 @@ import type { EmulatorContext, Revision } from './context.js';
 import { listParams, page, queryFlag } from './listing.js';
 import type { Account, Operation, Participant, Vault } from './model.js';
 import { conflict, forbidden, notFound, parse } from './problem.js';
+import { servedIn } from './views.js';
 
 const accountBody = z.object({ name: z.string().trim().min(1).max(200), isGlobal: z.boolean().optional() });
 
@@ -23,7 +24,7 @@ async function statsOf(ctx: EmulatorContext, account: Account, revision: Revisio
   const mine = <T extends { accountID: string }>(rows: T[]) => rows.filter((r) => r.accountID === account.id);
   const p = mine(participants);
   const v = mine(vaults);
-  const o = mine(operations);
+  const o = mine(operations).filter((x) => servedIn(x, revision));
   const stats = {
     participants: { total: p.length, inactive: p.filter((x) => x.status !== 'ACTIVATED').length },
     operations: { total: o.length, pending: o.filter((x) => x.status === 'PENDING').length },

@@ -2,13 +2,13 @@ import type { BIP32Interface } from 'bip32';
 import { Router } from 'express';
 import { z } from 'zod';
 import { parsePublicKey, toCustodyKeyId } from '../../ledger/public-key.js';
-import type { EmulatorContext } from './context.js';
+import type { EmulatorContext, Revision } from './context.js';
 import { vaultOr404 } from './engine.js';
-import { accountPath, bip32Root, derivationPathSchema, keyIndex } from './keys.js';
+import { accountPath, bip32Root, coinTypeSchema, derivationPathSchema, keyIndex } from './keys.js';
 import { listParams } from './listing.js';
 import type { Bip44Account, Operation, Vault } from './model.js';
 import { badRequest, notAcceptable, notFound, parse } from './problem.js';
-import { addAccount, requireInitialized } from './vaults.js';
+import { addAccount, deriveAddress, requireInitialized } from './vaults.js';
 
 const HARDENED = 0x80000000;
 const pageOf = <T>(items: T[], q: { skip?: number; limit?: number }) => {
@@ -59,8 +59,22 @@ const chainOf = (chain: string, allowAll: boolean): ('external' | 'change')[] =>
   throw badRequest(`Unknown chain '${chain}'. Valid values: external, change${allowAll ? ', all' : ''}`, 'invalid-arguments');
 };
 
+/**
+ * The address listing in the shape of each revision: 1.0.1811 the account's keys without
+ * paging (`{publicKeys, accountName, accountIndex}`, as 1.0.1810 and 1.0.1812 describe it);
+ * 1.0.1905 a page whose `items` are the keys (what the ERC-20 sample, which speaks the paged
+ * `/casp` revision, reads as `items[0]`); 1.0.2106 a page whose `items` is the account object
+ * (the 1.0.1901 description, which fills what the 1.0.2106 description leaves out).
+ */
+function addressListing(revision: Revision, all: string[], q: { skip?: number; limit?: number }, account: Bip44Account): unknown {
+  const { totalItems, items } = pageOf(all, q);
+  const keys = { publicKeys: items, accountName: account.name, accountIndex: account.index };
+  if (revision === '1.0.1811') return keys;
+  return revision === '1.0.1905' ? { totalItems, items } : { totalItems, items: keys };
+}
+
 /** BIP44 keychain: coins, accounts, chains, addresses, derivations, backups. */
-export function bip44Routes(ctx: EmulatorContext): Router {
+export function bip44Routes(ctx: EmulatorContext, revision: Revision): Router {
   const r = Router();
   const store = ctx.store;
   const mutate = <T>(id: string, change: (v: Vault) => T) =>
@@ -76,10 +90,12 @@ export function bip44Routes(ctx: EmulatorContext): Router {
     const q = pageQuery(req.query);
     const vault = await vaultOr404(ctx, req.params.id);
     hierarchical(vault);
-    res.json(pageOf(Object.keys(vault.coins).map(Number), q));
+    const coins = Object.keys(vault.coins).map(Number);
+    // 1.0.1811 (as 1.0.1810 and 1.0.1812 describe it): `{coins}`, unpaged.
+    res.json(revision === '1.0.1811' ? { coins: pageOf(coins, q).items } : pageOf(coins, q));
   });
   r.post('/vaults/:id/coins', async (req, res) => {
-    const body = parse(z.object({ coinType: z.number().int().min(0).max(HARDENED - 1) }), req.body);
+    const body = parse(z.object({ coinType: coinTypeSchema }), req.body);
     await mutate(req.params.id, (v) => {
       hierarchical(v);
       v.coins[String(body.coinType)] ??= [];
@@ -89,7 +105,9 @@ export function bip44Routes(ctx: EmulatorContext): Router {
   r.get('/vaults/:vaultId/coins/:coinType/accounts', async (req, res) => {
     const q = pageQuery(req.query);
     const { accounts } = coinAccounts(await vaultOr404(ctx, req.params.vaultId), req.params.coinType);
-    res.json(pageOf(accounts.map((a) => ({ name: a.name, index: a.index })), q));
+    const page = pageOf(accounts.map((a) => ({ name: a.name, index: a.index })), q);
+    // 1.0.1811: a plain array.
+    res.json(revision === '1.0.1811' ? page.items : page);
   });
   r.post('/vaults/:vaultId/coins/:coinType/accounts', async (req, res) => {
     const body = parse(z.object({ accountName: z.string().trim().min(1).max(200) }), req.body);
@@ -130,21 +148,24 @@ export function bip44Routes(ctx: EmulatorContext): Router {
     const vault = await vaultOr404(ctx, req.params.vaultId);
     const { coinType, account } = findAccount(vault, req.params.coinType, req.params.account);
     const node = bip32Root(vault.secret).derivePath(accountPath(coinType, account.index));
+    // Addresses in the order they were made (external before change); `lastUpdatedAt` (or
+    // `createdAt`, `index`) descending puts the newest first, as the samples ask for it.
+    const [column = '', direction = 'asc'] = (q.sort ?? '').split(':');
+    if (q.sort && !['lastupdatedat', 'createdat', 'index'].includes(column.toLowerCase())) {
+      throw badRequest(`Unknown sort column '${column}'. Valid values: lastUpdatedAt, createdAt, index`, 'invalid-arguments');
+    }
     const keys = chainOf(req.params.chain, true).flatMap((c) => {
       const chain = node.derive(c === 'external' ? 0 : 1);
       return Array.from({ length: account.next[c] }, (_, i) => keyText(chain.derive(i)));
     });
-    const { totalItems, items } = pageOf(keys, q);
-    res.json({ totalItems, items: { publicKeys: items, accountName: account.name, accountIndex: account.index } });
+    if (direction.toLowerCase() === 'desc') keys.reverse();
+    res.json(addressListing(revision, keys, q, account));
   });
   r.post('/vaults/:vaultId/coins/:coinType/accounts/:account/chains/:chain/addresses', async (req, res) => {
     const publicKey = await mutate(req.params.vaultId, (v) => {
       const { coinType, account } = findAccount(v, req.params.coinType, req.params.account);
       const [c] = chainOf(req.params.chain, false) as ['external' | 'change'];
-      const path = `${accountPath(coinType, account.index)}/${c === 'external' ? 0 : 1}/${account.next[c]++}`;
-      const node = bip32Root(v.secret).derivePath(path);
-      v.keys[keyIndex({ scheme: 'secp256k1', bytes: Uint8Array.from(node.publicKey) })] = path;
-      return keyText(node);
+      return keyText(deriveAddress(v, coinType, account, c));
     });
     res.json({ publicKey });
   });

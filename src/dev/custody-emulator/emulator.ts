@@ -19,6 +19,7 @@ import { memberRoutes } from './members.js';
 import type { ApiKeyRecord, Role, User } from './model.js';
 import { operationRoutes } from './operations.js';
 import { participantRoutes } from './participants.js';
+import { policyRoutes } from './policy-routes.js';
 import { problemHandler, unknownRoute } from './problem.js';
 import { authorize } from './roles.js';
 import { statusRoutes } from './status.js';
@@ -68,9 +69,9 @@ function mngRouter(ctx: EmulatorContext, revision: Revision): Router {
   const r = Router();
   // One guard for every route below: token and role, by the table in roles.ts.
   r.use(authorize(ctx));
-  r.use(statusRoutes(ctx));
+  r.use(statusRoutes(ctx, revision));
   r.use(authRoutes(ctx, revision));
-  for (const routes of [accountRoutes(ctx, revision), participantRoutes(ctx, revision), vaultRoutes(ctx, revision), bip44Routes(ctx), memberRoutes(ctx), operationRoutes(ctx, revision)]) r.use(routes);
+  for (const routes of [accountRoutes(ctx, revision), participantRoutes(ctx, revision), vaultRoutes(ctx, revision), bip44Routes(ctx, revision), memberRoutes(ctx), operationRoutes(ctx, revision)]) r.use(routes);
   return r;
 }
 
@@ -150,6 +151,7 @@ export async function createCustodyEmulator(opts: CustodyEmulatorOptions): Promi
   app.use(MNG_PATH, mngRouter(ctx, '1.0.2106'));
   app.use(LEGACY_MNG_PATH, mngRouter(ctx, opts.legacyRevision ?? '1.0.1905'));
   app.use(EMULATOR_PATH, deviceRoutes(ctx));
+  app.use(EMULATOR_PATH, policyRoutes(ctx));
   app.use(unknownRoute);
   app.use(problemHandler((err) => logger.error({ err }, 'emulator route failed')));
 

@@ -26,7 +26,7 @@ export async function newOperation(
   vault: Vault,
   kind: OperationKind,
   description: string,
-  extra: Pick<Operation, 'sign' | 'member' | 'update'> = {},
+  extra: Pick<Operation, 'sign' | 'member' | 'update' | 'calculated'> = {},
 ): Promise<Operation> {
   const op: Operation = {
     operationID: randomUUID(),
@@ -87,6 +87,7 @@ async function conclude(ctx: EmulatorContext, op: Operation, vault: Vault): Prom
       if (op.update) await ctx.store.put('vault', vault.id, { ...vault, ...op.update });
       return finish(op, 'COMPLETED');
     case 'JOIN_POLICY_VAULT':
+    case 'CALCULATE_PUBLIC_KEY':
       return finish(op, 'COMPLETED');
   }
 }
@@ -99,6 +100,7 @@ export async function answer(ctx: EmulatorContext, operationID: string, memberId
   const done = await ctx.store.exclusive(async () => {
     const op = await operationOr404(ctx, operationID);
     if (op.kind === 'JOIN_POLICY_VAULT') throw badRequest('A join request is answered by joining the vault.', 'wrong-operation-kind');
+    if (op.kind === 'CALCULATE_PUBLIC_KEY') throw badRequest('A public-key calculation completes when every member has joined.', 'wrong-operation-kind');
     const vault = await vaultOr404(ctx, op.vaultID);
     const dir: Directory = await loadDirectory(ctx);
     if (!vault.groups.some((g) => g.members.some((m) => m.id === memberId))) throw notFound(`Participant ${memberId} is not a member of vault ${vault.id}.`);

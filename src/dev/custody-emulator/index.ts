@@ -13,5 +13,5 @@ export { createMemoryStore, type MemoryStore } from './store.js';
 export { randomSigner } from './keys.js';
 export { approverPolicySchema, type ApproverPolicy, type ApproverPolicyInput } from './automation.js';
 export { emulatorFaultsSchema, type CallbackBody, type EmulatorFaults } from './faults.js';
-export { EMULATOR_VERSION } from './status.js';
+export { EMULATOR_NOTICE, releaseVersion } from './status.js';
 export type { Operation, OperationStatus, Vault, Participant, Account } from './model.js';

@@ -76,6 +76,20 @@ export const keyIndex = (key: PublicKey): string => publicKeyHex(key);
 /** `m/44'/c'/a'` and below; `'` marks hardened levels. */
 export const accountPath = (coinType: number, account: number): string => `m/44'/${coinType}'/${account}'`;
 
+/**
+ * A BIP44 coin type in a body: the interface types it as an integer (int32), and the service
+ * binds a JSON string holding a whole number to it as well (the published samples send what a
+ * prompt returned, e.g. `"0"`). Anything else, `"60a"`, `"-1"`, `1.5` or `true`, is refused.
+ */
+export const coinTypeSchema = z.preprocess(
+  (v) => (typeof v === 'string' && /^\d{1,10}$/.test(v) ? Number(v) : v),
+  z
+    .number({ error: 'must be a whole number (a JSON number or a string of digits)' })
+    .int('must be a whole number')
+    .min(0)
+    .max(0x7fffffff),
+);
+
 /** A BIP32 path `m/…` of at most 32 levels, each index below 2^31 (`'` hardens it). */
 export const derivationPathSchema = z
   .string()

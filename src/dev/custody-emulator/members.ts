@@ -1,7 +1,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { EmulatorContext } from './context.js';
+import { toCustodyKeyId } from '../../ledger/public-key.js';
 import { newOperation, vaultOr404 } from './engine.js';
+import { accountPath, bip32Root } from './keys.js';
 import { queryFlag } from './listing.js';
 import type { Operation, Participant, Vault } from './model.js';
 import { badRequest, conflict, forbidden, notAcceptable, notFound, parse } from './problem.js';
@@ -28,6 +30,7 @@ export async function joinVault(ctx: EmulatorContext, participantId: string, vau
     if (vault.status === 'NOT_INITIALIZED' && vault.groups.every((g) => g.members.every((m) => m.joined))) {
       vault.status = 'INITIALIZED';
       ctx.logger.info({ vaultId: vault.id }, 'every member joined; vault initialized');
+      await recordKeyCalculation(ctx, vault);
     }
     await ctx.store.put('vault', vault.id, vault);
     for (const op of await ctx.store.list<Operation>('operation')) {
@@ -37,6 +40,25 @@ export async function joinVault(ctx: EmulatorContext, participantId: string, vau
     }
     return vault;
   });
+}
+
+/**
+ * The public-key calculation the vault's activation did, as a completed CALCULATE_PUBLIC_KEY
+ * operation (`GET {mng}/operations/calculatePublicKey/{id}`, 1.0.2106): the vault's key, or its
+ * BIP44 accounts' keys, and one fragment per member for each.
+ */
+async function recordKeyCalculation(ctx: EmulatorContext, vault: Vault): Promise<void> {
+  const publicKeys =
+    vault.hierarchy === 'NONE'
+      ? [vault.publicKey]
+      : Object.entries(vault.coins).flatMap(([coin, accounts]) =>
+          accounts.map((a) => toCustodyKeyId({ scheme: 'secp256k1', bytes: Uint8Array.from(bip32Root(vault.secret).derivePath(accountPath(Number(coin), a.index)).publicKey) })),
+        );
+  const fragments = vault.groups.reduce((n, g) => n + g.members.length, 0);
+  const op = await newOperation(ctx, vault, 'CALCULATE_PUBLIC_KEY', `Calculate the public key of vault ${vault.name}`, {
+    calculated: { publicKeys, totsParams: publicKeys.map((_, index) => ({ index, numberOfFragments: fragments })) },
+  });
+  await ctx.store.put('operation', op.operationID, { ...op, status: 'COMPLETED', statusText: statusText('COMPLETED') });
 }
 
 /** Member and policy-member status changes (quorum rule, `force`), and add-member operations. */

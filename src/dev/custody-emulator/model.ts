@@ -69,6 +69,20 @@ export interface Bip44Account {
   next: { external: number; change: number };
 }
 
+/** A quorum policy's rules (1.0.2106 `policies[].rules`). */
+export interface PolicyRules {
+  weeklyTimeSlots: { days: string; timeStart: string; timeEnd: string }[];
+  amountRange: Record<string, { minimum: number; maximum: number }>;
+  whiteList: string[];
+  derivedWhiteList: { chainCode: string; publicKey: string; level: number; parentFingerprint: string; childNumber: number }[];
+  attributes: { id: string; op: 'EQ' | 'NE' | 'IN' | 'NOT_IN'; value: string }[];
+}
+
+export interface VaultPolicy {
+  timeZone: string;
+  rules: PolicyRules;
+}
+
 export interface Vault {
   id: string;
   accountID: string;
@@ -79,6 +93,8 @@ export interface Vault {
   providerKind: string;
   status: VaultStatus;
   policyId: string;
+  /** The policy's rules; none when absent. */
+  policy?: VaultPolicy;
   groups: ApprovalGroup[];
   /**
    * PLAIN private material, hex: a secp256k1 scalar or an ed25519 seed (single key), or a
@@ -99,11 +115,11 @@ export interface Vault {
  * What an operation's view shows of its vault. A deleted vault leaves this much behind (no
  * key material), so that its operations can still be read.
  */
-export type VaultOutline = Pick<Vault, 'id' | 'accountID' | 'name' | 'providerKind' | 'policyId' | 'groups'>;
+export type VaultOutline = Pick<Vault, 'id' | 'accountID' | 'name' | 'providerKind' | 'policyId' | 'policy' | 'groups'>;
 
 export const OPERATION_STATUSES = ['PENDING', 'APPROVED', 'COMPLETED', 'DECLINED', 'CANCELED', 'FAILED', 'ERROR'] as const;
 export type OperationStatus = (typeof OPERATION_STATUSES)[number];
-export type OperationKind = 'SIGN' | 'ADD_MEMBER' | 'JOIN_POLICY_VAULT' | 'UPDATE_VAULT';
+export type OperationKind = 'SIGN' | 'ADD_MEMBER' | 'JOIN_POLICY_VAULT' | 'UPDATE_VAULT' | 'CALCULATE_PUBLIC_KEY';
 
 export interface SignPayload {
   dataToSign: string[];
@@ -134,6 +150,8 @@ export interface Operation {
   member?: { participantID: string; groupName: string };
   /** UPDATE_VAULT: the fields applied on approval. */
   update?: { name: string; description: string };
+  /** CALCULATE_PUBLIC_KEY: the keys computed when the vault's members had all joined. */
+  calculated?: { publicKeys: string[]; totsParams: { index: number; numberOfFragments: number }[] };
   /** Callback deliveries: POSTs answered 2xx, POSTs that never were, and dropped sends. */
   deliveries: { delivered: number; failed: number; dropped: number };
 }

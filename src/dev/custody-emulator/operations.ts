@@ -6,9 +6,10 @@ import type { EmulatorContext, Revision } from './context.js';
 import { cancel, newOperation, operationOr404, vaultOr404 } from './engine.js';
 import { listParams, page } from './listing.js';
 import { OPERATION_STATUSES, type Operation, type OperationKind } from './model.js';
-import { badRequest } from './problem.js';
+import { badRequest, notFound } from './problem.js';
+import { policyOf, refusalText, ruleRefusal } from './policy.js';
 import { validateSign } from './sign.js';
-import { operationDetails, operationSummary, operationVaults } from './views.js';
+import { operationDetails, operationSummary, operationVaults, servedIn } from './views.js';
 import { requireInitialized } from './vaults.js';
 
 /** Sign requests and every operation's status, cancel and resend. */
@@ -17,7 +18,7 @@ export function operationRoutes(ctx: EmulatorContext, revision: Revision): Route
   const store = ctx.store;
   const byKind = (path: string, kind: OperationKind) =>
     r.get(path, async (req, res) => {
-      res.json(await operationDetails(ctx, await operationOr404(ctx, String(req.params.operationId), kind)));
+      res.json(await operationDetails(ctx, await operationOr404(ctx, String(req.params.operationId), kind), revision));
     });
 
   r.post('/vaults/:id/sign', async (req, res) => {
@@ -26,8 +27,19 @@ export function operationRoutes(ctx: EmulatorContext, revision: Revision): Route
       requireInitialized(vault);
       const { description, payload } = validateSign(vault, req.body);
       await store.put('vault', vault.id, vault);
-      return newOperation(ctx, vault, 'SIGN', description, { sign: payload });
+      const created = await newOperation(ctx, vault, 'SIGN', description, { sign: payload });
+      // The policy's rules are checked first: a request one of them refuses ends DECLINED, the rule named.
+      const refusal = ruleRefusal(policyOf(vault), payload, ctx.now());
+      if (!refusal) return created;
+      const declined: Operation = { ...created, status: 'DECLINED', statusText: refusalText(refusal) };
+      await store.put('operation', declined.operationID, declined);
+      return declined;
     });
+    if (op.status === 'DECLINED') {
+      ctx.logger.info({ operationID: op.operationID, vaultId: op.vaultID, reason: op.statusText }, 'sign operation declined by a policy rule');
+      ctx.hooks.operationEnded(op);
+      return void res.status(200).json({ operationID: op.operationID });
+    }
     ctx.logger.info({ operationID: op.operationID, vaultId: op.vaultID, entries: op.sign?.dataToSign.length }, 'sign operation pending');
     ctx.hooks.operationCreated(op);
     res.status(200).json({ operationID: op.operationID });
@@ -35,9 +47,15 @@ export function operationRoutes(ctx: EmulatorContext, revision: Revision): Route
 
   byKind('/operations/sign/:operationId', 'SIGN');
   byKind('/operations/addmember/:operationId', 'ADD_MEMBER');
-  byKind('/operations/joinpolicyvault/:operationId', 'JOIN_POLICY_VAULT');
+  if (revision === '1.0.2106') {
+    // Both came with 1.0.2106; the older revisions have no such routes.
+    byKind('/operations/joinpolicyvault/:operationId', 'JOIN_POLICY_VAULT');
+    byKind('/operations/calculatePublicKey/:operationId', 'CALCULATE_PUBLIC_KEY');
+  }
   r.get('/operations/:operationId', async (req, res) => {
-    res.json(await operationDetails(ctx, await operationOr404(ctx, req.params.operationId)));
+    const op = await operationOr404(ctx, req.params.operationId);
+    if (!servedIn(op, revision)) throw notFound(`Operation ${op.operationID} does not exist.`);
+    res.json(await operationDetails(ctx, op, revision));
   });
 
   r.post('/operations/sign/:operationId/resend', async (req, res) => {
@@ -58,8 +76,8 @@ export function operationRoutes(ctx: EmulatorContext, revision: Revision): Route
     const account = await accountOr404(ctx, req.params.id);
     const vaults = await operationVaults(ctx);
     const rows = (await store.list<Operation>('operation'))
-      .filter((o) => o.accountID === account.id && (!q.status || o.status === q.status))
-      .map((o) => operationSummary(o, vaults.get(o.vaultID)) as Record<string, string> & { description: string });
+      .filter((o) => o.accountID === account.id && (!q.status || o.status === q.status) && servedIn(o, revision))
+      .map((o) => operationSummary(o, vaults.get(o.vaultID), revision) as Record<string, string> & { description: string });
     res.json(page(rows, q, (o) => `${o.description} ${o.vaultName}`, { CreatedAt: (o) => o.createdAt as string, Status: (o) => o.status as string, Kind: (o) => o.kind as string }, revision));
   });
   return r;

@@ -1,12 +1,21 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { requireToken } from './auth.js';
-import type { EmulatorContext } from './context.js';
+import type { EmulatorContext, Revision } from './context.js';
 import { queryFlag } from './listing.js';
 import type { Operation, Vault } from './model.js';
 import { parse, ProblemError, sendProblem } from './problem.js';
 
-export const EMULATOR_VERSION = 'custody-emulator-1.0.2106 (plain private keys; development only, not a custody service)';
+/**
+ * What the emulator is, in its own status field: never in `version`, which clients parse as a
+ * release (the published samples read the release with `/\d+\.\d+\.(\d+)\./` and gate features on it).
+ */
+export const EMULATOR_NOTICE = 'custody-emulator (plain private keys; development only, not a custody service)';
+/** The build part of the release string; a real service answers e.g. `1.0.2103.39843`. */
+const BUILD = 1;
+
+/** The release string in the service's form, `1.0.<revision>.<build>`, for the revision a base serves. */
+export const releaseVersion = (revision: Revision) => `${revision}.${BUILD}`;
 const RELOAD_INTERVAL_MS = 5 * 60 * 1000;
 
 /**
@@ -14,11 +23,13 @@ const RELOAD_INTERVAL_MS = 5 * 60 * 1000;
  * `schemaVersion`, `nativeCrypto`, and no top-level `healthy` (the revision lists none), so
  * clients read health from the parts as they must with a real custody service.
  */
-async function serviceStatus(ctx: EmulatorContext, withDetails: boolean): Promise<{ healthy: boolean; body: Record<string, unknown> }> {
+async function serviceStatus(ctx: EmulatorContext, revision: Revision, withDetails: boolean): Promise<{ healthy: boolean; body: Record<string, unknown> }> {
   const dbHealthy = await ctx.store.ping();
   const body: Record<string, unknown> = {
-    version: EMULATOR_VERSION,
-    keyservice: { healthy: true },
+    version: releaseVersion(revision),
+    emulator: EMULATOR_NOTICE,
+    // The key service's part is `ukc` up to 1.0.1901 (1.0.1811 here), `keyservice` after.
+    [revision === '1.0.1811' ? 'ukc' : 'keyservice']: { healthy: true },
     db: dbHealthy ? { healthy: true, schemaVersion: 'redis' } : { healthy: false, errorMessage: 'Redis does not answer', schemaVersion: 'redis' },
     nativeCrypto: { healthy: true },
   };
@@ -30,11 +41,11 @@ async function serviceStatus(ctx: EmulatorContext, withDetails: boolean): Promis
 }
 
 /** `GET {mng}/status` (no token, as the spec shows it) and `POST {mng}/reloadconfig` (at most once per 5 minutes). */
-export function statusRoutes(ctx: EmulatorContext): Router {
+export function statusRoutes(ctx: EmulatorContext, revision: Revision): Router {
   const r = Router();
   r.get('/status', async (req, res) => {
     const q = parse(z.object({ withDetails: queryFlag }).strict(), req.query, 'query');
-    const status = await serviceStatus(ctx, q.withDetails ?? false);
+    const status = await serviceStatus(ctx, revision, q.withDetails ?? false);
     res.status(status.healthy ? 200 : 500).json(status.body);
   });
   r.post('/reloadconfig', requireToken(ctx), async (_req, res) => {
@@ -44,7 +55,7 @@ export function statusRoutes(ctx: EmulatorContext): Router {
       await ctx.store.put('meta', 'reloadconfig', { at: ctx.now() });
       return true;
     });
-    const status = (await serviceStatus(ctx, false)).body;
+    const status = (await serviceStatus(ctx, revision, false)).body;
     if (allowed) return void res.json(status);
     // The spec's 420 carries the service status; the problem fields ride along.
     sendProblem(res, new ProblemError(420, 'too-many-requests', 'Too many requests', 'The configuration may be reloaded once per 5 minutes.'), status);

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import type { BIP32Interface } from 'bip32';
 import { Router } from 'express';
 import { z } from 'zod';
 import { accountOr404 } from './accounts.js';
 import type { EmulatorContext, Revision } from './context.js';
 import { newOperation, vaultOr404 } from './engine.js';
-import { accountPath, bip32Root, keyIndex, newSecret, signerAt } from './keys.js';
+import { accountPath, bip32Root, coinTypeSchema, keyIndex, newSecret, signerAt } from './keys.js';
 import { listParams, page, queryFlag } from './listing.js';
-import type { Account, Operation, Participant, Vault, VaultOutline } from './model.js';
+import type { Account, Bip44Account, Operation, Participant, Vault, VaultOutline } from './model.js';
+import { vaultPolicySchema } from './policy.js';
 import { badRequest, conflict, forbidden, notAcceptable, notFound, parse } from './problem.js';
 import { loadDirectory, operationDetails, vaultView } from './views.js';
 
@@ -26,8 +28,18 @@ const createBody = z.object({
   cryptoKind: z.enum(['ECDSA', 'EDDSA']),
   providerKind: z.string().max(100).default(''),
   hierarchy: z.enum(['NONE', 'BIP32', 'BIP44']).default('NONE'),
-  coinType: z.number().int().min(0).max(0x7fffffff).optional(),
+  coinType: coinTypeSchema.optional(),
   firstAccountName: z.string().trim().min(1).max(200).optional(),
+  /**
+   * Sent by the published samples on every vault (1.0.1812 describes it on the coin-type
+   * layer's vault creation, "the amount of BIP44 accounts to derive"): a BIP44 vault derives
+   * that many addresses on its first account's external chain at creation, so that the first
+   * address can be listed at once. Ignored by vaults without a BIP44 hierarchy. Default 1: the
+   * ERC-20 sample lists a new BIP44 vault's last address without making one first.
+   */
+  /** The quorum policy's time zone and rules (an emulator extension: the description gives no vault-creation shape for 1.0.2106). */
+  policy: vaultPolicySchema.optional(),
+  subAccountsToDerive: z.preprocess((v) => (typeof v === 'string' && /^\d{1,4}$/.test(v) ? Number(v) : v), z.number().int().min(0).max(1_000)).optional(),
 });
 
 /** Refuses what the service would: unknown or foreign members, impossible quorums, duplicates. */
@@ -48,9 +60,8 @@ function checkGroups(body: z.infer<typeof createBody>, account: Account, people:
     }
   }
   if (body.hierarchy !== 'NONE' && body.cryptoKind !== 'ECDSA') throw badRequest(`${body.hierarchy} vaults are ECDSA (secp256k1) only.`, 'invalid-arguments');
-  if (body.hierarchy !== 'BIP44' && (body.coinType !== undefined || body.firstAccountName !== undefined)) {
-    throw badRequest('coinType and firstAccountName apply to BIP44 vaults only.', 'invalid-arguments');
-  }
+  // coinType, firstAccountName and subAccountsToDerive are optional for every hierarchy in
+  // the interface; a vault without a BIP44 hierarchy has no accounts and ignores them.
 }
 
 export type VaultSpec = z.infer<typeof createBody>;
@@ -66,6 +77,7 @@ export function buildVault(body: VaultSpec, accountID: string, iso: string): Vau
     providerKind: body.providerKind,
     status: 'NOT_INITIALIZED',
     policyId: randomUUID(),
+    ...(body.policy ? { policy: body.policy } : {}),
     groups: body.groups.map((g, order) => ({ name: g.name, requiredApprovals: g.requiredApprovals, order, members: g.members.map(({ id }) => ({ id, joined: false, status: 'ACTIVE' as const })) })),
     secret: newSecret(body.cryptoKind, body.hierarchy),
     publicKey: '',
@@ -79,7 +91,11 @@ export function buildVault(body: VaultSpec, accountID: string, iso: string): Vau
     vault.publicKey = signer.keyId;
     vault.keys[keyIndex(signer.publicKey)] = 'm';
   }
-  if (body.coinType !== undefined) addAccount(vault, body.coinType, body.firstAccountName ?? 'Account 0');
+  if (vault.hierarchy === 'BIP44' && body.coinType !== undefined) {
+    const { index } = addAccount(vault, body.coinType, body.firstAccountName ?? 'Account 0');
+    const account = vault.coins[String(body.coinType)]?.[index];
+    for (let i = 0; account && i < (body.subAccountsToDerive ?? 1); i++) deriveAddress(vault, body.coinType, account, 'external');
+  }
   return vault;
 }
 
@@ -95,9 +111,17 @@ export function addAccount(vault: Vault, coinType: number, name: string): { inde
   return { index, keyId: signer.keyId };
 }
 
+/** The next address of an account's chain, registered as a key of the vault; returns the node. */
+export function deriveAddress(vault: Vault, coinType: number, account: Bip44Account, chain: 'external' | 'change'): BIP32Interface {
+  const path = `${accountPath(coinType, account.index)}/${chain === 'external' ? 0 : 1}/${account.next[chain]++}`;
+  const node = bip32Root(vault.secret).derivePath(path);
+  vault.keys[keyIndex({ scheme: 'secp256k1', bytes: Uint8Array.from(node.publicKey) })] = path;
+  return node;
+}
+
 /** What a deleted vault leaves behind for its operations' views: no key material. */
 function outline(v: Vault): VaultOutline {
-  return { id: v.id, accountID: v.accountID, name: v.name, providerKind: v.providerKind, policyId: v.policyId, groups: v.groups };
+  return { id: v.id, accountID: v.accountID, name: v.name, providerKind: v.providerKind, policyId: v.policyId, policy: v.policy, groups: v.groups };
 }
 
 export function requireInitialized(vault: Vault): void {

@@ -1,5 +1,6 @@
 import type { EmulatorContext, Revision } from './context.js';
 import type { Account, ApprovalGroup, Operation, Participant, Vault, VaultOutline } from './model.js';
+import { policyOf } from './policy.js';
 import { notFound } from './problem.js';
 
 /** Accounts and participants by id: the names every wire view needs. */
@@ -27,9 +28,9 @@ export async function operationVault(ctx: EmulatorContext, op: Operation): Promi
 }
 
 /** An operation's details as the status routes answer them; they need no live vault. */
-export async function operationDetails(ctx: EmulatorContext, op: Operation): Promise<Record<string, unknown>> {
+export async function operationDetails(ctx: EmulatorContext, op: Operation, revision: Revision = '1.0.2106'): Promise<Record<string, unknown>> {
   const [vault, dir] = await Promise.all([operationVault(ctx, op), loadDirectory(ctx)]);
-  return operationView(op, vault, dir);
+  return operationView(op, vault, dir, revision);
 }
 
 export function participantView(p: Participant, dir: Directory, revision: Revision, vaults?: Vault[]): Record<string, unknown> {
@@ -140,10 +141,24 @@ const STATUS_TEXT: Record<Operation['status'], string> = {
 };
 export const statusText = (status: Operation['status']) => STATUS_TEXT[status];
 
-export function operationSummary(op: Operation, vault: VaultOutline | undefined): Record<string, unknown> {
+/**
+ * The kind an operation has on the wire in a revision. The request to join a vault is
+ * `CREATE_VAULT` up to 1.0.1901 (the only kinds those revisions list: CREATE_VAULT,
+ * ADD_MEMBER, SIGN), `JOIN_VAULT` on the paged `/casp` revision (what the ERC-20 sample looks
+ * for) and `JOIN_POLICY_VAULT` in 1.0.2106.
+ */
+export function kindName(kind: Operation['kind'], revision: Revision): string {
+  if (kind !== 'JOIN_POLICY_VAULT') return kind;
+  return revision === '1.0.1811' ? 'CREATE_VAULT' : revision === '1.0.1905' ? 'JOIN_VAULT' : kind;
+}
+
+/** Kinds a revision does not have: vault updates and public-key calculations came with 1.0.2106. */
+export const servedIn = (op: Operation, revision: Revision): boolean => revision === '1.0.2106' || (op.kind !== 'UPDATE_VAULT' && op.kind !== 'CALCULATE_PUBLIC_KEY');
+
+export function operationSummary(op: Operation, vault: VaultOutline | undefined, revision: Revision = '1.0.2106'): Record<string, unknown> {
   return {
     operationID: op.operationID,
-    kind: op.kind,
+    kind: kindName(op.kind, revision),
     status: op.status,
     statusText: op.statusText,
     createdAt: op.createdAt,
@@ -156,8 +171,26 @@ export function operationSummary(op: Operation, vault: VaultOutline | undefined)
   };
 }
 
-export function operationView(op: Operation, vault: VaultOutline, dir: Directory): Record<string, unknown> {
-  const base = { ...operationSummary(op, vault), groups: groupsView(vault, dir, op), policyDetails: { id: vault.policyId, name: 'Default policy' } };
+/**
+ * A join request before 1.0.2106 is plain operation details: the vault's groups at the top,
+ * each member approved once its device has joined (what the ERC-20 sample reads to say who is
+ * still pending); no policies.
+ */
+function joinDetailsBefore2106(op: Operation, vault: VaultOutline, dir: Directory, revision: Revision): Record<string, unknown> {
+  const groups = groupsView(vault, dir).map((g) => ({
+    ...g,
+    members: (g.members as Record<string, unknown>[]).map((m) => {
+      const joined = vault.groups.some((vg) => vg.members.some((vm) => vm.id === m.id && vm.joined));
+      return { ...m, status: joined ? 'DONE' : 'STARTED', isApproved: joined, approvedAt: joined ? (op.answers[m.id as string]?.at ?? '') : '' };
+    }),
+  }));
+  return { ...operationSummary(op, vault, revision), groups, groupNameToJoin: op.member?.groupName ?? '' };
+}
+
+export function operationView(op: Operation, vault: VaultOutline, dir: Directory, revision: Revision = '1.0.2106'): Record<string, unknown> {
+  if (op.kind === 'JOIN_POLICY_VAULT' && revision !== '1.0.2106') return joinDetailsBefore2106(op, vault, dir, revision);
+  const summary = operationSummary(op, vault, revision);
+  const base = { ...summary, groups: groupsView(vault, dir, op), policyDetails: { id: vault.policyId, name: 'Default policy' } };
   if (op.kind === 'SIGN' && op.sign) {
     const s = op.sign;
     return {
@@ -182,9 +215,10 @@ export function operationView(op: Operation, vault: VaultOutline, dir: Directory
     return {
       ...rest,
       groupNameToJoin: op.member.groupName,
-      policies: [{ name: policyDetails.name, id: policyDetails.id, description: '', enabled: true, timeZone: 'UTC', groups, rules: { weeklyTimeSlots: [], amountRange: {}, whiteList: [], derivedWhiteList: [], attributes: [] } }],
+      policies: [{ name: policyDetails.name, id: policyDetails.id, description: '', enabled: true, timeZone: policyOf(vault).timeZone, groups, rules: policyOf(vault).rules }],
     };
   }
   if (op.kind === 'UPDATE_VAULT' && op.update) return { ...base, update: op.update };
+  if (op.kind === 'CALCULATE_PUBLIC_KEY') return { ...base, totsParams: op.calculated?.totsParams ?? [], publicKeys: op.calculated?.publicKeys ?? [] };
   return base;
 }
