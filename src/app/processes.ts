@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import { secp256k1 } from '../ledger/secp256k1.js';
 import type { Express } from 'express';
 import { families } from '../../adaptors/index.js';
-import { claimProfileOrExit, loadConfigOrExit } from './config-or-exit.js';
+import { claimProfileOrExit, exitOnConfigError, loadConfigOrExit } from './config-or-exit.js';
 import { createCore, type Core } from './core.js';
 import type { AppContext } from '../http/app-context.js';
 import { authThrottleOf, createApp, type AppExtensions } from '../http/app.js';
@@ -127,7 +127,8 @@ export async function startApiProcess(): Promise<void> {
   if (config.sandboxProfile) {
     // Loaded only here: the sandbox needs dev dependencies (anvil, bcoin, solc) a production image leaves out.
     const { startSandbox } = await import('../dev/sandbox/sandbox.js');
-    sandbox = await startSandbox(config, families, (m) => process.stderr.write(`${m}\n`));
+    // It claims its key prefix first: one holding production data is refused before anything is written.
+    sandbox = await startSandbox(config, families, (m) => process.stderr.write(`${m}\n`)).catch(exitOnConfigError);
     config = sandbox.config;
   }
   const logger = createLogger(config.logLevel, config.secrets);

@@ -8,6 +8,7 @@ import { createLogger } from '../../platform/logger.js';
 import { ensureRedis } from '../local-redis.js';
 import { SANDBOX_APPROVAL_DELAY_MS, sandboxCustodyPassword, startSandboxCustody, type SandboxCustody } from './sandbox-custody.js';
 import { custodyEmulatorPrefix } from '../../platform/redis-keys.js';
+import { freshSandboxState } from './sandbox-state.js';
 
 /**
  * The sandbox profile: with no configuration, the service runs against local nodes it
@@ -40,6 +41,10 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
   try {
     const redis = await ensureRedis(config.redisUrl, { log });
     stops.push(redis.stop);
+    // Before anything of the sandbox writes: a prefix of production data is refused with
+    // nothing written, and the data of an earlier sandbox start goes, as its nodes did.
+    const cleared = await freshSandboxState(redis.url, config.keyPrefix);
+    if (cleared) log(`sandbox: ${cleared} Redis keys of the previous start under '${config.keyPrefix}:' deleted (its nodes are gone)`);
 
     // Families that bring their own development node start it here; none is named.
     const localNodes = [];
