@@ -154,6 +154,14 @@ describe('the README sandbox walk-through, run with bash against npm start', { t
 
     // 7. The dashboard's queues.
     expect(out('7').join('\n'), why).toContain('"queues"');
+
+    // 8. Mining paused: both withdrawals stay BROADCAST; resumed: the speed-up confirmed, the cancel landed.
+    expect(jsonLines('8')[0], why).toMatchObject({ ledgerId: 'ethdev', action: 'pause', paused: true, actions: ['pause', 'resume', 'mine', 'reorg'] });
+    expect(jsonLines('8')[1], why).toMatchObject({ ledgerId: 'ethdev', action: 'resume', paused: false });
+    expect(
+      out('8').filter((l) => !l.startsWith('{')),
+      why,
+    ).toEqual(['BROADCAST', 'BROADCAST', 'BROADCAST', 'CONFIRMED', 'original replaced, speed-up confirmed', 'FAILED', expect.stringMatching(/^cancelled: /)]);
   }
 
   it('reaches what each step says', walkThrough);

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../platform/config-error.js';
 import { resolveLedgers, type Config } from '../../config/load-config.js';
-import type { LedgerFamily } from '../../ledger/adaptor.js';
+import type { LedgerFamily, LocalNodeMining } from '../../ledger/adaptor.js';
 import { createLogger } from '../../platform/logger.js';
 import { ensureRedis } from '../local-redis.js';
 import { SANDBOX_APPROVAL_DELAY_MS, sandboxCustodyPassword, startSandboxCustody, type SandboxCustody } from './sandbox-custody.js';
@@ -28,6 +28,8 @@ export interface Sandbox {
   banner: string[];
   custody: SandboxCustody;
   faucets: Record<string, Faucet>;
+  /** Block production controls of the nodes that offer them (`LocalLedgerNode.mining`), by ledger id. */
+  mining: Record<string, LocalNodeMining>;
   stop(): Promise<void>;
 }
 
@@ -75,6 +77,7 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
 
     // Each node's faucet sends what its ledger's demo setup holds, and says which assets when asked for another.
     const faucets: Record<string, Faucet> = Object.fromEntries(localNodes.map((n) => [n.ledgerId, n.faucet] as const));
+    const mining: Record<string, LocalNodeMining> = Object.fromEntries(localNodes.flatMap((n) => (n.mining ? [[n.ledgerId, n.mining] as const] : [])));
 
     const apiKey = config.apiKeys ? undefined : (config.sandboxApiKey ?? `sbx_${randomBytes(24).toString('hex')}`);
     const apiKeys = config.apiKeys ?? [{ name: 'sandbox', key: apiKey, scopes: ['read', 'withdraw', 'admin'] as ('read' | 'withdraw' | 'admin')[] }];
@@ -113,6 +116,7 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
       banner,
       custody,
       faucets,
+      mining,
       stop,
     };
   } catch (e) {
