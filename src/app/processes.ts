@@ -131,7 +131,8 @@ export async function startApiProcess(): Promise<void> {
     sandbox = await startSandbox(config, families, (m) => process.stderr.write(`${m}\n`)).catch(exitOnConfigError);
     config = sandbox.config;
   }
-  const logger = createLogger(config.logLevel, config.secrets);
+  // The sandbox may write pretty lines (pino-pretty, a development dependency); production writes JSON.
+  const logger = createLogger(config.logLevel, config.secrets, sandbox?.logDestination);
   const core = createCore(config, logger, undefined, createMetrics({ processMetrics: true }));
   await claimProfileOrExit(core.redis, core.prefix, config.sandboxProfile, async () => {
     core.redis.disconnect();
@@ -148,11 +149,8 @@ export async function startApiProcess(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, ledgers: core.registry.ids(), sandbox: Boolean(sandbox), inProcessWorker: Boolean(workers), secp256k1: secp256k1.name }, 'listening');
-  if (sandbox) {
-    process.stdout.write(
-      `\n${[...sandbox.banner, `  API         http://127.0.0.1:${port}${API_BASE}  (OpenAPI ${API_BASE}/openapi.json, jobs /admin/queues)`].join('\n')}\n\n`,
-    );
-  }
+  // Last, after every start-up log line, so that it is what the user sees.
+  sandbox?.printBanner([`  API         http://127.0.0.1:${port}${API_BASE}  (OpenAPI ${API_BASE}/openapi.json, jobs /admin/queues)`]);
 
   // Requests in flight use Redis, the queues and the custody client: they are answered (or cut
   // at the grace period) before any of those closes.

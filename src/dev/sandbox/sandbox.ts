@@ -9,6 +9,8 @@ import { ensureRedis } from '../local-redis.js';
 import { SANDBOX_APPROVAL_DELAY_MS, sandboxCustodyPassword, startSandboxCustody, type SandboxCustody } from './sandbox-custody.js';
 import { custodyEmulatorPrefix } from '../../platform/redis-keys.js';
 import { freshSandboxState } from './sandbox-state.js';
+import { prettyLogDestination, printBanner, sandboxLogFormat } from './sandbox-log.js';
+import type { DestinationStream } from 'pino';
 
 /**
  * The sandbox profile: with no configuration, the service runs against local nodes it
@@ -26,6 +28,10 @@ export interface Sandbox {
   config: Config;
   /** Lines to show the user: URLs, the API key, where things are. */
   banner: string[];
+  /** Where the sandbox's loggers write: pino-pretty in pretty mode, else stdout (undefined: JSON lines). */
+  logDestination?: DestinationStream;
+  /** Prints the banner with `more` lines, after the start-up logs: on stdout when pretty, else on stderr. */
+  printBanner(more: readonly string[]): void;
   custody: SandboxCustody;
   faucets: Record<string, Faucet>;
   /** Block production controls of the nodes that offer them (`LocalLedgerNode.mining`), by ledger id. */
@@ -57,6 +63,9 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
       localNodes.push(node);
     }
 
+    const logFormat = sandboxLogFormat(config.logFormat);
+    const logDestination = logFormat === 'pretty' ? prettyLogDestination() : undefined;
+
     const publicUrl = config.publicUrl ?? `http://127.0.0.1:${config.port}`;
     // Callbacks without HMAC, as the custody service sends them, unless CALLBACK_SECRET is set.
     const callbackSecret = config.callbackSecret;
@@ -67,7 +76,7 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
       port: config.sandboxCustodyPort,
       admin: custodyAdmin,
       callback: { baseUrl: publicUrl, secret: callbackSecret },
-      logger: createLogger(config.logLevel, [...config.secrets, custodyAdmin.password]),
+      logger: createLogger(config.logLevel, [...config.secrets, custodyAdmin.password], logDestination),
     });
     stops.push(custody.stop);
 
@@ -114,6 +123,8 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
         secrets: [...config.secrets, custodyAdmin.password, ...(apiKey ? [apiKey] : [])],
       },
       banner,
+      logDestination,
+      printBanner: (more) => printBanner([...banner, ...more], logFormat),
       custody,
       faucets,
       mining,
