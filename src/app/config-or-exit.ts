@@ -20,6 +20,12 @@ export function loadConfigOrExit(): Config {
   }
 }
 
+/** Exits 1 with the problems of a configuration error (a prefix the sandbox refuses, say); rethrows anything else. */
+export function exitOnConfigError(e: unknown): never {
+  if (e instanceof ConfigError) exitWith(e);
+  throw e;
+}
+
 /**
  * Refuses (exit 1) a key prefix that holds the other profile's data (see `claimProfile`),
  * after `cleanup` (local nodes the sandbox started must not outlive the process).

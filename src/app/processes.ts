@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import { secp256k1 } from '../ledger/secp256k1.js';
 import type { Express } from 'express';
 import { families } from '../../adaptors/index.js';
-import { claimProfileOrExit, loadConfigOrExit } from './config-or-exit.js';
+import { claimProfileOrExit, exitOnConfigError, loadConfigOrExit } from './config-or-exit.js';
 import { createCore, type Core } from './core.js';
 import type { AppContext } from '../http/app-context.js';
 import { authThrottleOf, createApp, type AppExtensions } from '../http/app.js';
@@ -127,10 +127,12 @@ export async function startApiProcess(): Promise<void> {
   if (config.sandboxProfile) {
     // Loaded only here: the sandbox needs dev dependencies (anvil, bcoin, solc) a production image leaves out.
     const { startSandbox } = await import('../dev/sandbox/sandbox.js');
-    sandbox = await startSandbox(config, families, (m) => process.stderr.write(`${m}\n`));
+    // It claims its key prefix first: one holding production data is refused before anything is written.
+    sandbox = await startSandbox(config, families, (m) => process.stderr.write(`${m}\n`)).catch(exitOnConfigError);
     config = sandbox.config;
   }
-  const logger = createLogger(config.logLevel, config.secrets);
+  // The sandbox may write pretty lines (pino-pretty, a development dependency); production writes JSON.
+  const logger = createLogger(config.logLevel, config.secrets, sandbox?.logDestination);
   const core = createCore(config, logger, undefined, createMetrics({ processMetrics: true }));
   await claimProfileOrExit(core.redis, core.prefix, config.sandboxProfile, async () => {
     core.redis.disconnect();
@@ -147,11 +149,8 @@ export async function startApiProcess(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, ledgers: core.registry.ids(), sandbox: Boolean(sandbox), inProcessWorker: Boolean(workers), secp256k1: secp256k1.name }, 'listening');
-  if (sandbox) {
-    process.stdout.write(
-      `\n${[...sandbox.banner, `  API         http://127.0.0.1:${port}${API_BASE}  (OpenAPI ${API_BASE}/openapi.json, jobs /admin/queues)`].join('\n')}\n\n`,
-    );
-  }
+  // Last, after every start-up log line, so that it is what the user sees.
+  sandbox?.printBanner([`  API         http://127.0.0.1:${port}${API_BASE}  (OpenAPI ${API_BASE}/openapi.json, jobs /admin/queues)`]);
 
   // Requests in flight use Redis, the queues and the custody client: they are answered (or cut
   // at the grace period) before any of those closes.

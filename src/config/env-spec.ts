@@ -97,6 +97,12 @@ export const ENV = {
     default: 'info',
     description: 'pino log level.',
   },
+  logFormat: {
+    env: 'LOG_FORMAT',
+    schema: z.enum(['json', 'pretty']),
+    description:
+      'Log lines: `json` (one JSON object per line), or `pretty` (one readable line per event; the sandbox profile only, whose development dependencies have pino-pretty). Unset: pretty in the sandbox when stdout is a terminal, JSON otherwise.',
+  },
   apiKeys: {
     env: 'API_KEYS',
     // With no key every route that needs one answers 401 for good: refused at start instead.

@@ -127,6 +127,8 @@ export function loadConfig(env: Env, families: readonly LedgerFamily[], version:
     if (!sandboxProfile && !present && !invalid.has(name)) problems.push(message);
   };
   if (!sandboxProfile && !ledgersGiven) problems.push('LEDGERS (or LEDGERS_FILE) is required when SANDBOX is false');
+  // Production images leave out the development dependencies, pino-pretty among them.
+  if (!sandboxProfile && values.logFormat === 'pretty') problems.push('LOG_FORMAT=pretty is for the sandbox profile only; outside it logs are JSON (LOG_FORMAT=json or unset)');
   if (!sandboxProfile && rawLedgers && Object.keys(rawLedgers).length === 0) {
     problems.push(`${env.LEDGERS_FILE ? 'LEDGERS_FILE' : 'LEDGERS'} names no ledger: configure at least one, or leave LEDGERS unset for the sandbox profile`);
   }

@@ -5,6 +5,8 @@ import { families } from '../../adaptors/index.js';
 import { ENV } from '../../src/config/env-spec.js';
 import { ConfigError } from '../../src/platform/config-error.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { callbackUrl } from '../../src/dev/custody-emulator/callback.js';
+import { emulatorEnv } from '../../src/dev/custody-emulator/env.js';
 import { InterpolationError, loadCompose, parseDotenv, serviceEnv } from './compose.js';
 
 const exampleText = readFileSync('.env.example', 'utf8');
@@ -98,5 +100,52 @@ describe('docker-compose.yml with .env.example', () => {
     const custody = compose.services['custody-emulator']!;
     expect(custody.profiles).toEqual(['dev']);
     expect(custody.command).toEqual(['npm', 'run', 'custody-emulator']);
+  });
+});
+
+describe("docker-compose.yml's dev profile with .env.example, filled in as its comments say", () => {
+  const emulator = compose.services['custody-emulator']!;
+  const password = randomBytes(12).toString('hex');
+  /** The custody emulator in place of the custody service: CUSTODY_URL, the login and the emulator's password. */
+  const dev = (more: Record<string, string> = {}) => ({
+    ...example,
+    ...secrets(),
+    CUSTODY_API_KEY: '',
+    CUSTODY_URL: 'http://custody-emulator:8090/custody/api/v1.0/mng',
+    CUSTODY_USER: 'so',
+    CUSTODY_PASSWORD: password,
+    CUSTODY_EMULATOR_ADMIN_PASSWORD: password,
+    ...more,
+  });
+
+  it("gives the emulator a configuration its own check takes: it approves by itself, listens for the other containers", () => {
+    const e = emulatorEnv.parse(serviceEnv(emulator, dev()));
+    expect(e.CUSTODY_EMULATOR_AUTO_APPROVE).toBe('quorum');
+    expect(e.CUSTODY_EMULATOR_HOST).toBe('0.0.0.0');
+    expect(emulator.profiles).toEqual(['dev']);
+  });
+
+  it('the api and the worker reach the emulator and log in as its administrator, on the same Redis', () => {
+    const e = emulatorEnv.parse(serviceEnv(emulator, dev()));
+    for (const svc of [api!, worker!]) {
+      const config = check(serviceEnv(svc, dev()));
+      const custody = new URL(config.custodyUrl!);
+      expect(custody.hostname).toBe('custody-emulator');
+      expect(Number(custody.port)).toBe(e.CUSTODY_EMULATOR_PORT);
+      expect([config.custodyUser, config.custodyPassword]).toEqual([e.CUSTODY_EMULATOR_ADMIN_USER, e.CUSTODY_EMULATOR_ADMIN_PASSWORD]);
+      expect(config.redisUrl).toBe(e.REDIS_URL);
+    }
+  });
+
+  it('callbacks reach the api service inside the network: sign requests name no callbackUrl, the emulator calls the api on its PORT', () => {
+    for (const port of [undefined, '9000']) {
+      const vars = dev(port ? { PORT: port } : {});
+      const config = check(serviceEnv(api!, vars));
+      // No PUBLIC_URL: sign requests carry no callbackUrl of their own (one would win over the emulator's).
+      expect(config.publicUrl).toBeUndefined();
+      const e = emulatorEnv.parse(serviceEnv(emulator, vars));
+      expect(Object.keys(compose.services)).toContain('api');
+      expect(callbackUrl(undefined, e.CUSTODY_EMULATOR_CALLBACK_URL, 'ethtest')).toBe(`http://api:${config.port}/api/v1.0/sign_complete_callback?ledgerId=ethtest`);
+    }
   });
 });

@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 /**
  * What Docker Compose does with docker-compose.yml and an `.env` file, for the parts this
  * project uses: `.env` syntax (comments, single quotes literal, double quotes with escapes),
- * `${VAR}`, `${VAR:-default}`, `${VAR-default}`, `${VAR:?error}`, `${VAR?error}` and `$$`, and
+ * `${VAR}`, `${VAR:-default}` (a default may hold one nested `${…}`), `${VAR-default}`, `${VAR:?error}`, `${VAR?error}` and `$$`, and
  * YAML merge keys. No Docker engine runs here.
  */
 export function parseDotenv(text: string): Record<string, string> {
@@ -25,7 +25,8 @@ export function parseDotenv(text: string): Record<string, string> {
 export class InterpolationError extends Error {}
 
 export function interpolate(text: string, vars: Record<string, string>): string {
-  return text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (all, name, colon, op, arg, bare) => {
+  // A default may hold one nested `${VAR…}` (`${A:-http://api:${PORT:-8080}}`), as compose allows.
+  return text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])((?:[^{}$]|\$\{[^}]*\}|\$)*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (all, name, colon, op, arg, bare) => {
     if (all === '$$') return '$';
     if (bare) return vars[bare] ?? '';
     const value = vars[name as string];

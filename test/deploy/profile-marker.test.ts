@@ -67,4 +67,17 @@ describe('sandbox and production never share a key prefix', { timeout: 180_000 }
       expect(r.stderr).not.toContain('fatal');
     }
   });
+
+  it('the sandbox refuses a prefix of production data before it writes a key there', async () => {
+    const bare = `${prefix}prod`;
+    await redis.set(profileKey(`${bare}:`), 'production');
+    // No LEDGERS: the sandbox profile, on the production prefix.
+    const env = { REDIS_URL: url, REDIS_PREFIX: bare, PORT: String(await freePort()), SANDBOX_CUSTODY_PORT: String(await freePort()), LOG_LEVEL: 'silent' };
+    const r = await run('src/main.ts', env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`REDIS_PREFIX '${bare}' holds data of the production profile (key ${bare}:profile); this sandbox start refuses to use it.`);
+    expect(r.stderr).not.toContain('fatal');
+    expect(await redis.keys(`${bare}*`)).toEqual([`${bare}:profile`]);
+    expect(await redis.get(`${bare}:profile`)).toBe('production');
+  });
 });

@@ -18,7 +18,6 @@ import { json, Processes } from '../deploy/processes.js';
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 const README = join(ROOT, 'README.md');
-const NAMES = ['sandbox'];
 
 /** The first ```sh block under "### Walk-through". */
 function walkThroughBlock(markdown: string): string {
@@ -55,11 +54,10 @@ describe('the README sandbox walk-through, run with bash against npm start', { t
   let port: number;
   let custodyPort: number;
 
-  beforeAll(async () => {
-    [port, custodyPort] = [await freePort(), await freePort()];
-    // `npm start` is `tsx src/main.ts`; in its own process group, for tsx runs the service in a child.
+  /** `npm start` is `tsx src/main.ts`; in its own process group, for tsx runs the service in a child. */
+  const startSandbox = async (name: string) => {
     procs.start(
-      'sandbox',
+      name,
       process.execPath,
       [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'src/main.ts')],
       { REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: String(port), SANDBOX_CUSTODY_PORT: String(custodyPort), TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json') },
@@ -67,13 +65,18 @@ describe('the README sandbox walk-through, run with bash against npm start', { t
     );
     await procs.until(
       'the sandbox healthy',
-      NAMES,
+      [name],
       async () => {
         const res = await json(`http://127.0.0.1:${port}/api/v1.0/status`);
         return res.body?.healthy === true ? true : undefined;
       },
       180_000,
     );
+  };
+
+  beforeAll(async () => {
+    [port, custodyPort] = [await freePort(), await freePort()];
+    await startSandbox('sandbox');
   }, 200_000);
 
   afterAll(async () => {
@@ -84,7 +87,8 @@ describe('the README sandbox walk-through, run with bash against npm start', { t
     redis.disconnect();
   });
 
-  it('reaches what each step says', async () => {
+  /** Runs the block with bash and checks every step's output against what the walk-through says. */
+  async function walkThrough(): Promise<void> {
     const script = walkThroughBlock(readFileSync(README, 'utf8'))
       .replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`)
       .replaceAll('127.0.0.1:8090', `127.0.0.1:${custodyPort}`);
@@ -150,5 +154,23 @@ describe('the README sandbox walk-through, run with bash against npm start', { t
 
     // 7. The dashboard's queues.
     expect(out('7').join('\n'), why).toContain('"queues"');
-  });
+
+    // 8. Mining paused: both withdrawals stay BROADCAST; resumed: the speed-up confirmed, the cancel landed.
+    expect(jsonLines('8')[0], why).toMatchObject({ ledgerId: 'ethdev', action: 'pause', paused: true, actions: ['pause', 'resume', 'mine', 'reorg'] });
+    expect(jsonLines('8')[1], why).toMatchObject({ ledgerId: 'ethdev', action: 'resume', paused: false });
+    expect(
+      out('8').filter((l) => !l.startsWith('{')),
+      why,
+    ).toEqual(['BROADCAST', 'BROADCAST', 'BROADCAST', 'CONFIRMED', 'original replaced, speed-up confirmed', 'FAILED', expect.stringMatching(/^cancelled: /)]);
+  }
+
+  it('reaches what each step says', walkThrough);
+
+  // Each start begins with empty nodes and empty sandbox data: the same block runs again as
+  // written (step 5 pays the same new Stellar account, which exists no more).
+  it('reaches what each step says again after a restart on the same Redis prefix', async () => {
+    await procs.stopAll();
+    await startSandbox('sandbox again');
+    await walkThrough();
+  }, 500_000);
 });

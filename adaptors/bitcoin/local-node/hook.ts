@@ -3,15 +3,40 @@ import { startBitcoinRegtest } from './index.js';
 
 const BLOCK_INTERVAL_MS = 3000;
 
-/** The `btcregtest` ledger on a fresh bcoin regtest node behind its Esplora facade, mining a block every few seconds. */
+/**
+ * The `btcregtest` ledger on a fresh bcoin regtest node behind its Esplora facade, mining a
+ * block every few seconds; its mining can be paused, resumed, forced and reorganised
+ * (`invalidateblock`). The faucet mines the block that confirms its payment even when paused.
+ */
 export async function startBitcoinLocalNode(): Promise<LocalLedgerNode> {
   const regtest = await startBitcoinRegtest();
-  const miner = setInterval(() => void regtest.mine(1).catch(() => undefined), BLOCK_INTERVAL_MS);
+  const startMiner = () => setInterval(() => void regtest.mine(1).catch(() => undefined), BLOCK_INTERVAL_MS);
+  let miner: NodeJS.Timeout | undefined = startMiner();
   return {
     ledgerId: 'btcregtest',
     options: { backend: 'esplora', url: regtest.url, confirmations: 1 },
     description: `btcregtest  bcoin regtest node, Esplora facade ${regtest.url} (a block every ${BLOCK_INTERVAL_MS / 1000} s)`,
     faucet: (address, _asset, units) => regtest.faucet(address, units),
+    mining: {
+      pause: async () => {
+        clearInterval(miner);
+        miner = undefined;
+      },
+      resume: async () => {
+        miner ??= startMiner();
+      },
+      mine: async (blocks) => void (await regtest.mine(blocks)),
+      // The lowest of the last `depth` blocks leaves the best chain with its descendants (their
+      // transactions leave the mempool too, as bcoin does), and as many new blocks take their place.
+      reorg: async (depth) => {
+        const height = regtest.node.height;
+        if (depth > height) throw new Error(`the chain has ${height} blocks`);
+        const hash = await regtest.node.blockHash(height - depth + 1);
+        await regtest.invalidate(hash);
+        await regtest.mine(depth);
+      },
+      state: async () => ({ paused: miner === undefined, height: regtest.node.height }),
+    },
     stop: async () => {
       clearInterval(miner);
       await regtest.stop();

@@ -103,6 +103,13 @@ export class RegtestNode {
     return coins.filter((c) => c.script.toRaw().equals(a.script));
   }
 
+  /** The best chain's block hash at `height`, as RPC shows it. */
+  async blockHash(height: number): Promise<string> {
+    const r = await this.node.rpc.call({ method: 'getblockhash', params: [height] }, []);
+    if (r.error) throw new Error(`getblockhash: ${r.error.message}`);
+    return r.result as string;
+  }
+
   async mine(blocks: number, address?: string): Promise<string[]> {
     const to = address ?? this.faucetRing.getAddress().toString('regtest');
     const r = await this.node.rpc.call({ method: 'generatetoaddress', params: [blocks, to] }, []);

@@ -1,10 +1,18 @@
 import type { LocalLedgerNode } from '../../../src/ledger/adaptor.js';
+import { anvilMining } from './anvil-mining.js';
 import { DevChainFunder } from './dev-chain.js';
 import { startAnvil } from './local-anvil.js';
 
-/** The `ethdev` ledger on a fresh anvil chain (a block every 2 s), with a demo ERC-20 deployed. */
+const BLOCK_TIME_S = 2;
+/** Recent states anvil keeps: `anvil_reorg` (POST /sandbox/mining) replaces at most this many blocks. */
+const REORG_DEPTH = 64;
+
+/**
+ * The `ethdev` ledger on a fresh anvil chain (a block every 2 s, and one for each transaction),
+ * with a demo ERC-20 deployed; its mining can be paused, resumed, forced and reorganised.
+ */
 export async function startEthereumLocalNode(): Promise<LocalLedgerNode> {
-  const anvil = await startAnvil({ blockTime: 2, mixedMining: true });
+  const anvil = await startAnvil({ blockTime: BLOCK_TIME_S, mixedMining: true, keepStates: REORG_DEPTH });
   const funder = new DevChainFunder(anvil.url);
   const stop = async () => {
     funder.destroy();
@@ -17,6 +25,7 @@ export async function startEthereumLocalNode(): Promise<LocalLedgerNode> {
       options: { rpcUrl: anvil.url, tokens: [token], confirmations: 1 },
       description: `ethdev      anvil JSON-RPC ${anvil.url} (chain 31337), demo ERC-20 ${token.symbol} at ${token.contract}`,
       faucet: (address, asset, units) => (asset === token.symbol ? funder.sendToken(token.contract, address, units) : funder.sendEth(address, units)),
+      mining: anvilMining(anvil.url, BLOCK_TIME_S),
       stop,
     };
   } catch (e) {

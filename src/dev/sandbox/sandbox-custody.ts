@@ -28,8 +28,8 @@ export interface SandboxCustody {
 
 /**
  * The emulator administrator's password: SANDBOX_CUSTODY_PASSWORD, else the one kept in
- * `{dir}/custody-password` (made at the first start). The emulator's state outlives a
- * restart, and its administrator keeps the password it was created with.
+ * `{dir}/custody-password` (made at the first start). The sandbox empties the emulator's
+ * state at each start, but the password is kept, so what a user has noted stays right.
  */
 export function sandboxCustodyPassword(dir: string, fromEnv: string | undefined): string {
   if (fromEnv) return fromEnv;
@@ -61,8 +61,8 @@ export async function startSandboxCustody(opts: SandboxCustodyOptions): Promise<
     approverPolicy: { autoActivate: true, autoJoin: true, approve: 'quorum', delayMs: SANDBOX_APPROVAL_DELAY_MS },
   });
   const session = new TokenSession({ baseUrl: running.url, user: opts.admin.user, password: opts.admin.password, clientId: 'byow-sandbox', fetch: fetchFn, logger });
-  // The emulator's state (and its administrator) outlives a restart: a password that no longer
-  // matches is reported now, with what to do, rather than at the first vault.
+  // An emulator state the sandbox left in place (a prefix without its marker) may have an
+  // administrator with another password: reported now, with what to do, rather than at the first vault.
   await session.header().catch(async (e: unknown) => {
     await running.stop();
     if (e instanceof CustodyRequestError && e.problem.upstreamStatus === 401) {

@@ -8,9 +8,18 @@ import { singleAddress } from '../../vaults/vault-addresses.js';
 import { readVaultKey } from '../../vaults/custody-vault-keys.js';
 import type { VaultRecord } from '../../vaults/vault-schema.js';
 import { defineRoute, type AnyRouteSpec } from '../../http/route.js';
+import type { LocalNodeMining, MiningAction } from '../../ledger/adaptor.js';
 import type { Sandbox } from './sandbox.js';
 
-/** Sandbox-only shortcuts for the walk-through: a custody vault created and registered in one call, and a faucet. */
+const MINING_ACTIONS = ['pause', 'resume', 'mine', 'reorg'] as const satisfies readonly MiningAction[];
+
+/** The actions a node's mining controls offer, in the order of MINING_ACTIONS. */
+export const miningActions = (mining: LocalNodeMining | undefined): MiningAction[] => MINING_ACTIONS.filter((a) => mining?.[a] !== undefined);
+
+/**
+ * Sandbox-only shortcuts for the walk-through: a custody vault created and registered in one
+ * call, a faucet, and control of the development nodes' block production.
+ */
 export function sandboxRoutes(core: Pick<AppContext, 'registry' | 'vaults' | 'custody'>, sandbox: Sandbox): AnyRouteSpec[] {
   return [
     defineRoute({
@@ -65,6 +74,41 @@ export function sandboxRoutes(core: Pick<AppContext, 'registry' | 'vaults' | 'cu
         const units = parseAmount(body.amount, asset.decimals);
         const reference = await faucet(body.address, asset.symbol, units);
         return { ledgerId: adaptor.ledgerId, address: body.address, asset: asset.symbol, amount: formatAmount(units, asset.decimals), reference };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/sandbox/mining',
+      summary:
+        'SANDBOX: pause or resume block production of a ledger\'s development node, mine blocks now, or reorganise the last blocks, where its node can (422 names what a ledger supports)',
+      tags: ['sandbox'],
+      scope: 'admin',
+      body: z.object({
+        ledgerId: z.string(),
+        action: z.enum(MINING_ACTIONS),
+        /** `mine`: blocks to mine; `reorg`: how many of the last blocks to replace. Default 1. */
+        blocks: z.number().int().min(1).max(64).optional(),
+      }),
+      response: z.object({ ledgerId: z.string(), action: z.enum(MINING_ACTIONS), paused: z.boolean(), height: z.number().int(), actions: z.array(z.enum(MINING_ACTIONS)) }),
+      handler: async ({ body }) => {
+        const adaptor = core.registry.get(body.ledgerId);
+        const mining = sandbox.mining[adaptor.ledgerId];
+        const actions = miningActions(mining);
+        if (!mining || !actions.includes(body.action)) {
+          const offered = Object.entries(sandbox.mining).map(([id, m]) => `${id} (${miningActions(m).join(', ')})`);
+          throw new InvalidArgumentError(
+            actions.length
+              ? `${adaptor.ledgerId} supports the mining actions ${actions.join(', ')}, not '${body.action}'`
+              : `${adaptor.ledgerId}'s development node has no mining controls; ledgers with them: ${offered.join('; ') || 'none'}`,
+            { supported: actions },
+          );
+        }
+        const blocks = body.blocks ?? 1;
+        if (body.action === 'pause') await mining.pause?.();
+        else if (body.action === 'resume') await mining.resume?.();
+        else if (body.action === 'mine') await mining.mine?.(blocks);
+        else await mining.reorg?.(blocks);
+        return { ledgerId: adaptor.ledgerId, action: body.action, ...(await mining.state()), actions };
       },
     }),
   ];

@@ -3,11 +3,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../platform/config-error.js';
 import { resolveLedgers, type Config } from '../../config/load-config.js';
-import type { LedgerFamily } from '../../ledger/adaptor.js';
+import type { LedgerFamily, LocalNodeMining } from '../../ledger/adaptor.js';
 import { createLogger } from '../../platform/logger.js';
 import { ensureRedis } from '../local-redis.js';
 import { SANDBOX_APPROVAL_DELAY_MS, sandboxCustodyPassword, startSandboxCustody, type SandboxCustody } from './sandbox-custody.js';
 import { custodyEmulatorPrefix } from '../../platform/redis-keys.js';
+import { freshSandboxState } from './sandbox-state.js';
+import { prettyLogDestination, printBanner, sandboxLogFormat } from './sandbox-log.js';
+import type { DestinationStream } from 'pino';
 
 /**
  * The sandbox profile: with no configuration, the service runs against local nodes it
@@ -25,8 +28,14 @@ export interface Sandbox {
   config: Config;
   /** Lines to show the user: URLs, the API key, where things are. */
   banner: string[];
+  /** Where the sandbox's loggers write: pino-pretty in pretty mode, else stdout (undefined: JSON lines). */
+  logDestination?: DestinationStream;
+  /** Prints the banner with `more` lines, after the start-up logs: on stdout when pretty, else on stderr. */
+  printBanner(more: readonly string[]): void;
   custody: SandboxCustody;
   faucets: Record<string, Faucet>;
+  /** Block production controls of the nodes that offer them (`LocalLedgerNode.mining`), by ledger id. */
+  mining: Record<string, LocalNodeMining>;
   stop(): Promise<void>;
 }
 
@@ -40,6 +49,10 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
   try {
     const redis = await ensureRedis(config.redisUrl, { log });
     stops.push(redis.stop);
+    // Before anything of the sandbox writes: a prefix of production data is refused with
+    // nothing written, and the data of an earlier sandbox start goes, as its nodes did.
+    const cleared = await freshSandboxState(redis.url, config.keyPrefix);
+    if (cleared) log(`sandbox: ${cleared} Redis keys of the previous start under '${config.keyPrefix}:' deleted (its nodes are gone)`);
 
     // Families that bring their own development node start it here; none is named.
     const localNodes = [];
@@ -49,6 +62,9 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
       stops.push(node.stop);
       localNodes.push(node);
     }
+
+    const logFormat = sandboxLogFormat(config.logFormat);
+    const logDestination = logFormat === 'pretty' ? prettyLogDestination() : undefined;
 
     const publicUrl = config.publicUrl ?? `http://127.0.0.1:${config.port}`;
     // Callbacks without HMAC, as the custody service sends them, unless CALLBACK_SECRET is set.
@@ -60,7 +76,7 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
       port: config.sandboxCustodyPort,
       admin: custodyAdmin,
       callback: { baseUrl: publicUrl, secret: callbackSecret },
-      logger: createLogger(config.logLevel, [...config.secrets, custodyAdmin.password]),
+      logger: createLogger(config.logLevel, [...config.secrets, custodyAdmin.password], logDestination),
     });
     stops.push(custody.stop);
 
@@ -70,6 +86,7 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
 
     // Each node's faucet sends what its ledger's demo setup holds, and says which assets when asked for another.
     const faucets: Record<string, Faucet> = Object.fromEntries(localNodes.map((n) => [n.ledgerId, n.faucet] as const));
+    const mining: Record<string, LocalNodeMining> = Object.fromEntries(localNodes.flatMap((n) => (n.mining ? [[n.ledgerId, n.mining] as const] : [])));
 
     const apiKey = config.apiKeys ? undefined : (config.sandboxApiKey ?? `sbx_${randomBytes(24).toString('hex')}`);
     const apiKeys = config.apiKeys ?? [{ name: 'sandbox', key: apiKey, scopes: ['read', 'withdraw', 'admin'] as ('read' | 'withdraw' | 'admin')[] }];
@@ -106,8 +123,11 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
         secrets: [...config.secrets, custodyAdmin.password, ...(apiKey ? [apiKey] : [])],
       },
       banner,
+      logDestination,
+      printBanner: (more) => printBanner([...banner, ...more], logFormat),
       custody,
       faucets,
+      mining,
       stop,
     };
   } catch (e) {
