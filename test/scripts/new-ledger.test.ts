@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { check, resolveConfig } from 'prettier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotSupportedError } from '../../src/platform/errors.js';
 import type { LedgerFamily } from '../../src/ledger/adaptor.js';
@@ -30,7 +31,10 @@ describe('npm run new-ledger', () => {
 
   it('writes a family that registers with one line, typechecks, and answers "not implemented"', async () => {
     const before = readFileSync(path.join(root, 'adaptors', 'index.ts'), 'utf8');
-    const files = scaffoldLedger(root, 'zeta');
+    const files = await scaffoldLedger(root, 'zeta');
+    // Formatted as `npm run lint` checks the project's code: prettier finds nothing to change.
+    const style = (await resolveConfig(path.join(repo, 'package.json'))) ?? {};
+    for (const f of [...files, 'adaptors/index.ts']) expect(await check(readFileSync(path.join(root, f), 'utf8'), { ...style, parser: 'typescript' }), f).toBe(true);
     // The shape every built-in family has: the same file for the same role.
     expect([...files].sort()).toEqual(
       [
@@ -103,10 +107,10 @@ describe('npm run new-ledger', () => {
 
   it('refuses a bad name, an existing family and a name whose ledger ids another family knows, leaving adaptors/index.ts alone', async () => {
     const before = readFileSync(path.join(root, 'adaptors', 'index.ts'), 'utf8');
-    expect(() => scaffoldLedger(root, 'Bad-Name')).toThrow(/lower-case/);
-    expect(() => scaffoldLedger(root, 'solana')).toThrow(/already exists/);
+    await expect(scaffoldLedger(root, 'Bad-Name')).rejects.toThrow(/lower-case/);
+    await expect(scaffoldLedger(root, 'solana')).rejects.toThrow(/already exists/);
     const { families } = await import('../../adaptors/index.js');
-    expect(() => scaffoldLedger(root, 'btc', families.flatMap((f) => f.knownLedgers))).toThrow(/clash with ids another family knows \(btc\)/);
+    await expect(scaffoldLedger(root, 'btc', families.flatMap((f) => f.knownLedgers))).rejects.toThrow(/clash with ids another family knows \(btc\)/);
     expect(existsSync(path.join(root, 'adaptors', 'btc'))).toBe(false);
     expect(readFileSync(path.join(root, 'adaptors', 'index.ts'), 'utf8')).toBe(before);
   });
