@@ -52,7 +52,8 @@ module.exports = {
     {
       name: 'the-composition-root-loads-the-sandbox-on-demand',
       severity: 'error',
-      comment: 'The composition root starts the sandbox only in the sandbox profile, through a dynamic import (a production image has no dev dependencies); a type may be named.',
+      comment:
+        'The composition root starts the sandbox only in the sandbox profile, through a dynamic import (a production image has no dev dependencies); a type may be named.',
       from: { path: '^src/app/' },
       to: { path: ['^src/dev/', '^adaptors/[^/]+/local-node/'], dependencyTypesNot: ['dynamic-import', 'type-only'] },
     },
@@ -83,6 +84,10 @@ module.exports = {
     exclude: { path: '(^|/)(node_modules|dist)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.d.ts'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.d.ts'],
+    },
   },
 };

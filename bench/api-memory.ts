@@ -34,7 +34,15 @@ const SEED = 11;
 const RECIPIENT = '0x00000000000000000000000000000000000000B0';
 
 export async function apiMemory(
-  deps: { api: { child: Child; url: string }; custody: RunningInMemoryCustodyEmulator; store: OperationStore; apiKey: string; callbackSecret: string; run: string; snapshot?: (name: string) => Promise<void> },
+  deps: {
+    api: { child: Child; url: string };
+    custody: RunningInMemoryCustodyEmulator;
+    store: OperationStore;
+    apiKey: string;
+    callbackSecret: string;
+    run: string;
+    snapshot?: (name: string) => Promise<void>;
+  },
   requests: number,
 ): Promise<ApiMemory> {
   const { api } = deps;

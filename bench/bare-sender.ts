@@ -18,7 +18,11 @@ export interface BareSend {
 }
 
 async function rpc(url: string, method: string, params: unknown[], id = 1): Promise<unknown> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+  });
   const body = (await res.json()) as { result?: unknown; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;
@@ -62,4 +66,3 @@ export async function bareSend(rpcUrl: string, n: number, to: string): Promise<B
   rpcMs.sort((a, b) => a - b);
   return { height, transactions: n, seconds, perSecond: n / seconds, rpcMsP50: rpcMs[Math.floor(n / 2)] as number };
 }
-

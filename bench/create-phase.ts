@@ -82,7 +82,11 @@ export async function createPhase(o: CreatePhaseInput): Promise<CreateFigures> {
           const i = next++;
           const started = performance.now();
           const recipientAddress = `0x${tag === 'create' ? 'c0' : 'c1'}${'b0'.repeat(15)}${i.toString(16).padStart(8, '0')}`;
-          const r = await call('POST', `/api/v1.0/vaults/${vault.vaultId}/withdrawals`, { recipientAddress, amount: '0.001', description: `bench ${tag} ${i}` });
+          const r = await call('POST', `/api/v1.0/vaults/${vault.vaultId}/withdrawals`, {
+            recipientAddress,
+            amount: '0.001',
+            description: `bench ${tag} ${i}`,
+          });
           ms.push(performance.now() - started);
           if (r.status === 200) ids.push(r.body.operationID as string);
           else refusals.push(`${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);

@@ -71,7 +71,9 @@ export function startNode(name: string, script: string, args: string[], env: Rec
     ...(opts.nodeFlags ?? []),
   ];
   // A built process gets the image's NODE_OPTIONS (Dockerfile), as in production.
-  const nodeOptions = opts.built ? [process.env.NODE_OPTIONS, imageNodeOptions(path.join(ROOT, 'Dockerfile'))].filter(Boolean).join(' ') : process.env.NODE_OPTIONS;
+  const nodeOptions = opts.built
+    ? [process.env.NODE_OPTIONS, imageNodeOptions(path.join(ROOT, 'Dockerfile'))].filter(Boolean).join(' ')
+    : process.env.NODE_OPTIONS;
   const proc = spawn(process.execPath, [...imports, from(script), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
@@ -129,7 +131,10 @@ export async function buildDist(): Promise<string> {
       exclude: ['**/*.test.ts', '**/test-kit.ts'].map((p) => path.join(ROOT, p)),
     }),
   );
-  const proc = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsconfig], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsconfig], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   proc.stdout.on('data', (d: Buffer) => (output += d.toString()));
   proc.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -151,7 +156,12 @@ export async function waitFor(what: string, child: Child | undefined, check: () 
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     if (child && child.proc.exitCode !== null) throw new Error(`${what}: the process exited (${child.proc.exitCode})\n${tail(child.log)}`);
-    if (await Promise.resolve().then(check).catch(() => false)) return;
+    if (
+      await Promise.resolve()
+        .then(check)
+        .catch(() => false)
+    )
+      return;
     await sleep(100);
   }
   throw new Error(`${what}: timed out${child ? `\n${tail(child.log)}` : ''}`);

@@ -105,12 +105,17 @@ function summarise(file: string): void {
   const pct = (ms: number) => `${((100 * ms) / busy).toFixed(1).padStart(5)}%`;
   const ms = (v: number) => `${Math.round(v).toLocaleString('en').padStart(8)} ms`;
   const table = (title: string, m: Map<string, number>, skipRoot = false) => {
-    const rows = [...m].filter(([k]) => !skipRoot || k !== '(root)').sort((a, b) => b[1] - a[1]).slice(0, TOP);
+    const rows = [...m]
+      .filter(([k]) => !skipRoot || k !== '(root)')
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, TOP);
     console.log(`\n${title}`);
     for (const [k, v] of rows) console.log(`${ms(v)} ${pct(v)}  ${k}`);
   };
   const window = `${FROM === -Infinity ? 0 : FROM / 1e6}..${TO === Infinity ? ((p.endTime - p.startTime) / 1e6).toFixed(1) : TO / 1e6} s`;
-  console.log(`${file}\nprofile ${((p.endTime - p.startTime) / 1e6).toFixed(1)} s; window ${window}; busy ${Math.round(busy).toLocaleString('en')} ms, idle ${Math.round(idle).toLocaleString('en')} ms${MATCH ? ` (stacks with '${MATCH}')` : ''}`);
+  console.log(
+    `${file}\nprofile ${((p.endTime - p.startTime) / 1e6).toFixed(1)} s; window ${window}; busy ${Math.round(busy).toLocaleString('en')} ms, idle ${Math.round(idle).toLocaleString('en')} ms${MATCH ? ` (stacks with '${MATCH}')` : ''}`,
+  );
   if (TIMELINE) console.log(`\nbusy per second (ms): ${[...perSecond].map((v, i) => `${i}:${Math.round(v ?? 0)}`).join(' ')}`);
   table('self time by package', pkg);
   table('self time by function', self);

@@ -34,13 +34,29 @@ import { prepareCallbacks, randomKeys } from './fixtures.js';
 import { statusUnderBatches, type StatusUnderBatches } from './status-under-batches.js';
 import { utxoBench, type UtxoFigures } from './utxo.js';
 import type { LoadResult } from './load.js';
-import { answers, buildDist, cpuSeconds, logSays, RESULTS, runLoad, startNode, waitFor, type Child, type ChildCounters, type ChildStats, type StartOptions } from './procs.js';
+import {
+  answers,
+  buildDist,
+  cpuSeconds,
+  logSays,
+  RESULTS,
+  runLoad,
+  startNode,
+  waitFor,
+  type Child,
+  type ChildCounters,
+  type ChildStats,
+  type StartOptions,
+} from './procs.js';
 import { workerMemory, type WorkerMemory } from './worker-memory.js';
 import { apiMemory, type ApiMemory } from './api-memory.js';
 
 const quick = process.argv.includes('--quick');
 // `-- --only=ingest,pipeline` runs only the named phases (ingest, address, status, create, api-memory, pipeline, idle, memory, utxo).
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 const want = (phase: string): boolean => !only || only.includes(phase);
 const SIZES = quick
   ? { callbacks: 1_500, warmup: 300, connections: 50, addressSeconds: 1, withdrawals: 100, idle: 30, jobs: 5_000, apiRequests: 2_000 }
@@ -89,7 +105,8 @@ const WORKER_PROCESSES = Number(process.env.BENCH_WORKER_PROCESSES ?? 1);
 async function startApi(name: string, env: Record<string, string>, opts: StartOptions = {}): Promise<{ child: Child; url: string }> {
   // BENCH_CPU_PROF=1 writes V8 CPU profiles of the API (of each API process) and the worker to bench/results/prof/ when they stop.
   const o = { profile: Boolean(process.env.BENCH_CPU_PROF), ...opts };
-  const child = API_PROCESSES > 1 && !opts.built ? startNode(name, 'bench/cluster-api.ts', [String(API_PROCESSES)], env, o) : startNode(name, 'src/main.ts', [], env, o);
+  const child =
+    API_PROCESSES > 1 && !opts.built ? startNode(name, 'bench/cluster-api.ts', [String(API_PROCESSES)], env, o) : startNode(name, 'src/main.ts', [], env, o);
   const url = `http://127.0.0.1:${env.PORT}`;
   await waitFor(`${name} start`, child, () => answers(`${url}/api/v1.0/config`));
   return { child, url };
@@ -97,7 +114,13 @@ async function startApi(name: string, env: Record<string, string>, opts: StartOp
 
 async function startWorker(name: string, env: Record<string, string>, opts: StartOptions = {}): Promise<Child> {
   // Each worker serves its /status and /metrics on a port of its own.
-  const child = startNode(name, 'src/worker-main.ts', [], { ...env, WORKER_PORT: String(await freePort()) }, { profile: Boolean(process.env.BENCH_CPU_PROF), ...opts, preload: true });
+  const child = startNode(
+    name,
+    'src/worker-main.ts',
+    [],
+    { ...env, WORKER_PORT: String(await freePort()) },
+    { profile: Boolean(process.env.BENCH_CPU_PROF), ...opts, preload: true },
+  );
   await waitFor(`${name} start`, child, logSays(child, 'worker started'));
   return child;
 }
@@ -126,37 +149,37 @@ interface Figures {
 }
 
 interface DrainFigures {
-    mode: 'live' | 'backlog';
-    withdrawals: number;
-    created: number;
-    createSeconds: number;
-    /** live: first callback → last broadcast; backlog: broadcasts resumed → last broadcast. */
-    drainSeconds: number;
-    broadcastsPerSecond: number;
-    /** The same node taking as many pre-signed transactions from a bare client, one at a time. */
-    bare: BareSend;
-    drainRatio: number;
-    rpcMsP50: number;
-    /** eth_sendRawTransaction calls for the vault's transactions, and distinct transactions among them. */
-    nodeSends: number;
-    distinctSent: number;
-    /** HTTP requests that carried the vault's sends (a JSON-RPC batch is one). */
-    sendRequests: number;
-    /** Runs of the withdrawals' broadcast jobs up to the drain's end (looks again included). */
-    broadcastRuns: number;
-    /** Garbage collections of the (first) worker from the callbacks' release to the end: scavenges, full. */
-    workerGcs: { minor: number; major: number };
-    callbackToBroadcastMsP50: number;
-    /** First callback sent → last one accepted by the API: the receiver's share of the drain. */
-    callbacksAcceptedSeconds: number;
-    nonces: { first: number; last: number; count: number; contiguous: boolean; chainCount: number };
-    failed: number;
-    /** CPU of the worker per withdrawal during the drain (live: from the first callback; backlog: from the resume), and of the API. */
-    workerCpuMsPerWithdrawal: number;
-    /** The same up to the worker having nothing left to do for them (confirmations, looks again). */
-    workerCpuMsPerWithdrawalUntilIdle?: number;
-    apiCpuMsPerWithdrawal: number;
-    workerRssMB: number;
+  mode: 'live' | 'backlog';
+  withdrawals: number;
+  created: number;
+  createSeconds: number;
+  /** live: first callback → last broadcast; backlog: broadcasts resumed → last broadcast. */
+  drainSeconds: number;
+  broadcastsPerSecond: number;
+  /** The same node taking as many pre-signed transactions from a bare client, one at a time. */
+  bare: BareSend;
+  drainRatio: number;
+  rpcMsP50: number;
+  /** eth_sendRawTransaction calls for the vault's transactions, and distinct transactions among them. */
+  nodeSends: number;
+  distinctSent: number;
+  /** HTTP requests that carried the vault's sends (a JSON-RPC batch is one). */
+  sendRequests: number;
+  /** Runs of the withdrawals' broadcast jobs up to the drain's end (looks again included). */
+  broadcastRuns: number;
+  /** Garbage collections of the (first) worker from the callbacks' release to the end: scavenges, full. */
+  workerGcs: { minor: number; major: number };
+  callbackToBroadcastMsP50: number;
+  /** First callback sent → last one accepted by the API: the receiver's share of the drain. */
+  callbacksAcceptedSeconds: number;
+  nonces: { first: number; last: number; count: number; contiguous: boolean; chainCount: number };
+  failed: number;
+  /** CPU of the worker per withdrawal during the drain (live: from the first callback; backlog: from the resume), and of the API. */
+  workerCpuMsPerWithdrawal: number;
+  /** The same up to the worker having nothing left to do for them (confirmations, looks again). */
+  workerCpuMsPerWithdrawalUntilIdle?: number;
+  apiCpuMsPerWithdrawal: number;
+  workerRssMB: number;
 }
 
 /**
@@ -265,33 +288,33 @@ async function startServices(stops: Bench['stops'], prefix: string, redisUrl: st
       secret: SECRET,
       baseUrl: `http://127.0.0.1:${port}`,
       timeoutMs: 600_000,
-        fetch: async (input, init) => {
-          const gate = tap.held;
-          if (gate) {
-            gate.waiting++;
-            await gate.open;
-            if (inFlight >= 64) await new Promise<void>((r) => slots.push(r));
-          }
-          inFlight++;
-          try {
-            tap.firstCallback = Math.min(tap.firstCallback, Date.now());
-            const body = typeof init?.body === 'string' ? init.body : '';
-            // Signed now: a held callback's timestamp is as old as its wait.
-            const res = await fetch(input, gate ? { ...init, headers: { 'content-type': 'application/json', ...signCallback(SECRET, body) } } : init);
-            const at = hrNow();
-            if (res.ok) tap.acceptedCount++;
-            if (res.ok && body) {
-              for (const d of (JSON.parse(body) as { dataToSign: string[] }).dataToSign) {
-                tap.accepted.set(d.toLowerCase(), Date.now());
-                tap.acceptedAt.set(d.toLowerCase(), at);
-              }
+      fetch: async (input, init) => {
+        const gate = tap.held;
+        if (gate) {
+          gate.waiting++;
+          await gate.open;
+          if (inFlight >= 64) await new Promise<void>((r) => slots.push(r));
+        }
+        inFlight++;
+        try {
+          tap.firstCallback = Math.min(tap.firstCallback, Date.now());
+          const body = typeof init?.body === 'string' ? init.body : '';
+          // Signed now: a held callback's timestamp is as old as its wait.
+          const res = await fetch(input, gate ? { ...init, headers: { 'content-type': 'application/json', ...signCallback(SECRET, body) } } : init);
+          const at = hrNow();
+          if (res.ok) tap.acceptedCount++;
+          if (res.ok && body) {
+            for (const d of (JSON.parse(body) as { dataToSign: string[] }).dataToSign) {
+              tap.accepted.set(d.toLowerCase(), Date.now());
+              tap.acceptedAt.set(d.toLowerCase(), at);
             }
-            return res;
-          } finally {
-            inFlight--;
-            slots.shift()?.();
           }
-        },
+          return res;
+        } finally {
+          inFlight--;
+          slots.shift()?.();
+        }
+      },
     },
   });
   stops.push(custody.stop);
@@ -358,8 +381,19 @@ async function ingestPhase({ store, api, echo, echoPort, redis, redisUrl, config
   await redis.del(operationKeys(servicePrefix(prefix)).open);
   await queues.close();
   const enqueued = Object.values(counts).reduce((x, y) => x + y, 0);
-  const figures = { service, echo: echoResult, ratio: service.rps / echoResult.rps, enqueued, apiCpuMsPerCallback: Math.round(apiCpuMs * 1000) / 1000, echoCpuMsPerRequest: Math.round(echoCpuMs * 1000) / 1000, redisCpuMsPerCallback: Math.round(redisCpuMs * 1000) / 1000, ownRedis: redisUrl !== (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') };
-  log(`callbacks ${r1(service.rps)} req/s (p99 ${service.p99} ms, API CPU ${apiCpuMs.toFixed(3)} ms each) vs echo ${r1(echoResult.rps)} req/s (CPU ${echoCpuMs.toFixed(3)} ms each); ${enqueued} jobs enqueued`);
+  const figures = {
+    service,
+    echo: echoResult,
+    ratio: service.rps / echoResult.rps,
+    enqueued,
+    apiCpuMsPerCallback: Math.round(apiCpuMs * 1000) / 1000,
+    echoCpuMsPerRequest: Math.round(echoCpuMs * 1000) / 1000,
+    redisCpuMsPerCallback: Math.round(redisCpuMs * 1000) / 1000,
+    ownRedis: redisUrl !== (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'),
+  };
+  log(
+    `callbacks ${r1(service.rps)} req/s (p99 ${service.p99} ms, API CPU ${apiCpuMs.toFixed(3)} ms each) vs echo ${r1(echoResult.rps)} req/s (CPU ${echoCpuMs.toFixed(3)} ms each); ${enqueued} jobs enqueued`,
+  );
   return figures;
 }
 
@@ -385,7 +419,10 @@ async function addressPhase({ api }: Bench): Promise<NonNullable<Figures['addres
     if (check.status !== 200 || loop.keys.some((k, i) => body.items[i]?.address !== loop.derive(k))) {
       throw new Error(`${ledgerId}: address-from-publickey disagrees with the library: ${JSON.stringify(body).slice(0, 300)}`);
     }
-    specs.push({ url, method: 'POST' as const, connections: 1, amount: 3, bodiesFile: file }, { url, method: 'POST' as const, connections: 1, duration: SIZES.addressSeconds, bodiesFile: file });
+    specs.push(
+      { url, method: 'POST' as const, connections: 1, amount: 3, bodiesFile: file },
+      { url, method: 'POST' as const, connections: 1, duration: SIZES.addressSeconds, bodiesFile: file },
+    );
   }
   log(`address-from-publickey: ${SIZES.addressSeconds} s of ${BATCH}-key batches per ledger`);
   const results = await runLoad(specs);
@@ -457,7 +494,11 @@ async function apiMemoryPhase({ env, stops, custody, store, built }: Bench): Pro
   for (const how of ['tsx', 'built'] as const) {
     const memPort = await freePort();
     const name = how === 'tsx' ? 'api-memory' : 'api-memory-built';
-    const memApi = await startApi(name, { ...deployed, PORT: String(memPort), PUBLIC_URL: `http://127.0.0.1:${memPort}` }, { preload: true, ...(how === 'built' ? { built: await built() } : {}) });
+    const memApi = await startApi(
+      name,
+      { ...deployed, PORT: String(memPort), PUBLIC_URL: `http://127.0.0.1:${memPort}` },
+      { preload: true, ...(how === 'built' ? { built: await built() } : {}) },
+    );
     stops.push(memApi.child.stop);
     log(`api-memory (${how}): ${SIZES.apiRequests} mixed requests to a fresh API process`);
     const m = await apiMemory(
@@ -628,7 +669,12 @@ async function drain(b: Bench, w: Workers, mode: 'live' | 'backlog'): Promise<Dr
   // reading every withdrawal record ten times a second (megabytes from Redis, parsed here)
   // took CPU from the two cores the worker shares. The records are read once the sends are
   // all out, or every 2 s should some withdrawal never be sent (FAILED).
-  await waitFor('every withdrawal sent', worker, async () => (await workersSent()) >= sentBefore + n || (Date.now() - lastRead > 2000 && everyOneOut()), 300_000);
+  await waitFor(
+    'every withdrawal sent',
+    worker,
+    async () => (await workersSent()) >= sentBefore + n || (Date.now() - lastRead > 2000 && everyOneOut()),
+    300_000,
+  );
   await waitFor('every withdrawal broadcast', worker, everyOneOut, 300_000);
   const broadcastAt = (o: Operation) => Date.parse(o.history.find((h) => h.status === 'BROADCAST')?.at ?? '');
   const sent = ops.filter((o) => Number.isFinite(broadcastAt(o)));
@@ -643,7 +689,11 @@ async function drain(b: Bench, w: Workers, mode: 'live' | 'backlog'): Promise<Dr
   const callbackToBroadcast = sent.map((o) => broadcastAt(o) - (tap.accepted.get(o.unsigned.payloads[0]?.digest ?? '') ?? NaN)).filter(Number.isFinite);
 
   // No nonce gap: the vault's transactions carry exactly the nonces 0..n-1.
-  const { nonces, chainCount } = await chainNonces(anvil.url, sent.map((o) => o.txids[0] as string), address);
+  const { nonces, chainCount } = await chainNonces(
+    anvil.url,
+    sent.map((o) => o.txids[0] as string),
+    address,
+  );
   const drainSeconds = (lastBroadcast - (mode === 'backlog' ? resumedAt : tap.firstCallback)) / 1000;
   const lastAccepted = Math.max(...sent.map((o) => tap.accepted.get(o.unsigned.payloads[0]?.digest ?? '') ?? -Infinity));
   const result: DrainFigures = {
@@ -655,7 +705,12 @@ async function drain(b: Bench, w: Workers, mode: 'live' | 'backlog'): Promise<Dr
     broadcastsPerSecond: r1(sent.length / drainSeconds),
     bare: { ...bare, seconds: r2(bare.seconds), perSecond: r1(bare.perSecond), rpcMsP50: r1(bare.rpcMsP50) },
     drainRatio: r2(sent.length / drainSeconds / bare.perSecond),
-    rpcMsP50: r1(pct(vaultSends.map((s) => s.ms), 50)),
+    rpcMsP50: r1(
+      pct(
+        vaultSends.map((s) => s.ms),
+        50,
+      ),
+    ),
     nodeSends: vaultSends.length,
     distinctSent: new Set(vaultSends.map((s) => s.txid.toLowerCase())).size,
     // The sends of one batch share the moment its answer was read.
@@ -770,16 +825,40 @@ function report(f: Figures): void {
   const yes = (ok: boolean) => (ok ? 'met' : 'MISSED');
   if (f.callbacks) {
     const { service: s, echo: e, ratio } = f.callbacks;
-    rows.push([`callback ingest, ${SIZES.connections} conn${API_PROCESSES > 1 ? `, ${API_PROCESSES} API processes` : ''} (req/s)`, `${Math.round(s.rps)}`, `echo ${Math.round(e.rps)}`, `ratio ${r2(ratio)}`, `≥ 0.5: ${yes(ratio >= 0.5)}`]);
+    rows.push([
+      `callback ingest, ${SIZES.connections} conn${API_PROCESSES > 1 ? `, ${API_PROCESSES} API processes` : ''} (req/s)`,
+      `${Math.round(s.rps)}`,
+      `echo ${Math.round(e.rps)}`,
+      `ratio ${r2(ratio)}`,
+      `≥ 0.5: ${yes(ratio >= 0.5)}`,
+    ]);
     rows.push(['callback ingest p50 / p99 (ms)', `${s.p50} / ${s.p99}`, `echo ${e.p50} / ${e.p99}`, '', `p99 < 50: ${yes(s.p99 < 50)}`]);
     const { apiCpuMsPerCallback: apiCpu, echoCpuMsPerRequest: echoCpu } = f.callbacks;
     rows.push(['callback ingest: server CPU per request (ms)', `${apiCpu}`, `echo ${echoCpu}`, `× ${r1(apiCpu / echoCpu)}`, '']);
-    rows.push(['callback ingest: load generator CPU per request (ms)', `${Math.round(s.loadCpuMs * 1000) / 1000}`, `echo ${Math.round(e.loadCpuMs * 1000) / 1000}`, '', '']);
-    rows.push([`callback ingest: Redis CPU per callback (ms)${f.callbacks.ownRedis ? '' : ', shared Redis'}`, `${f.callbacks.redisCpuMsPerCallback}`, '', '', '']);
+    rows.push([
+      'callback ingest: load generator CPU per request (ms)',
+      `${Math.round(s.loadCpuMs * 1000) / 1000}`,
+      `echo ${Math.round(e.loadCpuMs * 1000) / 1000}`,
+      '',
+      '',
+    ]);
+    rows.push([
+      `callback ingest: Redis CPU per callback (ms)${f.callbacks.ownRedis ? '' : ', shared Redis'}`,
+      `${f.callbacks.redisCpuMsPerCallback}`,
+      '',
+      '',
+      '',
+    ]);
     rows.push(['callback ingest non-2xx / jobs enqueued', `${s.non2xx + s.errors} / ${f.callbacks.enqueued}`, '', '', '']);
   }
   for (const [id, a] of Object.entries(f.address ?? {})) {
-    rows.push([`address-from-publickey ${id} (keys/s)`, `${a.httpKeysPerSec}`, `raw ${a.rawKeysPerSec}`, `ratio ${r2(a.ratio)}`, `≥ 0.8: ${yes(a.ratio >= 0.8)}`]);
+    rows.push([
+      `address-from-publickey ${id} (keys/s)`,
+      `${a.httpKeysPerSec}`,
+      `raw ${a.rawKeysPerSec}`,
+      `ratio ${r2(a.ratio)}`,
+      `≥ 0.8: ${yes(a.ratio >= 0.8)}`,
+    ]);
   }
   if (f.statusUnderBatches) {
     const { threads: t, slices: s } = f.statusUnderBatches;
@@ -795,9 +874,25 @@ function report(f: Figures): void {
   }
   if (f.create) {
     const c = f.create;
-    rows.push([`withdrawals created, one ETH vault, ${c.inFlight} in flight, distinct recipients (withdrawals/s)`, `${c.perSecond}`, `${c.created} in ${c.seconds} s, ${c.refused} refused`, '', `≥ 200: ${yes(c.perSecond >= 200 && c.refused === 0)}`]);
+    rows.push([
+      `withdrawals created, one ETH vault, ${c.inFlight} in flight, distinct recipients (withdrawals/s)`,
+      `${c.perSecond}`,
+      `${c.created} in ${c.seconds} s, ${c.refused} refused`,
+      '',
+      `≥ 200: ${yes(c.perSecond >= 200 && c.refused === 0)}`,
+    ]);
     rows.push(['withdrawal POST p50 / p99 (ms)', `${c.msP50} / ${c.msP99}`, `API CPU ${c.apiCpuMsPerWithdrawal} ms per withdrawal`, '', '']);
-    rows.push(['node round trips per withdrawal', `${c.roundTripsPerWithdrawal}`, `${c.callsPerWithdrawal} calls: ${Object.entries(c.calls).map(([m, n]) => `${m} ${n}`).join(', ') || 'none'}`, '', '']);
+    rows.push([
+      'node round trips per withdrawal',
+      `${c.roundTripsPerWithdrawal}`,
+      `${c.callsPerWithdrawal} calls: ${
+        Object.entries(c.calls)
+          .map(([m, n]) => `${m} ${n}`)
+          .join(', ') || 'none'
+      }`,
+      '',
+      '',
+    ]);
     rows.push(['nonces of the created withdrawals', `${c.nonces.unique} distinct of ${c.nonces.count}`, '', '', `0..n-1: ${yes(c.nonces.contiguous)}`]);
   }
   for (const p of [f.pipeline, f.backlog]) {
@@ -811,11 +906,29 @@ function report(f: Figures): void {
       `ratio ${p.drainRatio}`,
       `≥ 0.5: ${yes(p.drainRatio >= 0.5)}`,
     ]);
-    rows.push([`drain (${p.mode}): node round trip carrying each eth_sendRawTransaction, p50 (ms; a batch counts for each of its transactions)`, `${p.rpcMsP50}`, `bare client ${p.bare.rpcMsP50}`, '', '']);
-    rows.push([`drain (${p.mode}): node sends / distinct transactions`, `${p.nodeSends} / ${p.distinctSent}`, `in ${p.sendRequests} requests`, '', `none twice: ${yes(p.nodeSends === p.distinctSent && p.distinctSent === p.withdrawals)}`]);
+    rows.push([
+      `drain (${p.mode}): node round trip carrying each eth_sendRawTransaction, p50 (ms; a batch counts for each of its transactions)`,
+      `${p.rpcMsP50}`,
+      `bare client ${p.bare.rpcMsP50}`,
+      '',
+      '',
+    ]);
+    rows.push([
+      `drain (${p.mode}): node sends / distinct transactions`,
+      `${p.nodeSends} / ${p.distinctSent}`,
+      `in ${p.sendRequests} requests`,
+      '',
+      `none twice: ${yes(p.nodeSends === p.distinctSent && p.distinctSent === p.withdrawals)}`,
+    ]);
     if (live) rows.push(['drain (live): callback accepted → BROADCAST p50 (ms)', `${p.callbackToBroadcastMsP50}`, '(includes queue wait)', '', '']);
     rows.push([`drain (${p.mode}): first callback → last callback accepted (s)`, `${p.callbacksAcceptedSeconds}`, '(the receiver)', '', '']);
-    rows.push([`drain (${p.mode}): nonces of the vault`, `${p.nonces.first}..${p.nonces.last} (${p.nonces.count})`, `chain count ${p.nonces.chainCount}`, '', `no gap: ${yes(p.nonces.contiguous && p.nonces.chainCount === p.withdrawals)}`]);
+    rows.push([
+      `drain (${p.mode}): nonces of the vault`,
+      `${p.nonces.first}..${p.nonces.last} (${p.nonces.count})`,
+      `chain count ${p.nonces.chainCount}`,
+      '',
+      `no gap: ${yes(p.nonces.contiguous && p.nonces.chainCount === p.withdrawals)}`,
+    ]);
     rows.push([
       `drain (${p.mode}): CPU per withdrawal, worker${WORKER_PROCESSES > 1 ? `s (${WORKER_PROCESSES} processes)` : ''} / API (ms)`,
       `${p.workerCpuMsPerWithdrawal} / ${p.apiCpuMsPerWithdrawal}`,
@@ -827,8 +940,18 @@ function report(f: Figures): void {
   }
   if (f.utxo) {
     const u = f.utxo;
-    for (const [name, c] of [['withdrawal, few inputs', u.small], ['withdrawal, ~750 coins', u.large], ['consolidation (to itself)', u.consolidate]] as const) {
-      rows.push([`btc craft, ${u.utxos}-coin vault: ${name} p50 / max (ms)`, `${c.msP50} / ${c.msMax}`, `${c.inputs} inputs, ${c.vbytes} vB`, `node listing p50 ${u.listingMsP50}`, `< 200: ${yes(c.msP50 < 200)}`]);
+    for (const [name, c] of [
+      ['withdrawal, few inputs', u.small],
+      ['withdrawal, ~750 coins', u.large],
+      ['consolidation (to itself)', u.consolidate],
+    ] as const) {
+      rows.push([
+        `btc craft, ${u.utxos}-coin vault: ${name} p50 / max (ms)`,
+        `${c.msP50} / ${c.msMax}`,
+        `${c.inputs} inputs, ${c.vbytes} vB`,
+        `node listing p50 ${u.listingMsP50}`,
+        `< 200: ${yes(c.msP50 < 200)}`,
+      ]);
     }
     rows.push([`btc combine, ${u.large.inputs} inputs p50 (ms)`, `${u.combineLargeMsP50}`, '', '', '']);
   }
@@ -843,7 +966,10 @@ function report(f: Figures): void {
     ]);
   }
   if (f.apiMemory) {
-    for (const [how, m] of [['built, node', f.apiMemory.built], ['tsx', f.apiMemory.tsx]] as const) {
+    for (const [how, m] of [
+      ['built, node', f.apiMemory.built],
+      ['tsx', f.apiMemory.tsx],
+    ] as const) {
       if (!m) continue;
       rows.push([
         `API (${how}) after ${m.requests} mixed requests: RSS settled / heap used (MB)`,
@@ -855,7 +981,10 @@ function report(f: Figures): void {
     }
   }
   if (f.memory) {
-    for (const [how, m] of [['built, node', f.memory.built], ['tsx', f.memory.tsx]] as const) {
+    for (const [how, m] of [
+      ['built, node', f.memory.built],
+      ['tsx', f.memory.tsx],
+    ] as const) {
       rows.push([
         `worker (${how}) after ${m.jobs} jobs: RSS settled / heap used (MB)`,
         `${m.rssMB} / ${m.heapUsedMB}`,

@@ -38,7 +38,11 @@ async function askStatus(apiUrl: string): Promise<number> {
 }
 
 async function derive(apiUrl: string, ledgerId: string, body: string): Promise<void> {
-  const res = await fetch(`${apiUrl}/api/v1.0/ledgers/${ledgerId}/address-from-publickey`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const res = await fetch(`${apiUrl}/api/v1.0/ledgers/${ledgerId}/address-from-publickey`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
   if (res.status !== 200) throw new Error(`address-from-publickey answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
   await res.arrayBuffer();
 }

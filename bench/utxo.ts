@@ -74,7 +74,13 @@ export async function utxoBench(redisUrl: string, prefix: string, sizes: { utxos
     for (let left = sizes.utxos; left > 0; left -= 2_000) await regtest.fanOut(address, Math.min(2_000, left), COIN_SATS);
 
     let seq = 0;
-    const intent = (recipientAddress: string, amount: bigint): WithdrawalIntent => ({ reference: `bench-utxo-${seq++}`, recipientAddress, asset: BTC, amount, fee: '2' });
+    const intent = (recipientAddress: string, amount: bigint): WithdrawalIntent => ({
+      reference: `bench-utxo-${seq++}`,
+      recipientAddress,
+      asset: BTC,
+      amount,
+      fee: '2',
+    });
     const total = COIN_SATS * BigInt(sizes.utxos);
     const cases = {
       small: () => intent(RECIPIENT, 100_000n),
@@ -112,7 +118,15 @@ export async function utxoBench(redisUrl: string, prefix: string, sizes: { utxos
       const u = last[name] as UnsignedWithdrawal;
       return { inputs: u.payloads.length, vbytes: signedVbytes(u), msP50: r1(median(times[name])), msMax: r1(Math.max(...times[name])) };
     };
-    const figures = { utxos: sizes.utxos, rounds: sizes.rounds, small: summary('small'), large: summary('large'), consolidate: summary('consolidate'), combineLargeMsP50: r1(median(combineMs)), listingMsP50: r1(median(listingMs)) };
+    const figures = {
+      utxos: sizes.utxos,
+      rounds: sizes.rounds,
+      small: summary('small'),
+      large: summary('large'),
+      consolidate: summary('consolidate'),
+      combineLargeMsP50: r1(median(combineMs)),
+      listingMsP50: r1(median(listingMs)),
+    };
     log(`utxo: ${JSON.stringify(figures)}`);
     return figures;
   } finally {

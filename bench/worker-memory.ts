@@ -48,7 +48,14 @@ export async function workerMemory(
     const keptCompleted = (await queues.broadcast.getJobCounts('completed')).completed ?? 0;
     const memory = await settledMemory(worker);
     await deps.snapshot?.('after');
-    return { jobs, retainCompleted: config.retainCompletedJobs, keptCompleted, rssAtStartMB: Math.round((startStats.memory.rss / 2 ** 20) * 10) / 10, seconds: Math.round(seconds * 10) / 10, ...memory };
+    return {
+      jobs,
+      retainCompleted: config.retainCompletedJobs,
+      keptCompleted,
+      rssAtStartMB: Math.round((startStats.memory.rss / 2 ** 20) * 10) / 10,
+      seconds: Math.round(seconds * 10) / 10,
+      ...memory,
+    };
   } finally {
     await queues.close();
   }

@@ -43,7 +43,18 @@ async function main(): Promise<void> {
       try {
         tallies.push(await (SCENARIOS[name] as (c: ScenarioContext) => Promise<Tally>)(ctx));
       } catch (e) {
-        tallies.push({ scenario: name, withdrawalsIn: 0, confirmed: 0, failed: {}, lost: 0, sentTwice: 0, answers503: 0, answers5xxOther: 0, seconds: 0, notes: [`did not run to the end: ${(e as Error).message.split('\n')[0]}`] });
+        tallies.push({
+          scenario: name,
+          withdrawalsIn: 0,
+          confirmed: 0,
+          failed: {},
+          lost: 0,
+          sentTwice: 0,
+          answers503: 0,
+          answers5xxOther: 0,
+          seconds: 0,
+          notes: [`did not run to the end: ${(e as Error).message.split('\n')[0]}`],
+        });
       }
     }
   } finally {
@@ -53,7 +64,10 @@ async function main(): Promise<void> {
     scenario: t.scenario,
     in: t.withdrawalsIn,
     CONFIRMED: t.confirmed,
-    FAILED: Object.entries(t.failed).map(([r, n]) => `${n} (${r})`).join('; ') || '0',
+    FAILED:
+      Object.entries(t.failed)
+        .map(([r, n]) => `${n} (${r})`)
+        .join('; ') || '0',
     lost: t.lost,
     'sent twice': t.sentTwice,
     '503': t.answers503,

@@ -65,7 +65,12 @@ export async function waitUntil(what: string, check: () => Promise<boolean> | bo
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     if (proc && !proc.alive()) throw new Error(`${what}: ${proc.name} exited\n${tail(proc.log)}`);
-    if (await Promise.resolve().then(check).catch(() => false)) return;
+    if (
+      await Promise.resolve()
+        .then(check)
+        .catch(() => false)
+    )
+      return;
     await sleep(100);
   }
   throw new Error(`${what}: timed out${proc ? `\n${tail(proc.log)}` : ''}`);

@@ -82,7 +82,13 @@ export async function submit(stack: Stack, tally: Tally, vault: { vaultId: strin
   const end = Date.now() + 120_000;
   for (let attempt = 0; Date.now() < end; attempt++) {
     try {
-      const r = await call(apiUrl(stack, i + attempt), 'POST', `/api/v1.0/vaults/${vault.vaultId}/withdrawals`, { recipientAddress: RECIPIENT, amount: '0.001', description: key }, { 'idempotency-key': key });
+      const r = await call(
+        apiUrl(stack, i + attempt),
+        'POST',
+        `/api/v1.0/vaults/${vault.vaultId}/withdrawals`,
+        { recipientAddress: RECIPIENT, amount: '0.001', description: key },
+        { 'idempotency-key': key },
+      );
       if (r.status === 200) return { ...vault, operationID: r.body.operationID as string };
       if (r.status === 503) tally.answers503++;
       else if (r.status >= 500) {

@@ -46,9 +46,17 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const family = process.argv[2];
   try {
     if (!family) throw new Error('usage: npm run new-ledger -- <family>');
-    const { families } = (await import(pathToFileURL(path.join(process.cwd(), 'adaptors', 'index.ts')).href)) as { families: { knownLedgers: readonly string[] }[] };
-    const files = await scaffoldLedger(process.cwd(), family, families.flatMap((f) => f.knownLedgers));
-    process.stdout.write(`created:\n${files.map((f) => `  ${f}`).join('\n')}\nregistered in adaptors/index.ts\nnext: npx vitest run adaptors/${family}/conformance.test.ts\n`);
+    const { families } = (await import(pathToFileURL(path.join(process.cwd(), 'adaptors', 'index.ts')).href)) as {
+      families: { knownLedgers: readonly string[] }[];
+    };
+    const files = await scaffoldLedger(
+      process.cwd(),
+      family,
+      families.flatMap((f) => f.knownLedgers),
+    );
+    process.stdout.write(
+      `created:\n${files.map((f) => `  ${f}`).join('\n')}\nregistered in adaptors/index.ts\nnext: npx vitest run adaptors/${family}/conformance.test.ts\n`,
+    );
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n`);
     process.exitCode = 1;

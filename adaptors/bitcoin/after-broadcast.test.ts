@@ -66,7 +66,9 @@ describe('after the broadcast on Bitcoin (bcoin regtest)', () => {
     const replacement = sent.attempts[1].txids[0] as string;
     expect(await known(op.txids[0])).toBe(false);
     const [a, b] = [Transaction.fromHex(await signedTx(id, 1)), Transaction.fromHex(await signedTx(id, 0))];
-    expect(a.ins.map((i) => `${Buffer.from(i.hash).toString('hex')}:${i.index}`)).toEqual(b.ins.map((i) => `${Buffer.from(i.hash).toString('hex')}:${i.index}`));
+    expect(a.ins.map((i) => `${Buffer.from(i.hash).toString('hex')}:${i.index}`)).toEqual(
+      b.ins.map((i) => `${Buffer.from(i.hash).toString('hex')}:${i.index}`),
+    );
     expect(BigInt(sent.attempts[1].fee)).toBeGreaterThan(BigInt(sent.attempts[0].fee));
     expect(a.outs[0]?.value).toBe(10_000_000n);
     await regtest.mine(1);
@@ -99,7 +101,8 @@ describe('after the broadcast on Bitcoin (bcoin regtest)', () => {
     const { v, op, id } = await broadcastWithdrawal();
     const txid = op.txids[0] as string;
     // Evicted from the node's mempool (as after a restart or a full mempool).
-    const mempool = (regtest.node.node as unknown as { mempool: { getTX(h: string): unknown; evictEntry(e: unknown): void; getEntry(h: string): unknown } }).mempool;
+    const mempool = (regtest.node.node as unknown as { mempool: { getTX(h: string): unknown; evictEntry(e: unknown): void; getEntry(h: string): unknown } })
+      .mempool;
     mempool.evictEntry(mempool.getEntry(Buffer.from(txid, 'hex').reverse().toString('hex')));
     expect(await known(txid)).toBe(false);
     const resent = await loop.waitFor(v.vaultId, id, (o) => (o.attempts[0]?.rebroadcasts ?? 0) >= 1, 30_000);
@@ -115,7 +118,13 @@ describe('after the broadcast on Bitcoin (bcoin regtest)', () => {
     const op = (await deps.store.resolve(id))!;
     const adaptor = deps.registry.get('btcregtest');
     // A transaction of the vault's key that this withdrawal never made: its coins to a stranger.
-    const unsigned = await adaptor.replace!({ kind: 'cancel', unsigned: fromStored(op.unsigned), signed: signedOf(op, 0), fee: '20', source: { vaultId: v.vaultId, addresses: [], changeAddress: STRANGER } });
+    const unsigned = await adaptor.replace!({
+      kind: 'cancel',
+      unsigned: fromStored(op.unsigned),
+      signed: signedOf(op, 0),
+      fee: '20',
+      source: { vaultId: v.vaultId, addresses: [], changeAddress: STRANGER },
+    });
     const { operationID } = await deps.custody.requestSign(v.vaultId, {
       description: 'not this service',
       dataToSign: unsigned.payloads.map((p) => p.digest),

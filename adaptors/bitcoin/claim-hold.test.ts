@@ -42,7 +42,7 @@ describe('bitcoin coin claims last as long as a withdrawal may wait for its quor
     expect(ttl).toBeLessThanOrEqual(3 * 24 * HOUR + HOUR);
   });
 
-  it('a shorter sign timeout keeps the ledger\'s own reservationTtlMs (24 h)', async () => {
+  it("a shorter sign timeout keeps the ledger's own reservationTtlMs (24 h)", async () => {
     const ttl = await claimTtlMs(minReservationMs(600));
     expect(ttl).toBeGreaterThan(24 * HOUR - 60_000);
     expect(ttl).toBeLessThanOrEqual(24 * HOUR);

@@ -19,10 +19,6 @@ declare module 'coinselect' {
     }
   }
   /** Blackjack (no change) first, then accumulative; `feeRate` in satoshis per byte, an integer. */
-  function coinSelect<I extends coinSelect.Input, O extends coinSelect.Output>(
-    utxos: I[],
-    outputs: O[],
-    feeRate: number,
-  ): coinSelect.Result<I, O>;
+  function coinSelect<I extends coinSelect.Input, O extends coinSelect.Output>(utxos: I[], outputs: O[], feeRate: number): coinSelect.Result<I, O>;
   export = coinSelect;
 }

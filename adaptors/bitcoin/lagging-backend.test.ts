@@ -67,7 +67,9 @@ describe('Bitcoin Core that cannot look a transaction up', () => {
   for (const wording of ['getrawtransaction no txindex', 'getrawtransaction indexing']) {
     it(`-5 "${wording}" with the inputs spent is no answer (retryable), never FAILED`, async () => {
       // The node has our transaction mined (it spent the input), but no (synced) txindex to find it.
-      const { fetchFn } = fakeCore([(c) => (c.method === 'getrawtransaction' ? table[wording]!.body : c.method === 'gettxout' ? SPENT : table[c.method]!.body)]);
+      const { fetchFn } = fakeCore([
+        (c) => (c.method === 'getrawtransaction' ? table[wording]!.body : c.method === 'gettxout' ? SPENT : table[c.method]!.body),
+      ]);
       const s = await adaptorOf('core', fetchFn)
         .txStatus(T, unsignedOf([{ txid: IN, vout: 0 }]))
         .catch((e: unknown) => e);
@@ -77,14 +79,20 @@ describe('Bitcoin Core that cannot look a transaction up', () => {
   }
 
   it('a transaction Core truly does not have (txindex synced) with its input spent in a block still fails', async () => {
-    const { fetchFn } = fakeCore([(c) => (c.method === 'getrawtransaction' ? table['getrawtransaction unknown']!.body : c.method === 'gettxout' ? SPENT : table[c.method]!.body)]);
-    expect(await adaptorOf('core', fetchFn).txStatus(T, unsignedOf([{ txid: IN, vout: 0 }]))).toMatchObject({ state: 'failed', reason: 'inputs spent by another transaction' });
+    const { fetchFn } = fakeCore([
+      (c) => (c.method === 'getrawtransaction' ? table['getrawtransaction unknown']!.body : c.method === 'gettxout' ? SPENT : table[c.method]!.body),
+    ]);
+    expect(await adaptorOf('core', fetchFn).txStatus(T, unsignedOf([{ txid: IN, vout: 0 }]))).toMatchObject({
+      state: 'failed',
+      reason: 'inputs spent by another transaction',
+    });
   });
 
   it('asks getrawtransaction and gettxout in one batch: two nodes behind a balancer never mix their answers', async () => {
     // Node "lag" is a block behind with an empty mempool: it never saw T, the input is unspent there.
     // Node "fresh" has T mined: the input is spent. Requests alternate between them.
-    const lag: CoreNode = (c) => (c.method === 'getrawtransaction' ? table['getrawtransaction unknown']!.body : c.method === 'gettxout' ? LIVE : table[c.method]!.body);
+    const lag: CoreNode = (c) =>
+      c.method === 'getrawtransaction' ? table['getrawtransaction unknown']!.body : c.method === 'gettxout' ? LIVE : table[c.method]!.body;
     const fresh: CoreNode = (c) => (c.method === 'getrawtransaction' ? MINED : c.method === 'gettxout' ? SPENT : table[c.method]!.body);
     const { fetchFn, requests } = fakeCore([lag, fresh]);
     const adaptor = adaptorOf('core', fetchFn);
@@ -97,7 +105,14 @@ describe('Bitcoin Core that cannot look a transaction up', () => {
 
   it('an input spent only in its mempool (still in the chain UTXO set) leaves the unknown transaction pending, not FAILED', async () => {
     const { fetchFn } = fakeCore([
-      (c) => (c.method === 'getrawtransaction' ? table['getrawtransaction unknown']!.body : c.method === 'gettxout' ? (c.params[2] ? SPENT : LIVE) : table[c.method]!.body),
+      (c) =>
+        c.method === 'getrawtransaction'
+          ? table['getrawtransaction unknown']!.body
+          : c.method === 'gettxout'
+            ? c.params[2]
+              ? SPENT
+              : LIVE
+            : table[c.method]!.body,
     ]);
     expect(await adaptorOf('core', fetchFn).txStatus(T, unsignedOf([{ txid: IN, vout: 0 }]))).toMatchObject({ state: 'pending' });
   });

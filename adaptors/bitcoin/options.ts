@@ -18,7 +18,11 @@ export const bitcoinOptionsSchema = z.strictObject({
   /** Confirmations after which a withdrawal is final; defaults to 1 on regtest, 3 elsewhere. */
   confirmations: z.number().int().min(1).optional(),
   /** How long crafted withdrawals hold their coins if never broadcast or released. */
-  reservationTtlMs: z.number().int().min(1_000).default(24 * 60 * 60 * 1000),
+  reservationTtlMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .default(24 * 60 * 60 * 1000),
   defaultAddressFormat: z.enum(['p2wpkh', 'p2sh-p2wpkh', 'p2pkh']).default('p2wpkh'),
   /** sat/vB used when the back end has no estimate; defaults to 1 on regtest, none elsewhere (craft fails). */
   fallbackFeeRate: z.number().int().min(1).optional(),

@@ -9,7 +9,13 @@ import { newKey, regtestAdaptor, signAll, utxoSum, vaultOf, type TestKey } from 
 const BTC = { symbol: 'BTC', decimals: 8, native: true };
 const COIN = 20_000n;
 let seq = 0;
-const intent = (recipientAddress: string, amount: bigint, fee = '2'): WithdrawalIntent => ({ reference: `utxo-${Date.now()}-${seq++}`, recipientAddress, asset: BTC, amount, fee });
+const intent = (recipientAddress: string, amount: bigint, fee = '2'): WithdrawalIntent => ({
+  reference: `utxo-${Date.now()}-${seq++}`,
+  recipientAddress,
+  asset: BTC,
+  amount,
+  fee,
+});
 
 /** Vaults of thousands of coins on a real bcoin regtest node: withdrawals and consolidations stay within the standard size. */
 describe('bitcoin vaults holding thousands of coins (bcoin regtest)', () => {

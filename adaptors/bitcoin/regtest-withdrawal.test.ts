@@ -267,7 +267,7 @@ describe('bitcoin withdrawals on a real regtest node (bcoin behind the Esplora f
   const mempool = () => (regtest.node.node as unknown as { mempool: { evictEntry(e: unknown): void; getEntry(h: string): unknown } }).mempool;
   const known = async (txid: string) => (await fetch(`${regtest.url}/tx/${txid}/hex`)).status === 200;
 
-  it("refuses to speed up or cancel a transaction whose change another withdrawal spends (409 naming it), and evicts nothing", async () => {
+  it('refuses to speed up or cancel a transaction whose change another withdrawal spends (409 naming it), and evicts nothing', async () => {
     const { vault, u1, s1, spend } = await spendingUnconfirmedChange();
     const { u2, s2 } = await spend();
     for (const kind of ['speed-up', 'cancel'] as const) {

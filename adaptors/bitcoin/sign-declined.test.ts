@@ -26,7 +26,10 @@ describe('Bitcoin regtest: canceled and declined signing give the coin back', ()
   });
 
   const withdraw = (vaultId: string, amount: string, description: string) =>
-    loop.svc.call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, { key: WITHDRAW_KEY, body: { recipientAddress: RECIPIENT, amount, description, fee: '2' } });
+    loop.svc.call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, {
+      key: WITHDRAW_KEY,
+      body: { recipientAddress: RECIPIENT, amount, description, fee: '2' },
+    });
 
   it('the single coin of a vault is spent by the withdrawal after a cancel and a decline', async () => {
     const v = await loop.vault('btcregtest');

@@ -170,7 +170,9 @@ describe('after the broadcast on Ethereum (anvil)', () => {
     await closeGateAhead(gate, owner, txid);
     const seen = await e.loop.waitFor(v.vaultId, id, (o) => o.confirmations === 1 || o.status === 'FAILED');
     expect(seen.status).toBe('BROADCAST');
-    expect(seen.history.some((h: { detail?: string }) => /^mined at \d+ and failed \(reverted\); FAILED once it has 3 confirmations$/.test(h.detail ?? ''))).toBe(true);
+    expect(
+      seen.history.some((h: { detail?: string }) => /^mined at \d+ and failed \(reverted\); FAILED once it has 3 confirmations$/.test(h.detail ?? '')),
+    ).toBe(true);
     // Mined: no speed-up or cancel can take its nonce any more.
     expect((await post(v.vaultId, id, 'speed-up')).status).toBe(409);
     await rpc('evm_mine');
@@ -191,7 +193,12 @@ describe('after the broadcast on Ethereum (anvil)', () => {
     // The block leaves the chain: the gate is open again, our transaction waits to be mined again.
     await rpc('evm_revert', [snapshot]);
     expect(await gate.getFunction('closed')()).toBe(false);
-    const back = await e.loop.waitFor(v.vaultId, id, (o) => o.history.some((h: { detail?: string }) => h.detail?.startsWith('reorganised')) || o.status !== 'BROADCAST', 30_000);
+    const back = await e.loop.waitFor(
+      v.vaultId,
+      id,
+      (o) => o.history.some((h: { detail?: string }) => h.detail?.startsWith('reorganised')) || o.status !== 'BROADCAST',
+      30_000,
+    );
     expect([back.status, back.confirmations]).toEqual(['BROADCAST', 0]);
     // Sent again: the node knows it once more, and this time it pays the recipient.
     await until('the resent transaction in the pool', async () => (await e.p.getTransaction(txid)) !== null, 30_000);
@@ -236,7 +243,7 @@ describe('after the broadcast on Ethereum (anvil)', () => {
     await e.loop.waitFor(v.vaultId, id, (o) => o.status === 'CONFIRMED');
   });
 
-  it('a speed-up asked for again after its sign request failed is sent, though it repeats the failed one\'s transaction', async () => {
+  it("a speed-up asked for again after its sign request failed is sent, though it repeats the failed one's transaction", async () => {
     const { v, id } = await broadcastWithdrawal('ethdev', '0.1');
     const custody = e.loop.svc.pipeline!.deps.custody;
     const real = custody.requestSign.bind(custody);

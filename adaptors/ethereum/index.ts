@@ -25,7 +25,17 @@ function createEthereumAdaptor(ledgerId: string, options: EthereumOptions, deps:
   const nativeAsset = { symbol: 'ETH', decimals: 18, native: true };
   const tokens = options.tokens.map((t) => ({ symbol: t.symbol, decimals: t.decimals, native: false, contract: t.contract }));
   const rpc = new JsonRpcClient(options.rpcUrl, deps.fetch);
-  const ctx: EthContext = { ledgerId, chainId, options, rpc, reads: new ChainReads(rpc, options.headMaxAgeMs), deps, nativeAsset, assembled: new AssembledTxs(), addresses: new KeyAddresses() };
+  const ctx: EthContext = {
+    ledgerId,
+    chainId,
+    options,
+    rpc,
+    reads: new ChainReads(rpc, options.headMaxAgeMs),
+    deps,
+    nativeAsset,
+    assembled: new AssembledTxs(),
+    addresses: new KeyAddresses(),
+  };
   return {
     ...ethereumAddressCodec(ledgerId, known?.network ?? `chain-${chainId}`),
     nativeAsset,

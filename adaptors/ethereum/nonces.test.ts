@@ -120,7 +120,10 @@ describe('ethereum nonces, broadcast outcomes and transaction status', () => {
       chainId: 31337n,
       nonce: 0,
       to: h.chain.token.contract,
-      data: new Interface(['function transfer(address to, uint256 amount)']).encodeFunctionData('transfer', ['0x00000000000000000000000000000000000000B0', 50n]),
+      data: new Interface(['function transfer(address to, uint256 amount)']).encodeFunctionData('transfer', [
+        '0x00000000000000000000000000000000000000B0',
+        50n,
+      ]),
       gasLimit: 100_000n,
       maxFeePerGas: 10n ** 10n,
       maxPriorityFeePerGas: 10n ** 9n,

@@ -96,7 +96,11 @@ describe.each(EVM_NODES)('signing loop on Ethereum (%s): withdraw → quorum →
     expect(results.map((r) => r.status)).toEqual(results.map(() => 200));
     // Callbacks arrive in any order; each transaction waits for its predecessor, so even a node
     // that refuses nonce gaps (Hardhat automining) takes every one, and no block is forced here.
-    const done = await Promise.all(results.map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status !== 'EXECUTING' && o.status !== 'SIGNED' && o.status !== 'BROADCAST', 120_000)));
+    const done = await Promise.all(
+      results.map((r) =>
+        loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status !== 'EXECUTING' && o.status !== 'SIGNED' && o.status !== 'BROADCAST', 120_000),
+      ),
+    );
     expect(done.map((o) => o.status)).toEqual(done.map(() => 'CONFIRMED'));
     const mined = await Promise.all(done.map(async (o) => (await provider.getTransaction(o.txids[0]))!));
     expect(mined.map((t) => t.nonce).sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => start + i));
@@ -111,9 +115,7 @@ describe.each(EVM_NODES)('signing loop on Ethereum (%s): withdraw → quorum →
     await chain.funder.sendEth(v.address, 10n ** 18n);
     loop.custody.control.setFaults({ delayMs: 800 }, v.vaultId);
     // Creation counts the withdrawals not yet mined: of two 0.6 ETH payments from 1 ETH, only one is made.
-    const [a, b] = await Promise.all(
-      ['first', 'second'].map((d) => withdraw(v.vaultId, { recipientAddress: RECIPIENT, amount: '0.6', description: d })),
-    );
+    const [a, b] = await Promise.all(['first', 'second'].map((d) => withdraw(v.vaultId, { recipientAddress: RECIPIENT, amount: '0.6', description: d })));
     expect([a!.status, b!.status].sort()).toEqual([200, 422]);
     expect([a!, b!].find((r) => r.status === 422)!.body.errCode).toBe('ERR_INSUFFICIENT_FUNDS');
     // The key, used outside the service while the quorum approves, leaves too little for the one made.

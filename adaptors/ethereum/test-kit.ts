@@ -13,7 +13,6 @@ import { testRedis } from '../../test/helpers/redis.js';
 
 /** Shared set-up of the Ethereum write-side tests: a fresh anvil, real Redis, test keys. */
 
-
 export interface TestKey {
   priv: Uint8Array;
   publicKey: PublicKey;
@@ -38,11 +37,7 @@ export async function startHarness(kind?: EvmNodeKind): Promise<Harness> {
     chain,
     reservations,
     adaptor: (options = {}) =>
-      ethereumFamily.create(
-        'ethdev',
-        ethereumFamily.optionsSchema.parse({ rpcUrl: chain.anvil.url, tokens: [chain.token], ...options }),
-        deps,
-      ),
+      ethereumFamily.create('ethdev', ethereumFamily.optionsSchema.parse({ rpcUrl: chain.anvil.url, tokens: [chain.token], ...options }), deps),
     rpc: async <T>(method: string, params: unknown[]): Promise<T> => {
       const res = await fetch(chain.anvil.url, {
         method: 'POST',
@@ -68,11 +63,11 @@ export function countedAdaptor(h: Harness, options: Record<string, unknown>, thr
     for (const c of [JSON.parse(String(init?.body))].flat() as { method: string }[]) counts.calls[c.method] = (counts.calls[c.method] ?? 0) + 1;
     return through(input, init);
   }) as typeof fetch;
-  const adaptor = ethereumFamily.create(
-    'ethdev',
-    ethereumFamily.optionsSchema.parse({ rpcUrl: h.chain.anvil.url, tokens: [h.chain.token], ...options }),
-    { logger: pino({ level: 'silent' }), fetch: counting, reservations: h.reservations },
-  );
+  const adaptor = ethereumFamily.create('ethdev', ethereumFamily.optionsSchema.parse({ rpcUrl: h.chain.anvil.url, tokens: [h.chain.token], ...options }), {
+    logger: pino({ level: 'silent' }),
+    fetch: counting,
+    reservations: h.reservations,
+  });
   return { adaptor, counts, reset: () => ((counts.roundTrips = 0), (counts.calls = {})), close: () => undefined };
 }
 
@@ -154,7 +149,12 @@ export const DEPLOYER_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a841
  * Compiles `source` and deploys its contract `name` from DEPLOYER_KEY with `args`: a test's
  * own token or recipient. `close` ends the provider the contract talks through.
  */
-export async function deployContract(h: Harness, name: string, source: string, ...args: unknown[]): Promise<{ contract: Contract; address: string; close(): void }> {
+export async function deployContract(
+  h: Harness,
+  name: string,
+  source: string,
+  ...args: unknown[]
+): Promise<{ contract: Contract; address: string; close(): void }> {
   const p = new JsonRpcProvider(h.chain.anvil.url, undefined, { cacheTimeout: -1, staticNetwork: true });
   const { abi, bytecode } = compileSolidity(name, source);
   const deployed = await new ContractFactory(abi as never, bytecode, new Wallet(DEPLOYER_KEY, p)).deploy(...args);

@@ -123,11 +123,15 @@ describe('ethereum withdrawals end to end on a real anvil node', () => {
     const i2 = intent(adaptor, { amount: 19n });
     const second = await adaptor.craft(key.source, i2);
     const [overSecond] = signUnchecked(second.payloads[0]!.digest, key);
-    expect(() => verifySignature(unsigned.payloads[0]!.digest, Buffer.from(overSecond!.signature).toString('hex'), overSecond!.recoveryId, key.publicKey)).toThrow(VerificationError);
+    expect(() =>
+      verifySignature(unsigned.payloads[0]!.digest, Buffer.from(overSecond!.signature).toString('hex'), overSecond!.recoveryId, key.publicKey),
+    ).toThrow(VerificationError);
     // combine: the key the signature was checked against must be the vault's.
     const otherKeyHex = publicKeyHex(other.publicKey);
     const ofOtherKey = { ...unsigned, payloads: [{ ...unsigned.payloads[0]!, publicKey: otherKeyHex }] };
-    expect(() => adaptor.combine(ofOtherKey, signUnchecked(unsigned.payloads[0]!.digest, other))).toThrow(/is the key of 0x[0-9a-f]{40}, not of the vault address/);
+    expect(() => adaptor.combine(ofOtherKey, signUnchecked(unsigned.payloads[0]!.digest, other))).toThrow(
+      /is the key of 0x[0-9a-f]{40}, not of the vault address/,
+    );
     const tampered = { ...unsigned, state: { ...(unsigned.state as Record<string, string>), value: '1000' } };
     expect(() => adaptor.combine(tampered, sign(unsigned, key))).toThrow(/not the one that was signed/);
     // A high-s signature never leaves combine (the receiver stores low s; nodes take only low s).

@@ -30,7 +30,11 @@ describeConformance(
     return {
       adaptor,
       signer,
-      foreignAddresses: ['0x8240Fd14931292B85C850514c8a4eBd35E56EDA4', 'bc1qlyvkqn8ayzrse2zy0dl0h5nq9ewxdvlw6qz2yj', 'GBRPYHIL2CI3FNQ4BXLFMNDLFJUNPU2HY3ZMFSHONUCEOASW7QC7OX2H'],
+      foreignAddresses: [
+        '0x8240Fd14931292B85C850514c8a4eBd35E56EDA4',
+        'bc1qlyvkqn8ayzrse2zy0dl0h5nq9ewxdvlw6qz2yj',
+        'GBRPYHIL2CI3FNQ4BXLFMNDLFJUNPU2HY3ZMFSHONUCEOASW7QC7OX2H',
+      ],
       // The vault's first funding after the read-side checks also creates its nonce account,
       // which every withdrawal needs; that setup leaves the vault exactly as empty as before.
       fund: async (address, asset: AssetInfo, amount) => {
@@ -54,7 +58,13 @@ describeConformance(
         if (d.solTransfer) return { from: d.solTransfer.from, to: d.solTransfer.to, asset: 'SOL', amount: d.solTransfer.lamports, fee };
         if (d.tokenTransfer) {
           const symbol = d.tokenTransfer.mint === node.usdc.mint ? node.usdc.symbol : d.tokenTransfer.mint;
-          return { from: d.tokenTransfer.authority, to: owners.get(d.tokenTransfer.destination) ?? d.tokenTransfer.destination, asset: symbol, amount: d.tokenTransfer.amount, fee };
+          return {
+            from: d.tokenTransfer.authority,
+            to: owners.get(d.tokenTransfer.destination) ?? d.tokenTransfer.destination,
+            asset: symbol,
+            amount: d.tokenTransfer.amount,
+            fee,
+          };
         }
         throw new Error('no transfer in the transaction');
       },

@@ -27,7 +27,8 @@ describe('solana behind a load balancer with nodes that lag', () => {
       fetch: f,
       reservations: new Reservations(redis, p),
     });
-  const json = (id: number, result: unknown) => new Response(JSON.stringify({ jsonrpc: '2.0', id, result }), { headers: { 'content-type': 'application/json' } });
+  const json = (id: number, result: unknown) =>
+    new Response(JSON.stringify({ jsonrpc: '2.0', id, result }), { headers: { 'content-type': 'application/json' } });
   /** The first `n` getSignatureStatuses reach a node that has not seen the block: `[null]` at an old slot. */
   const lagging = (n: number) => {
     const state = { hidden: n };
@@ -69,7 +70,13 @@ describe('solana behind a load balancer with nodes that lag', () => {
     await node.stop();
   });
 
-  const intent = (reference: string) => ({ reference, recipientAddress: adaptor.addressFromPublicKey(ed25519Signer().publicKey), asset: adaptor.nativeAsset, amount: 100_000_000n, fee: 'MEDIUM' });
+  const intent = (reference: string) => ({
+    reference,
+    recipientAddress: adaptor.addressFromPublicKey(ed25519Signer().publicKey),
+    asset: adaptor.nativeAsset,
+    amount: 100_000_000n,
+    fee: 'MEDIUM',
+  });
   /** A funded vault with its nonce account. */
   async function vault(id: string) {
     const key = ed25519Signer();

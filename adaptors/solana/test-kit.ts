@@ -1,9 +1,4 @@
-import {
-  decompileTransactionMessage,
-  getCompiledTransactionMessageDecoder,
-  getTransactionDecoder,
-  type Instruction,
-} from '@solana/kit';
+import { decompileTransactionMessage, getCompiledTransactionMessageDecoder, getTransactionDecoder, type Instruction } from '@solana/kit';
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS, parseSetComputeUnitLimitInstruction, parseSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { parseTransferSolInstruction, SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, parseTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
@@ -96,11 +91,22 @@ export function signWith(adaptor: LedgerAdaptor, signer: TestKey, unsigned: Unsi
  * Creates the vault's durable nonce account through the adaptor itself (craft, sign, combine,
  * broadcast), paid by exactly what it costs, so the vault holds nothing afterwards.
  */
-export async function setUpNonce(adaptor: LedgerAdaptor, signer: TestKey, fundSol: (address: string, lamports: bigint) => Promise<unknown>, rent: bigint): Promise<void> {
+export async function setUpNonce(
+  adaptor: LedgerAdaptor,
+  signer: TestKey,
+  fundSol: (address: string, lamports: bigint) => Promise<unknown>,
+  rent: bigint,
+): Promise<void> {
   const source = vaultOf(adaptor, signer, 'setup');
   const address = source.changeAddress;
   await fundSol(address, rent + LAMPORTS_PER_SIGNATURE);
-  const unsigned = await adaptor.craft(source, { reference: `setup-${address}`, recipientAddress: await nonceAccountAddress(address), asset: adaptor.nativeAsset, amount: rent, fee: 'LOW' });
+  const unsigned = await adaptor.craft(source, {
+    reference: `setup-${address}`,
+    recipientAddress: await nonceAccountAddress(address),
+    asset: adaptor.nativeAsset,
+    amount: rent,
+    fee: 'LOW',
+  });
   if (unsigned.fee !== LAMPORTS_PER_SIGNATURE) throw new Error(`unexpected setup fee ${unsigned.fee}`);
   await adaptor.broadcast(signWith(adaptor, signer, unsigned));
 }

@@ -62,7 +62,7 @@ describe('SPL withdrawals: where the tokens go for each kind of recipient addres
     expect(await unitsIn(await associatedTokenAccount(tokenAccount, node.usdc.mint))).toBe(0n);
   });
 
-  it('a token account of another mint, the vault\'s own token account, its nonce account, a mint and a program are refused (422, recipientAddress)', async () => {
+  it("a token account of another mint, the vault's own token account, its nonce account, a mint and a program are refused (422, recipientAddress)", async () => {
     const { source } = await readyVault();
     const otherMint = LocalMint.create(node.svm, node.facade, 6);
     const owner = freshOwner();

@@ -39,7 +39,13 @@ describe('solana withdrawals against the local node', () => {
     await node.stop();
   });
 
-  const intent = (reference: string, amount = 100_000_000n) => ({ reference, recipientAddress: ed25519Address(), asset: adaptor.nativeAsset, amount, fee: 'MEDIUM' });
+  const intent = (reference: string, amount = 100_000_000n) => ({
+    reference,
+    recipientAddress: ed25519Address(),
+    asset: adaptor.nativeAsset,
+    amount,
+    fee: 'MEDIUM',
+  });
   const ed25519Address = () => adaptor.addressFromPublicKey(ed25519Signer().publicKey);
   const sign = (unsigned: Awaited<ReturnType<LedgerAdaptor['craft']>>) => {
     const p = unsigned.payloads[0]!;
@@ -111,7 +117,9 @@ describe('solana withdrawals against the local node', () => {
         const body = JSON.parse(String(init?.body)) as { id: number; method: string };
         if (body.method === 'getSignatureStatuses' && hidden > 0) {
           hidden -= 1;
-          return new Response(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { context: { slot: 1 }, value: [null] } }), { headers: { 'content-type': 'application/json' } });
+          return new Response(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { context: { slot: 1 }, value: [null] } }), {
+            headers: { 'content-type': 'application/json' },
+          });
         }
         return fetch(url, init);
       },
@@ -129,7 +137,13 @@ describe('solana withdrawals against the local node', () => {
     const address = adaptor.addressFromPublicKey(vault.publicKey);
     await node.fund(address, 'SOL', 100_000_000n);
     const src: VaultSource = { vaultId: 'w', addresses: [{ address, publicKey: vault.publicKey, keyId: vault.keyId }], changeAddress: address };
-    const unsigned = await adaptor.craft(src, { reference: 'h', recipientAddress: await nonceAccountAddress(address), asset: adaptor.nativeAsset, amount: 1_500_000n, fee: 'LOW' });
+    const unsigned = await adaptor.craft(src, {
+      reference: 'h',
+      recipientAddress: await nonceAccountAddress(address),
+      asset: adaptor.nativeAsset,
+      amount: 1_500_000n,
+      fee: 'LOW',
+    });
     const p = unsigned.payloads[0]!;
     const s = vault.sign(p.digest);
     const [signed] = adaptor.combine(unsigned, [{ payloadIndex: 0, ...verifySignature(p.digest, s.signature, s.v, vault.publicKey) }]);

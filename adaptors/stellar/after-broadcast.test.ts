@@ -18,7 +18,10 @@ describe('after the broadcast on Stellar (ledger simulator)', () => {
 
   beforeAll(async () => {
     ledger = await startStellarLedger({ closeIntervalMs: 0 });
-    loop = await startLoop({ stellardev: { horizonUrl: ledger.url, networkPassphrase: ledger.passphrase } }, { env: { STUCK_AFTER_SECONDS: '1', RESEND_AFTER_SECONDS: '1' } });
+    loop = await startLoop(
+      { stellardev: { horizonUrl: ledger.url, networkPassphrase: ledger.passphrase } },
+      { env: { STUCK_AFTER_SECONDS: '1', RESEND_AFTER_SECONDS: '1' } },
+    );
   });
   afterAll(async () => {
     await loop?.stop();
@@ -86,7 +89,11 @@ describe('after the broadcast on Stellar (ledger simulator)', () => {
     ledger.setSurgeFee(5000n);
     const res = await post(v.vaultId, id, 'speed-up', { fee: '1000' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const sped = await loop.waitFor(v.vaultId, id, (o) => o.attempts[1]?.status === 'broadcast' && o.history.some((h: { detail?: string }) => h.detail?.startsWith('speed-up sent')));
+    const sped = await loop.waitFor(
+      v.vaultId,
+      id,
+      (o) => o.attempts[1]?.status === 'broadcast' && o.history.some((h: { detail?: string }) => h.detail?.startsWith('speed-up sent')),
+    );
     const bump = sped.attempts[1].txids[0] as string;
     expect(ledger.queued()).toEqual([bump]);
     const stored = await new OperationStore(loop.svc.core.redis, loop.svc.core.prefix).resolve(id);

@@ -65,7 +65,8 @@ describe('Stellar txStatus behind load-balanced Horizon instances at different l
   }
 
   const latestSequence = async (sim: LocalStellarLedger) =>
-    ((await (await fetch(`${sim.url}/ledgers?order=desc&limit=1`)).json()) as { _embedded: { records: { sequence: number }[] } })._embedded.records[0]!.sequence;
+    ((await (await fetch(`${sim.url}/ledgers?order=desc&limit=1`)).json()) as { _embedded: { records: { sequence: number }[] } })._embedded.records[0]!
+      .sequence;
 
   it('a transaction that landed before its bound is not failed when the "not found" comes from an instance that lags behind', async () => {
     const { sim, vault, dest, unsigned, signed, adaptor } = await signedWithdrawal();

@@ -29,7 +29,14 @@ describe('SEP-29: payments to an account that requires a memo', () => {
 
   const pay = async (recipientAddress: string, memo?: string) => {
     const reference = `sep29-${++refs}`;
-    const unsigned = await adaptor.craft(vaultOf(vault), { reference, recipientAddress, asset: adaptor.nativeAsset, amount: 50_000_000n, fee: 'MEDIUM', ...(memo ? { memo } : {}) });
+    const unsigned = await adaptor.craft(vaultOf(vault), {
+      reference,
+      recipientAddress,
+      asset: adaptor.nativeAsset,
+      amount: 50_000_000n,
+      fee: 'MEDIUM',
+      ...(memo ? { memo } : {}),
+    });
     await adaptor.release(unsigned, reference);
     return 'crafted';
   };

@@ -19,7 +19,12 @@ export const stellarOptionsSchema = z.strictObject({
    * Time bounds of a withdrawal: it must reach the ledger within this many seconds of craft.
    * Long by default because quorum approval can take hours.
    */
-  timeoutSeconds: z.number().int().min(1).max(30 * 86_400).default(86_400),
+  timeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 86_400)
+    .default(86_400),
   /** Stellar closes ledgers with immediate finality; one ledger is final. */
   confirmations: z.number().int().min(1).default(1),
 });

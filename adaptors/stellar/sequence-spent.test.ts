@@ -63,8 +63,11 @@ describe('Stellar txStatus after the bound with the sequence number spent', () =
 
   /** The account's history as the simulator serves it, newest first. */
   const history = async (sim: LocalStellarLedger, account: string, limit = 200) =>
-    ((await (await fetch(`${sim.url}/accounts/${account}/transactions?order=desc&limit=${limit}&include_failed=true`)).json()) as { _embedded: { records: HistoryRecord[] } })
-      ._embedded.records;
+    (
+      (await (await fetch(`${sim.url}/accounts/${account}/transactions?order=desc&limit=${limit}&include_failed=true`)).json()) as {
+        _embedded: { records: HistoryRecord[] };
+      }
+    )._embedded.records;
 
   it('a sequence number taken by a transaction this service did not build ends failed, replaced by it, once past the bound', async () => {
     const { sim, vault, unsigned, signed, sequence, adaptor } = await signedWithdrawal();
@@ -106,7 +109,12 @@ describe('Stellar txStatus after the bound with the sequence number spent', () =
     sim.advanceTime(TIMEOUT_S * 2);
     const seen: URL[] = [];
     const status = await adaptor(routed(() => undefined, seen)).txStatus(signed.txid, unsigned);
-    expect(status).toEqual({ state: 'failed', confirmations: 0, reason: `replaced: sequence ${sequence} used by transaction ${taker!.hash}`, spentBy: taker!.hash });
+    expect(status).toEqual({
+      state: 'failed',
+      confirmations: 0,
+      reason: `replaced: sequence ${sequence} used by transaction ${taker!.hash}`,
+      spentBy: taker!.hash,
+    });
     const pages = seen.filter((u) => u.pathname === `/accounts/${vault.address}/transactions`);
     expect(pages.map((u) => [u.searchParams.get('order'), u.searchParams.get('limit'), u.searchParams.get('include_failed')])).toEqual([
       ['desc', String(HISTORY_PAGE_SIZE), 'true'],
@@ -116,7 +124,7 @@ describe('Stellar txStatus after the bound with the sequence number spent', () =
     expect(pages[1]!.searchParams.get('cursor')).toMatch(/^\d+$/);
   });
 
-  it('the search stops at the account\'s first sequence number below ours, and skips records of other sources', async () => {
+  it("the search stops at the account's first sequence number below ours, and skips records of other sources", async () => {
     const { sim, vault, unsigned, signed, sequence, adaptor } = await signedWithdrawal();
     await sim.manageData(vault.keypair, 'note', 'taken'); // spends the number; the history below is made up
     sim.advanceTime(TIMEOUT_S * 2);
@@ -131,7 +139,11 @@ describe('Stellar txStatus after the bound with the sequence number spent', () =
     });
     // A full page: a fee-bump the vault paid around another account's transaction at the same
     // number (its source is that account), receipts, then the vault's own number below ours.
-    const first = [record(0, other, seq), ...Array.from({ length: HISTORY_PAGE_SIZE - 2 }, (_, i) => record(i + 1, other, 7n)), record(HISTORY_PAGE_SIZE - 1, vault.address, seq - 1n)];
+    const first = [
+      record(0, other, seq),
+      ...Array.from({ length: HISTORY_PAGE_SIZE - 2 }, (_, i) => record(i + 1, other, 7n)),
+      record(HISTORY_PAGE_SIZE - 1, vault.address, seq - 1n),
+    ];
     const seen: URL[] = [];
     const made = routed((u) => (u.pathname === `/accounts/${vault.address}/transactions` ? page(first) : undefined), seen);
     expect(await adaptor(made).txStatus(signed.txid, unsigned)).toEqual(PENDING);
@@ -172,7 +184,9 @@ describe('Stellar txStatus after the bound with the sequence number spent', () =
     // The history answered by an instance from before it landed: no record with our number.
     const bothLag = (u: URL) =>
       lookupLags(u) ??
-      (u.pathname === `/accounts/${vault.address}/transactions` ? new Response(before, { status: 200, headers: { 'content-type': 'application/hal+json' } }) : undefined);
+      (u.pathname === `/accounts/${vault.address}/transactions`
+        ? new Response(before, { status: 200, headers: { 'content-type': 'application/hal+json' } })
+        : undefined);
     expect(await adaptor(routed(bothLag)).txStatus(signed.txid, unsigned)).toEqual(PENDING);
     expect((await adaptor().txStatus(signed.txid, unsigned)).state).toBe('confirmed');
   });

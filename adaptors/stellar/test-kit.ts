@@ -85,8 +85,15 @@ export async function signedOnSimulator(redis: Redis, prefix: string, timeoutSec
   const dest = testKey();
   await sim.fund(vault.address, '100');
   await sim.fund(dest.address, '10');
-  const adaptor = (f: typeof fetch = fetch) => stellarAdaptor(redis, prefix, { horizonUrl: sim.url, networkPassphrase: sim.passphrase, timeoutSeconds }, 'stellardev', f);
-  const unsigned = await adaptor().craft(vaultOf(vault), { reference, recipientAddress: dest.address, asset: adaptor().assets()[0]!, amount: 50_000_000n, fee: 'LOW' });
+  const adaptor = (f: typeof fetch = fetch) =>
+    stellarAdaptor(redis, prefix, { horizonUrl: sim.url, networkPassphrase: sim.passphrase, timeoutSeconds }, 'stellardev', f);
+  const unsigned = await adaptor().craft(vaultOf(vault), {
+    reference,
+    recipientAddress: dest.address,
+    asset: adaptor().assets()[0]!,
+    amount: 50_000_000n,
+    fee: 'LOW',
+  });
   const [signed] = adaptor().combine(unsigned, signPayloads(unsigned, vault));
   return { sim, vault, dest, unsigned, signed: signed!, adaptor };
 }

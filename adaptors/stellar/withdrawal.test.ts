@@ -81,9 +81,7 @@ describe('stellar withdrawals end to end on the local ledger simulator', () => {
 
   it('creates a missing account with create_account, and refuses one below 2 base reserves (422)', async () => {
     const fresh = Keypair.random().publicKey();
-    await expect(adaptor.craft(vaultOf(vault), intent({ recipientAddress: fresh, amount: XLM - 1n }))).rejects.toBeInstanceOf(
-      InvalidArgumentError,
-    );
+    await expect(adaptor.craft(vaultOf(vault), intent({ recipientAddress: fresh, amount: XLM - 1n }))).rejects.toBeInstanceOf(InvalidArgumentError);
     const unsigned = await adaptor.craft(vaultOf(vault), intent({ recipientAddress: fresh, amount: 2n * XLM, memo: 'text:welcome' }));
     const op = new Transaction(xdr.TransactionEnvelope.fromXDR(unsigned.txs[0]!.serialized, 'hex'), ledger.passphrase).operations[0];
     expect(op?.type).toBe('createAccount');
@@ -132,9 +130,7 @@ describe('stellar withdrawals end to end on the local ledger simulator', () => {
     const dest = testKey();
     await ledger.fund(dest.address, '1');
     const start = ledger.account(vault.address)!.sequence;
-    const crafted = await Promise.all(
-      [1n, 2n, 3n, 4n, 5n].map((n) => adaptor.craft(vaultOf(vault), intent({ recipientAddress: dest.address, amount: n }))),
-    );
+    const crafted = await Promise.all([1n, 2n, 3n, 4n, 5n].map((n) => adaptor.craft(vaultOf(vault), intent({ recipientAddress: dest.address, amount: n }))));
     const seqs = crafted.map((u) => BigInt((u.state as { sequence: string }).sequence)).sort((a, b) => (a < b ? -1 : 1));
     expect(seqs).toEqual([1n, 2n, 3n, 4n, 5n].map((n) => start + n));
     expect(start).toBeGreaterThan(BigInt(Number.MAX_SAFE_INTEGER));
@@ -226,5 +222,4 @@ describe('stellar withdrawals end to end on the local ledger simulator', () => {
     });
     await adaptor.release(unsigned, `op-${refs}`);
   });
-
 });

@@ -19,7 +19,13 @@ export async function fuzzScenario(ctx: ScenarioContext): Promise<Tally> {
     const fixture = await submit(stack, tally, vault as { vaultId: string; address: string }, 0, `${ctx.run}-fuzz-fixture`);
     const api = stack.apis[0] as { url: string; alive(): boolean };
     const document = (await (await fetch(`${api.url}/api/v1.0/openapi.json`)).json()) as OpenApiLike;
-    const known = { ledgerId: ['ethdev', 'eth', 'btc'], vaultId: [vault!.vaultId], address: [vault!.address, RECIPIENT], operationID: [fixture?.operationID ?? 'x'], id: [fixture?.operationID ?? 'x'] };
+    const known = {
+      ledgerId: ['ethdev', 'eth', 'btc'],
+      vaultId: [vault!.vaultId],
+      address: [vault!.address, RECIPIENT],
+      operationID: [fixture?.operationID ?? 'x'],
+      id: [fixture?.operationID ?? 'x'],
+    };
     const runs = ctx.size === 'quick' ? 2_000 : 24_000;
     const before = await rssMB(api.url);
     const result = await fuzzRoutes({ baseUrl: api.url, document, known, keys: [API_KEY], callbackSecret: SECRET }, runs);

@@ -14,7 +14,6 @@ export interface ScenarioContext {
   log(m: string): void;
 }
 
-
 export async function multiProcess(ctx: ScenarioContext, opts: { name?: string; prefix?: string } = {}): Promise<Tally> {
   const name = opts.name ?? 'multi-process';
   const tally = newTally(name);

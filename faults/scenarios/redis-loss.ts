@@ -14,9 +14,27 @@ import { startStack, waitUntil } from '../stack.js';
 import { fundedVaults, newTally, settle, submit, type Accepted, type Tally } from '../withdrawals.js';
 import type { ScenarioContext } from './multi-process.js';
 
-
 function startRedis(port: number, dir: string): ChildProcess {
-  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+  return spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'everysec',
+      '--save',
+      '',
+      '--maxmemory-policy',
+      'noeviction',
+    ],
+    { stdio: 'ignore' },
+  );
 }
 
 export async function redisLoss(ctx: ScenarioContext): Promise<Tally> {
@@ -28,24 +46,32 @@ export async function redisLoss(ctx: ScenarioContext): Promise<Tally> {
   let redis = startRedis(port, dir);
   await waitUntil('redis start', () => redisAnswers(url));
   // The quorum takes 4 s, so every withdrawal is written (and fsynced) well before its callback.
-  const stack = await startStack({ name: 'redis-loss', redisUrl: url, prefix: `faults-${ctx.run}-loss`, apis: 1, workers: 1, approvalDelayMs: 4000 }).catch((e: unknown) => {
-    // A stack that did not start leaves nothing running, its Redis included.
-    redis.kill('SIGTERM');
-    throw e;
-  });
+  const stack = await startStack({ name: 'redis-loss', redisUrl: url, prefix: `faults-${ctx.run}-loss`, apis: 1, workers: 1, approvalDelayMs: 4000 }).catch(
+    (e: unknown) => {
+      // A stack that did not start leaves nothing running, its Redis included.
+      redis.kill('SIGTERM');
+      throw e;
+    },
+  );
   try {
     const count = ctx.size === 'quick' ? 10 : 30;
     const vaults = await fundedVaults(stack, ctx.size === 'quick' ? 5 : 10);
     const acks: number[] = [];
     const sentAt = Date.now();
-    const accepted = (await Promise.all(Array.from({ length: count }, (_, i) => submit(stack, tally, vaults[i % vaults.length]!, i, `${ctx.run}-loss-${i}`)))).filter((a): a is Accepted => a !== undefined);
+    const accepted = (
+      await Promise.all(Array.from({ length: count }, (_, i) => submit(stack, tally, vaults[i % vaults.length]!, i, `${ctx.run}-loss-${i}`)))
+    ).filter((a): a is Accepted => a !== undefined);
     ctx.log(`redis-loss: ${accepted.length} withdrawals in ${Date.now() - sentAt} ms; callbacks due in ~4 s`);
     // Kill in the middle of the callbacks: the first acknowledgements are less than a second old.
-    await waitUntil('first callbacks acknowledged', async () => {
-      const done = await Promise.all(accepted.map((a) => stack.custody.control.operation(a.operationID)?.status === 'COMPLETED'));
-      acks.push(done.filter(Boolean).length);
-      return done.filter(Boolean).length >= Math.ceil(accepted.length / 3);
-    }, 30_000);
+    await waitUntil(
+      'first callbacks acknowledged',
+      async () => {
+        const done = await Promise.all(accepted.map((a) => stack.custody.control.operation(a.operationID)?.status === 'COMPLETED'));
+        acks.push(done.filter(Boolean).length);
+        return done.filter(Boolean).length >= Math.ceil(accepted.length / 3);
+      },
+      30_000,
+    );
     redis.kill('SIGKILL');
     await new Promise((r) => redis.once('exit', r));
     tally.notes.push(`Redis SIGKILLed with ${acks[acks.length - 1]} of ${accepted.length} sign operations completed`);

@@ -14,7 +14,14 @@ export interface Names {
 const notImplemented = (n: Names, verb: string, file: string) =>
   `throw new NotSupportedError('${n.family}: ${verb} is not implemented yet (adaptors/${n.family}/${file})');`;
 
-const verbFile = (n: Names, file: string, doc: string, signature: string, verb: string, extraImports = '') => `import { NotSupportedError } from '../../../src/platform/errors.js';
+const verbFile = (
+  n: Names,
+  file: string,
+  doc: string,
+  signature: string,
+  verb: string,
+  extraImports = '',
+) => `import { NotSupportedError } from '../../../src/platform/errors.js';
 ${extraImports}
 /** ${doc} */
 export ${signature} {
@@ -228,7 +235,14 @@ export function isValidAddress(_address: string): boolean {
   return false;
 }
 `,
-    'logic/balances.ts': verbFile(n, 'balances', 'Balances of each address in each asset, base units, in as few round trips as the node allows.', 'async function getBalances(_ctx: ' + pascal(n) + 'Context, _addresses: string[], _assets: AssetInfo[]): Promise<Balance[]>', 'getBalances', `import type { AssetInfo, Balance } from '../../../src/ledger/adaptor.js';\n${ctx}`),
+    'logic/balances.ts': verbFile(
+      n,
+      'balances',
+      'Balances of each address in each asset, base units, in as few round trips as the node allows.',
+      'async function getBalances(_ctx: ' + pascal(n) + 'Context, _addresses: string[], _assets: AssetInfo[]): Promise<Balance[]>',
+      'getBalances',
+      `import type { AssetInfo, Balance } from '../../../src/ledger/adaptor.js';\n${ctx}`,
+    ),
     'logic/craft.ts': `import { NotSupportedError } from '../../../src/platform/errors.js';
 import type { UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 ${ctx}
@@ -267,9 +281,30 @@ export const ${n.camel}State = defineStateCodec(
 
 export type ${pascal(n)}State = StateOf<typeof ${n.camel}State>;
 `,
-    'logic/combine.ts': verbFile(n, 'combine', 'Puts verified signatures into the crafted transaction and checks the result.', `function combine(_ctx: ${pascal(n)}Context, _unsigned: UnsignedWithdrawal, _sigs: VerifiedSignature[]): SignedTx[]`, 'combine', `import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';\n${ctx}`),
-    'logic/broadcast.ts': verbFile(n, 'broadcast', 'Sends a signed transaction; "already known" is success.', `async function broadcast(_ctx: ${pascal(n)}Context, _tx: SignedTx): Promise<BroadcastResult>`, 'broadcast', `import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';\n${ctx}`),
-    'logic/tx-status.ts': verbFile(n, 'tx-status', 'Where a broadcast transaction stands.', `async function txStatus(_ctx: ${pascal(n)}Context, _txid: string, _unsigned: UnsignedWithdrawal): Promise<TxStatus>`, 'txStatus', `import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';\n${ctx}`),
+    'logic/combine.ts': verbFile(
+      n,
+      'combine',
+      'Puts verified signatures into the crafted transaction and checks the result.',
+      `function combine(_ctx: ${pascal(n)}Context, _unsigned: UnsignedWithdrawal, _sigs: VerifiedSignature[]): SignedTx[]`,
+      'combine',
+      `import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';\n${ctx}`,
+    ),
+    'logic/broadcast.ts': verbFile(
+      n,
+      'broadcast',
+      'Sends a signed transaction; "already known" is success.',
+      `async function broadcast(_ctx: ${pascal(n)}Context, _tx: SignedTx): Promise<BroadcastResult>`,
+      'broadcast',
+      `import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';\n${ctx}`,
+    ),
+    'logic/tx-status.ts': verbFile(
+      n,
+      'tx-status',
+      'Where a broadcast transaction stands.',
+      `async function txStatus(_ctx: ${pascal(n)}Context, _txid: string, _unsigned: UnsignedWithdrawal): Promise<TxStatus>`,
+      'txStatus',
+      `import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';\n${ctx}`,
+    ),
     'logic/health.ts': `import type { LedgerHealth } from '../../../src/ledger/adaptor.js';
 ${ctx}
 /** Node reachable, its height, and whether it serves the configured network. Never throws. */

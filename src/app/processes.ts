@@ -70,7 +70,16 @@ export function createPipeline(core: Core): Pipeline {
   // (connectRedis) already logs each outage once, so these repeats only go to debug.
   for (const q of queues.all()) q.on('error', (err) => logger.debug({ err: err.message, queue: q.name }, 'queue connection error'));
   const store = new OperationStore(core.redis, core.prefix);
-  const deps: PipelineDeps = { config, logger, store, registry: core.registry, queues, custody, metrics: core.metrics, sendOrder: new SendOrderBook(core.redis, core.prefix) };
+  const deps: PipelineDeps = {
+    config,
+    logger,
+    store,
+    registry: core.registry,
+    queues,
+    custody,
+    metrics: core.metrics,
+    sendOrder: new SendOrderBook(core.redis, core.prefix),
+  };
   const webhooks = createWebhooks({ redis: core.redis, prefix: core.prefix, outboxKey: deps.store.outboxKey, config, logger });
   const allQueues = () => [...queues.all(), webhooks.queue];
   core.metrics.watchQueues(allQueues());
@@ -78,17 +87,32 @@ export function createPipeline(core: Core): Pipeline {
     deps,
     webhooks,
     routes: [
-      ...withdrawalRoutes({ ...deps, vaults: core.vaults, idempotency: new Idempotency(core.redis, core.prefix, (id) => store.find(id), config.idempotencyClaimSeconds) }),
+      ...withdrawalRoutes({
+        ...deps,
+        vaults: core.vaults,
+        idempotency: new Idempotency(core.redis, core.prefix, (id) => store.find(id), config.idempotencyClaimSeconds),
+      }),
       ...replacementRoutes({ ...deps, vaults: core.vaults }),
       callbackRoute(deps),
       ...adminWithdrawalRoutes(deps),
       ...webhookRoutes(webhooks.service),
     ],
     mount: (app) =>
-      mountDashboard(app, { queues: allQueues(), records: apiKeyRecords(config).filter((r) => !isLimited(r)), readOnly: config.dashboardReadOnly, redis: core.redis, prefix: core.prefix, logger, throttle: authThrottleOf(core) }),
+      mountDashboard(app, {
+        queues: allQueues(),
+        records: apiKeyRecords(config).filter((r) => !isLimited(r)),
+        readOnly: config.dashboardReadOnly,
+        redis: core.redis,
+        prefix: core.prefix,
+        logger,
+        throttle: authThrottleOf(core),
+      }),
     startWorkers: async () => {
       const [pipelineWorkers, webhookWorkers] = await Promise.all([startWorkers(deps, config.redisUrl), webhooks.start()]);
-      return { running: () => pipelineWorkers.running() && webhookWorkers.running(), close: async () => void (await Promise.all([pipelineWorkers.close(), webhookWorkers.close()])) };
+      return {
+        running: () => pipelineWorkers.running() && webhookWorkers.running(),
+        close: async () => void (await Promise.all([pipelineWorkers.close(), webhookWorkers.close()])),
+      };
     },
     close: async () => void (await Promise.all([queues.close(), webhooks.close()])),
   };

@@ -28,7 +28,10 @@ export const ipAddressList = () =>
     const notIp = entries.filter((e) => isIP(e) === 0);
     if (entries.length === 0 || notIp.length > 0) {
       const found = entries.length === 0 ? 'no address' : `${notIp.map((e) => `'${e}'`).join(', ')} (not an IP address)`;
-      ctx.addIssue({ code: 'custom', message: `must be IP addresses separated by commas, such as 10.0.0.7,fd00::7 (no ranges, no host names); found ${found}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be IP addresses separated by commas, such as 10.0.0.7,fd00::7 (no ranges, no host names); found ${found}`,
+      });
       return z.NEVER;
     }
     return [...new Set(entries.map(normaliseIp))];
@@ -43,10 +46,12 @@ const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])
  * with ENOTFOUND, after the start has begun.
  */
 export const listenHost = () =>
-  z.string().refine(
-    (text) => isIP(text) !== 0 || (HOST_NAME.test(text) && !/^[\d.]+$/.test(text)),
-    'must be an IP address (0.0.0.0, ::, 127.0.0.1) or a host name alone: no scheme, port, path or brackets',
-  );
+  z
+    .string()
+    .refine(
+      (text) => isIP(text) !== 0 || (HOST_NAME.test(text) && !/^[\d.]+$/.test(text)),
+      'must be an IP address (0.0.0.0, ::, 127.0.0.1) or a host name alone: no scheme, port, path or brackets',
+    );
 
 /** TRUST_PROXY: how many hops in front are proxies, or which addresses and ranges are; nothing when empty. */
 export interface TrustProxy {

@@ -60,7 +60,10 @@ export const apiKeySchema = z
   .strictObject({
     name: z.string().min(1),
     key: apiKeyText.optional(),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits (the SHA-256 of the key)').optional(),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits (the SHA-256 of the key)')
+      .optional(),
     scopes: z.array(z.enum(['read', 'withdraw', 'admin'])).min(1),
     /** The vaults the key acts on; every vault when absent. */
     vaults: z.array(z.string().regex(VAULT_ID_PATTERN, VAULT_ID_FORM)).min(1, 'list at least one vault, or leave vaults out for every vault').optional(),
@@ -82,7 +85,8 @@ export const ENV = {
     schema: redisUrl(),
     default: 'redis://127.0.0.1:6379',
     sensitive: true,
-    description: 'Redis for the queue, operations, vaults and reservations. Needs `maxmemory-policy noeviction`; AOF on in production. A Redis Cluster: `redis+cluster://host:port,host:port` with a hash-tagged REDIS_PREFIX.',
+    description:
+      'Redis for the queue, operations, vaults and reservations. Needs `maxmemory-policy noeviction`; AOF on in production. A Redis Cluster: `redis+cluster://host:port,host:port` with a hash-tagged REDIS_PREFIX.',
   },
   keyPrefix: {
     env: 'REDIS_PREFIX',
@@ -113,10 +117,11 @@ export const ENV = {
   },
   ledgers: {
     env: 'LEDGERS',
-    schema: json(z.record(z.string().regex(/^[a-z0-9_-]{2,32}$/, 'a ledger id must be 2-32 lower-case letters, digits, _ or -'), z.record(z.string(), z.unknown()))),
+    schema: json(
+      z.record(z.string().regex(/^[a-z0-9_-]{2,32}$/, 'a ledger id must be 2-32 lower-case letters, digits, _ or -'), z.record(z.string(), z.unknown())),
+    ),
     sensitive: true,
-    description:
-      'JSON object: ledger id → options (`family` for ids that are not built in). Unset: the sandbox profile. See "Ledgers" below.',
+    description: 'JSON object: ledger id → options (`family` for ids that are not built in). Unset: the sandbox profile. See "Ledgers" below.',
   },
   ledgersFile: { env: 'LEDGERS_FILE', schema: z.string().min(1), description: 'Path of a JSON file with the same content as `LEDGERS`.' },
   sandbox: {
@@ -156,7 +161,7 @@ export const ENV = {
     env: 'HTTP_HEADERS_TIMEOUT_MS',
     schema: int(100, 600_000),
     default: '20000',
-    description: 'Time a client has to send the request line and headers; a slower one is cut (408). Applies to the API and the worker\'s health server.',
+    description: "Time a client has to send the request line and headers; a slower one is cut (408). Applies to the API and the worker's health server.",
   },
   httpRequestTimeoutMs: {
     env: 'HTTP_REQUEST_TIMEOUT_MS',
@@ -168,7 +173,8 @@ export const ENV = {
     env: 'HTTP_KEEP_ALIVE_TIMEOUT_MS',
     schema: int(100, 600_000),
     default: '5000',
-    description: 'An idle keep-alive connection is closed after this long. Behind a load balancer that reuses connections, set it above the balancer\'s idle timeout.',
+    description:
+      "An idle keep-alive connection is closed after this long. Behind a load balancer that reuses connections, set it above the balancer's idle timeout.",
   },
   httpMaxConnections: {
     env: 'HTTP_MAX_CONNECTIONS',
@@ -176,7 +182,13 @@ export const ENV = {
     default: '2048',
     description: 'Open connections a server process accepts at once; further ones are closed as they arrive. 0 = no cap.',
   },
-  bodyLimit: { env: 'BODY_LIMIT', schema: z.string().regex(/^\d+(b|kb|mb)$/, 'must be a size such as 512kb or 4mb'), default: '4mb', description: 'Largest request body of a route behind an API key (see OPEN_BODY_LIMIT and CALLBACK_BODY_LIMIT for the others); a body is read only once its route is known and its caller authenticated.' },
+  bodyLimit: {
+    env: 'BODY_LIMIT',
+    schema: z.string().regex(/^\d+(b|kb|mb)$/, 'must be a size such as 512kb or 4mb'),
+    default: '4mb',
+    description:
+      'Largest request body of a route behind an API key (see OPEN_BODY_LIMIT and CALLBACK_BODY_LIMIT for the others); a body is read only once its route is known and its caller authenticated.',
+  },
   maxKeysPerRequest: {
     env: 'MAX_KEYS_PER_REQUEST',
     schema: int(1, 100_000),
@@ -254,7 +266,12 @@ export const ENV = {
     description: 'Custody user name: the connector logs in for 20-minute access tokens and renews them before they expire. Needs CUSTODY_PASSWORD.',
   },
   custodyPassword: { env: 'CUSTODY_PASSWORD', schema: z.string().min(1), sensitive: true, description: 'Password of CUSTODY_USER.' },
-  custodyClientId: { env: 'CUSTODY_CLIENT_ID', schema: z.string().min(1), default: 'byow-adaptor', description: '`client_id` sent when logging in with CUSTODY_USER.' },
+  custodyClientId: {
+    env: 'CUSTODY_CLIENT_ID',
+    schema: z.string().min(1),
+    default: 'byow-adaptor',
+    description: '`client_id` sent when logging in with CUSTODY_USER.',
+  },
   publicUrl: {
     env: 'PUBLIC_URL',
     schema: httpUrl(),
@@ -277,7 +294,7 @@ export const ENV = {
     env: 'CALLBACK_ALLOWED_IPS',
     schema: ipAddressList(),
     description:
-      'Comma-separated IP addresses of the peers allowed to call the callback (the custody service\'s, or the mTLS proxy\'s); no ranges or host names.',
+      "Comma-separated IP addresses of the peers allowed to call the callback (the custody service's, or the mTLS proxy's); no ranges or host names.",
   },
   trustProxy: {
     env: 'TRUST_PROXY',
@@ -302,10 +319,17 @@ export const ENV = {
     env: 'IDEMPOTENCY_CLAIM_SECONDS',
     schema: int(5, 3600),
     default: '120',
-    description: 'How long an Idempotency-Key whose request has not finished answers 409 ERR_IDEMPOTENCY_IN_PROGRESS; then a retry finds or makes the withdrawal. Keep it above the longest a withdrawal request takes.',
+    description:
+      'How long an Idempotency-Key whose request has not finished answers 409 ERR_IDEMPOTENCY_IN_PROGRESS; then a retry finds or makes the withdrawal. Keep it above the longest a withdrawal request takes.',
   },
   reconcileIntervalSeconds: { env: 'RECONCILE_INTERVAL_SECONDS', schema: int(1, 3600), default: '30', description: 'How often reconciliation runs.' },
-  confirmPollMs: { env: 'CONFIRM_POLL_MS', schema: int(50, 600_000), default: '5000', description: 'Interval between confirmation checks of a broadcast transaction; a check that fails (node down, 429) is retried without end, doubling from 1 s to at most 5 minutes.' },
+  confirmPollMs: {
+    env: 'CONFIRM_POLL_MS',
+    schema: int(50, 600_000),
+    default: '5000',
+    description:
+      'Interval between confirmation checks of a broadcast transaction; a check that fails (node down, 429) is retried without end, doubling from 1 s to at most 5 minutes.',
+  },
   stuckAfterSeconds: {
     env: 'STUCK_AFTER_SECONDS',
     schema: int(1, 86_400 * 30),
@@ -322,7 +346,8 @@ export const ENV = {
     env: 'RESEND_AFTER_SECONDS',
     schema: int(1, 86_400),
     default: '30',
-    description: 'A transaction the node no longer knows is sent again from its stored signed bytes after this long, doubling for each resend (at most hourly).',
+    description:
+      'A transaction the node no longer knows is sent again from its stored signed bytes after this long, doubling for each resend (at most hourly).',
   },
   broadcastAttempts: {
     env: 'BROADCAST_ATTEMPTS',
@@ -330,14 +355,19 @@ export const ENV = {
     default: '12',
     description: 'Attempts of a broadcast with retryable errors (exponential backoff with jitter from 1 s) before FAILED.',
   },
-  retainCompletedJobs: { env: 'RETAIN_COMPLETED_JOBS', schema: int(0, 1_000_000), default: '1000', description: 'Finished jobs kept per queue for the dashboard.' },
+  retainCompletedJobs: {
+    env: 'RETAIN_COMPLETED_JOBS',
+    schema: int(0, 1_000_000),
+    default: '1000',
+    description: 'Finished jobs kept per queue for the dashboard.',
+  },
   retainFailedJobs: { env: 'RETAIN_FAILED_JOBS', schema: int(0, 1_000_000), default: '5000', description: 'Failed jobs kept per queue.' },
   workerConcurrency: { env: 'WORKER_CONCURRENCY', schema: int(1, 256), default: '16', description: 'Jobs a worker process runs at once per queue.' },
   jobLockMs: {
     env: 'JOB_LOCK_MS',
     schema: int(1000, 600_000),
     default: '30000',
-    description: 'How long a worker holds a job without renewing; a crashed worker\'s jobs are picked up again after it.',
+    description: "How long a worker holds a job without renewing; a crashed worker's jobs are picked up again after it.",
   },
   inProcessWorker: {
     env: 'IN_PROCESS_WORKER',
@@ -362,22 +392,39 @@ export const ENV = {
     default: '100',
     description: 'Most webhook subscriptions that may exist at once; creating one more answers 409 naming the limit.',
   },
-  webhookTimeoutMs: { env: 'WEBHOOK_TIMEOUT_MS', schema: int(100, 120_000), default: '10000', description: 'Time a webhook receiver has to answer one delivery.' },
+  webhookTimeoutMs: {
+    env: 'WEBHOOK_TIMEOUT_MS',
+    schema: int(100, 120_000),
+    default: '10000',
+    description: 'Time a webhook receiver has to answer one delivery.',
+  },
   webhookBackoffMs: {
     env: 'WEBHOOK_BACKOFF_MS',
     schema: int(10, 3_600_000),
     default: '10000',
     description: 'First wait before retrying a failed webhook delivery; each further wait doubles, up to `WEBHOOK_BACKOFF_MAX_MS`.',
   },
-  webhookBackoffMaxMs: { env: 'WEBHOOK_BACKOFF_MAX_MS', schema: int(10, 86_400_000), default: '3600000', description: 'Longest wait between two attempts of a webhook delivery.' },
+  webhookBackoffMaxMs: {
+    env: 'WEBHOOK_BACKOFF_MAX_MS',
+    schema: int(10, 86_400_000),
+    default: '3600000',
+    description: 'Longest wait between two attempts of a webhook delivery.',
+  },
   webhookRetrySeconds: {
     env: 'WEBHOOK_RETRY_SECONDS',
     schema: int(1, 86_400 * 30),
     default: '90000',
     description: 'How long a webhook delivery is retried (the waits add up to at least this) before it is marked failed.',
   },
-  dashboardReadOnly: { env: 'DASHBOARD_READ_ONLY', schema: bool, default: 'true', description: 'The job dashboard at /admin/queues shows but cannot retry, promote or remove jobs.' },
+  dashboardReadOnly: {
+    env: 'DASHBOARD_READ_ONLY',
+    schema: bool,
+    default: 'true',
+    description: 'The job dashboard at /admin/queues shows but cannot retry, promote or remove jobs.',
+  },
 } satisfies Record<string, EnvEntry>;
 
 export type EnvKey = keyof typeof ENV;
-export type EnvValues = { [K in EnvKey]: (typeof ENV)[K] extends EnvEntry<infer T> ? ((typeof ENV)[K] extends { default: string } ? T : T | undefined) : never };
+export type EnvValues = {
+  [K in EnvKey]: (typeof ENV)[K] extends EnvEntry<infer T> ? ((typeof ENV)[K] extends { default: string } ? T : T | undefined) : never;
+};

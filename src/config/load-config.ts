@@ -62,10 +62,7 @@ export function resolveLedgers(
   const familyNames = families.map((f) => f.family);
   for (const [ledgerId, entry] of Object.entries(raw)) {
     const { family: familyName, ...options } = entry;
-    const family =
-      typeof familyName === 'string'
-        ? families.find((f) => f.family === familyName)
-        : families.find((f) => f.knownLedgers.includes(ledgerId));
+    const family = typeof familyName === 'string' ? families.find((f) => f.family === familyName) : families.find((f) => f.knownLedgers.includes(ledgerId));
     if (!family) {
       problems.push(
         typeof familyName === 'string'
@@ -128,7 +125,8 @@ export function loadConfig(env: Env, families: readonly LedgerFamily[], version:
   };
   if (!sandboxProfile && !ledgersGiven) problems.push('LEDGERS (or LEDGERS_FILE) is required when SANDBOX is false');
   // Production images leave out the development dependencies, pino-pretty among them.
-  if (!sandboxProfile && values.logFormat === 'pretty') problems.push('LOG_FORMAT=pretty is for the sandbox profile only; outside it logs are JSON (LOG_FORMAT=json or unset)');
+  if (!sandboxProfile && values.logFormat === 'pretty')
+    problems.push('LOG_FORMAT=pretty is for the sandbox profile only; outside it logs are JSON (LOG_FORMAT=json or unset)');
   if (!sandboxProfile && rawLedgers && Object.keys(rawLedgers).length === 0) {
     problems.push(`${env.LEDGERS_FILE ? 'LEDGERS_FILE' : 'LEDGERS'} names no ledger: configure at least one, or leave LEDGERS unset for the sandbox profile`);
   }
@@ -137,8 +135,10 @@ export function loadConfig(env: Env, families: readonly LedgerFamily[], version:
   const clusterProblem = values.redisUrl ? clusterPrefixProblem(values.redisUrl, values.keyPrefix) : undefined;
   if (clusterProblem) problems.push(clusterProblem);
   if (Boolean(values.custodyUser) !== Boolean(values.custodyPassword)) problems.push('CUSTODY_USER and CUSTODY_PASSWORD go together; set both or neither');
-  if (values.custodyUser && values.custodyApiKey) problems.push('CUSTODY_API_KEY and CUSTODY_USER are both set; keep one way to authenticate to the custody service');
-  if (values.httpHeadersTimeoutMs > values.httpRequestTimeoutMs) problems.push('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS: the headers are part of the request');
+  if (values.custodyUser && values.custodyApiKey)
+    problems.push('CUSTODY_API_KEY and CUSTODY_USER are both set; keep one way to authenticate to the custody service');
+  if (values.httpHeadersTimeoutMs > values.httpRequestTimeoutMs)
+    problems.push('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS: the headers are part of the request');
   const ledgerConfigs = rawLedgers ? resolveLedgers(rawLedgers, families, problems, secrets) : [];
   if (problems.length) throw new ConfigError(problems);
   const keyPrefix = env.REDIS_PREFIX || !sandboxProfile ? values.keyPrefix : SANDBOX_PREFIX;

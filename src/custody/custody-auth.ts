@@ -151,7 +151,10 @@ export class TokenSession implements CustodyAuth {
     } catch (e) {
       if (e instanceof CustodyRequestError && e.errCode === 'ERR_CUSTODY_AUTH') {
         this.refused = { error: e, until: this.now() + REFUSED_LOGIN_PAUSE_MS };
-        this.log.error({ reason: e.message, nextLoginInS: REFUSED_LOGIN_PAUSE_MS / 1000 }, 'custody refused the login of CUSTODY_USER; no login is tried again before the pause ends');
+        this.log.error(
+          { reason: e.message, nextLoginInS: REFUSED_LOGIN_PAUSE_MS / 1000 },
+          'custody refused the login of CUSTODY_USER; no login is tried again before the pause ends',
+        );
       }
       throw e;
     }
@@ -192,7 +195,10 @@ export class TokenSession implements CustodyAuth {
         parsed = undefined;
       }
       if (!parsed?.success) {
-        throw new CustodyRequestError({ operation, upstreamStatus: res.status, upstreamDetails: 'the token answer has no access_token' }, 'ERR_CUSTODY_BAD_RESPONSE');
+        throw new CustodyRequestError(
+          { operation, upstreamStatus: res.status, upstreamDetails: 'the token answer has no access_token' },
+          'ERR_CUSTODY_BAD_RESPONSE',
+        );
       }
       const lifetimeMs = (parsed.data.expires_in ?? DEFAULT_LIFETIME_S) * 1000;
       const now = this.now();

@@ -46,8 +46,7 @@ interface CallOptions {
 
 /** One try: a value, or a transient failure worth retrying (refusals are thrown at once). */
 type Attempt<T> =
-  | { ok: true; value: T }
-  | { ok: false; reason: string; cause?: unknown; retryAfterMs?: number; unauthorized?: { used: string; problem: CustodyProblem } };
+  { ok: true; value: T } | { ok: false; reason: string; cause?: unknown; retryAfterMs?: number; unauthorized?: { used: string; problem: CustodyProblem } };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -176,11 +175,7 @@ export class CustodyClient {
     }
     const failure = last as Extract<Attempt<T>, { ok: false }>;
     this.log.error({ operation, attempts: this.retries + 1, reason: failure.reason }, 'custody service unavailable');
-    throw new UnavailableError(
-      `custody ${operation} failed after ${this.retries + 1} attempts: ${failure.reason}`,
-      failure.cause,
-      'ERR_CUSTODY_UNAVAILABLE',
-    );
+    throw new UnavailableError(`custody ${operation} failed after ${this.retries + 1} attempts: ${failure.reason}`, failure.cause, 'ERR_CUSTODY_UNAVAILABLE');
   }
 
   private async attempt<T>(
@@ -213,8 +208,7 @@ export class CustodyClient {
       text = await res.text();
     } catch (e) {
       const err = e as Error & { cause?: { code?: string } };
-      const reason =
-        err.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (err.cause?.code ?? err.message);
+      const reason = err.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (err.cause?.code ?? err.message);
       return { ok: false, reason, cause: e };
     }
     if (res.status === 500 && options.notOperationalOn500) {

@@ -70,9 +70,7 @@ function withOperationId<T extends { operationID?: string; id?: string }>(value:
 
 const idFields = { operationID: z.string().min(1).optional(), id: z.string().min(1).optional() };
 
-export const signRequestResultSchema = z
-  .looseObject(idFields)
-  .transform((value, ctx): SignRequestResult => ({ operationID: withOperationId(value, ctx) }));
+export const signRequestResultSchema = z.looseObject(idFields).transform((value, ctx): SignRequestResult => ({ operationID: withOperationId(value, ctx) }));
 
 export const signOperationSchema = z
   .looseObject({
@@ -86,18 +84,16 @@ export const signOperationSchema = z
     // v may come as numbers or numeric strings depending on the release.
     v: z.array(z.coerce.number().int()).nullish(),
   })
-  .transform(
-    (value, ctx): SignOperation => ({
-      operationID: withOperationId(value, ctx),
-      status: value.status,
-      ...(value.statusText ? { statusText: value.statusText } : {}),
-      isApproved: value.isApproved,
-      dataToSign: value.dataToSign,
-      publicKeys: value.publicKeys,
-      signatures: value.signatures ?? [],
-      v: value.v ?? [],
-    }),
-  );
+  .transform((value, ctx): SignOperation => ({
+    operationID: withOperationId(value, ctx),
+    status: value.status,
+    ...(value.statusText ? { statusText: value.statusText } : {}),
+    isApproved: value.isApproved,
+    dataToSign: value.dataToSign,
+    publicKeys: value.publicKeys,
+    signatures: value.signatures ?? [],
+    v: value.v ?? [],
+  }));
 
 const componentHealth = z.looseObject({ healthy: z.boolean(), errorMessage: z.string().optional() });
 
@@ -150,7 +146,13 @@ export const accountBackupSchema = z
     parentFingerprint: z.union([z.string(), z.number()]),
     childNumber: z.coerce.number().int(),
   })
-  .transform((b): AccountBackup => ({ publicKey: b.publicKey, cpar: b.cpar, bipLevel: b.bipLevel, parentFingerprint: b.parentFingerprint, childNumber: b.childNumber }));
+  .transform((b): AccountBackup => ({
+    publicKey: b.publicKey,
+    cpar: b.cpar,
+    bipLevel: b.bipLevel,
+    parentFingerprint: b.parentFingerprint,
+    childNumber: b.childNumber,
+  }));
 
 export const vaultPublicKeySchema = z.looseObject({ publicKey: z.string().min(1) });
 

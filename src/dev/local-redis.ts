@@ -32,11 +32,9 @@ export async function ensureRedis(url: string, opts: { log?: (m: string) => void
   if (await redisAnswers(url)) return { url, stop: async () => undefined };
   const port = await freePort();
   opts.log?.(`Redis at ${url} does not answer; starting redis-server on 127.0.0.1:${port}`);
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'],
-    { stdio: 'ignore' },
-  );
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], {
+    stdio: 'ignore',
+  });
   const spawned = await new Promise<Error | undefined>((resolve) => {
     child.once('error', resolve);
     child.once('spawn', () => resolve(undefined));

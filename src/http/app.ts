@@ -84,7 +84,14 @@ export function createApp(context: AppContext, ext: AppExtensions = {}): Request
   // Each route at its own mount point: the wallet layer under /api/v1.0, others (the coin-type status) at the root.
   const bases = [...new Set(specs.map((s) => s.base ?? API_BASE))];
   for (const base of bases) {
-    app.use(base || '/', routerOf(specs.filter((s) => (s.base ?? API_BASE) === base), auth, limits));
+    app.use(
+      base || '/',
+      routerOf(
+        specs.filter((s) => (s.base ?? API_BASE) === base),
+        auth,
+        limits,
+      ),
+    );
   }
   const mounted = ext.mount?.(app) ?? [];
   const document = openApiDocument([...early, ...specs], ctx.config.version, mounted);

@@ -65,7 +65,10 @@ export class AuthThrottle {
         continue;
       }
       this.deps.metrics?.authFailures.inc({ reason: 'throttled' });
-      throw new RateLimitedError(bucket.startsWith('ip:') ? 'failed authentication from this client address' : 'failed authentication with this key', Math.ceil((until - now) / 1000));
+      throw new RateLimitedError(
+        bucket.startsWith('ip:') ? 'failed authentication from this client address' : 'failed authentication with this key',
+        Math.ceil((until - now) / 1000),
+      );
     }
   }
 
@@ -79,7 +82,10 @@ export class AuthThrottle {
       const waitMs = await takeToken(this.deps.redis, rateLimitKey(this.deps.prefix, `auth-failures:${bucket}`), this.deps.limit);
       if (waitMs <= 0) continue;
       remember(this.blocked, bucket, Date.now() + waitMs);
-      refusal ??= new RateLimitedError(bucket.startsWith('ip:') ? 'failed authentication from this client address' : 'failed authentication with this key', Math.ceil(waitMs / 1000));
+      refusal ??= new RateLimitedError(
+        bucket.startsWith('ip:') ? 'failed authentication from this client address' : 'failed authentication with this key',
+        Math.ceil(waitMs / 1000),
+      );
     }
     return refusal;
   }

@@ -17,7 +17,11 @@ export interface AuthContext {
  * Bearer API-key authentication; 401 for a missing or unknown key, 403 for a missing scope,
  * 429 once the client's failures are throttled (`auth-throttle.ts`).
  */
-export function bearerAuth(records: readonly ApiKeyRecord[], throttle?: AuthThrottle, vaultLedger?: AuthContext['vaultLedger']): (scope: Scope) => RequestHandler {
+export function bearerAuth(
+  records: readonly ApiKeyRecord[],
+  throttle?: AuthThrottle,
+  vaultLedger?: AuthContext['vaultLedger'],
+): (scope: Scope) => RequestHandler {
   return (scope) => async (req, res, next) => {
     try {
       const header = req.headers.authorization;

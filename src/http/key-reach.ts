@@ -62,7 +62,9 @@ const strings = (source: unknown, names: string[]): [string, string][] =>
 
 async function check(auth: AuthContext, req: Request, acrossVaults: AcrossVaults | undefined): Promise<void> {
   if (acrossVaults === 'unlimited-keys') {
-    throw new ForbiddenError(`The API key '${auth.keyName}' is limited to ${reachText(auth)}; this route spans every vault and needs a key without vaults or ledgers.`);
+    throw new ForbiddenError(
+      `The API key '${auth.keyName}' is limited to ${reachText(auth)}; this route spans every vault and needs a key without vaults or ledgers.`,
+    );
   }
   for (const [, vaultId] of strings(req.params, VAULT_PARAMS)) {
     if (!(await reachesPathVault(auth, vaultId))) throw new NotFoundError(`Vault '${vaultId}' is not registered`);

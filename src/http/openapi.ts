@@ -110,7 +110,10 @@ class Components {
 
 function parameters(spec: AnyRouteSpec, components: Components): JsonSchema[] {
   const out: JsonSchema[] = [];
-  for (const [where, schema] of [['path', spec.params], ['query', spec.query]] as const) {
+  for (const [where, schema] of [
+    ['path', spec.params],
+    ['query', spec.query],
+  ] as const) {
     if (!schema) continue;
     const json = components.add(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
     for (const [name, s] of Object.entries(json.properties ?? {})) {
@@ -136,7 +139,12 @@ function responses(spec: AnyRouteSpec, components: Components): Record<string, J
   const out: Record<string, JsonSchema> = {
     [String(ok)]: ok === 204 ? { description } : { description, content: { [media]: { schema: components.add(spec.response, 'output') } } },
   };
-  const statuses = new Set([...(spec.errors ?? []), ...(spec.scope ? [401, 403] : []), ...(spec.body ? [400] : []), ...Object.keys(spec.responses ?? {}).map(Number)]);
+  const statuses = new Set([
+    ...(spec.errors ?? []),
+    ...(spec.scope ? [401, 403] : []),
+    ...(spec.body ? [400] : []),
+    ...Object.keys(spec.responses ?? {}).map(Number),
+  ]);
   for (const status of [...statuses].filter((s) => s !== ok).sort()) {
     const own = spec.responses?.[status];
     out[String(status)] = {

@@ -156,7 +156,8 @@ export async function answerRoute(spec: AnyRouteSpec, req: Request, res: Respons
   const params = parse(spec.params, req.params, 'path');
   const query = spec.query ? parse(spec.query, bracketLists(req.query as Record<string, unknown>), 'query') : (undefined as never);
   // A route whose body schema takes undefined (an optional body) may be called without one.
-  if (spec.body && req.body === undefined && !spec.body.safeParse(undefined).success) throw new InvalidArgumentError('a JSON body is required (Content-Type: application/json)');
+  if (spec.body && req.body === undefined && !spec.body.safeParse(undefined).success)
+    throw new InvalidArgumentError('a JSON body is required (Content-Type: application/json)');
   const body = parse(spec.body, req.body, 'body');
   return spec.handler({ params, query, body, auth: res.locals.auth as AuthContext | undefined, req, res });
 }
@@ -185,7 +186,8 @@ export function bracketLists(query: Record<string, unknown>): Record<string, unk
   for (const [key, value] of Object.entries(query)) {
     const list = /^([^[\]]+)\[\]$/.exec(key);
     if (list) add(list[1] as string, Array.isArray(value) ? value : [value]);
-    else if (/[[\]]/.test(key)) throw new InvalidArgumentError(`query: '${key}' is not supported; repeat the parameter, use name[]=, or separate values with commas`);
+    else if (/[[\]]/.test(key))
+      throw new InvalidArgumentError(`query: '${key}' is not supported; repeat the parameter, use name[]=, or separate values with commas`);
     else add(key, value);
   }
   return out;
@@ -200,4 +202,11 @@ export function defineRoute<P, Q, B>(spec: RouteSpec<P, Q, B>): RouteSpec<P, Q, 
 export const listParam = z
   .union([z.string(), z.array(z.string())])
   .optional()
-  .transform((v) => (v === undefined ? undefined : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)));
+  .transform((v) =>
+    v === undefined
+      ? undefined
+      : (Array.isArray(v) ? v : [v])
+          .flatMap((s) => s.split(','))
+          .map((s) => s.trim())
+          .filter(Boolean),
+  );

@@ -19,7 +19,9 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   maxConnections: Number(ENV.httpMaxConnections.default),
 };
 
-export function serverLimitsOf(config: Pick<Config, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'httpMaxConnections'>): ServerLimits {
+export function serverLimitsOf(
+  config: Pick<Config, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'httpMaxConnections'>,
+): ServerLimits {
   return {
     headersTimeoutMs: config.httpHeadersTimeoutMs,
     requestTimeoutMs: config.httpRequestTimeoutMs,

@@ -14,7 +14,9 @@ export interface RateLimit {
  * until one is there. The key expires once the bucket would be full again, so idle clients
  * cost no memory. Returns 0 when taken, else the milliseconds to wait.
  */
-const TAKE = luaScript({ keys: ['bucket'], args: ['tokens per minute', 'burst'], returns: '0 when taken, else the ms to wait' }, `${NOW_MS_LUA}local rate = tonumber(ARGV[1]) / 60000
+const TAKE = luaScript(
+  { keys: ['bucket'], args: ['tokens per minute', 'burst'], returns: '0 when taken, else the ms to wait' },
+  `${NOW_MS_LUA}local rate = tonumber(ARGV[1]) / 60000
 local burst = tonumber(ARGV[2])
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = tonumber(state[1]) or burst
@@ -25,7 +27,8 @@ if tokens >= 1 then tokens = tokens - 1 else wait = math.ceil((1 - tokens) / rat
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', now)
 redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / rate) + 1000)
 return wait
-`);
+`,
+);
 
 /** Takes a token of the bucket at `key`; 0 when taken, else the milliseconds until one is there. */
 export async function takeToken(redis: Redis, key: string, limit: RateLimit): Promise<number> {

@@ -41,9 +41,7 @@ export function parseAmount(input: unknown, decimals: number, what = 'amount'): 
     if (!Number.isFinite(input)) throw new InvalidArgumentError(`${what} must be a finite number`);
     text = expandExponent(String(input));
     if (significantDigits(text) > MAX_NUMBER_SIGNIFICANT_DIGITS) {
-      throw new InvalidArgumentError(
-        `${what} ${String(input)} has more significant digits than a JSON number carries exactly; send it as a decimal string`,
-      );
+      throw new InvalidArgumentError(`${what} ${String(input)} has more significant digits than a JSON number carries exactly; send it as a decimal string`);
     }
   } else if (typeof input === 'string') {
     text = input;

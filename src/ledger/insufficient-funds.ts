@@ -29,9 +29,7 @@ export function insufficientFunds(details: string, s: Shortfall): InsufficientFu
     available: formatAmount(s.available > 0n ? s.available : 0n, s.asset.decimals),
     requiredBaseUnits: s.required.toString(),
     availableBaseUnits: (s.available > 0n ? s.available : 0n).toString(),
-    ...(s.fee
-      ? { fee: formatAmount(s.fee.amount, s.fee.asset.decimals), feeAsset: s.fee.asset.symbol, feeBaseUnits: s.fee.amount.toString() }
-      : {}),
+    ...(s.fee ? { fee: formatAmount(s.fee.amount, s.fee.asset.decimals), feeAsset: s.fee.asset.symbol, feeBaseUnits: s.fee.amount.toString() } : {}),
     ...s.extra,
   });
 }

@@ -72,11 +72,14 @@ end
 `;
 
 // Its withdrawal was seen live: held from now (unless the number changed hands since).
-const HELD_AGAIN = luaScript({ keys: ['owners'], args: ['n', 'owner'], returns: '1, or 0 when another owner holds n' }, `${NOW_MS_LUA}
+const HELD_AGAIN = luaScript(
+  { keys: ['owners'], args: ['n', 'owner'], returns: '1, or 0 when another owner holds n' },
+  `${NOW_MS_LUA}
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1] .. ':since', string.format('%.0f', now))
 return 1
-`);
+`,
+);
 
 /**
  * Owners that held a number past the grace period: one whose withdrawal is stored and not

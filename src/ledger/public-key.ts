@@ -85,8 +85,6 @@ export function publicKeyHex(key: PublicKey): string {
 /** DER SPKI hex, the form the custody service reports keys in (uppercase, uncompressed for ECDSA). */
 export function toCustodyKeyId(key: PublicKey): string {
   const hex =
-    key.scheme === 'secp256k1'
-      ? SPKI_SECP256K1_UNCOMPRESSED + Buffer.from(uncompressedPoint(key)).toString('hex')
-      : Buffer.from(key.bytes).toString('hex');
+    key.scheme === 'secp256k1' ? SPKI_SECP256K1_UNCOMPRESSED + Buffer.from(uncompressedPoint(key)).toString('hex') : Buffer.from(key.bytes).toString('hex');
   return hex.toUpperCase();
 }

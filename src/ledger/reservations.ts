@@ -56,11 +56,13 @@ end
 redis.call('HSET', owners, n, owner, n .. ':since', string.format('%.0f', now))
 `;
 
-const RESERVE_SEQUENCE = luaScript({
-  keys: ['last', 'free', 'owners'],
-  args: ['chainNext', 'owner', 'grace ms'],
-  returns: "{'ok', n, refilled}, or {'check', {n, owner, …}} when owners are overdue",
-}, `
+const RESERVE_SEQUENCE = luaScript(
+  {
+    keys: ['last', 'free', 'owners'],
+    args: ['chainNext', 'owner', 'grace ms'],
+    returns: "{'ok', n, refilled}, or {'check', {n, owner, …}} when owners are overdue",
+  },
+  `
 local last = KEYS[1]
 local free = KEYS[2]
 local owners = KEYS[3]
@@ -73,7 +75,8 @@ overdueAt(late, chainNext)
 if #late > 0 then return {'check', late} end
 ${ALLOCATE}
 return {'ok', n, refilled}
-`);
+`,
+);
 
 /**
  * Amounts in the spend scripts are 80-digit zero-padded decimal strings (uint256 has 78
@@ -114,11 +117,13 @@ local function forget(spent, idx, total, members)
 end
 `;
 
-const RESERVE_WITHIN = luaScript({
-  keys: ['last', 'free', 'owners', 'spent', 'spent-idx', 'spent-total', 'mined'],
-  args: ['chainNext', 'owner', 'minedBelow', 'grace ms', 'asset count', '...asset, balance, spend per asset'],
-  returns: "{'ok', n, refilled}, {'stale', mined seen}, {'short', asset, pending}, or {'check', {n, owner, …}} when owners are overdue",
-}, `
+const RESERVE_WITHIN = luaScript(
+  {
+    keys: ['last', 'free', 'owners', 'spent', 'spent-idx', 'spent-total', 'mined'],
+    args: ['chainNext', 'owner', 'minedBelow', 'grace ms', 'asset count', '...asset, balance, spend per asset'],
+    returns: "{'ok', n, refilled}, {'stale', mined seen}, {'short', asset, pending}, or {'check', {n, owner, …}} when owners are overdue",
+  },
+  `
 local last, free, owners, spent, idx, total, minedKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local chainNext = ARGV[1]
 local owner = ARGV[2]
@@ -154,13 +159,16 @@ for i = 0, assets - 1 do
   redis.call('HSET', total, asset, add(redis.call('HGET', total, asset) or ZERO, spend))
 end
 return {'ok', n, refilled}
-`);
+`,
+);
 
-const RAISE_SPEND = luaScript({
-  keys: ['spent', 'spent-idx', 'spent-total', 'mined'],
-  args: ['n', '...asset, spend per asset'],
-  returns: '1, or 0 when n is mined already',
-}, `
+const RAISE_SPEND = luaScript(
+  {
+    keys: ['spent', 'spent-idx', 'spent-total', 'mined'],
+    args: ['n', '...asset, spend per asset'],
+    returns: '1, or 0 when n is mined already',
+  },
+  `
 ${AMOUNT_LUA}
 local mined = redis.call('GET', KEYS[4])
 if mined and ARGV[1] < mined then return 0 end
@@ -174,13 +182,16 @@ for i = 2, #ARGV, 2 do
   end
 end
 return 1
-`);
+`,
+);
 
-const RELEASE_SEQUENCE = luaScript({
-  keys: ['free', 'owners', 'spent', 'spent-idx', 'spent-total'],
-  args: ['n', 'owner'],
-  returns: '1, or 0 when owner does not hold n',
-}, `
+const RELEASE_SEQUENCE = luaScript(
+  {
+    keys: ['free', 'owners', 'spent', 'spent-idx', 'spent-total'],
+    args: ['n', 'owner'],
+    returns: '1, or 0 when owner does not hold n',
+  },
+  `
 local free = KEYS[1]
 local owners = KEYS[2]
 local n = ARGV[1]
@@ -190,9 +201,12 @@ redis.call('HDEL', owners, n, n .. ':since')
 redis.call('ZADD', free, 0, n)
 forget(KEYS[3], KEYS[4], KEYS[5], redis.call('ZRANGEBYLEX', KEYS[4], '[' .. n .. '|', '[' .. n .. '|\\255'))
 return 1
-`);
+`,
+);
 
-const CLAIM_ITEMS = luaScript({ keys: ['...items'], args: ['owner', 'ttl ms'], returns: '1 when all are claimed, 0 (none) when another owner holds one' }, `
+const CLAIM_ITEMS = luaScript(
+  { keys: ['...items'], args: ['owner', 'ttl ms'], returns: '1 when all are claimed, 0 (none) when another owner holds one' },
+  `
 local owner = ARGV[1]
 local ttl = ARGV[2]
 for i, key in ipairs(KEYS) do
@@ -201,15 +215,19 @@ for i, key in ipairs(KEYS) do
 end
 for i, key in ipairs(KEYS) do redis.call('SET', key, owner, 'PX', ttl) end
 return 1
-`);
+`,
+);
 
-const RELEASE_ITEMS = luaScript({ keys: ['...items'], args: ['owner'], returns: 'how many of the items owner held (now released)' }, `
+const RELEASE_ITEMS = luaScript(
+  { keys: ['...items'], args: ['owner'], returns: 'how many of the items owner held (now released)' },
+  `
 local n = 0
 for i, key in ipairs(KEYS) do
   if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key); n = n + 1 end
 end
 return n
-`);
+`,
+);
 
 /**
  * How long a reservation that expires by itself must last at least (`AdaptorDeps.minReservationMs`):
@@ -268,7 +286,10 @@ export class Reservations {
    */
   async reserveSequence(scope: string, chainNext: bigint, owner: string): Promise<bigint> {
     const keys = this.seqKeys(scope);
-    const r = await this.afterOverdue(scope, (grace) => RESERVE_SEQUENCE.run(this.redis, keys, [pad(chainNext), owner, grace]) as Promise<['ok', string, number] | Overdue>);
+    const r = await this.afterOverdue(
+      scope,
+      (grace) => RESERVE_SEQUENCE.run(this.redis, keys, [pad(chainNext), owner, grace]) as Promise<['ok', string, number] | Overdue>,
+    );
     if (r[2] === 1) this.onEvent('sequence_refill', scope);
     return BigInt(r[1]);
   }
@@ -288,7 +309,10 @@ export class Reservations {
     const args = assets.flatMap((a) => [a, padAmount(check.balances[a] ?? 0n), padAmount(check.spend[a] as bigint)]);
     const keys = [...this.seqKeys(scope), ...this.spendKeys(scope)] as const;
     type Reply = ['stale', string] | ['short', string, string] | ['ok', string, number] | Overdue;
-    const r = await this.afterOverdue(scope, (grace) => RESERVE_WITHIN.run(this.redis, keys, [pad(chainNext), owner, pad(check.minedBelow), grace, String(assets.length), ...args]) as Promise<Reply>);
+    const r = await this.afterOverdue(
+      scope,
+      (grace) => RESERVE_WITHIN.run(this.redis, keys, [pad(chainNext), owner, pad(check.minedBelow), grace, String(assets.length), ...args]) as Promise<Reply>,
+    );
     if (r[0] === 'stale') return { ok: false, reason: 'stale', minedBelow: BigInt(r[1]) };
     if (r[0] === 'short') return { ok: false, reason: 'short', asset: r[1], pending: BigInt(r[2]) };
     if (r[2] === 1) this.onEvent('sequence_refill', scope);

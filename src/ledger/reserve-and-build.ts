@@ -119,12 +119,7 @@ export async function reserveAndBuild<const R extends readonly Reservation<unkno
 }
 
 /** The next number of an account's sequence (nonce, Stellar sequence) at least `chainNext`, for `owner`. */
-export function sequenceReservation(
-  reservations: Reservations,
-  scope: string,
-  chainNext: () => Promise<bigint>,
-  owner: string,
-): Reservation<bigint> {
+export function sequenceReservation(reservations: Reservations, scope: string, chainNext: () => Promise<bigint>, owner: string): Reservation<bigint> {
   return {
     label: `sequence of ${scope}`,
     take: async () => reservations.reserveSequence(scope, await chainNext(), owner),

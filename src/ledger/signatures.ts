@@ -95,12 +95,7 @@ export function verifyEd25519(message: Uint8Array, sigHex: string, key: PublicKe
 }
 
 /** Verifies one callback signature for a payload, whatever the scheme. */
-export function verifySignature(
-  digestHex: string,
-  sigHex: string,
-  v: number | undefined,
-  key: PublicKey,
-): NormalisedSignature {
+export function verifySignature(digestHex: string, sigHex: string, v: number | undefined, key: PublicKey): NormalisedSignature {
   const digest = Uint8Array.from(Buffer.from(digestHex, 'hex'));
   return key.scheme === 'ed25519' ? verifyEd25519(digest, sigHex, key) : verifySecp256k1(digest, sigHex, v ?? 0, key);
 }

@@ -20,14 +20,7 @@ export class AppError extends Error {
   readonly retryable: boolean;
   readonly fields: Record<string, unknown>;
 
-  constructor(
-    status: number,
-    errCode: string,
-    title: string,
-    details: string,
-    retryable = false,
-    options: AppErrorOptions = {},
-  ) {
+  constructor(status: number, errCode: string, title: string, details: string, retryable = false, options: AppErrorOptions = {}) {
     super(`${title}: ${details}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.status = status;
@@ -57,10 +50,7 @@ export class InvalidArgumentError extends AppError {
 
 /** Helper for the common "unknown X; valid values are …" case. */
 export function unknownValue(what: string, value: string, valid: readonly string[]): InvalidArgumentError {
-  return new InvalidArgumentError(
-    `Unknown ${what} '${value}'. Valid values: ${valid.length ? valid.join(', ') : '(none configured)'}`,
-    { valid: [...valid] },
-  );
+  return new InvalidArgumentError(`Unknown ${what} '${value}'. Valid values: ${valid.length ? valid.join(', ') : '(none configured)'}`, { valid: [...valid] });
 }
 
 /** 422: the vault cannot pay for what was asked. */

@@ -28,11 +28,12 @@ export function boundedForLog(text: string | undefined, max = MAX_LOGGED_DETAIL)
  */
 export function createLogger(level: string, secrets: readonly string[] = [], destination?: DestinationStream): Logger {
   const censor = [...new Set(secrets)].filter((s) => s.length >= 6).sort((a, b) => b.length - a.length);
-  return pino({
-    level,
-    redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
-    ...(censor.length
-      ? { hooks: { streamWrite: (line: string) => censor.reduce((out, secret) => out.split(secret).join('[REDACTED]'), line) } }
-      : {}),
-  }, destination as DestinationStream);
+  return pino(
+    {
+      level,
+      redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+      ...(censor.length ? { hooks: { streamWrite: (line: string) => censor.reduce((out, secret) => out.split(secret).join('[REDACTED]'), line) } } : {}),
+    },
+    destination as DestinationStream,
+  );
 }

@@ -77,9 +77,24 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   return {
     registry,
     httpDuration,
-    callbacksAccepted: new Counter({ name: 'byow_callbacks_accepted_total', help: 'Signing callbacks accepted, by outcome', labelNames: ['outcome'] as const, registers }),
-    callbacksRejected: new Counter({ name: 'byow_callbacks_rejected_total', help: 'Signing callbacks refused, by reason', labelNames: ['reason'] as const, registers }),
-    authFailures: new Counter({ name: 'byow_auth_failures_total', help: 'Failed authentications by reason (missing_key, unknown_key, no_admin_scope, throttled)', labelNames: ['reason'] as const, registers }),
+    callbacksAccepted: new Counter({
+      name: 'byow_callbacks_accepted_total',
+      help: 'Signing callbacks accepted, by outcome',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    callbacksRejected: new Counter({
+      name: 'byow_callbacks_rejected_total',
+      help: 'Signing callbacks refused, by reason',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    authFailures: new Counter({
+      name: 'byow_auth_failures_total',
+      help: 'Failed authentications by reason (missing_key, unknown_key, no_admin_scope, throttled)',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
     jobDuration: new Histogram({
       name: 'byow_job_duration_seconds',
       help: 'Time a worker spent on a job, by queue and outcome',
@@ -87,7 +102,12 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     }),
-    broadcasts: new Counter({ name: 'byow_broadcasts_total', help: 'Broadcast attempts by ledger and outcome', labelNames: ['ledger', 'outcome'] as const, registers }),
+    broadcasts: new Counter({
+      name: 'byow_broadcasts_total',
+      help: 'Broadcast attempts by ledger and outcome',
+      labelNames: ['ledger', 'outcome'] as const,
+      registers,
+    }),
     reservationEvents: new Counter({
       name: 'byow_reservation_conflicts_total',
       help: 'Reservation contention by ledger and kind (utxo_claim_conflict, sequence_refill)',

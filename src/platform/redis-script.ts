@@ -29,7 +29,9 @@ function checkCount(what: 'keys' | 'arguments', names: readonly string[], got: n
   const rest = isRest(names);
   const fixed = rest ? names.length - 1 : names.length;
   if (rest ? got >= fixed : got === fixed) return;
-  throw new TypeError(`Lua script taking ${script.keys.join(', ')} | ${script.args.join(', ')}: ${got} ${what} given, ${rest ? 'at least ' : ''}${fixed} expected`);
+  throw new TypeError(
+    `Lua script taking ${script.keys.join(', ')} | ${script.args.join(', ')}: ${got} ${what} given, ${rest ? 'at least ' : ''}${fixed} expected`,
+  );
 }
 
 /**

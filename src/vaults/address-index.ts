@@ -20,7 +20,10 @@ export interface AccountState {
 
 /** What identifies the addresses: a re-registration under the same id with another key or format starts afresh. */
 function fingerprint(ledgerId: string, addressFormat: string | undefined, account: Bip44Account): string {
-  return createHash('sha256').update([ledgerId, addressFormat ?? '', account.publicKey.toLowerCase(), account.cpar.toLowerCase()].join('|')).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update([ledgerId, addressFormat ?? '', account.publicKey.toLowerCase(), account.cpar.toLowerCase()].join('|'))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 /**
@@ -28,7 +31,9 @@ function fingerprint(ledgerId: string, addressFormat: string | undefined, accoun
  * vault, and two scans finishing in either order leave the higher mark. A hash of another
  * fingerprint (the vault re-registered with another key or format) is dropped first.
  */
-const RAISE = luaScript({ keys: ['index'], args: ['fingerprint', '...field, value'], returns: 'nothing' }, `
+const RAISE = luaScript(
+  { keys: ['index'], args: ['fingerprint', '...field, value'], returns: 'nothing' },
+  `
 local fp = redis.call('HGET', KEYS[1], 'fp')
 if fp and fp ~= ARGV[1] then redis.call('DEL', KEYS[1]) end
 redis.call('HSET', KEYS[1], 'fp', ARGV[1])
@@ -42,7 +47,8 @@ for i = 2, #ARGV, 2 do
     redis.call('HSET', KEYS[1], field, value)
   end
 end
-`);
+`,
+);
 
 /**
  * Per BIP44 account, the addresses derived so far and the last used index of each chain, in

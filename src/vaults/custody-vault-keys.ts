@@ -12,11 +12,7 @@ export type CustodyVaultKey = { publicKey: string } | { bip44: Bip44Account };
  * refusals become the wallet layer's errors: unknown vault or account 404, a vault of the other
  * kind 422 (with what to send instead), the service unreachable 503.
  */
-export async function readVaultKey(
-  custody: CustodyClient | undefined,
-  vaultId: string,
-  bip44?: { coin: string; account: string },
-): Promise<CustodyVaultKey> {
+export async function readVaultKey(custody: CustodyClient | undefined, vaultId: string, bip44?: { coin: string; account: string }): Promise<CustodyVaultKey> {
   if (!custody) throw new UnavailableError('No custody service is configured (CUSTODY_URL): give the vault key in publicKey or bip44');
   try {
     if (!bip44) return { publicKey: (await custody.vaultPublicKey(vaultId)).publicKey };

@@ -46,8 +46,14 @@ export const vaultRegistrationSchema = z
     account: index('account').optional(),
     description: z.string().max(500).optional(),
   })
-  .refine((v) => !(v.publicKey && v.bip44), 'give one of publicKey (single-key vault) or bip44 (BIP44 vault), or neither to read the key from the custody service')
-  .refine((v) => (v.coin === undefined && v.account === undefined) || (!v.publicKey && !v.bip44), 'coin and account go with a registration by vault id only (no publicKey, no bip44)')
+  .refine(
+    (v) => !(v.publicKey && v.bip44),
+    'give one of publicKey (single-key vault) or bip44 (BIP44 vault), or neither to read the key from the custody service',
+  )
+  .refine(
+    (v) => (v.coin === undefined && v.account === undefined) || (!v.publicKey && !v.bip44),
+    'coin and account go with a registration by vault id only (no publicKey, no bip44)',
+  )
   .refine((v) => (v.coin === undefined) === (v.account === undefined), 'give coin and account together (a BIP44 account of the vault)');
 
 export type VaultRegistration = z.infer<typeof vaultRegistrationSchema>;

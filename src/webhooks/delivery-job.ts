@@ -36,7 +36,12 @@ export async function processDelivery(service: WebhookService, job: Job<Delivery
   await deliveries.setStatus(d.id, ['queued', 'failed'], 'pending');
   const at = new Date().toISOString();
   try {
-    const status = await sendWebhook(sub.url, d.body, { secret: sub.secret, eventId: d.eventId, timeoutMs: config.webhookTimeoutMs, allowPrivate: allowPrivate(config) });
+    const status = await sendWebhook(sub.url, d.body, {
+      secret: sub.secret,
+      eventId: d.eventId,
+      timeoutMs: config.webhookTimeoutMs,
+      allowPrivate: allowPrivate(config),
+    });
     await deliveries.recordAttempt(d.id, { at, responseStatus: status });
   } catch (e) {
     const err = e instanceof DeliveryAttemptError ? e : new DeliveryAttemptError((e as Error).message);

@@ -37,11 +37,13 @@ export type NewDelivery = Pick<Delivery, 'id' | 'subscriptionId' | 'eventId' | '
 
 // A record made again after an earlier one expired is not finished: its index entry must not
 // leave with the earlier one's expiry.
-const DISPATCH = luaScript({
-  keys: ['dispatched', 'pending', 'delivery', 'deliveries', 'expiring'],
-  args: ['sequence (0 = unordered)', 'id', 'created ms', 'ttl s', '...field, value'],
-  returns: "the id at the head of the order key's line",
-}, `
+const DISPATCH = luaScript(
+  {
+    keys: ['dispatched', 'pending', 'delivery', 'deliveries', 'expiring'],
+    args: ['sequence (0 = unordered)', 'id', 'created ms', 'ttl s', '...field, value'],
+    returns: "the id at the head of the order key's line",
+  },
+  `
 local seq = tonumber(ARGV[1])
 if seq > 0 then
   if seq <= tonumber(redis.call('GET', KEYS[1]) or '0') then return redis.call('LINDEX', KEYS[2], 0) end
@@ -54,7 +56,8 @@ if redis.call('EXISTS', KEYS[3]) == 0 then
   redis.call('RPUSH', KEYS[2], ARGV[2])
 end
 return redis.call('LINDEX', KEYS[2], 0)
-`);
+`,
+);
 
 /** At most this many index entries leave per finished delivery: each call stays short, and a backlog still drains. */
 const PRUNE_BATCH = 100;
@@ -65,7 +68,9 @@ const PRUNE_BATCH = 100;
 // from `expiring` (finished deliveries only, by expiry): O(log n + removed), never a scan.
 // Redis's clock both sets the expiry and says it has passed. An entry already out of the index
 // (a deleted subscription's, forgotten) is not tracked: nothing would ever prune it.
-const EXPIRE = luaScript({ keys: ['delivery', 'deliveries', 'expiring'], args: ['id', 'seconds'], returns: 'nothing' }, `${NOW_MS_LUA}local at = now + tonumber(ARGV[2]) * 1000
+const EXPIRE = luaScript(
+  { keys: ['delivery', 'deliveries', 'expiring'], args: ['id', 'seconds'], returns: 'nothing' },
+  `${NOW_MS_LUA}local at = now + tonumber(ARGV[2]) * 1000
 redis.call('PEXPIREAT', KEYS[1], at)
 if redis.call('ZSCORE', KEYS[2], ARGV[1]) then redis.call('ZADD', KEYS[3], at, ARGV[1]) end
 local gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, ${PRUNE_BATCH})
@@ -73,20 +78,26 @@ if #gone > 0 then
   redis.call('ZREM', KEYS[2], unpack(gone))
   redis.call('ZREM', KEYS[3], unpack(gone))
 end
-`);
+`,
+);
 
 // Removes a finished head; answers the next one.
-const ADVANCE = luaScript({ keys: ['pending'], args: ['id'], returns: 'the id now at the head, or nil' }, `
+const ADVANCE = luaScript(
+  { keys: ['pending'], args: ['id'], returns: 'the id now at the head, or nil' },
+  `
 if redis.call('LINDEX', KEYS[1], 0) == ARGV[1] then redis.call('LPOP', KEYS[1]) end
 return redis.call('LINDEX', KEYS[1], 0)
-`);
+`,
+);
 
 // The allowed current statuses are the arguments up to '|' (none = any).
-const SET_STATUS = luaScript({
-  keys: ['delivery'],
-  args: ['new status', "...allowed current status, …, '|', field, value, …"],
-  returns: '1, or 0 when the record is missing or its status is not allowed',
-}, `
+const SET_STATUS = luaScript(
+  {
+    keys: ['delivery'],
+    args: ['new status', "...allowed current status, …, '|', field, value, …"],
+    returns: '1, or 0 when the record is missing or its status is not allowed',
+  },
+  `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local i = 2
 local allowed, any = false, true
@@ -98,7 +109,8 @@ end
 if not any and not allowed then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], unpack(ARGV, i + 1))
 return 1
-`);
+`,
+);
 
 function flatten(fields: Record<string, string | number | undefined>): string[] {
   return Object.entries(fields).flatMap(([k, v]) => (v === undefined ? [] : [k, String(v)]));
@@ -147,7 +159,8 @@ export class DeliveryStore {
       this.keys.expiring(d.subscriptionId),
     ] as const;
     const fields = flatten({ ...d, status: 'queued', attempts: 0 });
-    return (await DISPATCH.run(this.redis, keys, [String(d.sequence ?? 0), d.id, String(Date.parse(d.createdAt)), String(dedupeTtlSeconds), ...fields])) as string | null;
+    return (await DISPATCH.run(this.redis, keys, [String(d.sequence ?? 0), d.id, String(Date.parse(d.createdAt)), String(dedupeTtlSeconds), ...fields])) as
+      string | null;
   }
 
   async get(id: string): Promise<Delivery | undefined> {

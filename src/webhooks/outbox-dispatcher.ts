@@ -19,7 +19,13 @@ const GATHER_MS = 20;
  * dispatched. Several worker processes may run it at once: each goes through the stream in
  * order, and per withdrawal an event is recorded only after the ones before it.
  */
-export function startOutboxDispatcher(opts: { redis: Redis; outboxKey: string; service: WebhookService; logger: Logger; idleWaitMs?: number }): OutboxDispatcher {
+export function startOutboxDispatcher(opts: {
+  redis: Redis;
+  outboxKey: string;
+  service: WebhookService;
+  logger: Logger;
+  idleWaitMs?: number;
+}): OutboxDispatcher {
   const { redis, outboxKey, service, logger } = opts;
   // A blocking read needs a connection of its own.
   const blocking = redis.duplicate({ connectionName: 'byow-outbox', maxRetriesPerRequest: null });

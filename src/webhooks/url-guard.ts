@@ -148,7 +148,8 @@ export function guardedLookup(allowPrivate: boolean, resolver: Resolver = system
       if (err) return callback(err, '', 0);
       const list = addresses as LookupAddress[];
       const refused = allowPrivate ? undefined : list.map((a) => [a, nonPublicKind(a.address)] as const).find(([, kind]) => kind);
-      if (refused) return callback(Object.assign(new Error(refusal(hostname, refused[0].address, refused[1] as string)), { code: 'ERR_WEBHOOK_ADDRESS' }), '', 0);
+      if (refused)
+        return callback(Object.assign(new Error(refusal(hostname, refused[0].address, refused[1] as string)), { code: 'ERR_WEBHOOK_ADDRESS' }), '', 0);
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
       const first = list[0] as LookupAddress;
       callback(null, first.address, first.family);

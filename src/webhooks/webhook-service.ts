@@ -79,7 +79,15 @@ export class WebhookService {
     const event = { id: randomUUID(), type: 'webhook.test', createdAt: new Date().toISOString(), subscriptionId: sub.id };
     const id = deliveryId(sub.id, event.id);
     const head = await this.deps.deliveries.dispatch(
-      { id, subscriptionId: sub.id, eventId: event.id, type: event.type, orderKey: `test-${event.id}`, createdAt: event.createdAt, body: JSON.stringify(event) },
+      {
+        id,
+        subscriptionId: sub.id,
+        eventId: event.id,
+        type: event.type,
+        orderKey: `test-${event.id}`,
+        createdAt: event.createdAt,
+        body: JSON.stringify(event),
+      },
       DEDUPE_SECONDS,
     );
     if (head) await this.enqueue(head);

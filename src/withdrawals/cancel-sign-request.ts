@@ -33,7 +33,11 @@ export class SignRequestInFlightError extends AppError {
  */
 export async function cancelSignRequest(deps: PipelineDeps, op: Operation): Promise<Operation> {
   const label = op.id;
-  if (op.status !== 'EXECUTING') throw new ConflictError(`Withdrawal ${label} is ${op.status}; only a withdrawal waiting for signatures (EXECUTING) can have its signing canceled`, 'ERR_NOT_CANCELABLE');
+  if (op.status !== 'EXECUTING')
+    throw new ConflictError(
+      `Withdrawal ${label} is ${op.status}; only a withdrawal waiting for signatures (EXECUTING) can have its signing canceled`,
+      'ERR_NOT_CANCELABLE',
+    );
   if (!op.operationID) {
     if (signRequestMayBeInFlight(deps, op)) throw new SignRequestInFlightError(label);
     await failOperation(deps, op, 'canceled on request before the sign request reached the custody service', ['EXECUTING']);

@@ -28,7 +28,8 @@ async function recipientOf(adaptor: LedgerAdaptor, vaults: VaultStore, input: Wi
     if (target.ledgerId !== adaptor.ledgerId) {
       throw new InvalidArgumentError(`recipientVault '${input.recipientVault}' is on ledger ${target.ledgerId}, not ${adaptor.ledgerId}`);
     }
-    const address = target.kind === 'single' ? singleAddress(adaptor, target).address : (await vaultAddresses(adaptor, target, gapLimit, vaults.addresses))[0]?.address;
+    const address =
+      target.kind === 'single' ? singleAddress(adaptor, target).address : (await vaultAddresses(adaptor, target, gapLimit, vaults.addresses))[0]?.address;
     if (!address) throw new InvalidArgumentError(`recipientVault '${input.recipientVault}' has no address`);
     if (input.recipientAddress && input.recipientAddress !== address) {
       throw new InvalidArgumentError(`recipientAddress ${input.recipientAddress} is not the address of recipientVault '${input.recipientVault}' (${address})`);
@@ -82,7 +83,10 @@ async function cancelLateSignOperation(deps: WithdrawalDeps, op: Operation, oper
     await deps.custody.cancelOperation(operationID);
     deps.logger.warn(ids, 'withdrawal ended while its sign request was on its way; its sign operation was canceled at the custody service');
   } catch (err) {
-    deps.logger.error({ ...ids, err }, 'withdrawal ended while its sign request was on its way; its sign operation could not be canceled: cancel it at the custody service');
+    deps.logger.error(
+      { ...ids, err },
+      'withdrawal ended while its sign request was on its way; its sign operation could not be canceled: cancel it at the custody service',
+    );
   }
 }
 
@@ -111,7 +115,9 @@ export async function createWithdrawal(
   const recipientAddress = await recipientOf(adaptor, deps.vaults, input, gap);
   const source = await vaultSource(adaptor, vault, gap, deps.vaults.addresses);
   if (!adaptor.consolidates && source.addresses.some((a) => a.address === recipientAddress)) {
-    throw new InvalidArgumentError(`recipientAddress is the vault itself: ${adaptor.ledgerId} withdrawals go to another address (only UTXO ledgers consolidate to their own)`);
+    throw new InvalidArgumentError(
+      `recipientAddress is the vault itself: ${adaptor.ledgerId} withdrawals go to another address (only UTXO ledgers consolidate to their own)`,
+    );
   }
 
   const unsigned = await adaptor.craft(source, { reference: id, recipientAddress, asset, amount, fee, ...(input.memo ? { memo: input.memo } : {}) });

@@ -66,7 +66,10 @@ export async function replaceWithdrawal(
     };
   });
   // Indexed before the sign request goes out, so even an instant callback finds its operation.
-  await deps.store.indexAttempt(op.id, unsigned.payloads.map((p) => p.digest));
+  await deps.store.indexAttempt(
+    op.id,
+    unsigned.payloads.map((p) => p.digest),
+  );
   try {
     const { operationID: signId } = await deps.custody.requestSign(vaultId, {
       description: `${kind} of: ${op.request.description}`,

@@ -88,8 +88,12 @@ describe('TypeScript client package (clients/typescript) installed from its tarb
 
   it('packs the built code and its types', async () => {
     const files = (await run('tar', ['-tzf', tarball], tmp)).split('\n').filter(Boolean);
-    expect(files).toEqual(expect.arrayContaining(['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/schema.d.ts', 'package/openapi.json', 'package/package.json']));
-    const installed = JSON.parse(readFileSync(join(app, 'node_modules/@byow/ledger-adaptor-client/package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    expect(files).toEqual(
+      expect.arrayContaining(['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/schema.d.ts', 'package/openapi.json', 'package/package.json']),
+    );
+    const installed = JSON.parse(readFileSync(join(app, 'node_modules/@byow/ledger-adaptor-client/package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+    };
     // Its one runtime dependency is installed with it.
     expect(Object.keys(installed.dependencies ?? {})).toEqual(['openapi-fetch']);
     expect(readdirSync(join(app, 'node_modules'))).toContain('openapi-fetch');

@@ -53,7 +53,9 @@ describe('TypeScript client (clients/typescript)', () => {
 
     await chain.funder.sendEth(RECIPIENT, 10n ** 18n);
     await chain.funder.sendToken(chain.token.contract, RECIPIENT, 2_500_000n);
-    const native = await reader.GET('/api/v1.0/ledgers/{ledgerId}/addresses/{address}/balance', { params: { path: { ledgerId: 'ethdev', address: RECIPIENT } } });
+    const native = await reader.GET('/api/v1.0/ledgers/{ledgerId}/addresses/{address}/balance', {
+      params: { path: { ledgerId: 'ethdev', address: RECIPIENT } },
+    });
     expect(native.data).toEqual({ address: RECIPIENT, balances: [{ asset: 'ETH', amount: '1' }] });
     const all = await reader.GET('/api/v1.0/ledgers/{ledgerId}/addresses/{address}/balance', {
       params: { path: { ledgerId: 'ethdev', address: RECIPIENT }, query: { assets: ['DEMO', 'ETH'] } },

@@ -119,7 +119,13 @@ export function describeConformance(
         };
         const to = await s.recipient(asset);
         const amount = 12n * 10n ** BigInt(Math.max(asset.decimals - 1, 0));
-        const unsigned = await a.craft(source, { reference: `conf-${pick}-${Date.now()}`, recipientAddress: to, asset, amount, fee: a.feeLevels()[0] as string });
+        const unsigned = await a.craft(source, {
+          reference: `conf-${pick}-${Date.now()}`,
+          recipientAddress: to,
+          asset,
+          amount,
+          fee: a.feeLevels()[0] as string,
+        });
         expect(unsigned.txs.length).toBeGreaterThan(0);
         expect(unsigned.payloads.length).toBeGreaterThan(0);
         expect(JSON.parse(JSON.stringify(unsigned.state))).toEqual(unsigned.state);
@@ -159,12 +165,22 @@ export function describeConformance(
         expect(many).toBeTypeOf('function');
         const address = a.addressFromPublicKey(s.signer.publicKey);
         await s.fund(address, a.nativeAsset, 10n ** BigInt(a.nativeAsset.decimals));
-        const source: VaultSource = { vaultId: 'conformance', addresses: [{ address, publicKey: s.signer.publicKey, keyId: s.signer.keyId }], changeAddress: address };
+        const source: VaultSource = {
+          vaultId: 'conformance',
+          addresses: [{ address, publicKey: s.signer.publicKey, keyId: s.signer.keyId }],
+          changeAddress: address,
+        };
         const amount = 10n ** BigInt(Math.max(a.nativeAsset.decimals - 3, 0));
         const sent: { signed: SignedTx; unsigned: Awaited<ReturnType<LedgerAdaptor['craft']>>; to: string }[] = [];
         for (let i = 0; i < 3; i++) {
           const to = await s.recipient(a.nativeAsset);
-          const unsigned = await a.craft(source, { reference: `conf-many-${i}-${Date.now()}`, recipientAddress: to, asset: a.nativeAsset, amount, fee: a.feeLevels()[0] as string });
+          const unsigned = await a.craft(source, {
+            reference: `conf-many-${i}-${Date.now()}`,
+            recipientAddress: to,
+            asset: a.nativeAsset,
+            amount,
+            fee: a.feeLevels()[0] as string,
+          });
           const sigs = unsigned.payloads.map((p, payloadIndex) => {
             const { signature, v } = s.signer.sign(p.digest);
             return { payloadIndex, ...verifySignature(p.digest, signature, v, s.signer.publicKey) };

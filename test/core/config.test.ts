@@ -284,10 +284,15 @@ describe('configuration', () => {
       'SANDBOX_API_KEY: must be at least 32 characters: make one with `openssl rand -hex 24`, or give its `sha256` instead',
       "SANDBOX_CUSTODY_PORT: must be a whole number from 1 to 65535, got 'abc'",
     ]);
-    for (const port of ['70000', '0']) expect(() => loadConfig({ SANDBOX_CUSTODY_PORT: port }, families, 'v')).toThrow(/SANDBOX_CUSTODY_PORT: must be a whole number from 1 to 65535/);
+    for (const port of ['70000', '0'])
+      expect(() => loadConfig({ SANDBOX_CUSTODY_PORT: port }, families, 'v')).toThrow(/SANDBOX_CUSTODY_PORT: must be a whole number from 1 to 65535/);
     const empty = loadConfig({ SANDBOX_CUSTODY_PORT: '', SANDBOX_API_KEY: '', SANDBOX_CUSTODY_PASSWORD: '' }, families, 'v');
     expect([empty.sandboxCustodyPort, empty.sandboxApiKey, empty.sandboxCustodyPassword]).toEqual([8090, undefined, undefined]);
-    const set = loadConfig({ SANDBOX_CUSTODY_PORT: '18090', SANDBOX_API_KEY: 'sandbox-key-0123456789abcdef0123456789', SANDBOX_CUSTODY_PASSWORD: 'pw' }, families, 'v');
+    const set = loadConfig(
+      { SANDBOX_CUSTODY_PORT: '18090', SANDBOX_API_KEY: 'sandbox-key-0123456789abcdef0123456789', SANDBOX_CUSTODY_PASSWORD: 'pw' },
+      families,
+      'v',
+    );
     expect([set.sandboxCustodyPort, set.sandboxApiKey, set.sandboxCustodyPassword]).toEqual([18090, 'sandbox-key-0123456789abcdef0123456789', 'pw']);
     expect(set.secrets).toEqual(expect.arrayContaining(['sandbox-key-0123456789abcdef0123456789', 'pw']));
   });

@@ -19,9 +19,19 @@ describe('Idempotency-Key claims', () => {
   afterAll(() => redis.disconnect());
   let clock = 1_000_000;
   const made = new Map<string, Operation>();
-  const idem = new Idempotency(redis, prefix, async (id) => made.get(id), 60, () => clock);
+  const idem = new Idempotency(
+    redis,
+    prefix,
+    async (id) => made.get(id),
+    60,
+    () => clock,
+  );
   const body = { amount: '1', recipientAddress: 'x' };
-  const conflictCode = (p: Promise<unknown>) => p.then(() => 'none', (e: unknown) => (e instanceof ConflictError ? e.errCode : String(e)));
+  const conflictCode = (p: Promise<unknown>) =>
+    p.then(
+      () => 'none',
+      (e: unknown) => (e instanceof ConflictError ? e.errCode : String(e)),
+    );
 
   it('runs create once for concurrent requests with one key; the others are told it is in progress', async () => {
     let calls = 0;
@@ -150,7 +160,7 @@ describe('Idempotency-Key claims against the operation store', () => {
     expect(await idem.run('v1', 'k-slow', body, storing)).toBe(retried);
   });
 
-  it('the slow request stores between the retry\'s look and its takeover: the retry answers that withdrawal, not a second one', async () => {
+  it("the slow request stores between the retry's look and its takeover: the retry answers that withdrawal, not a second one", async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let finish!: () => void;

@@ -61,19 +61,39 @@ describe('Redis key names stay as they are on disk', () => {
     await reservations.claim('btcdev:bcrt1q', ['txid:0'], 'op-1', 60_000);
     await new SendOrderBook(redis, p).readyAndTryLock('ethdev', '0xAbC', 9n, 'op-3', 'token-1');
     expect(await keysUnder(p)).toEqual(
-      ['seq:{ethdev:0xabc}:last', 'seq:{ethdev:0xabc}:free', 'seq:{ethdev:0xabc}:owners', 'claim:{btcdev:bcrt1q}:txid:0', 'send-order:{ethdev:0xabc}', 'send-lock:{ethdev:0xabc}'].sort(),
+      [
+        'seq:{ethdev:0xabc}:last',
+        'seq:{ethdev:0xabc}:free',
+        'seq:{ethdev:0xabc}:owners',
+        'claim:{btcdev:bcrt1q}:txid:0',
+        'send-order:{ethdev:0xabc}',
+        'send-lock:{ethdev:0xabc}',
+      ].sort(),
     );
     // A number reserved with what its transaction may spend: the spend keys share the scope's tag.
     const spending = await reservations.reserveSequenceWithin('ethdev:0xdef', 0n, 'op-4', { balances: { ETH: 10n }, minedBelow: 0n, spend: { ETH: 4n } });
     expect(spending).toEqual({ ok: true, n: 0n });
     expect((await keysUnder(p)).filter((k) => k.startsWith('seq:{ethdev:0xdef}'))).toEqual(
-      ['seq:{ethdev:0xdef}:last', 'seq:{ethdev:0xdef}:owners', 'seq:{ethdev:0xdef}:spent', 'seq:{ethdev:0xdef}:spent-idx', 'seq:{ethdev:0xdef}:spent-total', 'seq:{ethdev:0xdef}:mined'].sort(),
+      [
+        'seq:{ethdev:0xdef}:last',
+        'seq:{ethdev:0xdef}:owners',
+        'seq:{ethdev:0xdef}:spent',
+        'seq:{ethdev:0xdef}:spent-idx',
+        'seq:{ethdev:0xdef}:spent-total',
+        'seq:{ethdev:0xdef}:mined',
+      ].sort(),
     );
   });
 
   it('vaults, idempotency keys, webhook subscriptions, dashboard sessions, the profile marker', async () => {
     const p = `${prefix}misc:`;
-    await new VaultStore(redis, p).create({ vaultId: 'v1', ledgerId: 'ethdev', kind: 'single', publicKey: '02'.padEnd(66, '1'), createdAt: new Date().toISOString() });
+    await new VaultStore(redis, p).create({
+      vaultId: 'v1',
+      ledgerId: 'ethdev',
+      kind: 'single',
+      publicKey: '02'.padEnd(66, '1'),
+      createdAt: new Date().toISOString(),
+    });
     await new Idempotency(redis, p, async () => undefined).run('v1', 'retry-1', {}, async (id) => id);
     await new SubscriptionStore(redis, webhookKeys(p)).create({ url: 'https://example.com/hook', events: ['*'] });
     const token = await new DashboardSessions(redis, p).create('admin');

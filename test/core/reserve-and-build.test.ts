@@ -2,7 +2,15 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConflictError, InvalidArgumentError, UnavailableError } from '../../src/platform/errors.js';
-import { buildOrRelease, claimReservation, releaseAll, releaseFailures, reserveAndBuild, sequenceReservation, type Reservation } from '../../src/ledger/reserve-and-build.js';
+import {
+  buildOrRelease,
+  claimReservation,
+  releaseAll,
+  releaseFailures,
+  reserveAndBuild,
+  sequenceReservation,
+  type Reservation,
+} from '../../src/ledger/reserve-and-build.js';
 import { Reservations } from '../../src/ledger/reservations.js';
 import { testRedis } from '../helpers/redis.js';
 
@@ -33,11 +41,16 @@ describe('reserve, build, release on failure', () => {
   const { redis, prefix } = testRedis();
   const r = new Reservations(redis, prefix);
   afterAll(() => redis.disconnect());
-  const claim = (items: string[], owner: string) => claimReservation(r, 'coins', items, owner, 60_000, () => new ConflictError(`${items.join(', ')} are taken`));
+  const claim = (items: string[], owner: string) =>
+    claimReservation(r, 'coins', items, owner, 60_000, () => new ConflictError(`${items.join(', ')} are taken`));
 
   it('passes what each reservation took to the build, in order, and keeps it held', async () => {
     const { logger } = capturedLogger();
-    const built = await reserveAndBuild(logger, [sequenceReservation(r, 'acct:a', async () => 7n, 'op1'), claim(['a:0', 'a:1'], 'op1')], ([n, items]) => `${n}:${items.join('+')}`);
+    const built = await reserveAndBuild(
+      logger,
+      [sequenceReservation(r, 'acct:a', async () => 7n, 'op1'), claim(['a:0', 'a:1'], 'op1')],
+      ([n, items]) => `${n}:${items.join('+')}`,
+    );
     expect(built).toBe('7:a:0+a:1');
     expect(await r.claimedBy('coins', ['a:0', 'a:1'])).toEqual(['op1', 'op1']);
     expect(await r.reserveSequence('acct:a', 0n, 'op2')).toBe(8n);

@@ -29,7 +29,12 @@ describe('send-order book', () => {
   it('records a run of sends in one step: the highest number, only the entries still theirs, and only under the lock', async () => {
     const book = new SendOrderBook(redis, prefix);
     expect((await book.readyAndTryLock('ethdev', '0xRun', 10n, 'op-10', 'holder')).locked).toBe(true);
-    for (const [n, id] of [[11n, 'op-11'], [12n, 'op-12'], [13n, 'op-13']] as const) await book.readyAndTryLock('ethdev', '0xrun', n, id, 'other');
+    for (const [n, id] of [
+      [11n, 'op-11'],
+      [12n, 'op-12'],
+      [13n, 'op-13'],
+    ] as const)
+      await book.readyAndTryLock('ethdev', '0xrun', n, id, 'other');
     // 12's entry is another operation's now (its first one failed and the number was refilled).
     await book.forget('ethdev', '0xrun', 12n, 'op-12');
     await book.readyAndTryLock('ethdev', '0xrun', 12n, 'op-12b', 'other');

@@ -25,8 +25,17 @@ describe('singlePayloadWithdrawal', () => {
   });
 
   it('PLAIN signs the preimage itself; a replaced payload keeps its key; no expiry when unbounded', () => {
-    const u = singlePayloadWithdrawal({ serialized: '01', signer: { keyId: 'k2', publicKey: 'cd'.repeat(32) }, hashAlgorithm: 'PLAIN', preimage: 'beef', fee: 5000n, state: {} });
-    expect(u.payloads).toEqual([{ digest: 'beef', keyId: 'k2', publicKey: 'cd'.repeat(32), preimage: 'beef', hashAlgorithm: 'PLAIN', txIndex: 0, inputIndex: 0 }]);
+    const u = singlePayloadWithdrawal({
+      serialized: '01',
+      signer: { keyId: 'k2', publicKey: 'cd'.repeat(32) },
+      hashAlgorithm: 'PLAIN',
+      preimage: 'beef',
+      fee: 5000n,
+      state: {},
+    });
+    expect(u.payloads).toEqual([
+      { digest: 'beef', keyId: 'k2', publicKey: 'cd'.repeat(32), preimage: 'beef', hashAlgorithm: 'PLAIN', txIndex: 0, inputIndex: 0 },
+    ]);
     expect('expiresAt' in u).toBe(false);
   });
 });

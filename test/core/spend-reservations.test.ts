@@ -52,11 +52,18 @@ describe('sequence reservations that carry a spend', () => {
     expect(await r.reserveSequenceWithin('eth:d', 0n, 'b', tokenCheck(2n))).toEqual({ ok: false, reason: 'short', asset: 'TKN', pending: big - 1n });
     expect(await r.reserveSequenceWithin('eth:d', 0n, 'b', tokenCheck(1n))).toEqual({ ok: true, n: 1n });
     // The fee asset is counted too: 2 wei of ETH promised so far.
-    expect(await r.reserveSequenceWithin('eth:d', 0n, 'c', { balances: { ETH: ETH, TKN: big }, minedBelow: 0n, spend: { ETH: ETH - 1n } })).toMatchObject({ ok: false, asset: 'ETH', pending: 2n });
-    expect(await r.reserveSequenceWithin('eth:d', 0n, 'c', { balances: { ETH: ETH, TKN: big }, minedBelow: 0n, spend: { ETH: ETH - 2n } })).toEqual({ ok: true, n: 2n });
+    expect(await r.reserveSequenceWithin('eth:d', 0n, 'c', { balances: { ETH: ETH, TKN: big }, minedBelow: 0n, spend: { ETH: ETH - 1n } })).toMatchObject({
+      ok: false,
+      asset: 'ETH',
+      pending: 2n,
+    });
+    expect(await r.reserveSequenceWithin('eth:d', 0n, 'c', { balances: { ETH: ETH, TKN: big }, minedBelow: 0n, spend: { ETH: ETH - 2n } })).toEqual({
+      ok: true,
+      n: 2n,
+    });
   });
 
-  it('a replacement raises its number\'s spend (either transaction may land), never lowers it, and not once mined', async () => {
+  it("a replacement raises its number's spend (either transaction may land), never lowers it, and not once mined", async () => {
     expect(await r.reserveSequenceWithin('eth:f', 0n, 'a', check(10n * ETH, 0n, 4n * ETH))).toEqual({ ok: true, n: 0n });
     await r.raiseSpend('eth:f', 0n, { ETH: 5n * ETH });
     expect(await r.reserveSequenceWithin('eth:f', 0n, 'b', check(10n * ETH, 0n, 5n * ETH + 1n))).toMatchObject({ ok: false, pending: 5n * ETH });

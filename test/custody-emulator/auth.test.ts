@@ -144,7 +144,8 @@ describe('custody emulator authentication', () => {
     const h = await setup();
     expect((await h.api('POST', '/auth/users', { name: 'bob', password: 'bob-password', role: 'Super_User' })).status).toBe(201);
     const bob = (await h.login('bob', 'bob-password')).json.access_token as string;
-    const mint = (clientId: string) => h.call('POST', '/auth/apikeys', { client_id: clientId, client_role: 'Super_User', scope: '/mng', grant_type: 'client_credentials' }, { token: bob });
+    const mint = (clientId: string) =>
+      h.call('POST', '/auth/apikeys', { client_id: clientId, client_role: 'Super_User', scope: '/mng', grant_type: 'client_credentials' }, { token: bob });
     expect((await h.call('GET', '/auth/users', undefined, { token: bob })).status).toBe(200);
 
     expect((await h.api('PUT', '/auth/users/bob', { role: 'Trader' })).status).toBe(200);
@@ -168,7 +169,10 @@ describe('custody emulator authentication', () => {
     expect(created.json.refresh_token).toBeUndefined();
     const key = created.json.access_token as string;
     expect((await h.call('GET', '/accounts', undefined, { token: key })).status).toBe(200);
-    expectProblem(await h.api('POST', '/auth/apikeys', { client_id: 'connector', client_role: 'Trader', scope: '/mng', grant_type: 'client_credentials' }), 409);
+    expectProblem(
+      await h.api('POST', '/auth/apikeys', { client_id: 'connector', client_role: 'Trader', scope: '/mng', grant_type: 'client_credentials' }),
+      409,
+    );
     expectProblem(await h.api('POST', '/auth/apikeys', { client_id: 'x', client_role: 'Trader', scope: '/other', grant_type: 'client_credentials' }), 400);
     const listed = await h.api('GET', '/auth/apikeys');
     expect(listed.json).toEqual([{ clientId: 'connector', tokenType: 'BEARER', expiry_in: 365 * 24 * 3600, scope: '/mng' }]);

@@ -43,7 +43,13 @@ describe('custody emulator errors are problem+json with the spec status codes, n
   });
 
   it('refuses bad vault, keychain and member input', async () => {
-    const create = (body: Record<string, unknown>) => h.api('POST', `/accounts/${vault.account.id}/vaults`, { name: 'v', cryptoKind: 'ECDSA', groups: [{ name: 'g', requiredApprovals: 1, members: [{ id: vault.members[0]!.id }] }], ...body });
+    const create = (body: Record<string, unknown>) =>
+      h.api('POST', `/accounts/${vault.account.id}/vaults`, {
+        name: 'v',
+        cryptoKind: 'ECDSA',
+        groups: [{ name: 'g', requiredApprovals: 1, members: [{ id: vault.members[0]!.id }] }],
+        ...body,
+      });
     expectProblem(await create({ groups: [{ name: 'g', requiredApprovals: 3, members: [{ id: vault.members[0]!.id }] }] }), 400, 'invalid-groups');
     expectProblem(await create({ cryptoKind: 'RSA' }), 400);
     expectProblem(await create({ groups: [{ name: 'g', requiredApprovals: 1, members: [{ id: 'ghost' }] }] }), 404);
@@ -73,7 +79,11 @@ describe('custody emulator errors are problem+json with the spec status codes, n
     expectProblem(await h.api('PUT', `/vaults/${vault.vaultId}/members/${vault.members[0]!.id}/status?force=maybe`, { status: 'DEACTIVATED' }), 400);
     expectProblem(await h.api('PUT', `/vaults/${vault.vaultId}/members/ghost/status`, { status: 'DEACTIVATED' }), 404);
     expectProblem(await h.api('POST', `/vaults/${vault.vaultId}/approval_groups/none/members`, { participantID: vault.members[0]!.id }), 404);
-    expectProblem(await h.api('POST', `/vaults/${vault.vaultId}/approval_groups/approvers/members`, { participantID: vault.members[0]!.id }), 406, 'already-member');
+    expectProblem(
+      await h.api('POST', `/vaults/${vault.vaultId}/approval_groups/approvers/members`, { participantID: vault.members[0]!.id }),
+      406,
+      'already-member',
+    );
   });
 
   it('refuses bad sign requests and unknown operations', async () => {

@@ -52,9 +52,15 @@ describe('in-memory custody emulator: the HTTP surface with directly made vaults
     // Bots activate and join by themselves: a vault is ready once both joined.
     const account = await call('POST', '/accounts', { name: 'http' });
     expect(account.status).toBe(201);
-    const bots = await Promise.all(['a', 'b'].map((n) => call('POST', `/accounts/${account.json.id}/participants`, { name: `bot-${n}`, email: `${n}@example.com`, role: 'bot' })));
+    const bots = await Promise.all(
+      ['a', 'b'].map((n) => call('POST', `/accounts/${account.json.id}/participants`, { name: `bot-${n}`, email: `${n}@example.com`, role: 'bot' })),
+    );
     const vault = (cryptoKind: string) =>
-      call('POST', `/accounts/${account.json.id}/vaults`, { name: `vault-${cryptoKind}`, cryptoKind, groups: [{ name: 'g', requiredApprovals: 1, members: bots.map((b) => ({ id: b.json.id })) }] });
+      call('POST', `/accounts/${account.json.id}/vaults`, {
+        name: `vault-${cryptoKind}`,
+        cryptoKind,
+        groups: [{ name: 'g', requiredApprovals: 1, members: bots.map((b) => ({ id: b.json.id })) }],
+      });
     const publicKeyOf = async (id: string): Promise<string> => {
       for (let i = 0; i < 200; i++) {
         const res = await call('GET', `/vaults/${id}/publickey`);
@@ -161,7 +167,14 @@ describe('in-memory custody emulator: the HTTP surface with directly made vaults
     const { custody, call, receiver } = await setup();
     const vault = custody.control.createVault('EDDSA');
     const message = randomBytes(300).toString('hex');
-    const body = { dataToSign: [message], publicKeys: [vault.publicKey], rawTransactions: [message], ledgerHashAlgorithm: 'PLAIN', ledger: 'SOL', providerData: 'x' };
+    const body = {
+      dataToSign: [message],
+      publicKeys: [vault.publicKey],
+      rawTransactions: [message],
+      ledgerHashAlgorithm: 'PLAIN',
+      ledger: 'SOL',
+      providerData: 'x',
+    };
     expect((await call('POST', `/vaults/${vault.vaultId}/sign`, body)).status).toBe(200);
     const [cb] = await receiver.waitFor(1);
     verifySignature(message, cb!.body.signatures[0]!, 0, parsePublicKey(vault.publicKey, 'ed25519'));
@@ -214,7 +227,11 @@ describe('in-memory custody emulator: the HTTP surface with directly made vaults
     const vault = custody.control.createVault();
     const basic = `Basic ${Buffer.from(`${custody.admin.user}:${custody.admin.password}`).toString('base64')}`;
     const post = (body: unknown) =>
-      fetch(`${custody.emulatorUrl}/faults`, { method: 'PUT', headers: { 'content-type': 'application/json', authorization: basic }, body: JSON.stringify(body) });
+      fetch(`${custody.emulatorUrl}/faults`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', authorization: basic },
+        body: JSON.stringify(body),
+      });
     const faults: EmulatorFaults = { legacyV: true, duplicate: 2 };
     const ok = await post({ vaultId: vault.vaultId, faults });
     expect(ok.status).toBe(200);

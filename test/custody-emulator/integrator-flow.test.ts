@@ -83,9 +83,19 @@ describe('integrator flow against the custody emulator', () => {
 
   it('sets up the custody side the way the samples do, and registers the vault here by id', async () => {
     // Administrator token: form-encoded body, user and password in HTTP Basic.
-    const login = await h.call('POST', '/auth/token', { grant_type: 'password', client_id: 'samples', scope: '/mng', username: ADMIN.user, password: ADMIN.password }, { basic: ADMIN, form: true });
+    const login = await h.call(
+      'POST',
+      '/auth/token',
+      { grant_type: 'password', client_id: 'samples', scope: '/mng', username: ADMIN.user, password: ADMIN.password },
+      { basic: ADMIN, form: true },
+    );
     expect(login.status, JSON.stringify(login.json)).toBe(201);
-    expect(login.json).toMatchObject({ access_token: expect.any(String), token_type: expect.stringMatching(/^bearer$/i), expires_in: 1200, role: 'SUPER_USER' });
+    expect(login.json).toMatchObject({
+      access_token: expect.any(String),
+      token_type: expect.stringMatching(/^bearer$/i),
+      expires_in: 1200,
+      role: 'SUPER_USER',
+    });
     token = login.json.access_token;
     // The connector's own custody user.
     expect((await mng('POST', '/auth/users', { name: CONNECTOR.user, password: CONNECTOR.password, role: 'Trader' })).status).toBe(201);
@@ -156,7 +166,12 @@ describe('integrator flow against the custody emulator', () => {
   });
 
   it('a policy rule refuses: the withdrawal FAILED with the rule named as its reason', async () => {
-    const set = await h.call('PUT', `/vaults/${vaultId}/policy`, { rules: { amountRange: { ETH: { minimum: 0, maximum: 0.05 } } } }, { base: 'emulator', basic: ADMIN });
+    const set = await h.call(
+      'PUT',
+      `/vaults/${vaultId}/policy`,
+      { rules: { amountRange: { ETH: { minimum: 0, maximum: 0.05 } } } },
+      { base: 'emulator', basic: ADMIN },
+    );
     expect(set.status, JSON.stringify(set.json)).toBe(200);
     try {
       const res = await withdraw({ recipientAddress: RECIPIENT, asset: 'ETH', amount: '0.1', description: 'over the range' });
@@ -191,4 +206,3 @@ describe('integrator flow against the custody emulator', () => {
     expect((await provider.getTransaction(done.txids[0]))!.nonce).toBe(Number(nonce));
   });
 });
-

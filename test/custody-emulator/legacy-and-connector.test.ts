@@ -14,13 +14,28 @@ describe('custody emulator older base path', () => {
   it('serves 1.0.1905 under /casp: form-encoded login on the deprecated path, paged lists, the account in an array', async () => {
     const h = await startHarness();
     cleanup.push(() => dropPrefix(h.redis, h.prefix), h.stop);
-    const login = await h.call('POST', '/auth/tokens', { grant_type: 'password', client_id: 'x', scope: '/mng' }, { base: 'legacy', form: true, basic: { user: ADMIN.user, password: ADMIN.password } });
+    const login = await h.call(
+      'POST',
+      '/auth/tokens',
+      { grant_type: 'password', client_id: 'x', scope: '/mng' },
+      { base: 'legacy', form: true, basic: { user: ADMIN.user, password: ADMIN.password } },
+    );
     expect(login.status).toBe(201);
     const token = login.json.access_token as string;
     const created = await h.call('POST', '/accounts', { name: 'old' }, { base: 'legacy', token });
     expect(created.status).toBe(201);
     const listed = await h.call('GET', '/accounts?withStats=true&filter=OL&sort=Name:desc&skip=0&limit=5', undefined, { base: 'legacy', token });
-    expect(listed.json).toEqual({ totalItems: 1, items: [{ id: created.json.id, name: 'old', isGlobal: false, stats: { participants: { total: 0, inactive: 0 }, operations: { total: 0, pending: 0 }, vaults: { total: 0, inactive: 0 } } }] });
+    expect(listed.json).toEqual({
+      totalItems: 1,
+      items: [
+        {
+          id: created.json.id,
+          name: 'old',
+          isGlobal: false,
+          stats: { participants: { total: 0, inactive: 0 }, operations: { total: 0, pending: 0 }, vaults: { total: 0, inactive: 0 } },
+        },
+      ],
+    });
     expect((await h.call('GET', `/accounts/${created.json.id}`, undefined, { base: 'legacy', token })).json).toHaveLength(1);
     expectProblem(await h.call('GET', '/accounts', undefined, { base: 'legacy' }), 401);
     // Same state behind both bases.
@@ -37,7 +52,11 @@ describe('custody emulator older base path', () => {
     const { account, members } = await quorumVault(h);
     const accounts = await h.call('GET', '/accounts?withStats=true', undefined, { base: 'legacy', token });
     expect(Array.isArray(accounts.json)).toBe(true);
-    expect(accounts.json[0].stats).toEqual({ participants: { total: 3, inactive: 0 }, statsOperation: { total: 3, pending: 0 }, statsVaults: { total: 1, inactive: 0 } });
+    expect(accounts.json[0].stats).toEqual({
+      participants: { total: 3, inactive: 0 },
+      statsOperation: { total: 3, pending: 0 },
+      statsVaults: { total: 1, inactive: 0 },
+    });
     const people = await h.call('GET', `/accounts/${account.id}/participants?sort=Name:desc`, undefined, { base: 'legacy', token });
     expect(people.json.map((p: { name: string }) => p.name)).toEqual(['carol', 'bob', 'alice']);
     expect(people.json[0].vaults).toHaveLength(1);

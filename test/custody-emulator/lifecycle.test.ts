@@ -96,7 +96,14 @@ describe('custody emulator vault lifecycle and sign operations', () => {
     const second = await approve(h, members[2]!.id, id);
     expect(second.json).toMatchObject({ status: 'COMPLETED', isApproved: true });
     const op = (await h.api('GET', `/operations/sign/${id}`)).json;
-    expect(op).toMatchObject({ operationID: id, kind: 'SIGN', status: 'COMPLETED', dataToSign: req.dataToSign, publicKeys: req.publicKeys, providerData: req.providerData });
+    expect(op).toMatchObject({
+      operationID: id,
+      kind: 'SIGN',
+      status: 'COMPLETED',
+      dataToSign: req.dataToSign,
+      publicKeys: req.publicKeys,
+      providerData: req.providerData,
+    });
     expect(op.signatures).toHaveLength(2);
     expectProblem(await approve(h, members[1]!.id, id), 409, 'operation-not-pending');
 
@@ -187,7 +194,11 @@ describe('custody emulator vault lifecycle and sign operations', () => {
   it('applies the quorum rule to member suspension unless forced, and adds a member through an operation', async () => {
     const { h } = await setup();
     const { vaultId, members, account } = await quorumVault(h);
-    expect((await h.api('PUT', `/vaults/${vaultId}/members/${members[0]!.id}/status`, { status: 'DEACTIVATED' })).json).toMatchObject({ id: members[0]!.id, status: 'DEACTIVATED', isActive: false });
+    expect((await h.api('PUT', `/vaults/${vaultId}/members/${members[0]!.id}/status`, { status: 'DEACTIVATED' })).json).toMatchObject({
+      id: members[0]!.id,
+      status: 'DEACTIVATED',
+      isActive: false,
+    });
     // Two active members remain for a quorum of two: the next suspension would break it.
     expectProblem(await h.api('PUT', `/vaults/${vaultId}/members/${members[1]!.id}/status`, { status: 'DEACTIVATED' }), 403, 'quorum-too-small');
     expectProblem(await h.api('PUT', `/participants/${members[1]!.id}`, { status: 'DEACTIVATED' }), 409, 'cannot-deactivate');
@@ -195,7 +206,9 @@ describe('custody emulator vault lifecycle and sign operations', () => {
     const policyId = (await h.api('GET', `/vaults/${vaultId}`)).json.policyDetails.id;
     const joinOps = await h.api('GET', `/accounts/${account.id}/operations?status=COMPLETED`);
     expect((await h.api('GET', `/operations/joinpolicyvault/${joinOps.json.items[0].operationID}`)).json.policies[0].id).toBe(policyId);
-    expect((await h.api('PUT', `/vaults/${vaultId}/policies/${policyId}/members/${members[1]!.id}/status?force=true`, { status: 'DEACTIVATED' })).json.status).toBe('DEACTIVATED');
+    expect(
+      (await h.api('PUT', `/vaults/${vaultId}/policies/${policyId}/members/${members[1]!.id}/status?force=true`, { status: 'DEACTIVATED' })).json.status,
+    ).toBe('DEACTIVATED');
     for (const m of members.slice(0, 2)) expect((await h.api('PUT', `/vaults/${vaultId}/members/${m.id}/status`, { status: 'ACTIVE' })).status).toBe(200);
 
     const dave = (await h.api('POST', `/accounts/${account.id}/participants`, { name: 'dave', email: 'dave@example.com', role: 'bot' })).json;
@@ -225,9 +238,14 @@ describe('custody emulator vault lifecycle and sign operations', () => {
     const details = (await h.api('GET', `/operations/${legacy[0]!.operationID}`, undefined, { base: 'legacy' })).json;
     expect(details).toMatchObject({ kind: 'JOIN_VAULT', vaultID: vaultId, status: 'PENDING' });
     expect(details).not.toHaveProperty('policies');
-    expect(details.groups[0].members.map((m: { id: string; isApproved: boolean; label: string }) => [m.id, m.isApproved, m.label])).toEqual(members.map((m, i) => [m.id, i === 0, 'approver']));
+    expect(details.groups[0].members.map((m: { id: string; isApproved: boolean; label: string }) => [m.id, m.isApproved, m.label])).toEqual(
+      members.map((m, i) => [m.id, i === 0, 'approver']),
+    );
     expectProblem(await h.api('GET', `/operations/joinpolicyvault/${legacy[0]!.operationID}`, undefined, { base: 'legacy' }), 404);
-    expect((await h.api('GET', `/operations/${legacy[0]!.operationID}`)).json).toMatchObject({ kind: 'JOIN_POLICY_VAULT', policies: [expect.objectContaining({ groups: expect.any(Array) })] });
+    expect((await h.api('GET', `/operations/${legacy[0]!.operationID}`)).json).toMatchObject({
+      kind: 'JOIN_POLICY_VAULT',
+      policies: [expect.objectContaining({ groups: expect.any(Array) })],
+    });
 
     for (const m of members.slice(1)) await h.device('POST', `/participants/${m.id}/vaults/${vaultId}/join`);
     const done = (await h.api('GET', `/accounts/${account.id}/operations?status=COMPLETED`)).json.items as { kind: string; operationID: string }[];
@@ -242,7 +260,11 @@ describe('custody emulator vault lifecycle and sign operations', () => {
     });
     expectProblem(await h.api('GET', `/operations/calculatePublicKey/${done.find((o) => o.kind !== 'CALCULATE_PUBLIC_KEY')!.operationID}`), 404);
     // Not in the older revisions: neither listed nor readable there.
-    expect((await h.api('GET', `/accounts/${account.id}/operations`, undefined, { base: 'legacy' })).json.items.map((o: { kind: string }) => o.kind)).toEqual(['JOIN_VAULT', 'JOIN_VAULT', 'JOIN_VAULT']);
+    expect((await h.api('GET', `/accounts/${account.id}/operations`, undefined, { base: 'legacy' })).json.items.map((o: { kind: string }) => o.kind)).toEqual([
+      'JOIN_VAULT',
+      'JOIN_VAULT',
+      'JOIN_VAULT',
+    ]);
     expectProblem(await h.api('GET', `/operations/${calc!.operationID}`, undefined, { base: 'legacy' }), 404);
   });
 
@@ -251,7 +273,13 @@ describe('custody emulator vault lifecycle and sign operations', () => {
     const { vaultId, members } = await quorumVault(h, { name: 'hd', hierarchy: 'BIP44', coinType: 1, firstAccountName: 'main', subAccountsToDerive: 0 });
     expectProblem(await h.api('GET', `/vaults/${vaultId}/publickey`), 406, 'not-single-key');
     const backup = (await h.api('GET', `/vaults/${vaultId}/coins/1/accounts/0/backup`)).json;
-    expect(backup).toMatchObject({ vaultId, bipLevel: 3, childNumber: 0x80000000, cpar: expect.stringMatching(/^[0-9a-f]{64}$/), parentFingerprint: expect.stringMatching(/^[0-9a-f]{8}$/) });
+    expect(backup).toMatchObject({
+      vaultId,
+      bipLevel: 3,
+      childNumber: 0x80000000,
+      cpar: expect.stringMatching(/^[0-9a-f]{64}$/),
+      parentFingerprint: expect.stringMatching(/^[0-9a-f]{8}$/),
+    });
     expect((await h.api('GET', `/vaults/${vaultId}/coins/1/accounts/main/backup`)).json).toEqual(backup);
     const second = await h.api('POST', `/vaults/${vaultId}/coins/1/accounts`, { accountName: 'savings' });
     expect(second.json).toMatchObject({ accountName: 'savings', accountIndex: 1 });
@@ -265,13 +293,19 @@ describe('custody emulator vault lifecycle and sign operations', () => {
     const { parsePublicKey, toCustodyKeyId } = await import('../../src/ledger/public-key.js');
     const account = BIP32Factory(ecc).fromPublicKey(Buffer.from(parsePublicKey(backup.publicKey, 'secp256k1').bytes), Buffer.from(backup.cpar, 'hex'));
     expect(address).toBe(toCustodyKeyId({ scheme: 'secp256k1', bytes: Uint8Array.from(account.derive(0).derive(0).publicKey) }));
-    expect((await h.api('GET', `/vaults/${vaultId}/coins/1/accounts/0/chains/all/addresses`)).json).toMatchObject({ totalItems: 1, items: { publicKeys: [address] } });
+    expect((await h.api('GET', `/vaults/${vaultId}/coins/1/accounts/0/chains/all/addresses`)).json).toMatchObject({
+      totalItems: 1,
+      items: { publicKeys: [address] },
+    });
     // subAccountsToDerive: the first addresses exist at creation; lastUpdatedAt:desc lists the newest first; each base in its revision's shape.
     const derived = await quorumVault(h, { name: 'hd2', hierarchy: 'BIP44', coinType: 60, firstAccountName: 'Default', subAccountsToDerive: 2 });
     const path = `/vaults/${derived.vaultId}/coins/60/accounts/0/chains/external/addresses`;
     const both = (await h.api('GET', path)).json.items.publicKeys as string[];
     expect(both).toHaveLength(2);
-    expect((await h.api('GET', `${path}?limit=1&sort=lastUpdatedAt:desc`)).json).toEqual({ totalItems: 2, items: { publicKeys: [both[1]], accountName: 'Default', accountIndex: 0 } });
+    expect((await h.api('GET', `${path}?limit=1&sort=lastUpdatedAt:desc`)).json).toEqual({
+      totalItems: 2,
+      items: { publicKeys: [both[1]], accountName: 'Default', accountIndex: 0 },
+    });
     expect((await h.api('GET', `${path}?limit=1&sort=lastUpdatedAt:desc`, undefined, { base: 'legacy' })).json).toEqual({ totalItems: 2, items: [both[1]] });
     expectProblem(await h.api('GET', `${path}?sort=colour:desc`), 400);
 
@@ -287,7 +321,15 @@ describe('custody emulator vault lifecycle and sign operations', () => {
     const edKey = (await h.api('GET', `/vaults/${ed.vaultId}/publickey`)).json.publicKey as string;
     expect(edKey).toMatch(/^[0-9A-F]{64}$/);
     const digest = sha256(randomBytes(40)).toString('hex');
-    const edOp = (await h.api('POST', `/vaults/${ed.vaultId}/sign`, { description: 'xlm', dataToSign: [digest], publicKeys: [edKey], ledger: 'STELLARTEST', providerData: '' })).json.operationID;
+    const edOp = (
+      await h.api('POST', `/vaults/${ed.vaultId}/sign`, {
+        description: 'xlm',
+        dataToSign: [digest],
+        publicKeys: [edKey],
+        ledger: 'STELLARTEST',
+        providerData: '',
+      })
+    ).json.operationID;
     await approve(h, ed.members[1]!.id, edOp);
     await approve(h, ed.members[2]!.id, edOp);
     const [, edCb] = await receiver.waitFor(2);

@@ -38,7 +38,11 @@ describe('custody emulator lists', () => {
     expect((await people('sort=Name')).items.map((p: { name: string }) => p.name)).toEqual(['adam', 'zoe']);
     expect((await people('sort=Name&withDeactivated=true')).items.map((p: { name: string }) => p.name)).toEqual(['adam', 'mia', 'zoe']);
     const withGlobal = await people('sort=Name&withGlobal=true');
-    expect(withGlobal.items.map((p: { name: string; accountName: string }) => `${p.name}@${p.accountName}`)).toEqual(['adam@Client A', 'gus@Provider', 'zoe@Client A']);
+    expect(withGlobal.items.map((p: { name: string; accountName: string }) => `${p.name}@${p.accountName}`)).toEqual([
+      'adam@Client A',
+      'gus@Provider',
+      'zoe@Client A',
+    ]);
     expect(await people('filter=ZO')).toMatchObject({ totalItems: 1, items: [{ name: 'zoe', status: 'ACTIVATED', isActive: true }] });
     expect((await people('sort=Status:desc&withDeactivated=true')).items[0].status).toBe('DEACTIVATED');
 

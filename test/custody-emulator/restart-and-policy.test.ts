@@ -59,7 +59,13 @@ describe('custody emulator state, automatic approvers and faults', () => {
       expect((await h.api('GET', `/participants/${p.id}`)).json.status).toBe('ACTIVATED');
       ids.push(p.id);
     }
-    const vaultId = (await h.api('POST', `/accounts/${account.id}/vaults`, { name: 'v', cryptoKind: 'ECDSA', groups: [{ name: 'g', requiredApprovals: 2, members: ids.map((id) => ({ id })) }] })).json.id;
+    const vaultId = (
+      await h.api('POST', `/accounts/${account.id}/vaults`, {
+        name: 'v',
+        cryptoKind: 'ECDSA',
+        groups: [{ name: 'g', requiredApprovals: 2, members: ids.map((id) => ({ id })) }],
+      })
+    ).json.id;
     await h.running.emulator.settled();
     expect((await h.api('GET', `/vaults/${vaultId}`)).json.status).toBe('INITIALIZED');
     const key = (await h.api('GET', `/vaults/${vaultId}/publickey`)).json.publicKey;
@@ -81,7 +87,11 @@ describe('custody emulator state, automatic approvers and faults', () => {
     const whole = { autoActivate: true, autoJoin: true, approve: 'none', approvers: ['a'], decliners: [], delayMs: 7 };
     expect((await h.device('PUT', '/approver-policy', { approve: 'none' })).json).toEqual(whole);
     expect((await h.device('GET', '/approver-policy')).json).toEqual(whole);
-    expect((await h.device('PUT', '/approver-policy', { decliners: ['b'], approvers: null })).json).toEqual({ ...whole, approvers: undefined, decliners: ['b'] });
+    expect((await h.device('PUT', '/approver-policy', { decliners: ['b'], approvers: null })).json).toEqual({
+      ...whole,
+      approvers: undefined,
+      decliners: ['b'],
+    });
     expect((await h.device('PUT', '/approver-policy', {})).json).toEqual({ autoActivate: true, autoJoin: true, approve: 'none', decliners: ['b'], delayMs: 7 });
     expectProblem(await h.device('PUT', '/approver-policy', { autoJoin: 'yes' }), 400);
     expectProblem(await h.device('PUT', '/approver-policy', { other: 1 }), 400);
@@ -130,7 +140,9 @@ describe('custody emulator state, automatic approvers and faults', () => {
     await h.api('POST', `/vaults/${vaultId}/sign`, signBody(key));
     const [cb] = await receiver.waitFor(1);
     const raw = Buffer.from(JSON.stringify(cb!.body));
-    expect(checkCallback('shared-secret', raw, cb!.headers['x-callback-timestamp'] as string, cb!.headers['x-callback-signature'] as string, 300)).toBeUndefined();
+    expect(
+      checkCallback('shared-secret', raw, cb!.headers['x-callback-timestamp'] as string, cb!.headers['x-callback-signature'] as string, 300),
+    ).toBeUndefined();
     expect(cb!.headers['x-callback-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
   });
 });

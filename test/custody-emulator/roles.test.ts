@@ -25,7 +25,9 @@ describe('custody emulator role rules', () => {
       tokens[role] = (await h.login(role.toLowerCase(), `${role}-password`)).json.access_token;
     }
     // An API key acts with the role it was created with.
-    const traderKey = (await h.api('POST', '/auth/apikeys', { client_id: 'trading-bot', client_role: 'Trader', scope: '/mng', grant_type: 'client_credentials' })).json.access_token as string;
+    const traderKey = (
+      await h.api('POST', '/auth/apikeys', { client_id: 'trading-bot', client_role: 'Trader', scope: '/mng', grant_type: 'client_credentials' })
+    ).json.access_token as string;
 
     const unique = () => `n-${randomUUID().slice(0, 8)}`;
     const representatives: { what: string; allowed: Role[]; call: (token: string) => Promise<Answer> }[] = [
@@ -35,7 +37,11 @@ describe('custody emulator role rules', () => {
       { what: 'user administration', allowed: ['Super_User'], call: (t) => h.call('PUT', '/auth/nobody', { active: true }, { token: t }) },
       { what: 'API key administration', allowed: ['Super_User'], call: (t) => h.call('GET', '/auth/apikeys', undefined, { token: t }) },
       { what: 'reloading the configuration', allowed: ['Super_User'], call: (t) => h.call('POST', '/reloadconfig', undefined, { token: t }) },
-      { what: 'account and participant administration', allowed: ['Super_User', 'Security_Officer'], call: (t) => h.call('POST', '/accounts', { name: unique() }, { token: t }) },
+      {
+        what: 'account and participant administration',
+        allowed: ['Super_User', 'Security_Officer'],
+        call: (t) => h.call('POST', '/accounts', { name: unique() }, { token: t }),
+      },
       {
         what: 'account and participant administration',
         allowed: ['Super_User', 'Security_Officer'],
@@ -48,7 +54,11 @@ describe('custody emulator role rules', () => {
         call: (t) => h.call('POST', `/accounts/${account.id}/vaults`, {}, { token: t }),
       },
       { what: 'new keys of a vault', allowed: ROLES, call: (t) => h.call('POST', `/vaults/${vaultId}/derivations`, {}, { token: t }) },
-      { what: 'signing', allowed: ['Super_User', 'Trader'], call: (t) => h.call('POST', `/vaults/${vaultId}/sign`, { description: 'w', dataToSign: [digest()], publicKeys: [key] }, { token: t }) },
+      {
+        what: 'signing',
+        allowed: ['Super_User', 'Trader'],
+        call: (t) => h.call('POST', `/vaults/${vaultId}/sign`, { description: 'w', dataToSign: [digest()], publicKeys: [key] }, { token: t }),
+      },
       { what: 'this route', allowed: ['Super_User'], call: (t) => h.call('POST', '/no-such-route', {}, { token: t }) },
     ];
     for (const r of representatives) {
@@ -66,8 +76,18 @@ describe('custody emulator role rules', () => {
     expect((await h.call('POST', '/accounts', { name: unique() }, { token: tokens.Security_Officer })).status).toBe(201);
     expectProblem(await h.call('POST', '/accounts', { name: unique() }, { token: tokens.Trader, base: 'legacy' }), 403, 'role-not-allowed');
     expectProblem(await h.call('POST', '/accounts', { name: unique() }, { token: traderKey }), 403, 'role-not-allowed');
-    expect((await h.call('POST', `/vaults/${vaultId}/sign`, { description: 'w', dataToSign: [digest()], publicKeys: [key] }, { token: traderKey })).status).toBe(200);
-    expectProblem(await h.call('POST', `/vaults/${vaultId}/sign`, { description: 'w', dataToSign: [digest()], publicKeys: [key] }, { token: tokens.Security_Officer, base: 'legacy' }), 403);
+    expect(
+      (await h.call('POST', `/vaults/${vaultId}/sign`, { description: 'w', dataToSign: [digest()], publicKeys: [key] }, { token: traderKey })).status,
+    ).toBe(200);
+    expectProblem(
+      await h.call(
+        'POST',
+        `/vaults/${vaultId}/sign`,
+        { description: 'w', dataToSign: [digest()], publicKeys: [key] },
+        { token: tokens.Security_Officer, base: 'legacy' },
+      ),
+      403,
+    );
 
     // Without a token: 401 first, whatever the role rule; status and login need none.
     expectProblem(await h.call('POST', '/accounts', { name: unique() }), 401);

@@ -49,7 +49,15 @@ const byowStart: Step[] = [
   { say: 'list accounts', method: 'GET', path: '/accounts', reads: ['items || .'] },
   { say: 'create account', method: 'POST', path: '/accounts', body: { name: 'Test' }, status: 201, reads: ['id', 'name'], save: { account: 'id' } },
   { say: 'list participants', method: 'GET', path: '/accounts/{account}/participants', reads: ['items || .'] },
-  { say: 'create participant', method: 'POST', path: '/accounts/{account}/participants', body: { name: 'Bot1', email: 'Bot1@caspbots.com', role: 'Bot' }, status: 201, reads: ['id', 'activationCode', 'name'], save: { participant: 'id', code: 'activationCode' } },
+  {
+    say: 'create participant',
+    method: 'POST',
+    path: '/accounts/{account}/participants',
+    body: { name: 'Bot1', email: 'Bot1@caspbots.com', role: 'Bot' },
+    status: 201,
+    reads: ['id', 'activationCode', 'name'],
+    save: { participant: 'id', code: 'activationCode' },
+  },
   { device: 'activate', say: 'the bot activates' },
   { say: 'wait for activation', method: 'GET', path: '/participants/{participant}', expect: { isActive: true } },
   { say: 'list vaults', method: 'GET', path: '/accounts/{account}/vaults', reads: ['items || .'] },
@@ -57,16 +65,46 @@ const byowStart: Step[] = [
 
 /** The byow samples' vault creation: prompts answered with their defaults, then fixed fields. */
 const byowVault = (name: string, hierarchy: 'NONE' | 'BIP44', coinType: number, providerKind: string): Step[] => [
-  { say: `create ${hierarchy} vault`, method: 'POST', path: '/accounts/{account}/vaults', body: { name, description: 'BYOW demo', hierarchy, coinType, providerKind, cryptoKind: 'ECDSA', firstAccountName: 'Default', subAccountsToDerive: 1, groups: group }, status: 201, reads: ['id || vaultID', 'name'], save: { vault: 'id || vaultID' } },
+  {
+    say: `create ${hierarchy} vault`,
+    method: 'POST',
+    path: '/accounts/{account}/vaults',
+    body: {
+      name,
+      description: 'BYOW demo',
+      hierarchy,
+      coinType,
+      providerKind,
+      cryptoKind: 'ECDSA',
+      firstAccountName: 'Default',
+      subAccountsToDerive: 1,
+      groups: group,
+    },
+    status: 201,
+    reads: ['id || vaultID', 'name'],
+    save: { vault: 'id || vaultID' },
+  },
   { device: 'join', say: 'the bot joins' },
-  { say: 'wait for the vault', method: 'GET', path: '/vaults/{vault}', reads: ['hierarchy', 'cryptoKind', 'id'], expect: { status: 'INITIALIZED', isActive: true } },
+  {
+    say: 'wait for the vault',
+    method: 'GET',
+    path: '/vaults/{vault}',
+    reads: ['hierarchy', 'cryptoKind', 'id'],
+    expect: { status: 'INITIALIZED', isActive: true },
+  },
 ];
 
 const ethByow = (hierarchy: 'NONE' | 'BIP44'): Step[] => [
   ...byowStart,
   ...byowVault(`Demo ETH_FULL ${hierarchy}`, hierarchy, 60, 'ETH_BYOW'),
   hierarchy === 'BIP44'
-    ? { say: 'new address key', method: 'POST', path: '/vaults/{vault}/coins/60/accounts/0/chains/external/addresses', reads: ['publicKey'], save: { key: 'publicKey' } }
+    ? {
+        say: 'new address key',
+        method: 'POST',
+        path: '/vaults/{vault}/coins/60/accounts/0/chains/external/addresses',
+        reads: ['publicKey'],
+        save: { key: 'publicKey' },
+      }
     : { say: 'vault key', method: 'GET', path: '/vaults/{vault}/publickey', reads: ['publicKey'], save: { key: 'publicKey' } },
   { say: 'sign', method: 'POST', path: '/vaults/{vault}/sign', body: 'eth-sign', reads: ['operationID'], save: { op: 'operationID' } },
   { device: 'approve', say: 'the bot approves' },
@@ -84,7 +122,13 @@ const ethMultiCoin: Step[] = [
 const btcByow: Step[] = [
   ...byowStart,
   ...byowVault('Demo BTCTEST_FULL', 'BIP44', 1, 'BTCTEST'),
-  { say: 'new address key', method: 'POST', path: '/vaults/{vault}/coins/1/accounts/0/chains/external/addresses', reads: ['publicKey'], save: { key: 'publicKey' } },
+  {
+    say: 'new address key',
+    method: 'POST',
+    path: '/vaults/{vault}/coins/1/accounts/0/chains/external/addresses',
+    reads: ['publicKey'],
+    save: { key: 'publicKey' },
+  },
   { say: 'sign the inputs', method: 'POST', path: '/vaults/{vault}/sign', body: 'btc-sign', reads: ['operationID'], save: { op: 'operationID' } },
   { device: 'approve', say: 'the bot approves' },
   { say: 'wait for the signatures', method: 'GET', path: '/operations/sign/{op}', reads: ['signatures[0]', 'signatures[1]'], expect: { status: 'COMPLETED' } },
@@ -95,10 +139,37 @@ const btcByow: Step[] = [
 /** The ERC-20 client: an API key as bearer, a vault per configured entry, its join awaited, its default key. */
 const erc20Vault = (name: string, hierarchy: 'NONE' | 'BIP44'): Step[] => [
   { say: 'find the vault by name', method: 'GET', path: `/accounts/{account}/vaults?limit=1&filter=${encodeURIComponent(name)}`, reads: ['items || .'] },
-  { say: 'create the vault', method: 'POST', path: '/accounts/{account}/vaults', body: { cryptoKind: 'ECDSA', name, providerKind: 'ETHTEST-ROPSTEN', hierarchy, ...(hierarchy === 'BIP44' ? { firstAccountName: 'Default', coinType: 60 } : {}), groups: [{ name: 'A', requiredApprovals: 1, members: [{ id: '{participant}' }] }] }, status: 201, reads: ['id'], save: { vault: 'id' } },
+  {
+    say: 'create the vault',
+    method: 'POST',
+    path: '/accounts/{account}/vaults',
+    body: {
+      cryptoKind: 'ECDSA',
+      name,
+      providerKind: 'ETHTEST-ROPSTEN',
+      hierarchy,
+      ...(hierarchy === 'BIP44' ? { firstAccountName: 'Default', coinType: 60 } : {}),
+      groups: [{ name: 'A', requiredApprovals: 1, members: [{ id: '{participant}' }] }],
+    },
+    status: 201,
+    reads: ['id'],
+    save: { vault: 'id' },
+  },
   { say: 'read the vault', method: 'GET', path: '/vaults/{vault}', reads: ['statusText', 'hierarchy', 'name'], expect: { isActive: false } },
-  { say: 'pending operations', method: 'GET', path: '/accounts/{account}/operations?limit=10&status=PENDING&sort=createdAt:desc', reads: ['items || .'], save: { join: 'join-of-vault' } },
-  { say: 'the join request', method: 'GET', path: '/operations/{join}', reads: ['description', 'groups[].members[].isApproved', 'groups[].members[].label'], expect: { status: 'PENDING', kind: 'JOIN_VAULT' } },
+  {
+    say: 'pending operations',
+    method: 'GET',
+    path: '/accounts/{account}/operations?limit=10&status=PENDING&sort=createdAt:desc',
+    reads: ['items || .'],
+    save: { join: 'join-of-vault' },
+  },
+  {
+    say: 'the join request',
+    method: 'GET',
+    path: '/operations/{join}',
+    reads: ['description', 'groups[].members[].isApproved', 'groups[].members[].label'],
+    expect: { status: 'PENDING', kind: 'JOIN_VAULT' },
+  },
   { device: 'join', say: 'the bot joins' },
   { say: 'the join request again', method: 'GET', path: '/operations/{join}', expect: { status: 'COMPLETED' } },
   ...(hierarchy === 'NONE'
@@ -106,18 +177,42 @@ const erc20Vault = (name: string, hierarchy: 'NONE' | 'BIP44'): Step[] => [
     : ([
         { say: 'coins', method: 'GET', path: '/vaults/{vault}/coins', reads: ['(items || coins || .)[0]'] },
         { say: 'accounts', method: 'GET', path: '/vaults/{vault}/coins/60/accounts', reads: ['(items || .)[0].index'] },
-        { say: 'last address key', method: 'GET', path: '/vaults/{vault}/coins/60/accounts/0/chains/external/addresses?limit=1&sort=lastUpdatedAt:desc', reads: ['(items || .)[0]'], save: { key: '(items || .)[0]' } },
+        {
+          say: 'last address key',
+          method: 'GET',
+          path: '/vaults/{vault}/coins/60/accounts/0/chains/external/addresses?limit=1&sort=lastUpdatedAt:desc',
+          reads: ['(items || .)[0]'],
+          save: { key: '(items || .)[0]' },
+        },
       ] as ApiStep[])),
-  { say: 'sign (a transfer carries the raw transaction)', method: 'POST', path: '/vaults/{vault}/sign', body: 'eth-sign', reads: ['operationID'], save: { op: 'operationID' } },
+  {
+    say: 'sign (a transfer carries the raw transaction)',
+    method: 'POST',
+    path: '/vaults/{vault}/sign',
+    body: 'eth-sign',
+    reads: ['operationID'],
+    save: { op: 'operationID' },
+  },
   { say: 'the sign operation', method: 'GET', path: '/operations/sign/{op}', reads: ['status'] },
-  { say: 'who must approve', method: 'GET', path: '/operations/{op}', reads: ['groups[].members[].isApproved', 'groups[].members[].label'], expect: { status: 'PENDING' } },
+  {
+    say: 'who must approve',
+    method: 'GET',
+    path: '/operations/{op}',
+    reads: ['groups[].members[].isApproved', 'groups[].members[].label'],
+    expect: { status: 'PENDING' },
+  },
   { device: 'approve', say: 'the bot approves' },
   { say: 'the signed operation', method: 'GET', path: '/operations/sign/{op}', reads: ['signatures[0]', 'v[0]', 'details'], expect: { status: 'COMPLETED' } },
 ];
 
 const erc20: Step[] = [
   { say: 'list accounts', method: 'GET', path: '/accounts', reads: ['(items || .)[0].id'], save: { account: '(items || .)[0].id' } },
-  { say: 'list participants', method: 'GET', path: '/accounts/{account}/participants', reads: ['(items || .)[].name', '(items || .)[].isActive', '(items || .)[].status'] },
+  {
+    say: 'list participants',
+    method: 'GET',
+    path: '/accounts/{account}/participants',
+    reads: ['(items || .)[].name', '(items || .)[].isActive', '(items || .)[].status'],
+  },
   ...erc20Vault('UBTKN Contract', 'NONE'),
   ...erc20Vault('UBTKN exchange', 'BIP44'),
 ];
@@ -152,29 +247,54 @@ function signBody(kind: string, vars: Vars, includeRaw: boolean): Record<string,
       ledgerHashAlgorithm: 'DOUBLE_SHA256',
       ledger: 'BTCTEST',
       rawTransactions: raws.map((r) => r.toString('hex')),
-      providerData: JSON.stringify({ request: { amount: 0.001, asset: 'BTC', recipientAddress: 'tb1q', fee: '1m', description: 'pay back', coin: 1, account: 0 }, txs: [{ serialized: '00' }], recipients: [], cryptoKind: 'ECDSA' }),
+      providerData: JSON.stringify({
+        request: { amount: 0.001, asset: 'BTC', recipientAddress: 'tb1q', fee: '1m', description: 'pay back', coin: 1, account: 0 },
+        txs: [{ serialized: '00' }],
+        recipients: [],
+        cryptoKind: 'ECDSA',
+      }),
     };
   }
   const raw = randomBytes(90);
   const hash = keccak256(raw).slice(2);
-  const body: Record<string, unknown> = { dataToSign: [hash], publicKeys: [vars.key], description: 'Test transaction Eth', details: JSON.stringify({ rawTx: { value: '0x1' } }) };
+  const body: Record<string, unknown> = {
+    dataToSign: [hash],
+    publicKeys: [vars.key],
+    description: 'Test transaction Eth',
+    details: JSON.stringify({ rawTx: { value: '0x1' } }),
+  };
   // ethereum/byow: only from release 1812; the ERC-20 client: on transfers.
   if (includeRaw) Object.assign(body, { rawTransactions: [raw.toString('hex')], ledgerHashAlgorithm: 'SHA3_256' });
   return body;
 }
 
-async function replay(h: Harness, steps: Step[], o: { token?: string; vars?: Vars; includeRaw?: boolean } = {}): Promise<{ passed: string[]; vars: Vars; release: number }> {
+async function replay(
+  h: Harness,
+  steps: Step[],
+  o: { token?: string; vars?: Vars; includeRaw?: boolean } = {},
+): Promise<{ passed: string[]; vars: Vars; release: number }> {
   const vars: Vars = { ...o.vars };
   let token = o.token;
   let release = 0;
   const passed: string[] = [];
   const fill = (text: string) => text.replace(/\{(\w+)\}/g, (_, k: string) => vars[k] ?? `{${k}}`);
-  const fillDeep = (v: unknown): unknown => (typeof v === 'string' ? fill(v) : Array.isArray(v) ? v.map(fillDeep) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fillDeep(x)])) : v);
+  const fillDeep = (v: unknown): unknown =>
+    typeof v === 'string'
+      ? fill(v)
+      : Array.isArray(v)
+        ? v.map(fillDeep)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fillDeep(x)]))
+          : v;
   for (const step of steps) {
     if ('device' in step) {
       const p = vars.participant as string;
       const path =
-        step.device === 'activate' ? `/participants/${p}/activate` : step.device === 'join' ? `/participants/${p}/vaults/${vars.vault as string}/join` : `/participants/${p}/operations/${vars.op as string}/approve`;
+        step.device === 'activate'
+          ? `/participants/${p}/activate`
+          : step.device === 'join'
+            ? `/participants/${p}/vaults/${vars.vault as string}/join`
+            : `/participants/${p}/operations/${vars.op as string}/approve`;
       const res = await h.device('POST', path, step.device === 'activate' ? { activationCode: vars.code } : undefined);
       expect(res.status, `${step.say}: ${JSON.stringify(res.json)}`).toBe(200);
       passed.push(step.say);
@@ -207,7 +327,9 @@ async function replay(h: Harness, steps: Step[], o: { token?: string; vars?: Var
     }
     if (step.path.startsWith('/operations/sign/') && step.expect?.status === 'COMPLETED') {
       const v = res.json.v as number[];
-      (res.json.signatures as string[]).forEach((sig, i) => expectValidSignature(vars.key as string, (res.json.dataToSign as string[])[i] as string, sig, v[i] === 27 ? 1 : v[i] === 28 ? 0 : (v[i] as number)));
+      (res.json.signatures as string[]).forEach((sig, i) =>
+        expectValidSignature(vars.key as string, (res.json.dataToSign as string[])[i] as string, sig, v[i] === 27 ? 1 : v[i] === 28 ? 0 : (v[i] as number)),
+      );
       vars.rawTransactions = String((res.json.rawTransactions as string[]).length);
     }
     passed.push(step.say);
@@ -270,7 +392,11 @@ describe('the vendor samples replayed against the emulator', () => {
     const get = async (path: string) => (await h.call('GET', path, undefined, { base: 'legacy', token: h.token })).json;
     expect(await get(`/vaults/${vars.vault as string}/coins`)).toEqual({ coins: [60] });
     expect(await get(`/vaults/${vars.vault as string}/coins/60/accounts`)).toEqual([{ name: 'Default', index: 0 }]);
-    expect(await get(`/vaults/${vars.vault as string}/coins/60/accounts/0/chains/external/addresses`)).toEqual({ publicKeys: [expect.stringMatching(/^3056/)], accountName: 'Default', accountIndex: 0 });
+    expect(await get(`/vaults/${vars.vault as string}/coins/60/accounts/0/chains/external/addresses`)).toEqual({
+      publicKeys: [expect.stringMatching(/^3056/)],
+      accountName: 'Default',
+      accountIndex: 0,
+    });
     const ops = await get(`/accounts/${vars.account as string}/operations`);
     expect(ops).toEqual([expect.objectContaining({ kind: 'CREATE_VAULT', status: 'COMPLETED', vaultID: vars.vault })]);
     const status = await get('/status?withDetails=true');

@@ -34,7 +34,10 @@ async function tokenServer(o: TokenServerOptions = {}) {
   let tokenRequests = 0;
   const app = express();
   const problem = (res: express.Response, status: number, type: string, details: string) =>
-    res.status(status).type('application/problem+json').send(JSON.stringify({ type: `/mng/errors/${type}`, title: 'Unauthorized', details, status }));
+    res
+      .status(status)
+      .type('application/problem+json')
+      .send(JSON.stringify({ type: `/mng/errors/${type}`, title: 'Unauthorized', details, status }));
   const issue = () => {
     const access = randomUUID();
     const refresh = randomUUID();
@@ -92,7 +95,15 @@ describe('custody connector authentication by user and password (access tokens)'
   const client = (mng: string, extra: { now?: () => number; logger?: ReturnType<typeof quietLogger> } = {}) =>
     new CustodyClient({
       baseUrl: mng,
-      auth: new TokenSession({ baseUrl: mng, user: USER, password: PASSWORD, clientId: 'byow-test', fetch, logger: extra.logger ?? quietLogger(), now: extra.now }),
+      auth: new TokenSession({
+        baseUrl: mng,
+        user: USER,
+        password: PASSWORD,
+        clientId: 'byow-test',
+        fetch,
+        logger: extra.logger ?? quietLogger(),
+        now: extra.now,
+      }),
       fetch,
       logger: quietLogger(),
       retries: 1,
@@ -164,7 +175,9 @@ describe('custody connector authentication by user and password (access tokens)'
   it('a second 401 after renewing is final: ERR_CUSTODY_AUTH, one renewal only', async () => {
     const srv = await tokenServer({ rejectAll: true });
     close = srv.close;
-    const err = await client(srv.mng).getSignOperation('a').catch((e: unknown) => e);
+    const err = await client(srv.mng)
+      .getSignOperation('a')
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 502, errCode: 'ERR_CUSTODY_AUTH', retryable: false });
     expect(srv.grants).toHaveLength(2);
   });
@@ -173,7 +186,9 @@ describe('custody connector authentication by user and password (access tokens)'
     const srv = await tokenServer({ mustChangePassword: true });
     close = srv.close;
     const { logger, lines } = capturingLogger();
-    const err = await client(srv.mng, { logger }).getSignOperation('a').catch((e: unknown) => e);
+    const err = await client(srv.mng, { logger })
+      .getSignOperation('a')
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ errCode: 'ERR_CUSTODY_AUTH' });
     expect((err as Error).message).toMatch(/password of CUSTODY_USER must be changed/);
     expect(srv.grants).toHaveLength(1);
@@ -285,7 +300,9 @@ describe('custody connector authentication by user and password (access tokens)'
     const srv = await tokenServer();
     const mng = srv.mng;
     await srv.close();
-    const err = await client(mng).getSignOperation('a').catch((e: unknown) => e);
+    const err = await client(mng)
+      .getSignOperation('a')
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 503, errCode: 'ERR_CUSTODY_UNAVAILABLE', retryable: true });
   });
 });

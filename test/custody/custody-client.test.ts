@@ -154,11 +154,19 @@ describe('CustodyClient retries', () => {
 
   it('does not retry a 4xx and carries the problem+json title and details', async () => {
     const s = await stub((_hit, res) => {
-      res.status(400).type('application/problem+json').send(JSON.stringify({ type: '/mng/errors/x', title: 'Bad request', details: 'ledger unknown', status: 400 }));
+      res
+        .status(400)
+        .type('application/problem+json')
+        .send(JSON.stringify({ type: '/mng/errors/x', title: 'Bad request', details: 'ledger unknown', status: 400 }));
     });
-    const err = await client(s.url).requestSign('v1', req).catch((e: unknown) => e);
+    const err = await client(s.url)
+      .requestSign('v1', req)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UpstreamError);
-    expect(err).toMatchObject({ retryable: false, problem: { upstreamStatus: 400, upstreamTitle: 'Bad request', upstreamDetails: 'ledger unknown', upstreamType: '/mng/errors/x' } });
+    expect(err).toMatchObject({
+      retryable: false,
+      problem: { upstreamStatus: 400, upstreamTitle: 'Bad request', upstreamDetails: 'ledger unknown', upstreamType: '/mng/errors/x' },
+    });
     expect(s.hits()).toBe(1);
   });
 
@@ -170,7 +178,9 @@ describe('CustodyClient retries', () => {
 
   it('gives up after the configured retries with a retryable UnavailableError', async () => {
     const s = await stub((_hit, res) => void res.status(502).end());
-    const err = await client(s.url, { retries: 2 }).getSignOperation('op-x').catch((e: unknown) => e);
+    const err = await client(s.url, { retries: 2 })
+      .getSignOperation('op-x')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnavailableError);
     expect(err).toMatchObject({ retryable: true, status: 503, errCode: 'ERR_CUSTODY_UNAVAILABLE' });
     expect(s.hits()).toBe(3);
@@ -178,7 +188,9 @@ describe('CustodyClient retries', () => {
 
   it('treats timeouts and refused connections as transient', async () => {
     const s = await stub(() => undefined); // never answers
-    const slow = await client(s.url, { retries: 1, timeoutMs: 50 }).status().catch((e: unknown) => e);
+    const slow = await client(s.url, { retries: 1, timeoutMs: 50 })
+      .status()
+      .catch((e: unknown) => e);
     expect(slow).toBeInstanceOf(UnavailableError);
     expect(s.hits()).toBe(2);
     const closed = await listen(express());
@@ -190,7 +202,9 @@ describe('CustodyClient retries', () => {
 
   it('rejects an answer of the wrong shape without retrying', async () => {
     const s = await stub((_hit, res) => void res.json({ status: 'COMPLETED' }));
-    const err = await client(s.url).getSignOperation('op-x').catch((e: unknown) => e);
+    const err = await client(s.url)
+      .getSignOperation('op-x')
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ errCode: 'ERR_CUSTODY_BAD_RESPONSE', retryable: false });
     expect(s.hits()).toBe(1);
   });
@@ -202,7 +216,10 @@ describe('GET {mng}/status in the shapes the custody service answers', () => {
     const app = express();
     app.get('/mng/status', (_req, res) => {
       hits++;
-      res.status(status).type(status === 200 ? 'application/json' : 'application/problem+json').send(JSON.stringify(body));
+      res
+        .status(status)
+        .type(status === 200 ? 'application/json' : 'application/problem+json')
+        .send(JSON.stringify(body));
     });
     const server = await listen(app);
     cleanup.push(server.close);
@@ -224,24 +241,50 @@ describe('GET {mng}/status in the shapes the custody service answers', () => {
   }
 
   it('one unhealthy part (ukc read as the key service) makes the service unhealthy, with its message', async () => {
-    const { client } = await statusServer(200, { version: '1.0.1901', ukc: { healthy: false, errorMessage: 'key servers unreachable' }, db: { healthy: true }, nativeCrypto: { healthy: true } });
+    const { client } = await statusServer(200, {
+      version: '1.0.1901',
+      ukc: { healthy: false, errorMessage: 'key servers unreachable' },
+      db: { healthy: true },
+      nativeCrypto: { healthy: true },
+    });
     expect(await client.health()).toEqual({ healthy: false, errorMessage: 'keyservice: key servers unreachable' });
   });
 
   it('a top-level healthy false is honoured even when every part says healthy', async () => {
-    const { client } = await statusServer(200, { version: '1.0.2106', healthy: false, keyservice: { healthy: true }, db: { healthy: true }, nativeCrypto: { healthy: true } });
+    const { client } = await statusServer(200, {
+      version: '1.0.2106',
+      healthy: false,
+      keyservice: { healthy: true },
+      db: { healthy: true },
+      nativeCrypto: { healthy: true },
+    });
     expect(await client.health()).toEqual({ healthy: false, errorMessage: 'custody service reports unhealthy' });
   });
 
   it('a 500 "not operational" is read once, not retried, and its words are kept (problem body or status body)', async () => {
-    const problem = await statusServer(500, { type: '/mng/errors/not-operational', title: 'Service not operational', details: 'database connection lost', status: 500 });
+    const problem = await statusServer(500, {
+      type: '/mng/errors/not-operational',
+      title: 'Service not operational',
+      details: 'database connection lost',
+      status: 500,
+    });
     const err = await problem.client.status().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CustodyNotOperationalError);
-    expect(err).toMatchObject({ status: 503, errCode: 'ERR_CUSTODY_NOT_OPERATIONAL', retryable: true, problem: { upstreamStatus: 500, upstreamDetails: 'database connection lost' } });
+    expect(err).toMatchObject({
+      status: 503,
+      errCode: 'ERR_CUSTODY_NOT_OPERATIONAL',
+      retryable: true,
+      problem: { upstreamStatus: 500, upstreamDetails: 'database connection lost' },
+    });
     expect(problem.hits()).toBe(1);
     expect(await problem.client.health()).toEqual({ healthy: false, errorMessage: expect.stringContaining('database connection lost') });
 
-    const status = await statusServer(500, { version: '1.0.2106', keyservice: { healthy: true }, db: { healthy: false, errorMessage: 'Redis does not answer' }, nativeCrypto: { healthy: true } });
+    const status = await statusServer(500, {
+      version: '1.0.2106',
+      keyservice: { healthy: true },
+      db: { healthy: false, errorMessage: 'Redis does not answer' },
+      nativeCrypto: { healthy: true },
+    });
     expect(await status.client.health()).toEqual({ healthy: false, errorMessage: expect.stringContaining('db: Redis does not answer') });
     expect(status.hits()).toBe(1);
   });

@@ -118,7 +118,7 @@ describe("docker-compose.yml's dev profile with .env.example, filled in as its c
     ...more,
   });
 
-  it("gives the emulator a configuration its own check takes: it approves by itself, listens for the other containers", () => {
+  it('gives the emulator a configuration its own check takes: it approves by itself, listens for the other containers', () => {
     const e = emulatorEnv.parse(serviceEnv(emulator, dev()));
     expect(e.CUSTODY_EMULATOR_AUTO_APPROVE).toBe('quorum');
     expect(e.CUSTODY_EMULATOR_HOST).toBe('0.0.0.0');
@@ -145,7 +145,9 @@ describe("docker-compose.yml's dev profile with .env.example, filled in as its c
       expect(config.publicUrl).toBeUndefined();
       const e = emulatorEnv.parse(serviceEnv(emulator, vars));
       expect(Object.keys(compose.services)).toContain('api');
-      expect(callbackUrl(undefined, e.CUSTODY_EMULATOR_CALLBACK_URL, 'ethtest')).toBe(`http://api:${config.port}/api/v1.0/sign_complete_callback?ledgerId=ethtest`);
+      expect(callbackUrl(undefined, e.CUSTODY_EMULATOR_CALLBACK_URL, 'ethtest')).toBe(
+        `http://api:${config.port}/api/v1.0/sign_complete_callback?ledgerId=ethtest`,
+      );
     }
   });
 });

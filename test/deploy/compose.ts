@@ -26,16 +26,19 @@ export class InterpolationError extends Error {}
 
 export function interpolate(text: string, vars: Record<string, string>): string {
   // A default may hold one nested `${VAR…}` (`${A:-http://api:${PORT:-8080}}`), as compose allows.
-  return text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])((?:[^{}$]|\$\{[^}]*\}|\$)*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (all, name, colon, op, arg, bare) => {
-    if (all === '$$') return '$';
-    if (bare) return vars[bare] ?? '';
-    const value = vars[name as string];
-    const missing = colon ? !value : value === undefined;
-    if (!op) return value ?? '';
-    if (!missing) return value as string;
-    if (op === '-') return interpolate(arg as string, vars);
-    throw new InterpolationError(`required variable ${name} is missing a value: ${arg}`);
-  });
+  return text.replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])((?:[^{}$]|\$\{[^}]*\}|\$)*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (all, name, colon, op, arg, bare) => {
+      if (all === '$$') return '$';
+      if (bare) return vars[bare] ?? '';
+      const value = vars[name as string];
+      const missing = colon ? !value : value === undefined;
+      if (!op) return value ?? '';
+      if (!missing) return value as string;
+      if (op === '-') return interpolate(arg as string, vars);
+      throw new InterpolationError(`required variable ${name} is missing a value: ${arg}`);
+    },
+  );
 }
 
 interface Service {

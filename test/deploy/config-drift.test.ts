@@ -33,7 +33,7 @@ const isEmulatorVariable = (name: string) => name.startsWith('CUSTODY_EMULATOR_'
 function exampleBrackets(): Map<string, string | undefined> {
   const lines = exampleText.split('\n');
   const out = new Map<string, string | undefined>();
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     if (!/^[A-Z0-9_]+=/.test(lines[i]!)) {
       i++;
       continue;
@@ -107,7 +107,10 @@ describe('docs/configuration.md against the configuration spec', () => {
     .split('\n')
     .filter((l) => /^\| `[A-Z0-9_]+`/.test(l))
     .map((l) => {
-      const [vars, def] = l.split(/(?<!\\)\|/).slice(1, 3).map((c) => c.trim()) as [string, string];
+      const [vars, def] = l
+        .split(/(?<!\\)\|/)
+        .slice(1, 3)
+        .map((c) => c.trim()) as [string, string];
       return { names: [...vars.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]!), def };
     });
 
@@ -139,7 +142,10 @@ describe('docs/ledgers.md against the ledger families', () => {
       const row = doc.split('\n').find((l) => l.startsWith(`| \`${f.family}\` |`));
       expect(row, `a row for ${f.family} in docs/ledgers.md`).toBeDefined();
       const ids = row!.split('|')[2]!;
-      expect([...ids.matchAll(/`([a-z0-9]+)`/g)].map((m) => m[1]), `${f.family}'s built-in ids`).toEqual(f.knownLedgers);
+      expect(
+        [...ids.matchAll(/`([a-z0-9]+)`/g)].map((m) => m[1]),
+        `${f.family}'s built-in ids`,
+      ).toEqual(f.knownLedgers);
     }
   });
 });

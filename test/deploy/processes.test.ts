@@ -44,7 +44,13 @@ describe('the production walk-through: built processes, the custody emulator, a 
     const publicUrl = `http://127.0.0.1:${port}`;
     custodyBase = `http://127.0.0.1:${custodyPort}`;
     // 0. The build (`npm run build`, into the temporary /app), while the rest starts.
-    const build = procs.run('build', process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', join(app, 'dist')], {}, ROOT);
+    const build = procs.run(
+      'build',
+      process.execPath,
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', join(app, 'dist')],
+      {},
+      ROOT,
+    );
     // 1. A local node that mines a block every second.
     anvil = await startAnvil({ blockTime: 1 });
     // 2. The custody side with its own command.
@@ -113,7 +119,12 @@ describe('the production walk-through: built processes, the custody emulator, a 
       const res = await json(`${env.PUBLIC_URL}/api/v1.0/status`);
       return res.body?.healthy ? res.body : undefined;
     });
-    expect(api).toMatchObject({ healthy: true, redis: { healthy: true }, ledgers: { ethdev: { healthy: true } }, dependencies: { custody: { healthy: true } } });
+    expect(api).toMatchObject({
+      healthy: true,
+      redis: { healthy: true },
+      ledgers: { ethdev: { healthy: true } },
+      dependencies: { custody: { healthy: true } },
+    });
     const worker = await procs.until('the worker healthy', LONG_RUNNING, async () => {
       const res = await json(`http://127.0.0.1:${env.WORKER_PORT}/status`);
       return res.status === 200 ? res.body : undefined;
@@ -156,7 +167,11 @@ describe('the production walk-through: built processes, the custody emulator, a 
     // 4. A 2-of-3 vault at the custody side; the automatic policy activates, joins and approves.
     const mng = env.CUSTODY_URL!;
     const basic = `Basic ${Buffer.from(`${CUSTODY.user}:${CUSTODY.password}`).toString('base64')}`;
-    const login = await json(`${mng}/auth/token`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=password&client_id=cli&scope=%2Fmng' });
+    const login = await json(`${mng}/auth/token`, {
+      method: 'POST',
+      headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=password&client_id=cli&scope=%2Fmng',
+    });
     expect(login.body?.access_token, JSON.stringify(login.body)).toEqual(expect.any(String));
     const custodyHeaders = { authorization: `Bearer ${login.body.access_token}`, 'content-type': 'application/json' };
     const post = (path: string, body: unknown) => json(`${mng}${path}`, { method: 'POST', headers: custodyHeaders, body: JSON.stringify(body) });
@@ -168,7 +183,11 @@ describe('the production walk-through: built processes, the custody emulator, a 
       expect(p.status).toBe(201);
       members.push({ id: p.body.id });
     }
-    const vault = await post(`/accounts/${account.body.id}/vaults`, { name: 'hot', cryptoKind: 'ECDSA', groups: [{ name: 'approvers', requiredApprovals: 2, members }] });
+    const vault = await post(`/accounts/${account.body.id}/vaults`, {
+      name: 'hot',
+      cryptoKind: 'ECDSA',
+      groups: [{ name: 'approvers', requiredApprovals: 2, members }],
+    });
     expect(vault.status, JSON.stringify(vault.body)).toBe(201);
     const vaultId = vault.body.id as string;
     await procs.until('the vault INITIALIZED', LONG_RUNNING, async () => {
@@ -199,7 +218,11 @@ describe('the production walk-through: built processes, the custody emulator, a 
     });
 
     // 7. A withdrawal, to CONFIRMED.
-    const created = await json(`${api}/vaults/${vaultId}/withdrawals`, { method: 'POST', headers, body: JSON.stringify({ recipientAddress: RECIPIENT, amount: '0.25', description: 'walk-through' }) });
+    const created = await json(`${api}/vaults/${vaultId}/withdrawals`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ recipientAddress: RECIPIENT, amount: '0.25', description: 'walk-through' }),
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const done = await procs.until('the withdrawal to finish', LONG_RUNNING, async () => {
       const res = await json(`${api}/vaults/${vaultId}/withdrawals/${created.body.id}`, { headers });

@@ -33,7 +33,8 @@ export class Processes {
   /** Throws with what the processes printed when a long-running one has exited. */
   assertRunning(what: string, names: string[]): void {
     for (const { name, child } of this.children) {
-      if (names.includes(name) && child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}) while waiting for ${what}:\n${this.output.join('')}`);
+      if (names.includes(name) && child.exitCode !== null)
+        throw new Error(`${name} exited (${child.exitCode}) while waiting for ${what}:\n${this.output.join('')}`);
     }
   }
 

@@ -8,7 +8,12 @@ import { describe, expect, it } from 'vitest';
  * and links inside fenced code blocks are not checked.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
-const FILES = [join(ROOT, 'README.md'), ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(ROOT, 'docs', f))];
+const FILES = [
+  join(ROOT, 'README.md'),
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(ROOT, 'docs', f)),
+];
 
 /** Lines outside fenced code blocks, with their 1-based numbers. */
 function prose(markdown: string): { line: number; text: string }[] {
@@ -96,14 +101,11 @@ describe('the README and the manual in docs/', () => {
   });
 
   it('make anchors as GitHub does', () => {
-    expect([...anchors("# The operator's view of withdrawals\n## Memory: what held it\n## A `code` [link](x.md)\n```\n# not a heading\n```\n# Ledgers\n# Ledgers\n# Ledgers")]).toEqual([
-      'the-operators-view-of-withdrawals',
-      'memory-what-held-it',
-      'a-code-link',
-      'ledgers',
-      'ledgers-1',
-      'ledgers-2',
-    ]);
+    expect([
+      ...anchors(
+        "# The operator's view of withdrawals\n## Memory: what held it\n## A `code` [link](x.md)\n```\n# not a heading\n```\n# Ledgers\n# Ledgers\n# Ledgers",
+      ),
+    ]).toEqual(['the-operators-view-of-withdrawals', 'memory-what-held-it', 'a-code-link', 'ledgers', 'ledgers-1', 'ledgers-2']);
     expect(links('[a](b.md#c) `[x](y.md)` [d](#e) [f](https://example.com/)\n```\n[g](h.md)\n```')).toEqual([
       { line: 1, target: 'b.md#c' },
       { line: 1, target: '#e' },

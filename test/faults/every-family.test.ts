@@ -43,10 +43,16 @@ describe('forged and duplicate callbacks, every ledger family', () => {
         const made: { vaultId: string; operationID: string; body: Body }[] = [];
         for (const v of vaults) {
           loop.custody.control.setFaults({ dropCallback: true }, v.vaultId);
-          const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: (await loop.vault(c.ledgerId)).address, amount: c.amount, description: `forgery ${made.length}` });
+          const res = await withdraw(loop.svc, v.vaultId, {
+            recipientAddress: (await loop.vault(c.ledgerId)).address,
+            amount: c.amount,
+            description: `forgery ${made.length}`,
+          });
           expect(res.status, JSON.stringify(res.body)).toBe(200);
           const operationID = res.body.operationID as string;
-          const body = await until('the quorum to sign', () => (loop.custody.control.operation(operationID)?.status === 'COMPLETED' ? signedCallbackBody(loop, operationID) : undefined));
+          const body = await until('the quorum to sign', () =>
+            loop.custody.control.operation(operationID)?.status === 'COMPLETED' ? signedCallbackBody(loop, operationID) : undefined,
+          );
           made.push({ vaultId: v.vaultId, operationID, body });
         }
         const [mine, other] = made as [(typeof made)[0], (typeof made)[0]];
@@ -56,9 +62,17 @@ describe('forged and duplicate callbacks, every ledger family', () => {
         const forgeries: [string, Body, unknown[], { secret?: string; nowMs?: number }?][] = [
           ['a damaged signature', { ...mine.body, signatures: mine.body.signatures.map((s, i) => (i === 0 ? flipHexByte(s) : s)) }, refused('bad-signature')],
           ['another vault’s key echoed', { ...mine.body, publicKeys: other.body.publicKeys }, refused('key-mismatch')],
-          ['an altered digest', { ...mine.body, dataToSign: mine.body.dataToSign.map((d, i) => (i === 0 ? flipHexByte(d, 0) : d)) }, refused('unknown-operation', 404)],
+          [
+            'an altered digest',
+            { ...mine.body, dataToSign: mine.body.dataToSign.map((d, i) => (i === 0 ? flipHexByte(d, 0) : d)) },
+            refused('unknown-operation', 404),
+          ],
           ['another operation’s signatures over our digests', { ...mine.body, signatures: other.body.signatures, v: other.body.v }, refused('bad-signature')],
-          ['another key’s signatures and key (swapped key)', { ...mine.body, publicKeys: other.body.publicKeys, signatures: other.body.signatures, v: other.body.v }, refused('key-mismatch')],
+          [
+            'another key’s signatures and key (swapped key)',
+            { ...mine.body, publicKeys: other.body.publicKeys, signatures: other.body.signatures, v: other.body.v },
+            refused('key-mismatch'),
+          ],
           ['a wrong HMAC secret', mine.body, unauthorized('bad-hmac'), { secret: 'not-the-callback-secret-000' }],
           ['a stale HMAC timestamp', mine.body, unauthorized('stale-timestamp'), { nowMs: Date.now() - 3_600_000 }],
         ];

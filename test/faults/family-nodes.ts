@@ -54,7 +54,12 @@ const NONCE_ACCOUNT_FUNDING = '0.0015';
 
 /** anvil, a bcoin regtest node mining every 300 ms, the Stellar simulator and LiteSVM behind its JSON-RPC facade. */
 export async function startFamilyNodes(): Promise<FamilyNodes> {
-  const [chain, regtest, stellar, solana] = await Promise.all([startTestChain(), startBitcoinRegtest(), startStellarLedger({ closeIntervalMs: 0 }), startLocalSolanaNode()]);
+  const [chain, regtest, stellar, solana] = await Promise.all([
+    startTestChain(),
+    startBitcoinRegtest(),
+    startStellarLedger({ closeIntervalMs: 0 }),
+    startLocalSolanaNode(),
+  ]);
   // Blocks keep coming, as on a live network, so Bitcoin transactions confirm.
   const miner = setInterval(() => void regtest.mine(1).catch(() => undefined), 300);
   const funded = (loop: Loop, ledgerId: FamilyLedgerId, fund: (address: string) => Promise<unknown>) => async () => {
@@ -92,7 +97,11 @@ export async function startFamilyNodes(): Promise<FamilyNodes> {
       amount: '0.01',
       readyVault: async (loop) => {
         const v = await funded(loop, 'solanadev', (a) => solana.fund(a, 'SOL', SOL))();
-        const setup = await withdraw(loop.svc, v.vaultId, { recipientAddress: await nonceAccountAddress(v.address), amount: NONCE_ACCOUNT_FUNDING, description: 'nonce account' });
+        const setup = await withdraw(loop.svc, v.vaultId, {
+          recipientAddress: await nonceAccountAddress(v.address),
+          amount: NONCE_ACCOUNT_FUNDING,
+          description: 'nonce account',
+        });
         if (setup.status !== 200) throw new Error(`Solana nonce account setup refused: ${JSON.stringify(setup.body)}`);
         const done = await loop.waitFor(v.vaultId, setup.body.operationID as string, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED', 30_000);
         if (done.status !== 'CONFIRMED') throw new Error(`Solana nonce account setup ended ${JSON.stringify(done)}`);

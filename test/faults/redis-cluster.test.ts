@@ -84,7 +84,9 @@ describe('on a Redis Cluster (three masters, hash-tagged prefix)', () => {
         headers: { 'idempotency-key': 'cluster-0' },
       });
       expect(again.body.operationID).toBe(res[0]!.body.operationID);
-      const done = await Promise.all(res.map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED', 60_000)));
+      const done = await Promise.all(
+        res.map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED', 60_000)),
+      );
       expect(done.map((d) => d.status)).toEqual(Array(12).fill('CONFIRMED'));
       const p = provider(chain.anvil.url);
       try {
@@ -114,7 +116,7 @@ describe('on a Redis Cluster (three masters, hash-tagged prefix)', () => {
     expect(done.txids).toHaveLength(1);
   });
 
-  it('the prefix check agrees with the slots Redis gives a prefix\'s keys', async () => {
+  it("the prefix check agrees with the slots Redis gives a prefix's keys", async () => {
     const redis = loop.svc.core.redis;
     for (const prefix of ['{byow}', 'a{byow}b', '}{byow}', '{{byow}}', 'byow', '{}{byow}', '{}', 'byow}']) {
       const slots = new Set(await Promise.all([`${prefix}:op:1`, `${prefix}:outbox`, `${prefix}:vault-ops:v`].map((k) => redis.cluster('KEYSLOT', k))));
@@ -141,9 +143,13 @@ describe('on a Redis Cluster (three masters, hash-tagged prefix)', () => {
   });
 
   // Last: it stops the master of the service's slot from answering for a while.
-  it('both /status answer Redis unhealthy while the master of the prefix\'s slot does not answer, healthy again after', async () => {
+  it("both /status answer Redis unhealthy while the master of the prefix's slot does not answer, healthy again after", async () => {
     const { svc } = loop;
-    const health = await startWorkerHealthServer({ redis: svc.core.redis, prefix: svc.core.prefix, metrics: svc.core.metrics, workers: svc.workers!, version: 't', timeoutMs: 500 }, 0, '127.0.0.1');
+    const health = await startWorkerHealthServer(
+      { redis: svc.core.redis, prefix: svc.core.prefix, metrics: svc.core.metrics, workers: svc.workers!, version: 't', timeoutMs: 500 },
+      0,
+      '127.0.0.1',
+    );
     const address = health.address();
     const worker = httpCaller(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`);
     const redisHealthy = async () => {

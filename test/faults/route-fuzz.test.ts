@@ -21,7 +21,13 @@ describe('hostile input over every route: no 5xx, every error in the AppError sh
     await chain.funder.sendEth(v.address, 10n ** 17n);
     const w = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.001', description: 'fuzz fixture' });
     expect(w.status).toBe(200);
-    known = { ledgerId: ['ethdev', 'eth', 'btc'], vaultId: [v.vaultId], address: [v.address, RECIPIENT], operationID: [w.body.operationID as string], id: [w.body.operationID as string] };
+    known = {
+      ledgerId: ['ethdev', 'eth', 'btc'],
+      vaultId: [v.vaultId],
+      address: [v.address, RECIPIENT],
+      operationID: [w.body.operationID as string],
+      id: [w.body.operationID as string],
+    };
   });
   afterAll(async () => {
     await loop?.stop();
@@ -39,7 +45,9 @@ describe('hostile input over every route: no 5xx, every error in the AppError sh
     expect(result.violations).toEqual([]);
     expect(result.requests).toBeGreaterThanOrEqual(400);
     // The draw reached past authentication and validation, not only the front door.
-    const passed = Object.entries(result.byStatus).filter(([s]) => Number(s) < 300).reduce((n, [, c]) => n + c, 0);
+    const passed = Object.entries(result.byStatus)
+      .filter(([s]) => Number(s) < 300)
+      .reduce((n, [, c]) => n + c, 0);
     expect(passed).toBeGreaterThan(0);
     expect((await loop.svc.call('GET', '/api/v1.0/status')).status).toBe(200);
   }, 180_000);

@@ -64,7 +64,11 @@ function shaped(schema: Schema | undefined): fc.Arbitrary<unknown> {
   const names = Object.keys(schema?.properties ?? {});
   if (names.length === 0) return anyJson;
   return fc
-    .tuple(fc.subarray(names), fc.array(fc.oneof(leafValue, fc.array(leafValue, { maxLength: 3 }), anyJson), { minLength: names.length, maxLength: names.length }), fc.boolean())
+    .tuple(
+      fc.subarray(names),
+      fc.array(fc.oneof(leafValue, fc.array(leafValue, { maxLength: 3 }), anyJson), { minLength: names.length, maxLength: names.length }),
+      fc.boolean(),
+    )
     .map(([chosen, values, stranger]) => {
       const o: Record<string, unknown> = {};
       chosen.forEach((n, i) => (o[n] = values[i]));
@@ -90,7 +94,13 @@ function operations(doc: OpenApiLike): Operation[] {
       if (!['get', 'post', 'put', 'delete', 'patch'].includes(method)) continue;
       const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
       const query = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
-      out.push({ method: method.toUpperCase(), path, params, query, body: op.requestBody?.content?.['application/json']?.schema ?? (op.requestBody ? {} : undefined) });
+      out.push({
+        method: method.toUpperCase(),
+        path,
+        params,
+        query,
+        body: op.requestBody?.content?.['application/json']?.schema ?? (op.requestBody ? {} : undefined),
+      });
     }
   }
   return out;
@@ -98,9 +108,19 @@ function operations(doc: OpenApiLike): Operation[] {
 
 /** One request drawn at random for `op`. */
 function requestFor(op: Operation, t: FuzzTarget) {
-  const param = (name: string) => fc.oneof(fc.constantFrom(...(t.known[name] ?? ['x'])), hostileString.filter((s) => s.length > 0));
-  const pathArb = fc.tuple(...op.params.map(param)).map((values) => values.reduce<string>((p, v, i) => p.replace(`{${op.params[i]}}`, encodeURIComponent(v)), op.path));
-  const queryArb = fc.dictionary(fc.oneof(fc.constantFrom(...(op.query.length ? op.query : ['q'])), fc.constantFrom('assets[]', 'limit', 'offset', 'x')), fc.oneof(hostileString, fc.array(hostileString, { maxLength: 3 })), { maxKeys: 4 });
+  const param = (name: string) =>
+    fc.oneof(
+      fc.constantFrom(...(t.known[name] ?? ['x'])),
+      hostileString.filter((s) => s.length > 0),
+    );
+  const pathArb = fc
+    .tuple(...op.params.map(param))
+    .map((values) => values.reduce<string>((p, v, i) => p.replace(`{${op.params[i]}}`, encodeURIComponent(v)), op.path));
+  const queryArb = fc.dictionary(
+    fc.oneof(fc.constantFrom(...(op.query.length ? op.query : ['q'])), fc.constantFrom('assets[]', 'limit', 'offset', 'x')),
+    fc.oneof(hostileString, fc.array(hostileString, { maxLength: 3 })),
+    { maxKeys: 4 },
+  );
   const bodyArb = op.body === undefined ? fc.constant(undefined) : fc.oneof(shaped(op.body), anyJson, fc.constantFrom('{', '[]', 'null', '"x"', '{"a":'));
   const keyArb = fc.oneof(fc.constantFrom(...t.keys), fc.constant(undefined), hostileString);
   return fc.record({ path: pathArb, query: queryArb, body: bodyArb, key: keyArb, signed: fc.boolean() });

@@ -44,7 +44,11 @@ describe('a worker killed mid-broadcast, every ledger family', () => {
       const atNode = c.markSends?.();
       const worker = await spawnHangingWorker(loop, ledgers, ['after']);
       child = worker.proc;
-      const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: (await loop.vault(ledgerId)).address, amount: c.amount, description: 'worker crash' });
+      const res = await withdraw(loop.svc, v.vaultId, {
+        recipientAddress: (await loop.vault(ledgerId)).address,
+        amount: c.amount,
+        description: 'worker crash',
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(await worker.hangs(1)).toEqual(['sent']);
       const exited = new Promise((r) => worker.proc.once('exit', r));

@@ -21,7 +21,9 @@ export function awaitingSignature(digest: string, description: string): Operatio
     recipientAddress: '0x00000000000000000000000000000000000000B0',
     unsigned: {
       txs: [{ serialized: '00' }],
-      payloads: [{ digest, keyId: toCustodyKeyId(KEY), publicKey: Buffer.from(KEY.bytes).toString('hex'), hashAlgorithm: 'SHA3_256', txIndex: 0, inputIndex: 0 }],
+      payloads: [
+        { digest, keyId: toCustodyKeyId(KEY), publicKey: Buffer.from(KEY.bytes).toString('hex'), hashAlgorithm: 'SHA3_256', txIndex: 0, inputIndex: 0 },
+      ],
       fee: '0',
       state: {},
     },
@@ -31,5 +33,11 @@ export function awaitingSignature(digest: string, description: string): Operatio
 /** The callback body of a signature over `digest` by `signer` (by default the key the operation waits for). */
 export function callbackBody(digest: Buffer, signer: Uint8Array = PRIVATE) {
   const { signature, recoveryId } = ecc.signRecoverable(digest, signer);
-  return { publicKeys: [toCustodyKeyId(KEY)], providerData: '', dataToSign: [digest.toString('hex')], signatures: [Buffer.from(signature).toString('hex')], v: [recoveryId] };
+  return {
+    publicKeys: [toCustodyKeyId(KEY)],
+    providerData: '',
+    dataToSign: [digest.toString('hex')],
+    signatures: [Buffer.from(signature).toString('hex')],
+    v: [recoveryId],
+  };
 }

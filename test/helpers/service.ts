@@ -21,7 +21,11 @@ export interface TestService {
   pipeline?: Pipeline;
   workers?: Workers;
   /** fetch against the service with an optional API key; JSON in, JSON out. */
-  call(method: string, path: string, opts?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    opts?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   stop(): Promise<void>;
 }
 

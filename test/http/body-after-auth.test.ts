@@ -56,7 +56,7 @@ describe('a body is read only once its route is known and its caller admitted', 
     expect(await headersOnly(svc.url, 'POST', CALLBACK, 1000, { 'content-encoding': 'gzip' })).toMatch(/^HTTP\/1\.1 403/);
   });
 
-  it('an admitted caller is held to its route kind\'s limit: a key-holder to BODY_LIMIT', async () => {
+  it("an admitted caller is held to its route kind's limit: a key-holder to BODY_LIMIT", async () => {
     const res = await svc.call('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, rawBody: 'x'.repeat(FOUR_MB + 1) });
     expect([res.status, res.body.errCode]).toEqual([413, 'ERR_PAYLOAD_TOO_LARGE']);
   });

@@ -20,15 +20,45 @@ const compressed = (): Buffer => {
   return Buffer.concat([Buffer.from([raw[64]! % 2 === 0 ? 2 : 3]), raw.subarray(1, 33)]);
 };
 const expected: Record<string, { key: string; address: string; valid: string; invalid: string }> = {
-  btc: { key: CASP_KEY, address: payments.p2wpkh({ pubkey: compressed(), network: networks.bitcoin }).address!, valid: '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2', invalid: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx' },
-  btctest: { key: CASP_KEY, address: payments.p2wpkh({ pubkey: compressed(), network: networks.testnet }).address!, valid: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx', invalid: '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2' },
+  btc: {
+    key: CASP_KEY,
+    address: payments.p2wpkh({ pubkey: compressed(), network: networks.bitcoin }).address!,
+    valid: '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2',
+    invalid: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx',
+  },
+  btctest: {
+    key: CASP_KEY,
+    address: payments.p2wpkh({ pubkey: compressed(), network: networks.testnet }).address!,
+    valid: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx',
+    invalid: '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2',
+  },
   eth: { key: CASP_KEY, address: computeAddress(`0x${RAW65}`), valid: CASP_ADDRESS, invalid: '0x1234' },
   ethtest: { key: RAW65, address: CASP_ADDRESS, valid: CASP_ADDRESS.toLowerCase(), invalid: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' },
-  stellar: { key: ED25519, address: StrKey.encodeEd25519PublicKey(Buffer.from(ED25519, 'hex')), valid: 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7', invalid: 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN8' },
-  stellartest: { key: ED25519, address: StrKey.encodeEd25519PublicKey(Buffer.from(ED25519, 'hex')), valid: 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7', invalid: CASP_ADDRESS },
+  stellar: {
+    key: ED25519,
+    address: StrKey.encodeEd25519PublicKey(Buffer.from(ED25519, 'hex')),
+    valid: 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7',
+    invalid: 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN8',
+  },
+  stellartest: {
+    key: ED25519,
+    address: StrKey.encodeEd25519PublicKey(Buffer.from(ED25519, 'hex')),
+    valid: 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7',
+    invalid: CASP_ADDRESS,
+  },
   // Solana: base58 of the 32 key bytes (ethers' base58, not @solana/kit's); the USDC mint, the System Program (32 zero bytes).
-  solana: { key: ED25519, address: encodeBase58(`0x${ED25519}`), valid: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', invalid: 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7' },
-  solanatest: { key: ED25519, address: encodeBase58(`0x${ED25519}`), valid: '11111111111111111111111111111111', invalid: encodeBase58(`0x${ED25519.slice(2)}`) },
+  solana: {
+    key: ED25519,
+    address: encodeBase58(`0x${ED25519}`),
+    valid: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    invalid: 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7',
+  },
+  solanatest: {
+    key: ED25519,
+    address: encodeBase58(`0x${ED25519}`),
+    valid: '11111111111111111111111111111111',
+    invalid: encodeBase58(`0x${ED25519.slice(2)}`),
+  },
   solanadev: { key: ED25519, address: encodeBase58(`0x${ED25519}`), valid: encodeBase58(`0x${ED25519}`), invalid: CASP_ADDRESS },
 };
 
@@ -88,7 +118,9 @@ describe('built-in ledger ids without a back end', () => {
   it('an unknown id → 422 naming configured and built-in ids; its status → 422 too', async () => {
     const { status, body } = await svc.call('GET', `/api/v1.0/ledgers/doge/addresses/${CASP_ADDRESS}/valid`);
     expect(status).toBe(422);
-    expect(body.valid).toEqual(expect.arrayContaining(['btcregtest', 'btc', 'btctest', 'eth', 'ethtest', 'stellar', 'stellartest', 'solana', 'solanatest', 'solanadev']));
+    expect(body.valid).toEqual(
+      expect.arrayContaining(['btcregtest', 'btc', 'btctest', 'eth', 'ethtest', 'stellar', 'stellartest', 'solana', 'solanatest', 'solanadev']),
+    );
     const st = await svc.call('GET', '/doge/api/v1.0/status');
     expect(st.status).toBe(422);
     expect(st.body.details).toContain("'doge'");

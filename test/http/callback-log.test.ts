@@ -43,7 +43,15 @@ describe('the log of a signing callback', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(about(op.id)).toHaveLength(2);
     for (const [line, outcome] of logged.map((l, i) => [l, ['queued', 'duplicate'][i]] as const)) {
-      expect(line).toMatchObject({ level: 30, msg: 'request completed', securityEvent: 'callback', ledgerId: 'ethdev', outcome, withdrawalId: op.id, res: { statusCode: 200 } });
+      expect(line).toMatchObject({
+        level: 30,
+        msg: 'request completed',
+        securityEvent: 'callback',
+        ledgerId: 'ethdev',
+        outcome,
+        withdrawalId: op.id,
+        res: { statusCode: 200 },
+      });
       expect((line.req as { url: string }).url).toBe('/api/v1.0/sign_complete_callback?ledgerId=ethdev');
     }
   });

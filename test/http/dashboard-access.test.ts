@@ -46,7 +46,12 @@ async function apiProcess(records: ApiKeyRecord[], readOnly = true): Promise<str
 describe('dashboard access across key changes and sites', () => {
   it('rotating a leaked admin key (same name, new key) ends the sessions opened with the old key', async () => {
     const before = await apiProcess([{ name: 'ops', sha256: hashApiKey(OLD_KEY), scopes: ['admin'] }]);
-    const login = await fetch(`${before}/admin/queues/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ key: OLD_KEY }) });
+    const login = await fetch(`${before}/admin/queues/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ key: OLD_KEY }),
+    });
     expect(login.status).toBe(303);
     const cookie = /^([^;]+)/.exec(login.headers.get('set-cookie') ?? '')?.[1] ?? '';
     expect((await fetch(`${before}/admin/queues/api/queues`, { headers: { cookie } })).status).toBe(200);
@@ -61,7 +66,8 @@ describe('dashboard access across key changes and sites', () => {
   it('refuses a change requested from another site whatever the credentials (Basic as a browser caches it), and takes it from the same site', async () => {
     const url = await apiProcess([{ name: 'ops', sha256: hashApiKey(NEW_KEY), scopes: ['admin'] }], false);
     const basic = `Basic ${Buffer.from(`x:${NEW_KEY}`).toString('base64')}`;
-    const retry = (origin: string) => fetch(`${url}/admin/queues/api/queues/broadcast/retry/failed`, { method: 'PUT', headers: { authorization: basic, origin } });
+    const retry = (origin: string) =>
+      fetch(`${url}/admin/queues/api/queues/broadcast/retry/failed`, { method: 'PUT', headers: { authorization: basic, origin } });
     expect((await retry('https://evil.example')).status).toBe(403);
     expect((await retry(url)).status).toBe(200);
     expect((await fetch(`${url}/admin/queues/api/queues`, { headers: { authorization: basic, origin: 'https://evil.example' } })).status).toBe(200);

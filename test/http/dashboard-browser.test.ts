@@ -53,7 +53,14 @@ describe('job dashboard in a real browser (headless Chromium)', () => {
     // Named by the withdrawalId; the custody operationID is shown beside it.
     expect(await title.innerText()).toContain(`CONFIRMED · ${done.withdrawalId}`);
     const card = page.locator('body');
-    for (const shown of [done.withdrawalId, done.operationID, v.vaultId, RECIPIENT, done.txids[0], `/api/v1.0/vaults/${v.vaultId}/withdrawals/${done.withdrawalId}`]) {
+    for (const shown of [
+      done.withdrawalId,
+      done.operationID,
+      v.vaultId,
+      RECIPIENT,
+      done.txids[0],
+      `/api/v1.0/vaults/${v.vaultId}/withdrawals/${done.withdrawalId}`,
+    ]) {
       await expect.poll(() => card.innerText()).toContain(shown);
     }
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
@@ -67,7 +74,12 @@ describe('job dashboard in a real browser (headless Chromium)', () => {
     expect(await page.getByRole('button', { name: /retry|clean|remove|promote|delete|empty/i }).count()).toBe(0);
     const jobId = broadcastJobId(op!.id);
     const refused = await page.evaluate(
-      async (id) => Promise.all([`/admin/queues/api/queues/broadcast/${id}/retry`, '/admin/queues/api/queues/broadcast/clean/completed'].map(async (u) => (await fetch(u, { method: 'PUT' })).status)),
+      async (id) =>
+        Promise.all(
+          [`/admin/queues/api/queues/broadcast/${id}/retry`, '/admin/queues/api/queues/broadcast/clean/completed'].map(
+            async (u) => (await fetch(u, { method: 'PUT' })).status,
+          ),
+        ),
       jobId,
     );
     expect(refused).toEqual([405, 405]);

@@ -7,7 +7,12 @@ describe('job dashboard at /admin/queues', () => {
   let svc: TestService;
   const basic = (key: string) => ({ authorization: `Basic ${Buffer.from(`ops:${key}`).toString('base64')}` });
   const form = (key: string, headers: Record<string, string> = {}) =>
-    fetch(`${svc.url}/admin/queues/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams({ key }) });
+    fetch(`${svc.url}/admin/queues/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams({ key }),
+    });
   const cookieOf = (res: Response) => /^([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1] ?? '';
 
   beforeAll(async () => {
@@ -65,7 +70,9 @@ describe('job dashboard at /admin/queues', () => {
     expect(api.body.queues.every((q: { readOnlyMode: boolean }) => q.readOnlyMode)).toBe(true);
     expect((await svc.call('PUT', '/admin/queues/api/queues/broadcast/retry/failed', { headers: { cookie } })).status).toBe(405);
     // A change asked for from another site is refused even with the cookie.
-    expect((await svc.call('PUT', '/admin/queues/api/queues/broadcast/retry/failed', { headers: { cookie, origin: 'https://evil.example' } })).status).toBe(403);
+    expect((await svc.call('PUT', '/admin/queues/api/queues/broadcast/retry/failed', { headers: { cookie, origin: 'https://evil.example' } })).status).toBe(
+      403,
+    );
 
     const out = await fetch(`${svc.url}/admin/queues/logout`, { redirect: 'manual', headers: { cookie } });
     expect(out.status).toBe(303);

@@ -47,7 +47,16 @@ function capturingLogger(): { logger: pino.Logger; lines: { level: number; msg: 
 }
 
 const { redis, prefix } = testRedis();
-const config = loadConfig({ LEDGERS: JSON.stringify(LEDGERS), SANDBOX: 'false', API_KEYS: '[{"name":"r","key":"test-read-key-0123456789abcdef01234","scopes":["read"]}]', CUSTODY_URL: `${CLOSED}/mng` }, families, 'test');
+const config = loadConfig(
+  {
+    LEDGERS: JSON.stringify(LEDGERS),
+    SANDBOX: 'false',
+    API_KEYS: '[{"name":"r","key":"test-read-key-0123456789abcdef01234","scopes":["read"]}]',
+    CUSTODY_URL: `${CLOSED}/mng`,
+  },
+  families,
+  'test',
+);
 const registry = LedgerRegistry.fromConfig(config, { logger: pino({ level: 'silent' }), fetch, reservations: new Reservations(redis, prefix) });
 const inThread = inThreadDeriver(new TimeSlicer());
 
@@ -61,7 +70,10 @@ describe('address-derivation threads', () => {
   const threadsSeen = new Set<number>();
   let pool: DerivePool;
   beforeAll(async () => {
-    pool = derivePoolFor({ ...config, deriveThreads: 2 }, pino({ level: 'silent' }), deriveThreadEntry(), { onChunk: (c) => threadsSeen.add(c.threadId), chunkKeys: 100 });
+    pool = derivePoolFor({ ...config, deriveThreads: 2 }, pino({ level: 'silent' }), deriveThreadEntry(), {
+      onChunk: (c) => threadsSeen.add(c.threadId),
+      chunkKeys: 100,
+    });
     expect(await pool.start()).toBe(true);
   }, 120_000);
   afterAll(async () => {
@@ -69,16 +81,19 @@ describe('address-derivation threads', () => {
     redis.disconnect();
   });
 
-  it.each(cases.map((c) => [`${c.id} ${c.format ?? '(default format)'}`, c] as const))('%s: the same addresses as on the main thread', async (_name, { codec, format }) => {
-    const keys = codec.scheme === 'ed25519' ? edKeys(250) : secpKeys(250);
-    threadsSeen.clear();
-    const fromThreads = await pool.derive(codec, keys, format);
-    expect(fromThreads).toEqual(await inThread.derive(codec, keys, format));
-    // The work ran in the pool's threads, not on this (the main) thread.
-    expect(threadsSeen.size).toBeGreaterThan(0);
-    expect(threadsSeen.has(mainThreadId)).toBe(false);
-    expect([...threadsSeen].every((t) => pool.threadIds().includes(t))).toBe(true);
-  });
+  it.each(cases.map((c) => [`${c.id} ${c.format ?? '(default format)'}`, c] as const))(
+    '%s: the same addresses as on the main thread',
+    async (_name, { codec, format }) => {
+      const keys = codec.scheme === 'ed25519' ? edKeys(250) : secpKeys(250);
+      threadsSeen.clear();
+      const fromThreads = await pool.derive(codec, keys, format);
+      expect(fromThreads).toEqual(await inThread.derive(codec, keys, format));
+      // The work ran in the pool's threads, not on this (the main) thread.
+      expect(threadsSeen.size).toBeGreaterThan(0);
+      expect(threadsSeen.has(mainThreadId)).toBe(false);
+      expect([...threadsSeen].every((t) => pool.threadIds().includes(t))).toBe(true);
+    },
+  );
 
   it('a configured ledger keeps its own options in the threads (p2pkh by default on this btcregtest)', async () => {
     const codec = registry.addressCodec('btcregtest');
@@ -92,7 +107,10 @@ describe('address-derivation threads', () => {
     keys[870] = 'zz';
     keys[420] = `04${'11'.repeat(64)}`; // not on the curve
     keys[130] = '02ab';
-    const [fromThreads, fromMain] = await Promise.all([pool.derive(codec, keys, undefined).catch((e: unknown) => e), inThread.derive(codec, keys, undefined).catch((e: unknown) => e)]);
+    const [fromThreads, fromMain] = await Promise.all([
+      pool.derive(codec, keys, undefined).catch((e: unknown) => e),
+      inThread.derive(codec, keys, undefined).catch((e: unknown) => e),
+    ]);
     expect(fromThreads).toBeInstanceOf(InvalidArgumentError);
     expect((fromThreads as InvalidArgumentError).toBody()).toEqual((fromMain as InvalidArgumentError).toBody());
     expect((fromThreads as InvalidArgumentError).fields).toEqual({ index: 130 });
@@ -129,21 +147,35 @@ describe('address-derivation threads: start, fallback, shutdown', () => {
     await expect(pool.derive(codec, secpKeys(1), undefined)).rejects.toMatchObject({ status: 503, retryable: true });
   }, 120_000);
 
-  it.runIf(process.platform === 'linux')('runs its threads below the event loop\'s priority (nice 10), the process itself unchanged', async () => {
-    const nices = () =>
-      readdirSync('/proc/self/task').map((tid) => ({ tid: Number(tid), nice: Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]) }));
-    const before = nices().filter((t) => t.nice === DERIVE_THREAD_NICE).length;
-    const pool = new DerivePool({ threads: 2, ledgers: [], logger: pino({ level: 'silent' }), entry: deriveThreadEntry() });
-    expect(await pool.start()).toBe(true);
-    expect(nices().filter((t) => t.nice === DERIVE_THREAD_NICE).length - before).toBe(2);
-    expect(nices().find((t) => t.tid === process.pid)?.nice).toBe(0);
-    expect(getPriority()).toBe(0);
-    await pool.close();
-  }, 120_000);
+  it.runIf(process.platform === 'linux')(
+    "runs its threads below the event loop's priority (nice 10), the process itself unchanged",
+    async () => {
+      const nices = () =>
+        readdirSync('/proc/self/task').map((tid) => ({
+          tid: Number(tid),
+          nice: Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]),
+        }));
+      const before = nices().filter((t) => t.nice === DERIVE_THREAD_NICE).length;
+      const pool = new DerivePool({ threads: 2, ledgers: [], logger: pino({ level: 'silent' }), entry: deriveThreadEntry() });
+      expect(await pool.start()).toBe(true);
+      expect(nices().filter((t) => t.nice === DERIVE_THREAD_NICE).length - before).toBe(2);
+      expect(nices().find((t) => t.tid === process.pid)?.nice).toBe(0);
+      expect(getPriority()).toBe(0);
+      await pool.close();
+    },
+    120_000,
+  );
 
   it('stops idle threads, and starts new ones for the next request', async () => {
     const seen: number[] = [];
-    const pool = new DerivePool({ threads: 1, ledgers: [], logger: pino({ level: 'silent' }), entry: deriveThreadEntry(), idleStopMs: 50, onChunk: (c) => seen.push(c.threadId) });
+    const pool = new DerivePool({
+      threads: 1,
+      ledgers: [],
+      logger: pino({ level: 'silent' }),
+      entry: deriveThreadEntry(),
+      idleStopMs: 50,
+      onChunk: (c) => seen.push(c.threadId),
+    });
     const keys = secpKeys(5);
     const expected = await inThread.derive(codec, keys, undefined);
     expect(await pool.derive(codec, keys, undefined)).toEqual(expected);
@@ -178,20 +210,34 @@ describe('address-derivation threads: start, fallback, shutdown', () => {
   it('falls back to the main thread, saying so in the log, when the threads cannot start', async () => {
     const { logger, lines } = capturingLogger();
     const seen = new Set<number>();
-    const pool = new DerivePool({ threads: 1, ledgers: [], logger, entry: new URL('./no-such-derive-worker.js', import.meta.url), onChunk: (c) => seen.add(c.threadId) });
+    const pool = new DerivePool({
+      threads: 1,
+      ledgers: [],
+      logger,
+      entry: new URL('./no-such-derive-worker.js', import.meta.url),
+      onChunk: (c) => seen.add(c.threadId),
+    });
     const keys = secpKeys(300);
     const early = pool.derive(codec, keys, undefined);
     expect(await pool.start()).toBe(false);
     expect(await early).toEqual(await inThread.derive(codec, keys, undefined));
     expect(await pool.derive(codec, keys, undefined)).toEqual(await inThread.derive(codec, keys, undefined));
     expect([...seen]).toEqual([mainThreadId]);
-    expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual(['address-derivation threads could not start: deriving on the main thread in time slices']);
+    expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
+      'address-derivation threads could not start: deriving on the main thread in time slices',
+    ]);
     await pool.close();
   }, 120_000);
 
   it('DERIVE_THREADS=0 derives on the main thread without starting a thread', async () => {
     const seen = new Set<number>();
-    const pool = new DerivePool({ threads: 0, ledgers: [], logger: pino({ level: 'silent' }), entry: deriveThreadEntry(), onChunk: (c) => seen.add(c.threadId) });
+    const pool = new DerivePool({
+      threads: 0,
+      ledgers: [],
+      logger: pino({ level: 'silent' }),
+      entry: deriveThreadEntry(),
+      onChunk: (c) => seen.add(c.threadId),
+    });
     const keys = secpKeys(10);
     expect(await pool.derive(codec, keys, undefined)).toEqual(await inThread.derive(codec, keys, undefined));
     expect(await pool.start()).toBe(false);

@@ -80,7 +80,11 @@ function responses(raw: string): { head: string; body: string }[] {
   return out;
 }
 
-const settle = <T>(p: Promise<T>) => p.then((value) => ({ value }), (error: NodeJS.ErrnoException) => ({ error }));
+const settle = <T>(p: Promise<T>) =>
+  p.then(
+    (value) => ({ value }),
+    (error: NodeJS.ErrnoException) => ({ error }),
+  );
 
 describe('prepareGracefulClose', () => {
   it('answers a request in flight in full, with Connection: close, and refuses new connections meanwhile', async () => {

@@ -29,7 +29,10 @@ describe('API keys limited to vaults and ledgers', () => {
   beforeAll(async () => {
     chain = await startTestChain();
     const port = await freePort();
-    custody = await startInMemoryCustodyEmulator({ callback: { secret: TEST_CALLBACK_SECRET, baseUrl: `http://127.0.0.1:${port}` }, quorum: { approvers: 3, required: 2, approvalDelayMs: 5 } });
+    custody = await startInMemoryCustodyEmulator({
+      callback: { secret: TEST_CALLBACK_SECRET, baseUrl: `http://127.0.0.1:${port}` },
+      quorum: { approvers: 3, required: 2, approvalDelayMs: 5 },
+    });
     va = custody.control.createVault('ECDSA', { ledger: 'ethdev' });
     vb = custody.control.createVault('ECDSA', { ledger: 'ethdev' });
     spare = custody.control.createVault('ECDSA', { ledger: 'ethdev' });

@@ -82,7 +82,7 @@ describe('the lean lane of the signing callback', () => {
     expect(first.type).toBe(again.type);
   });
 
-  it('a client that goes away mid-body leaves nothing waiting, is logged as the client\'s doing (not a storage outage), and the next callback is answered', async () => {
+  it("a client that goes away mid-body leaves nothing waiting, is logged as the client's doing (not a storage outage), and the next callback is answered", async () => {
     const port = Number(new URL(svc.url).port);
     const before = lines.length;
     await new Promise<void>((resolve, reject) => {
@@ -97,7 +97,7 @@ describe('the lean lane of the signing callback', () => {
     });
     const res = await send('5', 'lean');
     expect(res.status).toBe(400);
-    const logged = await until('the aborted request\'s lines', () => {
+    const logged = await until("the aborted request's lines", () => {
       const reqId = lines.slice(before).find((l) => l.msg === 'request aborted')?.reqId;
       const mine = lines.slice(before).filter((l) => l.reqId === reqId);
       return reqId && mine.some((l) => l.msg === 'request rejected') ? mine : undefined;
@@ -125,11 +125,15 @@ describe('the lean lane of the signing callback', () => {
     });
   }
 
-  it('reads the query without the URL\'s fragment, as Express does', async () => {
+  it("reads the query without the URL's fragment, as Express does", async () => {
     const digest = randomBytes(32);
     await new OperationStore(svc.core.redis, svc.core.prefix).create(awaitingSignature(digest.toString('hex'), 'fragment'));
     const text = JSON.stringify(callbackBody(digest));
-    const headers = Object.entries({ ...signCallback(TEST_CALLBACK_SECRET, text), 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) })
+    const headers = Object.entries({
+      ...signCallback(TEST_CALLBACK_SECRET, text),
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(text)),
+    })
       .map(([k, v]) => `${k}: ${v}\r\n`)
       .join('');
     const res = await raw(`POST ${PATH}#frag HTTP/1.1\r\nHost: x\r\n${headers}\r\n${text}`);
@@ -148,7 +152,7 @@ describe('the lean lane of the signing callback', () => {
     expect(String(lean.body.details)).toMatch(/a JSON body is required/);
   });
 
-  it('reads BODY_LIMIT in the units of Express\'s body parser', () => {
+  it("reads BODY_LIMIT in the units of Express's body parser", () => {
     expect([sizeInBytes('512b'), sizeInBytes('4kb'), sizeInBytes('4mb')]).toEqual([512, 4096, 4 * 1024 * 1024]);
   });
 });

@@ -85,7 +85,10 @@ describe('OpenAPI document against real responses', () => {
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
     const broken = structuredClone(doc);
     broken.components.schemas.Broken = { $ref: '#/$defs/AppError' };
-    broken.paths['/api/v1.0/config']!.get!.responses['200'] = { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/Broken' } } } };
+    broken.paths['/api/v1.0/config']!.get!.responses['200'] = {
+      description: 'x',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Broken' } } },
+    };
     expect((await validate(broken as never)).valid).toBe(false);
   });
 
@@ -126,7 +129,12 @@ describe('OpenAPI document against real responses', () => {
     await sample('GET', `/api/v1.0/ledgers/ethdev/addresses/${RECIPIENT}/valid`);
     await sample('GET', `/api/v1.0/ledgers/eth/addresses/${RECIPIENT}/valid`);
     await sample('GET', `/api/v1.0/ledgers/doge/addresses/${RECIPIENT}/valid`);
-    await sample('POST', '/api/v1.0/ledgers/ethtest/address-from-publickey', { key: READ_KEY, body: { keys: [`04${'79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798'}${'483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8'}`] } });
+    await sample('POST', '/api/v1.0/ledgers/ethtest/address-from-publickey', {
+      key: READ_KEY,
+      body: {
+        keys: [`04${'79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798'}${'483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8'}`],
+      },
+    });
     await sample('POST', '/api/v1.0/ledgers/ethdev/address-from-publickey', { key: READ_KEY, body: { keys: [rawKey] } });
     await sample('POST', '/api/v1.0/ledgers/ethdev/address-from-publickey', { body: { keys: [rawKey] } });
     await sample('POST', '/api/v1.0/ledgers/ethdev/address-from-publickey', { key: READ_KEY, rawBody: '{"keys": [' });
@@ -137,7 +145,10 @@ describe('OpenAPI document against real responses', () => {
 
     // Vault registry.
     const simVault = loop.custody.control.createVault('ECDSA', { ledger: 'ethdev' });
-    const created = await sample('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId: simVault.vaultId, ledgerId: 'ethdev', publicKey: simVault.publicKey } });
+    const created = await sample('POST', '/api/v1.0/admin/vaults', {
+      key: ADMIN_KEY,
+      body: { vaultId: simVault.vaultId, ledgerId: 'ethdev', publicKey: simVault.publicKey },
+    });
     expect(created.status).toBe(201);
     await sample('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId: simVault.vaultId, ledgerId: 'ethdev', publicKey: simVault.publicKey } });
     await sample('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId: 'x', ledgerId: 'ethdev' } });
@@ -173,7 +184,10 @@ describe('OpenAPI document against real responses', () => {
     // 2 ETH, or less the first withdrawal once it is mined.
     expect(poor.body.available).toMatch(/^(2|1\.7\d+)$/);
     expect(formatAmount(BigInt(poor.body.availableBaseUnits), 18)).toBe(poor.body.available);
-    await sample('POST', `/api/v1.0/vaults/${simVault.vaultId}/withdrawals`, { key: READ_KEY, body: { recipientAddress: RECIPIENT, amount: '1', description: 'x' } });
+    await sample('POST', `/api/v1.0/vaults/${simVault.vaultId}/withdrawals`, {
+      key: READ_KEY,
+      body: { recipientAddress: RECIPIENT, amount: '1', description: 'x' },
+    });
     await sample('POST', '/api/v1.0/vaults/nope/withdrawals', { key: WITHDRAW_KEY, body: { recipientAddress: RECIPIENT, amount: '1', description: 'x' } });
     const done = await loop.waitFor(simVault.vaultId, w.body.operationID, (op) => op.status === 'CONFIRMED', 30_000);
     expect(done.id).toBe(w.body.operationID);

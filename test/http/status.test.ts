@@ -32,7 +32,9 @@ describe('GET /status with failing dependencies', () => {
   });
 
   it('a balance read against a node that is down → 503 in the AppError shape, not 500', async () => {
-    const { status, body, headers } = await svc.call('GET', '/api/v1.0/ledgers/eth/addresses/0x8240Fd14931292B85C850514c8a4eBd35E56EDA4/balance', { key: READ_KEY });
+    const { status, body, headers } = await svc.call('GET', '/api/v1.0/ledgers/eth/addresses/0x8240Fd14931292B85C850514c8a4eBd35E56EDA4/balance', {
+      key: READ_KEY,
+    });
     expect(status).toBe(503);
     expect(body.errCode).toBe('ERR_NODE_UNAVAILABLE');
     expect(headers.get('retry-after')).toBe('5');

@@ -66,7 +66,15 @@ describe('the TRUST_PROXY setting', () => {
     const list = parse('10.0.0.0/8, FD00::1, loopback').data;
     expect(list).toEqual({ addresses: ['10.0.0.0/8', 'fd00::1', 'loopback'] });
     const trust = proxyTrust(list ?? {});
-    expect(['10.1.2.3', '::ffff:10.1.2.3', 'fd00::1', '127.0.0.1', '::1', '11.0.0.1', 'fd00::2'].map((a) => trust(a, 0))).toEqual([true, true, true, true, true, false, false]);
+    expect(['10.1.2.3', '::ffff:10.1.2.3', 'fd00::1', '127.0.0.1', '::1', '11.0.0.1', 'fd00::2'].map((a) => trust(a, 0))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
     for (const bad of ['true', '10.0.0.0/33', 'proxy.internal', '10.0.0.1/8/1']) expect(parse(bad).success).toBe(false);
   });
 });

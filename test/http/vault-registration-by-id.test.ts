@@ -98,12 +98,19 @@ describe('vault registration by custody vault id', () => {
     }
     // A single-key vault already registered cannot take a BIP44 account.
     expect((await register({ vaultId: single.vaultId, ledgerId: 'ethdev' })).status).toBe(201);
-    const mixed = await register({ vaultId: single.vaultId, ledgerId: 'ethdev', bip44: (await register({ vaultId: bip.vaultId, ledgerId: 'ethdev', coin: 60, account: 0 })).body.bip44 });
+    const mixed = await register({
+      vaultId: single.vaultId,
+      ledgerId: 'ethdev',
+      bip44: (await register({ vaultId: bip.vaultId, ledgerId: 'ethdev', coin: 60, account: 0 })).body.bip44,
+    });
     expect(mixed.status).toBe(409);
   });
 
   it('answers 503 when the custody service cannot be reached', async () => {
-    const offline = await startTestService({ ethdev: { rpcUrl: chain.anvil.url, confirmations: 1 } }, { env: { CUSTODY_URL: 'http://127.0.0.1:9/custody/api/v1.0/mng' } });
+    const offline = await startTestService(
+      { ethdev: { rpcUrl: chain.anvil.url, confirmations: 1 } },
+      { env: { CUSTODY_URL: 'http://127.0.0.1:9/custody/api/v1.0/mng' } },
+    );
     try {
       const res = await offline.call('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId: 'any', ledgerId: 'ethdev' } });
       expect(res.status).toBe(503);

@@ -23,10 +23,7 @@ describe('vault registry and vault balances', () => {
 
   beforeAll(async () => {
     chain = await startTestChain();
-    svc = await startTestService(
-      { ethdev: { rpcUrl: chain.anvil.url, tokens: [chain.token], confirmations: 1 } },
-      { env: { BIP44_GAP_LIMIT: '5' } },
-    );
+    svc = await startTestService({ ethdev: { rpcUrl: chain.anvil.url, tokens: [chain.token], confirmations: 1 } }, { env: { BIP44_GAP_LIMIT: '5' } });
   });
   afterAll(async () => {
     await svc.stop();
@@ -142,8 +139,18 @@ describe('vault registry and vault balances', () => {
       parentFingerprint: account.parentFingerprint,
       childNumber: account.index,
     };
-    for (const [coin, acct] of [['1/2', '3'], ['1', '2/3'], ['60', '-1'], ["60'", '0'], [-1, 0], [60, 1.5]]) {
-      const res = await svc.call('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId: 'v-alias', ledgerId: 'ethdev', bip44: { ...backup, coin, account: acct } } });
+    for (const [coin, acct] of [
+      ['1/2', '3'],
+      ['1', '2/3'],
+      ['60', '-1'],
+      ["60'", '0'],
+      [-1, 0],
+      [60, 1.5],
+    ]) {
+      const res = await svc.call('POST', '/api/v1.0/admin/vaults', {
+        key: ADMIN_KEY,
+        body: { vaultId: 'v-alias', ledgerId: 'ethdev', bip44: { ...backup, coin, account: acct } },
+      });
       expect({ coin, acct, status: res.status, errCode: res.body.errCode }).toEqual({ coin, acct, status: 422, errCode: 'ERR_INVALID_ARGUMENTS' });
     }
     expect((await svc.call('GET', '/api/v1.0/admin/vaults/v-alias', { key: ADMIN_KEY })).status).toBe(404);

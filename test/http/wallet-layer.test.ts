@@ -7,7 +7,7 @@ const CASP_KEY =
   '3056301006072A8648CE3D020106052B8104000A0342000471A50AA19C7907F113A39409C9BB39F612E8A23223CDE454F17F91FCFFA2E56981411D2A6535754E7E0CAC511A3E4B5D7CE8150F316A37F5E2C7EF51183D805C';
 const CASP_ADDRESS = '0x8240Fd14931292B85C850514c8a4eBd35E56EDA4';
 const RAW65 = CASP_KEY.slice(46);
-const RAW33 = `${(BigInt(`0x${RAW65.slice(-2)}`) % 2n === 0n ? '02' : '03')}${RAW65.slice(2, 66)}`;
+const RAW33 = `${BigInt(`0x${RAW65.slice(-2)}`) % 2n === 0n ? '02' : '03'}${RAW65.slice(2, 66)}`;
 
 describe('wallet layer over HTTP (real Redis, real anvil)', () => {
   let chain: TestChain;
@@ -141,7 +141,10 @@ describe('wallet layer over HTTP (real Redis, real anvil)', () => {
 
     it('array-style assets[]= works like repeated and comma-separated forms; other bracket forms are refused', async () => {
       const addr = '0x00000000000000000000000000000000000000A1';
-      const both = [{ asset: 'DEMO', amount: '12.34' }, { asset: 'ETH', amount: '1.500000000000000001' }];
+      const both = [
+        { asset: 'DEMO', amount: '12.34' },
+        { asset: 'ETH', amount: '1.500000000000000001' },
+      ];
       for (const query of ['assets[]=DEMO&assets[]=ETH', 'assets=DEMO&assets=ETH', 'assets=DEMO,ETH', 'assets[]=DEMO,ETH']) {
         const { status, body } = await svc.call('GET', `/api/v1.0/ledgers/ethdev/addresses/${addr}/balance?${query}`);
         expect({ query, status, balances: body.balances }).toEqual({ query, status: 200, balances: both });
@@ -161,11 +164,19 @@ describe('wallet layer over HTTP (real Redis, real anvil)', () => {
       await chain.funder.sendEth(addr, 10n ** 18n);
       for (const query of ['assets=ETH,ETH', 'assets=ETH&assets=eth', 'assets[]=eth&assets[]=ETH,DEMO&assets=demo']) {
         const { status, body } = await svc.call('GET', `/api/v1.0/ledgers/ethdev/addresses/${addr}/balance?${query}`);
-        const expected = query.includes('DEMO') ? [{ asset: 'ETH', amount: '1' }, { asset: 'DEMO', amount: '0' }] : [{ asset: 'ETH', amount: '1' }];
+        const expected = query.includes('DEMO')
+          ? [
+              { asset: 'ETH', amount: '1' },
+              { asset: 'DEMO', amount: '0' },
+            ]
+          : [{ asset: 'ETH', amount: '1' }];
         expect({ query, status, balances: body.balances }).toEqual({ query, status: 200, balances: expected });
       }
       const every = await svc.call('GET', `/api/v1.0/ledgers/ethdev/addresses/${addr}/balance?assets=*&assets=*`);
-      expect(every.body.balances).toEqual([{ asset: 'ETH', amount: '1' }, { asset: 'DEMO', amount: '0' }]);
+      expect(every.body.balances).toEqual([
+        { asset: 'ETH', amount: '1' },
+        { asset: 'DEMO', amount: '0' },
+      ]);
     });
 
     it('unknown asset → 422 listing the ledger assets', async () => {

@@ -6,7 +6,17 @@ import { SendOrderBook } from '../../src/withdrawals/sending/send-order.js';
 import { broadcastJobId } from '../../src/withdrawals/jobs/queues.js';
 import type { TestChain } from '../helpers/chain.js';
 import type { Loop } from '../helpers/loop.js';
-import { type BroadcastCounter, type EthLoop, holdBackSignatures, laterSignedFirst, RECIPIENT, startEthLoop, until, withdraw, withdrawalStatus } from './support.js';
+import {
+  type BroadcastCounter,
+  type EthLoop,
+  holdBackSignatures,
+  laterSignedFirst,
+  RECIPIENT,
+  startEthLoop,
+  until,
+  withdraw,
+  withdrawalStatus,
+} from './support.js';
 
 /**
  * One sender per account (src/withdrawals/sending/account-sender.ts), on anvil with the service's own
@@ -52,7 +62,9 @@ describe('one sender per account', () => {
     expect(b.txids).toEqual(waiting.txids);
     expect((await p.getTransaction(b.txids[0]))!.nonce).toBe(1);
     const firstJobId = (await jobOf(first.body.operationID)).id;
-    const logs = (await loop.svc.pipeline!.deps.queues.broadcast.getJobLogs(broadcastJobId((await loop.svc.pipeline!.deps.store.resolve(second.body.operationID))!.id))).logs;
+    const logs = (
+      await loop.svc.pipeline!.deps.queues.broadcast.getJobLogs(broadcastJobId((await loop.svc.pipeline!.deps.store.resolve(second.body.operationID))!.id))
+    ).logs;
     expect(logs.join('\n')).toContain(`sent ${b.txids[0]} by job ${firstJobId}`);
     // Its wait reads as one, not as a failed attempt.
     expect(logs.some((l) => / waits: waiting for 0x[0-9a-fA-F]{40}'s transaction 0, which is not out yet/.test(l))).toBe(true);
@@ -72,7 +84,9 @@ describe('one sender per account', () => {
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) => withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: `0.00${i + 10}`, description: `burst ${i}` })),
     );
-    const done = await Promise.all(results.map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED', 60_000)));
+    const done = await Promise.all(
+      results.map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED', 60_000)),
+    );
     expect(done.map((o) => o.status)).toEqual(done.map(() => 'CONFIRMED'));
     const ours = new Set(done.map((o) => o.txids[0] as string));
     const sends = counter.sent.slice(before).filter((t) => ours.has(t));
@@ -94,7 +108,9 @@ describe('one sender per account', () => {
     await Promise.all(ids.slice(1).map((id) => loop.waitFor(v.vaultId, id, (o) => o.status === 'SIGNED')));
     // SIGNED comes before a job records its withdrawal ready for the account's sender: wait until
     // each sleeps behind its predecessor, so all four are ready when the late one is released.
-    await Promise.all(ids.slice(1).map((id) => until(`the job of ${id} to wait for its predecessor`, async () => (await (await jobOf(id)).isDelayed()) || undefined)));
+    await Promise.all(
+      ids.slice(1).map((id) => until(`the job of ${id} to wait for its predecessor`, async () => (await (await jobOf(id)).isDelayed()) || undefined)),
+    );
     return { v, ids, release };
   };
 
@@ -130,7 +146,9 @@ describe('one sender per account', () => {
       const sentBefore = counter.sent.length;
       expect(await release()).toBe(200);
       // Nonces 3 and 4 are in the node ahead of 2: BROADCAST while 2 waits for its own job.
-      await Promise.all([0, 1, 3, 4].map((k) => loop.waitFor(v.vaultId, ids[k] as string, (o) => o.status === 'BROADCAST' || o.status === 'CONFIRMED', 30_000)));
+      await Promise.all(
+        [0, 1, 3, 4].map((k) => loop.waitFor(v.vaultId, ids[k] as string, (o) => o.status === 'BROADCAST' || o.status === 'CONFIRMED', 30_000)),
+      );
       const done = await Promise.all(ids.map((id) => loop.waitFor(v.vaultId, id, (o) => o.status === 'CONFIRMED', 60_000)));
       expect(refusals).toBe(1);
       const txids = done.map((o) => o.txids[0] as string);

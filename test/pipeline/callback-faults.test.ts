@@ -6,7 +6,6 @@ import type { Loop } from '../helpers/loop.js';
 import { type BroadcastCounter, type EthLoop, postCallback, RECIPIENT, signedCallbackBody, startEthLoop, until, withdraw } from './support.js';
 import { SECP256K1_N as N } from '../../src/ledger/signatures.js';
 
-
 /**
  * A custody service that misbehaves the ways real ones do (duplicates, legacy v, high S,
  * partial sets, late callbacks, resends, damaged content), over the real HTTP callback.

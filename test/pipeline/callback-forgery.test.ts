@@ -61,11 +61,20 @@ describe('forged signing callbacks are rejected, nothing is broadcast', () => {
   const flipLastByte = (sig: string) => sig.slice(0, -2) + (parseInt(sig.slice(-2), 16) ^ 0x01).toString(16).padStart(2, '0');
   const stranger = randomSigner('ECDSA');
 
-  const rejected = (name: string, expected: { status: number; errCode: string; reason?: string; details?: RegExp }, send: () => Promise<{ status: number; body: any; headers: Headers }>) =>
+  const rejected = (
+    name: string,
+    expected: { status: number; errCode: string; reason?: string; details?: RegExp },
+    send: () => Promise<{ status: number; body: any; headers: Headers }>,
+  ) =>
     it(name, async () => {
       const res = await send();
       expect(res.status, JSON.stringify(res.body)).toBe(expected.status);
-      expect(res.body).toMatchObject({ errCode: expected.errCode, title: expect.any(String), details: expect.any(String), type: expect.stringMatching(/^\/api\/v1\.0\/errors\//) });
+      expect(res.body).toMatchObject({
+        errCode: expected.errCode,
+        title: expect.any(String),
+        details: expect.any(String),
+        type: expect.stringMatching(/^\/api\/v1\.0\/errors\//),
+      });
       if (expected.reason) expect(res.body.reason).toBe(expected.reason);
       if (expected.details) expect(res.body.details).toMatch(expected.details);
     });
@@ -74,17 +83,25 @@ describe('forged signing callbacks are rejected, nothing is broadcast', () => {
     rejected('a damaged signature', { status: 400, errCode: 'ERR_VERIFICATION_FAILED', reason: 'bad-signature' }, () =>
       postCallback(loop.svc, 'ethdev', { ...a.body, signatures: [flipLastByte(a.body.signatures[0]!)] }),
     );
-    rejected('an r that is no curve point (the secp256k1 library throws on it)', { status: 400, errCode: 'ERR_VERIFICATION_FAILED', reason: 'bad-signature' }, () => {
-      const sig = a.body.signatures[0]!;
-      const hex32 = (n: bigint) => n.toString(16).padStart(64, '0');
-      let r = BigInt(`0x${sig.slice(0, 64)}`);
-      while (ecc.isXOnlyPoint(Buffer.from(hex32(r), 'hex'))) r -= 1n;
-      return postCallback(loop.svc, 'ethdev', { ...a.body, signatures: [hex32(r) + sig.slice(64)] });
-    });
-    rejected('a signature of the right digest by another key, echoing the vault key', { status: 400, errCode: 'ERR_VERIFICATION_FAILED', reason: 'bad-signature' }, () => {
-      const s = stranger.sign(Buffer.from(a.body.dataToSign[0]!, 'hex'));
-      return postCallback(loop.svc, 'ethdev', { ...a.body, signatures: [s.signature], v: [s.v] });
-    });
+    rejected(
+      'an r that is no curve point (the secp256k1 library throws on it)',
+      { status: 400, errCode: 'ERR_VERIFICATION_FAILED', reason: 'bad-signature' },
+      () => {
+        const sig = a.body.signatures[0]!;
+        const hex32 = (n: bigint) => n.toString(16).padStart(64, '0');
+        let r = BigInt(`0x${sig.slice(0, 64)}`);
+        while (ecc.isXOnlyPoint(Buffer.from(hex32(r), 'hex'))) r -= 1n;
+        return postCallback(loop.svc, 'ethdev', { ...a.body, signatures: [hex32(r) + sig.slice(64)] });
+      },
+    );
+    rejected(
+      'a signature of the right digest by another key, echoing the vault key',
+      { status: 400, errCode: 'ERR_VERIFICATION_FAILED', reason: 'bad-signature' },
+      () => {
+        const s = stranger.sign(Buffer.from(a.body.dataToSign[0]!, 'hex'));
+        return postCallback(loop.svc, 'ethdev', { ...a.body, signatures: [s.signature], v: [s.v] });
+      },
+    );
     rejected('a swapped key: another key and its own valid signature', { status: 400, errCode: 'ERR_VERIFICATION_FAILED', reason: 'key-mismatch' }, () => {
       const s = stranger.sign(Buffer.from(a.body.dataToSign[0]!, 'hex'));
       return postCallback(loop.svc, 'ethdev', { ...a.body, publicKeys: [stranger.keyId], signatures: [s.signature], v: [s.v] });
@@ -113,15 +130,21 @@ describe('forged signing callbacks are rejected, nothing is broadcast', () => {
         v: [...a.body.v, ...b.body.v],
       }),
     );
-    rejected('a wrong ledgerId that exists', { status: 400, errCode: 'ERR_VERIFICATION_FAILED', reason: 'ledger-mismatch' }, () => postCallback(loop.svc, 'otherdev', a.body));
-    rejected('a wrong ledgerId that does not exist', { status: 400, errCode: 'ERR_VERIFICATION_FAILED', reason: 'ledger-mismatch' }, () => postCallback(loop.svc, 'btc', a.body));
+    rejected('a wrong ledgerId that exists', { status: 400, errCode: 'ERR_VERIFICATION_FAILED', reason: 'ledger-mismatch' }, () =>
+      postCallback(loop.svc, 'otherdev', a.body),
+    );
+    rejected('a wrong ledgerId that does not exist', { status: 400, errCode: 'ERR_VERIFICATION_FAILED', reason: 'ledger-mismatch' }, () =>
+      postCallback(loop.svc, 'btc', a.body),
+    );
     rejected('signatures and v of different lengths', { status: 400, errCode: 'ERR_VERIFICATION_FAILED', reason: 'malformed' }, () =>
       postCallback(loop.svc, 'ethdev', { ...a.body, v: [0, 1] }),
     );
     rejected('an originalEntryId the operation does not have', { status: 400, errCode: 'ERR_VERIFICATION_FAILED', reason: 'malformed' }, () =>
       postCallback(loop.svc, 'ethdev', { ...a.body, originalEntryIds: [1] }),
     );
-    rejected('a v outside 0/1/27/28', { status: 400, errCode: 'ERR_VERIFICATION_FAILED', reason: 'malformed-v' }, () => postCallback(loop.svc, 'ethdev', { ...a.body, v: [2] }));
+    rejected('a v outside 0/1/27/28', { status: 400, errCode: 'ERR_VERIFICATION_FAILED', reason: 'malformed-v' }, () =>
+      postCallback(loop.svc, 'ethdev', { ...a.body, v: [2] }),
+    );
     rejected('a signature of the wrong length', { status: 400, errCode: 'ERR_VERIFICATION_FAILED', reason: 'malformed-signature' }, () =>
       postCallback(loop.svc, 'ethdev', { ...a.body, signatures: [a.body.signatures[0]!.slice(2)] }),
     );
@@ -155,10 +178,14 @@ describe('forged signing callbacks are rejected, nothing is broadcast', () => {
     };
     const resend = (raw: string, headers: Record<string, string>) =>
       loop.svc.call('POST', '/api/v1.0/sign_complete_callback?ledgerId=ethdev', { rawBody: raw, headers });
-    rejected('a captured request resent as it was, its timestamp past the tolerance', { status: 401, errCode: 'ERR_UNAUTHORIZED', details: /stale-timestamp/ }, () => {
-      const { raw, headers } = captured();
-      return resend(raw, headers);
-    });
+    rejected(
+      'a captured request resent as it was, its timestamp past the tolerance',
+      { status: 401, errCode: 'ERR_UNAUTHORIZED', details: /stale-timestamp/ },
+      () => {
+        const { raw, headers } = captured();
+        return resend(raw, headers);
+      },
+    );
     rejected("a captured request's signature re-stamped with the current time", { status: 401, errCode: 'ERR_UNAUTHORIZED', details: /bad-hmac/ }, () => {
       const { raw, headers } = captured();
       return resend(raw, { ...headers, 'x-callback-timestamp': String(Math.floor(Date.now() / 1000)) });
@@ -180,8 +207,10 @@ describe('forged signing callbacks are rejected, nothing is broadcast', () => {
       headers['x-callback-signature'] = headers['x-callback-signature']!.replace(/^sha256=/, '');
       return loop.svc.call('POST', '/api/v1.0/sign_complete_callback?ledgerId=ethdev', { rawBody: raw, headers });
     });
-    rejected('a malformed body without authentication: 401, not a description of the expected shape', { status: 401, errCode: 'ERR_UNAUTHORIZED', details: /missing-headers/ }, () =>
-      loop.svc.call('POST', '/api/v1.0/sign_complete_callback', { body: { hello: 'world' } }),
+    rejected(
+      'a malformed body without authentication: 401, not a description of the expected shape',
+      { status: 401, errCode: 'ERR_UNAUTHORIZED', details: /missing-headers/ },
+      () => loop.svc.call('POST', '/api/v1.0/sign_complete_callback', { body: { hello: 'world' } }),
     );
   });
 

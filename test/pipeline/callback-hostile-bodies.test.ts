@@ -54,11 +54,23 @@ describe('hostile callback bodies', () => {
       ['originalEntryIds huge', { ...good, originalEntryIds: [2 ** 53] }, schema],
       ['originalEntryIds negative', { ...good, originalEntryIds: [-1] }, schema],
       ['many digests', { ...good, dataToSign: Array.from({ length: 50_000 }, () => '00') }, unknown],
-      ['many digests incl. the real one', { ...good, dataToSign: [good.dataToSign[0], ...Array.from({ length: 20_000 }, (_, i) => i.toString(16).padStart(2, '0'))] }, unknown],
+      [
+        'many digests incl. the real one',
+        { ...good, dataToSign: [good.dataToSign[0], ...Array.from({ length: 20_000 }, (_, i) => i.toString(16).padStart(2, '0'))] },
+        unknown,
+      ],
       // More signatures than the operation has payloads.
       // 20,000 signatures weigh about 2.7 MB: over CALLBACK_BODY_LIMIT (2 MB), refused before it is parsed.
-      ['many signatures', { ...good, signatures: Array.from({ length: 20_000 }, () => good.signatures[0]), v: Array.from({ length: 20_000 }, () => 0) }, [413, 'ERR_PAYLOAD_TOO_LARGE', undefined]],
-      ['more signatures than payloads', { ...good, signatures: Array.from({ length: 2_000 }, () => good.signatures[0]), v: Array.from({ length: 2_000 }, () => 0) }, verification('malformed')],
+      [
+        'many signatures',
+        { ...good, signatures: Array.from({ length: 20_000 }, () => good.signatures[0]), v: Array.from({ length: 20_000 }, () => 0) },
+        [413, 'ERR_PAYLOAD_TOO_LARGE', undefined],
+      ],
+      [
+        'more signatures than payloads',
+        { ...good, signatures: Array.from({ length: 2_000 }, () => good.signatures[0]), v: Array.from({ length: 2_000 }, () => 0) },
+        verification('malformed'),
+      ],
       ['empty sigs, many digests', { ...good, signatures: [], v: [], dataToSign: Array.from({ length: 20_000 }, () => 'ab') }, unknown],
       ['body array', [good], schema],
       // Strict JSON, as body-parser's: the top level is an object or an array.

@@ -84,7 +84,8 @@ describe('FAILED only on a refusal of a withdrawal not sent since', () => {
     await chain.funder.sendEth(v.address, 10n ** 18n);
     return v;
   };
-  const settled = (vaultId: string, operationID: string) => loop.waitFor(vaultId, operationID, (o) => o.status === 'FAILED' || o.status === 'CONFIRMED', 30_000);
+  const settled = (vaultId: string, operationID: string) =>
+    loop.waitFor(vaultId, operationID, (o) => o.status === 'FAILED' || o.status === 'CONFIRMED', 30_000);
   const internalId = async (operationID: string) => (await deps.store.resolve(operationID))!.id;
   /** The account's send lock as the next release of it finds things: `inWindow` runs just after it was given back, before the job that held it goes on. */
   const afterNextRelease = (inWindow: () => Promise<void>) => {
@@ -145,7 +146,10 @@ describe('FAILED only on a refusal of a withdrawal not sent since', () => {
     const w = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'nonce 0, refused' });
     const done = await settled(v.vaultId, w.body.operationID);
     expect(second).toBeDefined();
-    expect({ status: done.status, failureReason: done.failureReason }).toEqual({ status: 'FAILED', failureReason: expect.stringContaining('insufficient funds') });
+    expect({ status: done.status, failureReason: done.failureReason }).toEqual({
+      status: 'FAILED',
+      failureReason: expect.stringContaining('insufficient funds'),
+    });
     expect(await p.getTransaction(done.txids[0])).toBeNull();
     expect((await deps.store.resolve(second!.body.operationID))!.status).toBe('SIGNED');
   });

@@ -19,7 +19,10 @@ describe('stalled withdrawals', () => {
   let ctx: EthLoop;
 
   beforeAll(async () => {
-    ctx = await startEthLoop({ proxied: true, env: { BROADCAST_ATTEMPTS: '2', RECONCILE_AFTER_SECONDS: '1', RECONCILE_INTERVAL_SECONDS: '1', SIGN_TIMEOUT_SECONDS: '3' } });
+    ctx = await startEthLoop({
+      proxied: true,
+      env: { BROADCAST_ATTEMPTS: '2', RECONCILE_AFTER_SECONDS: '1', RECONCILE_INTERVAL_SECONDS: '1', SIGN_TIMEOUT_SECONDS: '3' },
+    });
     ({ chain, loop, p, counter } = ctx);
     node = ctx.node as SwitchableProxy;
   });

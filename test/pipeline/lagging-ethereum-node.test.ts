@@ -6,7 +6,11 @@ import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { provider, RECIPIENT, withdraw } from './support.js';
 
-interface Call { id: number; method: string; params: unknown[] }
+interface Call {
+  id: number;
+  method: string;
+  params: unknown[];
+}
 type Backend = 'fresh' | 'lagging';
 
 /**
@@ -32,7 +36,11 @@ async function gateway(fresh: string) {
       const answers = await Promise.all(
         calls.map(async (c) => {
           const to = gw.lagging ? gw.route(c) : 'fresh';
-          const r = await fetch(to === 'lagging' ? gw.lagging : fresh, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(c) });
+          const r = await fetch(to === 'lagging' ? gw.lagging : fresh, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(c),
+          });
           const j = (await r.json()) as { result?: unknown; error?: unknown };
           gw.log.push({ method: c.method, to, result: j.result ?? j.error });
           if (gw.lose(c)) lost = true;
@@ -49,7 +57,9 @@ async function gateway(fresh: string) {
 }
 
 const rpc = async <T>(url: string, method: string, params: unknown[] = []): Promise<T> => {
-  const r = (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { result: T; error?: { message: string } };
+  const r = (await (
+    await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  ).json()) as { result: T; error?: { message: string } };
   if (r.error) throw new Error(r.error.message);
   return r.result;
 };

@@ -86,7 +86,11 @@ describe('one withdrawal id, end to end', () => {
 
   it('cancel takes either id, and answers the withdrawal under its withdrawalId', async () => {
     const v = await heldVault();
-    const [a, b] = await Promise.all(['cancel by own id', 'cancel by custody id'].map((description) => withdraw(ctx.loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description })));
+    const [a, b] = await Promise.all(
+      ['cancel by own id', 'cancel by custody id'].map((description) =>
+        withdraw(ctx.loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description }),
+      ),
+    );
     const byOwn = await cancel(v.vaultId, a!.body.withdrawalId);
     expect(byOwn.status, JSON.stringify(byOwn.body)).toBe(200);
     expect(byOwn.body).toMatchObject({ withdrawalId: a!.body.withdrawalId, operationID: a!.body.operationID, status: 'FAILED' });

@@ -71,7 +71,11 @@ describe('partial callbacks via originalEntryIds', () => {
       // The same id twice.
       [part([0, 1], { originalEntryIds: [0, 0] }), 400, 'malformed'],
       // A damaged signature for entry 0, beside a genuine entry 1.
-      [part([0, 1], { signatures: [full.signatures[0]!.replace(/^../, (h) => (parseInt(h, 16) ^ 1).toString(16).padStart(2, '0')), full.signatures[1]!] }), 400, 'bad-signature'],
+      [
+        part([0, 1], { signatures: [full.signatures[0]!.replace(/^../, (h) => (parseInt(h, 16) ^ 1).toString(16).padStart(2, '0')), full.signatures[1]!] }),
+        400,
+        'bad-signature',
+      ],
     ];
     for (const [body, code, reason] of forged) {
       const r = await postCallback(loop.svc, 'btcregtest', body);

@@ -31,7 +31,10 @@ describe('replacing a mined withdrawal', () => {
     ] as [number | undefined, number | undefined][]) {
       const op = await broadcastWith(mined);
       for (const kind of ['speed-up', 'cancel'] as const) {
-        await expect(replaceWithdrawal({ store: h.store, registry: h.registry } as never, op.vaultId, op.id, kind), `${kind}, mined ${String(mined)}`).rejects.toMatchObject({
+        await expect(
+          replaceWithdrawal({ store: h.store, registry: h.registry } as never, op.vaultId, op.id, kind),
+          `${kind}, mined ${String(mined)}`,
+        ).rejects.toMatchObject({
           status: 409,
           errCode: 'ERR_NOT_REPLACEABLE',
           details: expect.stringMatching(/already mined/),

@@ -36,7 +36,11 @@ describe('settling a replacement from the custody service', () => {
     }) as never;
 
   /** A BROADCAST withdrawal with replacements in the given states, all `ageMs` old. */
-  async function withReplacements(k: Key, replacements: { status: Attempt['status']; payload: SigningPayload; operationID?: string }[], ageMs: number): Promise<Operation> {
+  async function withReplacements(
+    k: Key,
+    replacements: { status: Attempt['status']; payload: SigningPayload; operationID?: string }[],
+    ageMs: number,
+  ): Promise<Operation> {
     const at = new Date(Date.now() - ageMs).toISOString();
     const op = operation([payload(k, 0)], { operationID: `orig-${Math.random()}` }, at);
     await h.store.create(op);
@@ -110,7 +114,13 @@ describe('settling a replacement from the custody service', () => {
     );
     expect(attemptOfDigest(op, same.digest.toUpperCase())).toBe(2);
     const s = sign(k, same.digest);
-    const r = await acceptSignatures(depsWith({ status: 'COMPLETED' }), LEDGER, { publicKeys: [k.keyId], providerData: '', dataToSign: [same.digest], signatures: [s.signature], v: [s.v] });
+    const r = await acceptSignatures(depsWith({ status: 'COMPLETED' }), LEDGER, {
+      publicKeys: [k.keyId],
+      providerData: '',
+      dataToSign: [same.digest],
+      signatures: [s.signature],
+      v: [s.v],
+    });
     expect(r.outcome).toBe('queued');
     expect([...(await h.store.signatures(op.id, 2)).keys()]).toEqual([0]);
     expect((await h.store.signatures(op.id, 1)).size).toBe(0);
@@ -129,7 +139,14 @@ describe('a partial callback naming the whole original list', () => {
     await h.store.create(op);
     const s1 = sign(keys[1], p[1]!.digest);
     const deps = { store: h.store, registry: h.registry, logger: h.logger as never, queues: h.queues as never };
-    const body = { publicKeys: keys.map((k) => k.keyId), providerData: '', dataToSign: p.map((x) => x.digest), signatures: [s1.signature], v: [s1.v], originalEntryIds: [1] };
+    const body = {
+      publicKeys: keys.map((k) => k.keyId),
+      providerData: '',
+      dataToSign: p.map((x) => x.digest),
+      signatures: [s1.signature],
+      v: [s1.v],
+      originalEntryIds: [1],
+    };
     expect((await acceptSignatures(deps, LEDGER, body)).outcome).toBe('partial');
     expect([...(await h.store.signatures(op.id)).keys()]).toEqual([1]);
     // Entry 0's key beside entry 1's signature is still refused.

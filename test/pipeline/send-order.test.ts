@@ -3,7 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestChain } from '../helpers/chain.js';
 import type { Loop } from '../helpers/loop.js';
 import { broadcastJobId } from '../../src/withdrawals/jobs/queues.js';
-import { type BroadcastCounter, type EthLoop, holdBackSignatures, laterSignedFirst, RECIPIENT, startEthLoop, until, withdraw, withdrawalStatus } from './support.js';
+import {
+  type BroadcastCounter,
+  type EthLoop,
+  holdBackSignatures,
+  laterSignedFirst,
+  RECIPIENT,
+  startEthLoop,
+  until,
+  withdraw,
+  withdrawalStatus,
+} from './support.js';
 
 /**
  * Sending in order, on Hardhat in its automining mode, which refuses a nonce that leaves a gap:
@@ -48,9 +58,7 @@ describe('sending in order (Hardhat, refuses nonce gaps)', () => {
     expect(await p.getTransactionCount(v.address, 'pending')).toBe(0);
 
     expect(await release()).toBe(200);
-    const [a, b] = await Promise.all(
-      [first, second].map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED', 30_000)),
-    );
+    const [a, b] = await Promise.all([first, second].map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED', 30_000)));
     expect((await p.getTransaction(a.txids[0]))!.nonce).toBe(0);
     expect((await p.getTransaction(b.txids[0]))!.nonce).toBe(1);
   });
@@ -66,9 +74,7 @@ describe('sending in order (Hardhat, refuses nonce gaps)', () => {
       expect((await status(v.vaultId, waiting.body.operationID)).status).toBe('SIGNED');
 
       const refill = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.03', description: 'takes nonce 0' });
-      const [r, w] = await Promise.all(
-        [refill, waiting].map((x) => loop.waitFor(v.vaultId, x.body.operationID, (o) => o.status === 'CONFIRMED', 30_000)),
-      );
+      const [r, w] = await Promise.all([refill, waiting].map((x) => loop.waitFor(v.vaultId, x.body.operationID, (o) => o.status === 'CONFIRMED', 30_000)));
       expect((await p.getTransaction(r.txids[0]))!.nonce).toBe(0);
       expect((await p.getTransaction(w.txids[0]))!.nonce).toBe(1);
       expect(await p.getTransactionCount(v.address, 'latest')).toBe(2);

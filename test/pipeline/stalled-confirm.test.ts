@@ -41,7 +41,13 @@ describe('a confirm job whose worker died twice', () => {
     await addConfirmJob(queues, broadcast, 0);
 
     // A worker process that takes the job and dies (no lock renewal, no completion): twice.
-    const dying = new Worker('confirm', null, { connection: crashConn, prefix: queuePrefix(svc.core.config.keyPrefix), lockDuration: 300, stalledInterval: 300, maxStalledCount: 1 });
+    const dying = new Worker('confirm', null, {
+      connection: crashConn,
+      prefix: queuePrefix(svc.core.config.keyPrefix),
+      lockDuration: 300,
+      stalledInterval: 300,
+      maxStalledCount: 1,
+    });
     const check = () => (dying as unknown as { moveStalledJobsToWait(): Promise<unknown> }).moveStalledJobsToWait();
     const id = confirmJobId(op.id);
     const lockKey = `${queuePrefix(svc.core.config.keyPrefix)}:confirm:${id}:lock`;

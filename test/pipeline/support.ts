@@ -54,7 +54,12 @@ export function countBroadcasts(
   // Counted as it starts (a call may never end: a worker killed mid-send); its answer as it ends.
   const once = async (send: () => Promise<BroadcastResult>): Promise<SendOutcome> => {
     counter.calls++;
-    return answered(await send().then((result): SendOutcome => ({ ok: true, result }), (error: unknown): SendOutcome => ({ ok: false, error })));
+    return answered(
+      await send().then(
+        (result): SendOutcome => ({ ok: true, result }),
+        (error: unknown): SendOutcome => ({ ok: false, error }),
+      ),
+    );
   };
   adaptor.broadcast = async (tx) => {
     const o = await once(() => (around ? around(real, tx) : real(tx)));

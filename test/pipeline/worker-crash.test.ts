@@ -91,10 +91,12 @@ describe('a worker killed mid-broadcast: another worker completes the job, one t
       }
       // The second worker sent each once more; the node already knew the first one.
       expect(counter.calls).toBe(2);
-      expect(results.map((r) => [r.txid, r.alreadyKnown]).sort()).toEqual([
-        [left[0]!.txids[0], true],
-        [left[1]!.txids[0], false],
-      ].sort());
+      expect(results.map((r) => [r.txid, r.alreadyKnown]).sort()).toEqual(
+        [
+          [left[0]!.txids[0], true],
+          [left[1]!.txids[0], false],
+        ].sort(),
+      );
     } finally {
       counter.restore();
       await second.close();

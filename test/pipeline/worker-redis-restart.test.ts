@@ -14,7 +14,22 @@ import { provider, RECIPIENT, txsFrom, withdraw } from './support.js';
 async function startRedis(port: number, dir: string): Promise<ChildProcess> {
   const proc = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--maxmemory-policy', 'noeviction'],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--save',
+      '',
+      '--maxmemory-policy',
+      'noeviction',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';

@@ -27,7 +27,16 @@ async function sandboxOutput(format: 'json' | 'pretty', redisUrl: string, prefix
   const [port, custodyPort] = [await freePort(), await freePort()];
   const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'src/main.ts')], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: String(port), SANDBOX_CUSTODY_PORT: String(custodyPort), LOG_FORMAT: format, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json') },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: prefix,
+      PORT: String(port),
+      SANDBOX_CUSTODY_PORT: String(custodyPort),
+      LOG_FORMAT: format,
+      TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json'),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -67,8 +76,14 @@ describe('the sandbox logs for people, or as JSON', { timeout: 200_000 }, () => 
   it('pretty: one readable line per event, no raw JSON, and the framed banner last', async () => {
     const { stdout } = await sandboxOutput('pretty', redisUrl, prefix);
     const lines = stdout.split('\n').filter((l) => l.trim() !== '');
-    expect(lines.filter((l) => l.trimStart().startsWith('{')), stdout).toEqual([]);
-    expect(lines.some((l) => /^\[[\d:.]+\] INFO: listening \{/.test(l)), stdout).toBe(true);
+    expect(
+      lines.filter((l) => l.trimStart().startsWith('{')),
+      stdout,
+    ).toEqual([]);
+    expect(
+      lines.some((l) => /^\[[\d:.]+\] INFO: listening \{/.test(l)),
+      stdout,
+    ).toBe(true);
     // The banner: between two rules, the last block of what the start printed.
     const rules = lines.flatMap((l, i) => (RULE.test(l) ? [i] : []));
     expect(rules.length, stdout).toBe(2);

@@ -74,7 +74,11 @@ describe('POST /sandbox/mining', () => {
   it('answers 422 naming the supported actions for one the node lacks, and the ledgers with controls for a node without any', async () => {
     const r = await call('POST', '/api/v1.0/sandbox/mining', { key: ADMIN_KEY, body: { ledgerId: 'btcregtest', action: 'reorg', blocks: 2 } });
     expect(r.status).toBe(422);
-    expect(r.body).toMatchObject({ errCode: 'ERR_INVALID_ARGUMENTS', details: "btcregtest supports the mining actions pause, resume, not 'reorg'", supported: ['pause', 'resume'] });
+    expect(r.body).toMatchObject({
+      errCode: 'ERR_INVALID_ARGUMENTS',
+      details: "btcregtest supports the mining actions pause, resume, not 'reorg'",
+      supported: ['pause', 'resume'],
+    });
     const none = await call('POST', '/api/v1.0/sandbox/mining', { key: ADMIN_KEY, body: { ledgerId: 'ethdev', action: 'pause' } });
     expect(none.status).toBe(422);
     expect(none.body.details).toBe("ethdev's development node has no mining controls; ledgers with them: btcregtest (pause, resume)");
@@ -82,7 +86,11 @@ describe('POST /sandbox/mining', () => {
   });
 
   it('validates its body and needs the admin scope', async () => {
-    for (const body of [{ ledgerId: 'btcregtest', action: 'stop' }, { ledgerId: 'btcregtest', action: 'mine', blocks: 0 }, { ledgerId: 'btcregtest', action: 'mine', blocks: 65 }]) {
+    for (const body of [
+      { ledgerId: 'btcregtest', action: 'stop' },
+      { ledgerId: 'btcregtest', action: 'mine', blocks: 0 },
+      { ledgerId: 'btcregtest', action: 'mine', blocks: 65 },
+    ]) {
       const r = await call('POST', '/api/v1.0/sandbox/mining', { key: ADMIN_KEY, body });
       expect(r.status, JSON.stringify(body)).toBe(422);
     }

@@ -23,10 +23,18 @@ describe('POST /sandbox/vaults', () => {
   let custody: SandboxCustody;
   let server: Server;
   let call: ReturnType<typeof httpCaller>;
-  const emulatorVaults = async () => custody.running.emulator.ctx.store.list<{ id: string; status: string; groups: { requiredApprovals: number; members: unknown[] }[] }>('vault');
+  const emulatorVaults = async () =>
+    custody.running.emulator.ctx.store.list<{ id: string; status: string; groups: { requiredApprovals: number; members: unknown[] }[] }>('vault');
 
   beforeAll(async () => {
-    custody = await startSandboxCustody({ redisUrl, prefix: `${prefix}${CUSTODY_EMULATOR_PREFIX}`, port: 0, admin: ADMIN, callback: { baseUrl: 'http://127.0.0.1:9' }, logger: pino({ level: 'silent' }) });
+    custody = await startSandboxCustody({
+      redisUrl,
+      prefix: `${prefix}${CUSTODY_EMULATOR_PREFIX}`,
+      port: 0,
+      admin: ADMIN,
+      callback: { baseUrl: 'http://127.0.0.1:9' },
+      logger: pino({ level: 'silent' }),
+    });
     const config = loadConfig(
       {
         PORT: '0',
@@ -69,7 +77,9 @@ describe('POST /sandbox/vaults', () => {
     // One frozen clock: the vaults' names must not collide in the custody account.
     const now = Date.now();
     const clock = vi.spyOn(Date, 'now').mockReturnValue(now);
-    const results = await Promise.all([0, 1, 2].map(() => call('POST', '/api/v1.0/sandbox/vaults', { key: ADMIN_KEY, body: { ledgerId: 'btcregtest' } }))).finally(() => clock.mockRestore());
+    const results = await Promise.all(
+      [0, 1, 2].map(() => call('POST', '/api/v1.0/sandbox/vaults', { key: ADMIN_KEY, body: { ledgerId: 'btcregtest' } })),
+    ).finally(() => clock.mockRestore());
     for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(201);
     const vaults = await emulatorVaults();
     expect(vaults).toHaveLength(3);

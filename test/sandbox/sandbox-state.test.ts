@@ -39,7 +39,7 @@ describe('the sandbox starts on fresh Redis data', () => {
     expect(await redis.get(profileKey(`${bare}:`))).toBe('sandbox');
   });
 
-  it("refuses a production prefix and touches none of its keys", async () => {
+  it('refuses a production prefix and touches none of its keys', async () => {
     const bare = `${prefix}prod`;
     await redis.set(profileKey(`${bare}:`), 'production');
     await redis.set(`${bare}:op:1`, '{}');

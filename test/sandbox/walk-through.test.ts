@@ -60,7 +60,13 @@ describe('the README sandbox walk-through, run with bash against npm start', { t
       name,
       process.execPath,
       [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'src/main.ts')],
-      { REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: String(port), SANDBOX_CUSTODY_PORT: String(custodyPort), TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json') },
+      {
+        REDIS_URL: redisUrl,
+        REDIS_PREFIX: prefix,
+        PORT: String(port),
+        SANDBOX_CUSTODY_PORT: String(custodyPort),
+        TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json'),
+      },
       { cwd: dir, group: true },
     );
     await procs.until(
@@ -117,7 +123,10 @@ describe('the README sandbox walk-through, run with bash against npm start', { t
 
     // Before step 1: /config and /status.
     const [config, status] = jsonLines('0');
-    expect((config?.ledgers as { ledgerId: string }[] | undefined)?.map((l) => l.ledgerId), why).toEqual(['ethdev', 'btcregtest', 'stellardev', 'solanadev']);
+    expect(
+      (config?.ledgers as { ledgerId: string }[] | undefined)?.map((l) => l.ledgerId),
+      why,
+    ).toEqual(['ethdev', 'btcregtest', 'stellardev', 'solanadev']);
     expect(status, why).toMatchObject({ healthy: true });
 
     // 1. A vault, created at the emulator and registered here.
@@ -136,7 +145,10 @@ describe('the README sandbox walk-through, run with bash against npm start', { t
       { asset: 'ETH', amount: '1.25' },
       { asset: 'DEMO', amount: '12.5' },
     ]);
-    expect(jsonLines('3').find((j) => 'ledger' in j), why).toMatchObject({ ledger: { healthy: true }, custody: { healthy: true } });
+    expect(
+      jsonLines('3').find((j) => 'ledger' in j),
+      why,
+    ).toMatchObject({ ledger: { healthy: true }, custody: { healthy: true } });
     expect(jsonLines('3').at(-1), why).toEqual({ items: [{ address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' }] });
 
     // 4. Bitcoin: CONFIRMED.
@@ -149,8 +161,14 @@ describe('the README sandbox walk-through, run with bash against npm start', { t
 
     // 6. Solana: the 409 naming the nonce account, then both withdrawals CONFIRMED.
     const six = out('6');
-    expect(jsonLines('6').find((j) => 'errCode' in j), why).toMatchObject({ title: 'Conflict', errCode: 'ERR_NONCE_ACCOUNT_MISSING', details: expect.stringMatching(/nonce address [1-9A-HJ-NP-Za-km-z]{32,44}/) });
-    expect(six.filter((l) => l === 'CONFIRMED'), why).toHaveLength(2);
+    expect(
+      jsonLines('6').find((j) => 'errCode' in j),
+      why,
+    ).toMatchObject({ title: 'Conflict', errCode: 'ERR_NONCE_ACCOUNT_MISSING', details: expect.stringMatching(/nonce address [1-9A-HJ-NP-Za-km-z]{32,44}/) });
+    expect(
+      six.filter((l) => l === 'CONFIRMED'),
+      why,
+    ).toHaveLength(2);
 
     // 7. The dashboard's queues.
     expect(out('7').join('\n'), why).toContain('"queues"');

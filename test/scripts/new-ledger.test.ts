@@ -34,7 +34,8 @@ describe('npm run new-ledger', () => {
     const files = await scaffoldLedger(root, 'zeta');
     // Formatted as `npm run lint` checks the project's code: prettier finds nothing to change.
     const style = (await resolveConfig(path.join(repo, 'package.json'))) ?? {};
-    for (const f of [...files, 'adaptors/index.ts']) expect(await check(readFileSync(path.join(root, f), 'utf8'), { ...style, parser: 'typescript' }), f).toBe(true);
+    for (const f of [...files, 'adaptors/index.ts'])
+      expect(await check(readFileSync(path.join(root, f), 'utf8'), { ...style, parser: 'typescript' }), f).toBe(true);
     // The shape every built-in family has: the same file for the same role.
     expect([...files].sort()).toEqual(
       [
@@ -77,7 +78,13 @@ describe('npm run new-ledger', () => {
     const tsconfig = JSON.parse(readFileSync(path.join(repo, 'tsconfig.json'), 'utf8')) as { compilerOptions: object };
     writeFileSync(path.join(root, 'package.json'), JSON.stringify({ type: 'module' }));
     // global-setup.ts declares what the test helpers inject; families may declare untyped modules in .d.ts files.
-    writeFileSync(path.join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: tsconfig.compilerOptions, include: ['adaptors/zeta', 'adaptors/index.ts', 'adaptors/**/*.d.ts', 'test/global-setup.ts'] }));
+    writeFileSync(
+      path.join(root, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: tsconfig.compilerOptions,
+        include: ['adaptors/zeta', 'adaptors/index.ts', 'adaptors/**/*.d.ts', 'test/global-setup.ts'],
+      }),
+    );
     const tsc = await promisify(execFile)(process.execPath, [path.join(repo, 'node_modules/typescript/bin/tsc'), '-p', root], { cwd: root }).then(
       () => '',
       (e: { stdout?: string }) => e.stdout ?? String(e),
@@ -110,7 +117,13 @@ describe('npm run new-ledger', () => {
     await expect(scaffoldLedger(root, 'Bad-Name')).rejects.toThrow(/lower-case/);
     await expect(scaffoldLedger(root, 'solana')).rejects.toThrow(/already exists/);
     const { families } = await import('../../adaptors/index.js');
-    await expect(scaffoldLedger(root, 'btc', families.flatMap((f) => f.knownLedgers))).rejects.toThrow(/clash with ids another family knows \(btc\)/);
+    await expect(
+      scaffoldLedger(
+        root,
+        'btc',
+        families.flatMap((f) => f.knownLedgers),
+      ),
+    ).rejects.toThrow(/clash with ids another family knows \(btc\)/);
     expect(existsSync(path.join(root, 'adaptors', 'btc'))).toBe(false);
     expect(readFileSync(path.join(root, 'adaptors', 'index.ts'), 'utf8')).toBe(before);
   });

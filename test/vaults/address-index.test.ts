@@ -27,7 +27,14 @@ function accountOf(node: BIP32Interface, coin: string, account: string): Bip44Ac
   };
 }
 
-const recordOf = (vaultId: string, bip44: Bip44Account): VaultRecord => ({ vaultId, ledgerId: 'btcregtest', kind: 'bip44', bip44, addressFormat: 'p2wpkh', createdAt: new Date().toISOString() });
+const recordOf = (vaultId: string, bip44: Bip44Account): VaultRecord => ({
+  vaultId,
+  ledgerId: 'btcregtest',
+  kind: 'bip44',
+  bip44,
+  addressFormat: 'p2wpkh',
+  createdAt: new Date().toISOString(),
+});
 
 /** The adaptor with every address the vault scan asks the back end about recorded. */
 function counting(adaptor: LedgerAdaptor): { adaptor: LedgerAdaptor; asked: string[] } {
@@ -52,7 +59,8 @@ describe('BIP44 address index: the scan does back-end work past the last used in
   const record = recordOf('many-used', accountOf(root.derivePath("m/44'/1'/0'").neutered(), '1', '0'));
   const addressAt = (change: number, index: number) =>
     adaptor.addressFromPublicKey({ scheme: 'secp256k1', bytes: Uint8Array.from(root.derivePath(`m/44'/1'/0'/${change}/${index}`).publicKey) }, 'p2wpkh');
-  const post = (path: string, body: unknown) => fetch(`${regtest.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown) =>
+    fetch(`${regtest.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const fund = async (address: string) => expect((await post('/dev/faucet', { address, amountSats: 10_000 })).status).toBe(200);
 
   beforeAll(async () => {

@@ -20,12 +20,22 @@ describe('a BIP44 scan shares the event loop', () => {
       vaultId: 'scan-yields',
       ledgerId: 'eth',
       kind: 'bip44',
-      bip44: { publicKey: Buffer.from(account.publicKey).toString('hex'), cpar: Buffer.from(account.chainCode).toString('hex'), bipLevel: 3, parentFingerprint: 0, childNumber: 0, coin: '60', account: '0' },
+      bip44: {
+        publicKey: Buffer.from(account.publicKey).toString('hex'),
+        cpar: Buffer.from(account.chainCode).toString('hex'),
+        bipLevel: 3,
+        parentFingerprint: 0,
+        childNumber: 0,
+        coin: '60',
+        account: '0',
+      },
       createdAt: new Date().toISOString(),
     };
     const codec = new LedgerRegistry([], families).addressCodec('eth');
     const receive = account.derive(0);
-    const expected = Array.from({ length: USED }, (_, i) => codec.addressFromPublicKey({ scheme: 'secp256k1', bytes: Uint8Array.from(receive.derive(i).publicKey) }));
+    const expected = Array.from({ length: USED }, (_, i) =>
+      codec.addressFromPublicKey({ scheme: 'secp256k1', bytes: Uint8Array.from(receive.derive(i).publicKey) }),
+    );
     const used = new Set(expected);
     // A back end that answers at once (a resolved promise): without yielding, the scan would never let a macrotask run.
     const adaptor = { ...codec, addressesUsed: (addresses: string[]) => Promise.resolve(addresses.map((a) => used.has(a))) } as unknown as LedgerAdaptor;

@@ -10,11 +10,14 @@ function rawCall(base: string, method: string, path: string, key: string, body?:
   const { hostname, port } = new URL(base);
   const text = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request({ hostname, port, method, path, headers: { authorization: `Bearer ${key}`, ...(text ? { 'content-type': 'application/json' } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') }));
-    });
+    const req = request(
+      { hostname, port, method, path, headers: { authorization: `Bearer ${key}`, ...(text ? { 'content-type': 'application/json' } : {}) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') }));
+      },
+    );
     req.on('error', reject);
     req.end(text);
   });
@@ -38,7 +41,10 @@ describe('vault ids that would walk up a custody URL', () => {
     await new Promise<void>((r) => custody.listen(0, '127.0.0.1', () => r()));
     const address = custody.address();
     custodyUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/custody/api/v1.0/mng`;
-    svc = await startTestService({ ethdev: { rpcUrl: `http://127.0.0.1:${await freePort()}` } }, { pipeline: true, env: { CUSTODY_URL: custodyUrl, CUSTODY_RETRIES: '0' } });
+    svc = await startTestService(
+      { ethdev: { rpcUrl: `http://127.0.0.1:${await freePort()}` } },
+      { pipeline: true, env: { CUSTODY_URL: custodyUrl, CUSTODY_RETRIES: '0' } },
+    );
   });
   afterAll(async () => {
     await svc?.stop();
@@ -72,7 +78,13 @@ describe('vault ids that would walk up a custody URL', () => {
       ['DELETE', '/api/v1.0/admin/vaults/%2E', ADMIN_KEY],
     ] as const;
     for (const [method, path, key] of paths) {
-      const res = await rawCall(svc.url, method, path, key, method === 'POST' ? { amount: '1', description: 'x', recipientAddress: '0x00000000000000000000000000000000000000B0' } : undefined);
+      const res = await rawCall(
+        svc.url,
+        method,
+        path,
+        key,
+        method === 'POST' ? { amount: '1', description: 'x', recipientAddress: '0x00000000000000000000000000000000000000B0' } : undefined,
+      );
       expect(res.status, path).toBe(422);
       expect(res.body.details, path).toContain('beginning with a letter or digit');
     }

@@ -61,7 +61,17 @@ describe('admin: webhook subscriptions refuse what they must, and the withdrawal
   });
 
   it('retries deliveries for at least 24 hours by default', () => {
-    const config = loadConfig({ LEDGERS: JSON.stringify({ ethdev: { rpcUrl: 'http://127.0.0.1:9' } }), SANDBOX: 'false', API_KEYS: JSON.stringify([{ name: 'a', key: 'a-key-0123456789abcdef0123456789abcdef', scopes: ['read'] }]), CUSTODY_URL: 'http://c', CALLBACK_SECRET: 'x'.repeat(16) }, families, 't');
+    const config = loadConfig(
+      {
+        LEDGERS: JSON.stringify({ ethdev: { rpcUrl: 'http://127.0.0.1:9' } }),
+        SANDBOX: 'false',
+        API_KEYS: JSON.stringify([{ name: 'a', key: 'a-key-0123456789abcdef0123456789abcdef', scopes: ['read'] }]),
+        CUSTODY_URL: 'http://c',
+        CALLBACK_SECRET: 'x'.repeat(16),
+      },
+      families,
+      't',
+    );
     const attempts = deliveryAttempts(config);
     let total = 0;
     for (let made = 1; made < attempts; made++) total += backoffDelay(config, made);
@@ -103,11 +113,21 @@ describe('admin: webhook subscriptions refuse what they must, and the withdrawal
     const two = await admin('GET', '/withdrawals?status=FAILED,EXECUTING&vaultId=vault-x');
     expect(ids(two.body)).toEqual(newestFirst.filter((id) => ops.find((o) => o.id === id)!.vaultId === 'vault-x'));
     const stuck = await admin('GET', '/withdrawals?stuck=true');
-    expect(ids(stuck.body).sort()).toEqual(ops.filter((_, i) => i % 4 === 2).map((o) => o.id).sort());
+    expect(ids(stuck.body).sort()).toEqual(
+      ops
+        .filter((_, i) => i % 4 === 2)
+        .map((o) => o.id)
+        .sort(),
+    );
     const notStuck = await admin('GET', '/withdrawals?stuck=false&limit=200');
     expect(notStuck.body.items).toHaveLength(9);
     const window = await admin('GET', `/withdrawals?from=${new Date(base + 60_000).toISOString()}&to=${new Date(base + 120_000).toISOString()}`);
-    expect(ids(window.body).sort()).toEqual(ops.slice(2, 6).map((o) => o.id).sort());
+    expect(ids(window.body).sort()).toEqual(
+      ops
+        .slice(2, 6)
+        .map((o) => o.id)
+        .sort(),
+    );
     expect((await admin('GET', '/withdrawals?ledgerId=ethdev&limit=200')).body.items).toHaveLength(12);
 
     const bad: [string, RegExp][] = [
@@ -126,6 +146,8 @@ describe('admin: webhook subscriptions refuse what they must, and the withdrawal
     }
     expect((await svc.call('GET', '/api/v1.0/admin/withdrawals', { key: READ_KEY })).status).toBe(403);
     const doc = await svc.call('GET', '/api/v1.0/openapi.json');
-    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/api/v1.0/admin/withdrawals', '/api/v1.0/admin/webhooks', '/api/v1.0/admin/webhooks/{id}/deliveries/{deliveryId}/retry']));
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining(['/api/v1.0/admin/withdrawals', '/api/v1.0/admin/webhooks', '/api/v1.0/admin/webhooks/{id}/deliveries/{deliveryId}/retry']),
+    );
   });
 });

@@ -41,7 +41,8 @@ describe('the delivery index of a subscription holds what can still be listed', 
     await store.expire(d, retainSeconds);
   };
   const indexed = async (sub: string) => (await redis.zrange(keys.deliveries(sub), 0, -1)).sort();
-  const expired = (ds: NewDelivery[]) => until('the delivered records expire', async () => (await redis.exists(...ds.map((d) => keys.delivery(d.id)))) === 0, 5_000);
+  const expired = (ds: NewDelivery[]) =>
+    until('the delivered records expire', async () => (await redis.exists(...ds.map((d) => keys.delivery(d.id)))) === 0, 5_000);
 
   it('a delivered record leaves the index once it has expired, without anyone listing deliveries', async () => {
     const sub = randomUUID();
@@ -56,7 +57,7 @@ describe('the delivery index of a subscription holds what can still be listed', 
     expect(await indexed(sub)).toEqual([later.id]);
   });
 
-  it('failed, pending and queued deliveries stay listed past the delivered ones\' retention, however old', async () => {
+  it("failed, pending and queued deliveries stay listed past the delivered ones' retention, however old", async () => {
     const sub = randomUUID();
     const old = 8 * DAY_MS;
     const failed = await record(sub, { withdrawalId: 'w1', sequence: 1, ageMs: old });

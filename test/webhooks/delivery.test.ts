@@ -62,7 +62,13 @@ describe('webhook deliveries to a real receiver', () => {
       // Deduplicated by event id, the accepted events are the withdrawal's life in order.
       const firstAccepted = [...new Map(mine.filter((r) => r.answer === 200).map((r) => [r.body.id, r] as const)).values()];
       expect(firstAccepted.map((r) => r.body.sequence)).toEqual([1, 2, 3, 4, 5]);
-      expect(firstAccepted.map((r) => r.body.type)).toEqual(['withdrawal.created', 'withdrawal.sign_requested', 'withdrawal.signed', 'withdrawal.broadcast', 'withdrawal.confirmed']);
+      expect(firstAccepted.map((r) => r.body.type)).toEqual([
+        'withdrawal.created',
+        'withdrawal.sign_requested',
+        'withdrawal.signed',
+        'withdrawal.broadcast',
+        'withdrawal.confirmed',
+      ]);
       expect(firstAccepted[4]!.body.withdrawal).toMatchObject({ operationID: `custody-${op.id}`, status: 'CONFIRMED', isComplete: true, txids: ['0x01'] });
       // Never a later event before the earlier one was accepted.
       for (const r of mine) {
@@ -90,7 +96,7 @@ describe('webhook deliveries to a real receiver', () => {
     await receiver.close();
   });
 
-  it('a delivery that keeps failing ends failed, holds back its withdrawal\'s later events, and is sent again on request', async () => {
+  it("a delivery that keeps failing ends failed, holds back its withdrawal's later events, and is sent again on request", async () => {
     const receiver = await startReceiver([], 503);
     const created = await admin('POST', '', { url: receiver.url, events: ['withdrawal.created', 'withdrawal.failed'] });
     const sub = created.body.id as string;
@@ -98,8 +104,20 @@ describe('webhook deliveries to a real receiver', () => {
     await store.create(op);
     await store.transition(op.id, ['EXECUTING'], 'FAILED', () => ({ failureReason: 'declined' }), 'declined');
 
-    const list = async () => (await admin('GET', `/${sub}/deliveries`)).body.items as { id: string; type: string; status: string; attempts: number; lastResponseStatus?: number; lastError?: string }[];
-    const failed = await until('the first delivery failed', async () => (await list()).find((d) => d.type === 'withdrawal.created' && d.status === 'failed'), 20_000);
+    const list = async () =>
+      (await admin('GET', `/${sub}/deliveries`)).body.items as {
+        id: string;
+        type: string;
+        status: string;
+        attempts: number;
+        lastResponseStatus?: number;
+        lastError?: string;
+      }[];
+    const failed = await until(
+      'the first delivery failed',
+      async () => (await list()).find((d) => d.type === 'withdrawal.created' && d.status === 'failed'),
+      20_000,
+    );
     expect(failed.attempts).toBeGreaterThan(3);
     expect(failed).toMatchObject({ lastResponseStatus: 503, lastError: 'the receiver answered 503' });
     expect((await list()).find((d) => d.type === 'withdrawal.failed')?.status).toBe('queued');
@@ -139,7 +157,9 @@ describe('webhook deliveries to a real receiver', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.received.map((r) => r.body.type)).toEqual(['webhook.test', 'withdrawal.confirmed']);
     expect(receiver.received.every((r) => verified(r, 'my-own-secret-0123456789'))).toBe(true);
-    expect(verified({ ...receiver.received[0]!, raw: receiver.received[0]!.raw.replace('webhook.test', 'webhook.tesT') }, 'my-own-secret-0123456789')).toBe(false);
+    expect(verified({ ...receiver.received[0]!, raw: receiver.received[0]!.raw.replace('webhook.test', 'webhook.tesT') }, 'my-own-secret-0123456789')).toBe(
+      false,
+    );
 
     // The receiver's verification docs/webhooks.md gives, run as written.
     const readme = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8');
@@ -162,8 +182,12 @@ describe('webhook deliveries to a real receiver', () => {
   it('refuses to connect to a private address at delivery unless allowed, even behind a name', async () => {
     const receiver = await startReceiver();
     const url = receiver.url.replace('127.0.0.1', 'localhost');
-    await expect(sendWebhook(url, '{}', { secret: 's', eventId: 'e', timeoutMs: 1000, allowPrivate: false })).rejects.toThrow(/localhost resolves to .*(127\.0\.0\.1|::1), a loopback address/);
-    await expect(sendWebhook(receiver.url, '{}', { secret: 's', eventId: 'e', timeoutMs: 1000, allowPrivate: false })).rejects.toThrow(/127\.0\.0\.1 is a loopback address/);
+    await expect(sendWebhook(url, '{}', { secret: 's', eventId: 'e', timeoutMs: 1000, allowPrivate: false })).rejects.toThrow(
+      /localhost resolves to .*(127\.0\.0\.1|::1), a loopback address/,
+    );
+    await expect(sendWebhook(receiver.url, '{}', { secret: 's', eventId: 'e', timeoutMs: 1000, allowPrivate: false })).rejects.toThrow(
+      /127\.0\.0\.1 is a loopback address/,
+    );
     expect(receiver.received).toHaveLength(0);
     expect(await sendWebhook(receiver.url, '{}', { secret: 's', eventId: 'e', timeoutMs: 1000, allowPrivate: true })).toBe(200);
     await receiver.close();

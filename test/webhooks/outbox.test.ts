@@ -106,7 +106,9 @@ describe('outbox: every status change writes its event in the same step', () => 
   it('transitionMany moves a run in one round trip, each with its event; a record changed meanwhile, or a server that lost the script, goes one by one', async () => {
     const ops = Array.from({ length: 4 }, () => fakeOperation());
     for (const op of ops) await store.create(op);
-    const signed = await Promise.all(ops.map(async (op) => (await store.transition(op.id, ['EXECUTING'], 'SIGNED', () => ({ txids: [`0x${op.id.slice(0, 8)}`] })))!));
+    const signed = await Promise.all(
+      ops.map(async (op) => (await store.transition(op.id, ['EXECUTING'], 'SIGNED', () => ({ txids: [`0x${op.id.slice(0, 8)}`] })))!),
+    );
     // One changed since the caller read it (its record in hand is stale), one already moved on.
     await store.update(signed[1]!.id, (o) => ({ ...o, confirmations: 0, stuck: undefined }));
     await store.transition(signed[2]!.id, ['SIGNED'], 'FAILED', undefined, 'refused meanwhile');

@@ -10,11 +10,19 @@ export function fakeOperation(fields: { vaultId?: string; ledgerId?: string; cre
       id: randomUUID(),
       vaultId: fields.vaultId ?? 'vault-a',
       ledgerId: fields.ledgerId ?? 'ethdev',
-      request: { recipientAddress: '0x00000000000000000000000000000000000000B0', asset: 'ETH', amount: fields.amount ?? '1', description: 'test', fee: 'MEDIUM' },
+      request: {
+        recipientAddress: '0x00000000000000000000000000000000000000B0',
+        asset: 'ETH',
+        amount: fields.amount ?? '1',
+        description: 'test',
+        fee: 'MEDIUM',
+      },
       recipientAddress: '0x00000000000000000000000000000000000000B0',
       unsigned: {
         txs: [{ serialized: '02abcd' }],
-        payloads: [{ digest: randomBytes(32).toString('hex'), keyId: 'k', publicKey: '02'.padEnd(66, '1'), hashAlgorithm: 'NONE' as never, txIndex: 0, inputIndex: 0 }],
+        payloads: [
+          { digest: randomBytes(32).toString('hex'), keyId: 'k', publicKey: '02'.padEnd(66, '1'), hashAlgorithm: 'NONE' as never, txIndex: 0, inputIndex: 0 },
+        ],
         fee: '21000',
         state: {},
       },
@@ -36,7 +44,10 @@ export interface Received {
  * A real HTTP webhook receiver. `plan` decides each request's answer in arrival order
  * (a status or 'hang'); past its end it answers `then`.
  */
-export async function startReceiver(plan: (number | 'hang')[] = [], then: number | 'hang' = 200): Promise<{ url: string; received: Received[]; setThen(a: number | 'hang'): void; close(): Promise<void> }> {
+export async function startReceiver(
+  plan: (number | 'hang')[] = [],
+  then: number | 'hang' = 200,
+): Promise<{ url: string; received: Received[]; setThen(a: number | 'hang'): void; close(): Promise<void> }> {
   const received: Received[] = [];
   const state = { then };
   const server: Server = createServer((req, res) => {
@@ -70,4 +81,3 @@ export async function startReceiver(plan: (number | 'hang')[] = [], then: number
     },
   };
 }
-

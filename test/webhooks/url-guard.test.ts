@@ -93,7 +93,11 @@ describe('webhook targets are judged by address class', () => {
 
   it('at registration: every resolved address of a name is judged', async () => {
     for (const [addresses, verdict] of RESOLVED) {
-      const check = checkWebhookTarget(new URL('https://hook.example/x'), false, fakeResolver(() => addresses));
+      const check = checkWebhookTarget(
+        new URL('https://hook.example/x'),
+        false,
+        fakeResolver(() => addresses),
+      );
       if (verdict === 'pass') await expect(check, addresses.join()).resolves.toBeUndefined();
       else await expect(check, addresses.join()).rejects.toThrow(verdict);
     }
@@ -121,7 +125,9 @@ describe('webhook targets are judged by address class', () => {
     const url = receiver.url.replace('127.0.0.1', 'hook.example');
     await expect(sendWebhook(url, '{}', { secret: 's', eventId: 'e', timeoutMs: 500, allowPrivate: false, resolver: rebinding })).rejects.toThrow(/NAT64/);
     // WEBHOOK_ALLOW_PRIVATE keeps its meaning: allowed, the connection goes to the resolved address.
-    expect(await sendWebhook(url, '{}', { secret: 's', eventId: 'e', timeoutMs: 1000, allowPrivate: true, resolver: fakeResolver(() => ['127.0.0.1']) })).toBe(200);
+    expect(await sendWebhook(url, '{}', { secret: 's', eventId: 'e', timeoutMs: 1000, allowPrivate: true, resolver: fakeResolver(() => ['127.0.0.1']) })).toBe(
+      200,
+    );
     expect(receiver.received).toHaveLength(1);
     await receiver.close();
   });

@@ -46,7 +46,9 @@ describe('a real withdrawal tells the integrator each step by webhook', () => {
     expect(bodies.slice(1).every((b) => b.withdrawal.operationID === res.body.operationID && b.withdrawal.id === res.body.operationID)).toBe(true);
     expect(bodies[4].withdrawal).toEqual(done);
     for (const r of receiver.received) {
-      expect(checkCallback(sub.body.secret, Buffer.from(r.raw), r.headers['x-webhook-timestamp'] as string, r.headers['x-webhook-signature'] as string, 300)).toBeUndefined();
+      expect(
+        checkCallback(sub.body.secret, Buffer.from(r.raw), r.headers['x-webhook-timestamp'] as string, r.headers['x-webhook-signature'] as string, 300),
+      ).toBeUndefined();
     }
     const listed = await loop.svc.call('GET', `/api/v1.0/admin/withdrawals?vaultId=${v.vaultId}&status=CONFIRMED`, { key: ADMIN_KEY });
     expect(listed.body.items).toEqual([done]);

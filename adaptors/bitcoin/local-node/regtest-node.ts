@@ -1,6 +1,17 @@
 import { freePort } from '../../../src/dev/free-port.js';
 import { address as baddress, networks } from 'bitcoinjs-lib';
-import { loadBcoin, revHex, type Bcoin, type BcoinAddress, type BcoinCoin, type BcoinFullNode, type BcoinKeyRing, type BcoinMempoolEntry, type BcoinTx, type BcoinVerifyError } from './bcoin.js';
+import {
+  loadBcoin,
+  revHex,
+  type Bcoin,
+  type BcoinAddress,
+  type BcoinCoin,
+  type BcoinFullNode,
+  type BcoinKeyRing,
+  type BcoinMempoolEntry,
+  type BcoinTx,
+  type BcoinVerifyError,
+} from './bcoin.js';
 
 const network = networks.regtest;
 /** bcoin's regtest activates SegWit by BIP9 signalling: the state turns ACTIVE at height 432. */
@@ -171,12 +182,18 @@ export class RegtestNode {
     const oldFees = [...conflicts.values()].reduce((s, e) => s + e.fee, 0);
     for (const [id, e] of conflicts) {
       if (fee * e.size <= e.fee * vsize) {
-        throw new NodeRejection(-26, `insufficient fee, rejecting replacement ${txid}; new feerate ${(fee / vsize).toFixed(2)} sat/vB <= old feerate ${(e.fee / e.size).toFixed(2)} sat/vB of ${id}`);
+        throw new NodeRejection(
+          -26,
+          `insufficient fee, rejecting replacement ${txid}; new feerate ${(fee / vsize).toFixed(2)} sat/vB <= old feerate ${(e.fee / e.size).toFixed(2)} sat/vB of ${id}`,
+        );
       }
     }
     if (fee < oldFees) throw new NodeRejection(-26, `insufficient fee, rejecting replacement ${txid}, less fees than conflicting txs; ${fee} < ${oldFees}`);
     if (fee - oldFees < INCREMENTAL_RELAY_SAT_PER_VB * vsize) {
-      throw new NodeRejection(-26, `insufficient fee, rejecting replacement ${txid}, not enough additional fees to relay; ${fee - oldFees} < ${INCREMENTAL_RELAY_SAT_PER_VB * vsize}`);
+      throw new NodeRejection(
+        -26,
+        `insufficient fee, rejecting replacement ${txid}, not enough additional fees to relay; ${fee - oldFees} < ${INCREMENTAL_RELAY_SAT_PER_VB * vsize}`,
+      );
     }
     const evicted = [...conflicts.values()];
     for (const e of evicted) mempool.evictEntry(e);

@@ -37,7 +37,10 @@ describe('broadcast: inputs missing or taken', () => {
   }
 
   it('is a refusal that is not retried when the back end does not have it', async () => {
-    const err = await broadcast(refusing('bad-txns-inputs-missingorspent', -25, async () => undefined), TX).catch((e: unknown) => e);
+    const err = await broadcast(
+      refusing('bad-txns-inputs-missingorspent', -25, async () => undefined),
+      TX,
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NodeRejectionError);
     expect(err).toMatchObject({ kind: 'missing_inputs', retryable: false });
   });

@@ -21,7 +21,11 @@ async function knownToBackend(ctx: BtcContext, tx: SignedTx, refusal: string): P
     const spends = await Promise.all(ins.map((i) => ctx.backend.outspend(Buffer.from(i.hash).reverse().toString('hex'), i.index)));
     return spends.some((o) => o.spent && o.txid === tx.txid);
   } catch (e) {
-    throw new UnavailableError(`${ctx.ledgerId} node refused ${tx.txid} (${refusal}) and could not tell whether it holds it: ${(e as Error).message}`, e, 'ERR_NODE_UNAVAILABLE');
+    throw new UnavailableError(
+      `${ctx.ledgerId} node refused ${tx.txid} (${refusal}) and could not tell whether it holds it: ${(e as Error).message}`,
+      e,
+      'ERR_NODE_UNAVAILABLE',
+    );
   }
 }
 

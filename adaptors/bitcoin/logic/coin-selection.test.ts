@@ -12,7 +12,11 @@ const coin = (value: bigint, format: Candidate['format'] = 'p2wpkh'): Candidate 
 });
 /** An input cap above what the standard weight allows: the weight is the limit. */
 const BY_WEIGHT = 5_000;
-const weightOf = (inputs: Candidate[], outputs: number) => signedWeight(inputs.map((c) => c.format), new Array<number>(outputs).fill(p2wpkh.length));
+const weightOf = (inputs: Candidate[], outputs: number) =>
+  signedWeight(
+    inputs.map((c) => c.format),
+    new Array<number>(outputs).fill(p2wpkh.length),
+  );
 const p2pkh = Uint8Array.from([0x76, 0xa9, 0x14, ...new Array<number>(20).fill(2), 0x88, 0xac]);
 const p2tr = Uint8Array.from([0x51, 0x20, ...new Array<number>(32).fill(3)]);
 /** A P2WPKH coin at output `vout`. */
@@ -177,7 +181,10 @@ describe('change that has no room beside the coins', () => {
     const c = chooseCoins(coins, { script: p2tr, amount: max.amount }, p2sh, 1, false, 2_000);
     if (!c.ok) throw new Error('the named maximum must be sendable');
     expect(c.change).toBeGreaterThan(0n);
-    const weight = signedWeight(c.inputs.map((x) => x.format), [p2tr.length, p2sh.length]);
+    const weight = signedWeight(
+      c.inputs.map((x) => x.format),
+      [p2tr.length, p2sh.length],
+    );
     expect(weight).toBeLessThanOrEqual(MAX_STANDARD_TX_WEIGHT);
     // What it pays beyond its size at 1 sat/vB: nothing.
     expect(c.fee - BigInt(vbytes(weight))).toBeLessThan(1_000n);

@@ -11,9 +11,7 @@ export interface Candidate {
   format: AddressFormat;
 }
 
-export type Selection =
-  | { ok: true; inputs: Candidate[]; change: bigint; fee: bigint }
-  | { ok: false; fee: bigint; available: bigint };
+export type Selection = { ok: true; inputs: Candidate[]; change: bigint; fee: bigint } | { ok: false; fee: bigint; available: bigint };
 
 /**
  * Bytes coinselect should count for each input type: its non-witness size minus the 41 it
@@ -31,12 +29,7 @@ const INPUT_EXTRA_BYTES: Record<AddressFormat, number> = {
  * accumulative) and applies the dust rule coinselect does not know: change below the dust
  * threshold of the change script goes to the fee instead of becoming an output.
  */
-export function selectCoins(
-  candidates: Candidate[],
-  recipient: { script: Uint8Array; amount: bigint },
-  changeScript: Uint8Array,
-  feeRate: number,
-): Selection {
+export function selectCoins(candidates: Candidate[], recipient: { script: Uint8Array; amount: bigint }, changeScript: Uint8Array, feeRate: number): Selection {
   const available = candidates.reduce((s, c) => s + c.utxo.value, 0n);
   const utxos = candidates.map((c) => ({
     value: Number(c.utxo.value),
@@ -61,8 +54,7 @@ export interface Recipient {
 
 /** `send` goes to the recipient; `toSelf` marks a consolidation, whose one output is the vault's own. */
 export type Choice =
-  | { ok: true; inputs: Candidate[]; send: bigint; change: bigint; fee: bigint; toSelf: boolean }
-  | { ok: false; fee: bigint; available: bigint };
+  { ok: true; inputs: Candidate[]; send: bigint; change: bigint; fee: bigint; toSelf: boolean } | { ok: false; fee: bigint; available: bigint };
 
 /** Fee at `rate` sat/vB for a transaction of `weight`. */
 const feeOf = (weight: number, rate: number): bigint => BigInt(vbytes(weight) * rate);
@@ -135,7 +127,8 @@ function largestFirst(candidates: Candidate[], recipient: Recipient, changeScrip
     if (g.sum < recipient.amount + feeOf(g.weightWith(undefined, alone), rate)) continue;
     const changeWeight = g.weightWith(undefined, withChange);
     const change = g.sum - recipient.amount - feeOf(changeWeight, rate);
-    if (change < dustThreshold(changeScript)) return { ok: true, inputs: g.inputs, send: recipient.amount, change: 0n, fee: g.sum - recipient.amount, toSelf: false };
+    if (change < dustThreshold(changeScript))
+      return { ok: true, inputs: g.inputs, send: recipient.amount, change: 0n, fee: g.sum - recipient.amount, toSelf: false };
     // A change worth keeping with no room beside these coins: refused, never burnt (fewer of the largest fall short).
     if (changeWeight > MAX_STANDARD_TX_WEIGHT) return undefined;
     return { ok: true, inputs: g.inputs, send: recipient.amount, change, fee: g.sum - recipient.amount - change, toSelf: false };
@@ -150,7 +143,13 @@ function largestFirst(candidates: Candidate[], recipient: Recipient, changeScrip
  * largest needed are taken first and the smallest fill the room left. Coins that cost more
  * to spend than they hold at this rate stay where they are.
  */
-function consolidation(candidates: Candidate[], recipient: Recipient, rate: number, maxInputs: number, sendable: () => { amount: bigint; inputs: number }): Choice {
+function consolidation(
+  candidates: Candidate[],
+  recipient: Recipient,
+  rate: number,
+  maxInputs: number,
+  sendable: () => { amount: bigint; inputs: number },
+): Choice {
   const out = [recipient.script.length];
   const eligible = candidates.filter((c) => pays(c, rate));
   const available = candidates.reduce((s, c) => s + c.utxo.value, 0n);
@@ -220,5 +219,10 @@ export function chooseCoins(candidates: Candidate[], recipient: Recipient, chang
   if (alt) return alt;
   const most = sendable();
   // Under what the largest coins hold, but their change has no room beside them: name the most that leaves room.
-  throw tooLarge(recipient.amount, most.amount < recipient.amount ? most : maxSendable(candidates, recipient.script.length, rate, maxInputs, changeScript), rate, maxInputs);
+  throw tooLarge(
+    recipient.amount,
+    most.amount < recipient.amount ? most : maxSendable(candidates, recipient.script.length, rate, maxInputs, changeScript),
+    rate,
+    maxInputs,
+  );
 }

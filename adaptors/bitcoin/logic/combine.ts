@@ -56,4 +56,3 @@ export function combine(ctx: BtcContext, unsigned: UnsignedWithdrawal, signature
   });
   return [{ txIndex: 0, serialized: tx.toHex(), txid: tx.getId() }];
 }
-

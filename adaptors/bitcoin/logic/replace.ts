@@ -14,7 +14,14 @@ const INCREMENTAL_RELAY = 1n;
 /** Virtual size of the signed transaction, rounded up: what the fee rate is paid on. */
 export function signedVsize(ctx: BtcContext, state: BitcoinState): bigint {
   const outputs = state.outputs.map((o) => recipientScript(o.address, ctx.network)?.length ?? 34);
-  return BigInt(vbytes(signedWeight(state.inputs.map((i) => i.format), outputs)));
+  return BigInt(
+    vbytes(
+      signedWeight(
+        state.inputs.map((i) => i.format),
+        outputs,
+      ),
+    ),
+  );
 }
 
 /**
@@ -60,7 +67,8 @@ export async function replace(ctx: BtcContext, input: ReplacementInput): Promise
   const total = old.inputs.reduce((s, i) => s + BigInt(i.value), 0n);
   let outputs: BitcoinState['outputs'];
   if (input.kind === 'cancel') {
-    if (!recipientScript(input.source.changeAddress, ctx.network)) throw new InvalidArgumentError(`change address '${input.source.changeAddress}' is not valid here`);
+    if (!recipientScript(input.source.changeAddress, ctx.network))
+      throw new InvalidArgumentError(`change address '${input.source.changeAddress}' is not valid here`);
     outputs = [{ address: input.source.changeAddress, value: '0', change: true }];
   } else {
     outputs = old.outputs.map((o) => ({ ...o }));
@@ -71,10 +79,13 @@ export async function replace(ctx: BtcContext, input: ReplacementInput): Promise
     const asked = rate * size(outs);
     if (input.fee && asked < minimum(outs)) {
       const minRate = (minimum(outs) + size(outs) - 1n) / size(outs);
-      throw new InvalidArgumentError(`fee ${rate} sat/vB is below the replacement minimum of ${minRate} sat/vB (BIP125: old fee ${oldFee} sat + ${INCREMENTAL_RELAY} sat/vB)`, {
-        field: 'fee',
-        minimum: minRate.toString(),
-      });
+      throw new InvalidArgumentError(
+        `fee ${rate} sat/vB is below the replacement minimum of ${minRate} sat/vB (BIP125: old fee ${oldFee} sat + ${INCREMENTAL_RELAY} sat/vB)`,
+        {
+          field: 'fee',
+          minimum: minRate.toString(),
+        },
+      );
     }
     return asked > minimum(outs) ? asked : minimum(outs);
   };
@@ -99,7 +110,10 @@ export async function replace(ctx: BtcContext, input: ReplacementInput): Promise
     }
   }
   if (rest < 0n) {
-    throw new ConflictError(`the withdrawal's change cannot pay a replacement fee of ${fee} sat (it pays ${oldFee} sat now); no inputs are added to a replacement`, 'ERR_NOT_REPLACEABLE');
+    throw new ConflictError(
+      `the withdrawal's change cannot pay a replacement fee of ${fee} sat (it pays ${oldFee} sat now); no inputs are added to a replacement`,
+      'ERR_NOT_REPLACEABLE',
+    );
   }
   fee += rest;
   const state: BitcoinState = { ...old, outputs, feeRate: Number((fee + size(outputs) - 1n) / size(outputs)) };

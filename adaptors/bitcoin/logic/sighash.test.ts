@@ -53,14 +53,23 @@ describe('preimages of every input of one transaction', () => {
       const hash = createHash('sha256').update(`prev ${i}`).digest();
       tx.addInput(hash, i % 3, 0xfffffffd);
       const key = ecc.pointFromScalar(Buffer.alloc(32, (i % 200) + 1), true) as Uint8Array;
-      return { txid: '', vout: i % 3, value: String(10_000 + i), address: '', format: formats[i % 3] as (typeof formats)[number], publicKey: Buffer.from(key).toString('hex'), keyId: '' };
+      return {
+        txid: '',
+        vout: i % 3,
+        value: String(10_000 + i),
+        address: '',
+        format: formats[i % 3] as (typeof formats)[number],
+        publicKey: Buffer.from(key).toString('hex'),
+        keyId: '',
+      };
     });
     tx.addOutput(p2pkhScript(Buffer.alloc(20, 1)), 5_000n);
     tx.addOutput(Buffer.concat([Buffer.from([0, 20]), Buffer.alloc(20, 2)]), 7_000n);
     const preimages = inputPreimages(tx, inputs);
     inputs.forEach((input, i) => {
       const script = p2pkhScript(bcrypto.hash160(Buffer.from(input.publicKey, 'hex')));
-      const expected = input.format === 'p2pkh' ? tx.hashForSignature(i, script, SIGHASH_ALL) : tx.hashForWitnessV0(i, script, BigInt(input.value), SIGHASH_ALL);
+      const expected =
+        input.format === 'p2pkh' ? tx.hashForSignature(i, script, SIGHASH_ALL) : tx.hashForWitnessV0(i, script, BigInt(input.value), SIGHASH_ALL);
       expect(sha256d(preimages[i] as Buffer).toString('hex'), `input ${i} (${input.format})`).toBe(Buffer.from(expected).toString('hex'));
     });
   });

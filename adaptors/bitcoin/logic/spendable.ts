@@ -21,7 +21,11 @@ export async function spendableUtxos(backend: BitcoinBackend, addresses: string[
   await Promise.all(
     pendingTxids.map(async (txid) => {
       const from = await backend.prevouts(txid);
-      if (from.length > 0 && from.every((p) => ownSet.has(p.address))) ownTx.set(txid, from.map((p) => `${p.txid}:${p.vout}`));
+      if (from.length > 0 && from.every((p) => ownSet.has(p.address)))
+        ownTx.set(
+          txid,
+          from.map((p) => `${p.txid}:${p.vout}`),
+        );
     }),
   );
   return all.flatMap((u) => {

@@ -67,7 +67,13 @@ export async function txStatus(ctx: BtcContext, txid: string, unsigned: Unsigned
 async function unknownTxStatus(ctx: BtcContext, txid: string, inputs: Input[], spends: Outspend[]): Promise<TxStatus> {
   const others = spends.filter((o) => conflicting(o, txid));
   const spent = others.find(proves);
-  if (spent) return { state: 'failed', confirmations: 0, reason: `inputs spent by ${spent.txid ?? 'another transaction'}`, ...(spent.txid ? { spentBy: spent.txid } : {}) };
+  if (spent)
+    return {
+      state: 'failed',
+      confirmations: 0,
+      reason: `inputs spent by ${spent.txid ?? 'another transaction'}`,
+      ...(spent.txid ? { spentBy: spent.txid } : {}),
+    };
   const lost = await replacedParent(ctx, inputs);
   if (lost && lost !== 'unconfirmed') {
     const reason = `its input ${lost.input} no longer exists: the transaction that created it was replaced (its input ${lost.parentInput} was spent by ${lost.by ?? 'another transaction'})`;

@@ -47,7 +47,11 @@ function readStatus(txid: string, r: unknown, tip: unknown): BackendTxStatus | u
   if (r instanceof CoreRpcError) {
     if (r.rpcCode === RPC_INVALID_ADDRESS_OR_KEY) {
       if (CANNOT_LOOK_UP.test(r.rpcMessage)) {
-        throw new UnavailableError(`bitcoind cannot look up ${txid} (its txindex is off or not synced; txindex=1 is required): ${r.rpcMessage}`, r, 'ERR_NODE_UNAVAILABLE');
+        throw new UnavailableError(
+          `bitcoind cannot look up ${txid} (its txindex is off or not synced; txindex=1 is required): ${r.rpcMessage}`,
+          r,
+          'ERR_NODE_UNAVAILABLE',
+        );
       }
       return undefined;
     }
@@ -158,10 +162,10 @@ export class CoreRpcBackend implements BitcoinBackend {
     if (addresses.length === 0) return [];
     const byScript = new Map(addresses.map((a) => [this.scriptFor(a), a]));
     const scan = this.scanQueue.then(() =>
-      this.call<{ unspents: { txid: string; vout: number; scriptPubKey: string; amount: string; height: number }[] }>(
-        'scantxoutset',
-        ['start', addresses.map((a) => `addr(${a})`)],
-      ),
+      this.call<{ unspents: { txid: string; vout: number; scriptPubKey: string; amount: string; height: number }[] }>('scantxoutset', [
+        'start',
+        addresses.map((a) => `addr(${a})`),
+      ]),
     );
     this.scanQueue = scan.catch(() => undefined);
     const { unspents } = await scan;

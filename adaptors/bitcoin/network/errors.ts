@@ -58,11 +58,16 @@ export const BITCOIN_NODE_REASONS: readonly BitcoinReasonRow[] = [
     examples: [
       {
         client: 'bitcoin core',
-        message: 'insufficient fee, rejecting replacement 0f3c8e2b9a8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b; new feerate 0.00001000 BTC/kvB <= old feerate 0.00002000 BTC/kvB',
+        message:
+          'insufficient fee, rejecting replacement 0f3c8e2b9a8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b; new feerate 0.00001000 BTC/kvB <= old feerate 0.00002000 BTC/kvB',
         code: -26,
       },
       { client: 'bitcoin core', message: 'replacement-adds-unconfirmed, replacement 0f3c… adds unconfirmed input, idx 0', code: -26 },
-      { client: 'bitcoin core', message: 'too many potential replacements, rejecting replacement 0f3c…; too many potential replacements (101 > 100)', code: -26 },
+      {
+        client: 'bitcoin core',
+        message: 'too many potential replacements, rejecting replacement 0f3c…; too many potential replacements (101 > 100)',
+        code: -26,
+      },
       { client: 'bcoin', message: 'replace-by-fee' },
     ],
   },
@@ -124,7 +129,11 @@ export const BITCOIN_NODE_REASONS: readonly BitcoinReasonRow[] = [
       { client: 'bitcoin core', message: 'scriptpubkey', code: -26 },
       { client: 'bitcoin core', message: 'tx-size-small', code: -26 },
       { client: 'bitcoin core', message: 'non-mandatory-script-verify-flag (Signature must be zero for failed CHECK(MULTI)SIG operation)', code: -26 },
-      { client: 'bitcoin core', message: 'mandatory-script-verify-flag-failed (Script evaluated without error but finished with a false/empty top stack element)', code: -26 },
+      {
+        client: 'bitcoin core',
+        message: 'mandatory-script-verify-flag-failed (Script evaluated without error but finished with a false/empty top stack element)',
+        code: -26,
+      },
       { client: 'bcoin', message: 'bad-txns-nonstandard-inputs' },
       { client: 'bcoin', message: 'bad-witness-nonstandard' },
       { client: 'bcoin', message: 'multi-op-return' },

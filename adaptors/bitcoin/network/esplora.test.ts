@@ -24,9 +24,7 @@ function serve(): Promise<{ server: Server; url: string }> {
       res.end(f.json !== undefined ? JSON.stringify(f.json) : f.text);
     });
   });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })),
-  );
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
 }
 
 describe('Esplora client against recorded responses', () => {
@@ -49,7 +47,9 @@ describe('Esplora client against recorded responses', () => {
       [1, 25_000n, false, ADDR],
       [0, 7_000n, false, ADDR],
     ]);
-    expect(await esplora.prevouts(utxos[1]!.txid)).toEqual([{ txid: '8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a001', vout: 1, address: ADDR }]);
+    expect(await esplora.prevouts(utxos[1]!.txid)).toEqual([
+      { txid: '8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a001', vout: 1, address: ADDR },
+    ]);
   });
 
   it('counts confirmed coins plus own unconfirmed change, not unconfirmed deposits from others', async () => {

@@ -9,13 +9,7 @@ export interface HttpAnswer {
  * One HTTP exchange with a back end. Transport failures, 5xx and 429 are UnavailableError
  * (retryable); every other status is handed back for the caller to judge.
  */
-export async function httpRequest(
-  fetchFn: typeof fetch,
-  what: string,
-  url: string,
-  init: RequestInit = {},
-  timeoutMs = 15_000,
-): Promise<HttpAnswer> {
+export async function httpRequest(fetchFn: typeof fetch, what: string, url: string, init: RequestInit = {}, timeoutMs = 15_000): Promise<HttpAnswer> {
   let res: Response;
   try {
     res = await fetchFn(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });

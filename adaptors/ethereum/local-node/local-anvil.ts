@@ -47,7 +47,17 @@ export async function rpcAnswers(url: string): Promise<boolean> {
 export async function startAnvil(opts: { chainId?: number; blockTime?: number; mixedMining?: boolean; keepStates?: number } = {}): Promise<LocalAnvil> {
   const port = await freePort();
   const chainId = opts.chainId ?? 31337;
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--prune-history', ...(opts.keepStates ? [String(opts.keepStates)] : []), '--silent'];
+  const args = [
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--chain-id',
+    String(chainId),
+    '--prune-history',
+    ...(opts.keepStates ? [String(opts.keepStates)] : []),
+    '--silent',
+  ];
   if (opts.blockTime) args.push('--block-time', String(opts.blockTime));
   // Mined on every transaction and on a timer: transactions that arrived ahead of their nonce
   // are mined once the gap fills, as on a live chain.

@@ -26,7 +26,6 @@ describe('ethereum broadcastMany', () => {
   });
   afterAll(() => h.close());
 
-
   it('sends them in order, sendBatchSize per round trip, and settles each nonce it got through', async () => {
     const c = countedAdaptor(h, { sendBatchSize: 3 });
     const key = newKey(c.adaptor);
@@ -153,7 +152,10 @@ describe('ethereum broadcast when the node cannot answer', () => {
     // The first send went in and was mined; its answer could have been lost on the way back.
     await adaptor.broadcast(tx!.signed);
     await waitReceipt(h, tx!.signed.txid);
-    const e = await adaptor.broadcast(tx!.signed).then(() => undefined, (x: unknown) => x);
+    const e = await adaptor.broadcast(tx!.signed).then(
+      () => undefined,
+      (x: unknown) => x,
+    );
     expect(e).not.toBeInstanceOf(NodeRejectionError);
     expect(e).toMatchObject({ retryable: true, errCode: 'ERR_NODE_UNAVAILABLE' });
     expect((e as Error).message).toContain('transaction indexing is in progress');

@@ -45,7 +45,11 @@ async function knownToNode(ctx: EthContext, tx: Outgoing, refusal: string): Prom
   try {
     return (await ctx.rpc.call<unknown>('eth_getTransactionByHash', [tx.txid])) !== null;
   } catch (e) {
-    throw new UnavailableError(`${ctx.ledgerId} node refused nonce ${tx.nonce} of ${tx.from} (${refusal}) and could not tell whether it holds ${tx.txid}: ${(e as Error).message}`, e, 'ERR_NODE_UNAVAILABLE');
+    throw new UnavailableError(
+      `${ctx.ledgerId} node refused nonce ${tx.nonce} of ${tx.from} (${refusal}) and could not tell whether it holds ${tx.txid}: ${(e as Error).message}`,
+      e,
+      'ERR_NODE_UNAVAILABLE',
+    );
   }
 }
 
@@ -116,7 +120,10 @@ async function sendOrdered(ctx: EthContext, txs: Outgoing[]): Promise<SendOutcom
   for (let round = 0; round < txs.length; round++) {
     const again = txs.flatMap((_, i) => (overtaken(txs, outcomes, i) ? [i] : []));
     if (again.length === 0) break;
-    const answers = await sendBatch(ctx, again.map((i) => txs[i] as Outgoing));
+    const answers = await sendBatch(
+      ctx,
+      again.map((i) => txs[i] as Outgoing),
+    );
     again.forEach((i, k) => (outcomes[i] = answers[k] as SendOutcome));
     if (!answers.some((o) => o.ok)) break;
   }

@@ -45,7 +45,7 @@ describe('ethereum craft refuses what it cannot build, with figures', () => {
     expect(zero.fields).toMatchObject({ field: 'amount' });
   });
 
-  it('legacy mode: a custom gas price under the next block\'s base fee is the same 422 as the EIP-1559 max fee, and reserves no nonce', async () => {
+  it("legacy mode: a custom gas price under the next block's base fee is the same 422 as the EIP-1559 max fee, and reserves no nonce", async () => {
     const legacy = h.adaptor({ feeMode: 'legacy' });
     const key = newKey(legacy);
     await h.chain.funder.sendEth(key.address, 10n ** 18n);

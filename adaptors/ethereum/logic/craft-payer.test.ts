@@ -62,9 +62,13 @@ describe('ethereum craft estimates the gas from the address that sends', () => {
   });
 
   const tokensTo = async (k: TestKey) => (await token.getFunction('transfer')(k.address, 1_000_000_000n)).wait();
-  const vaultOf = (...keys: TestKey[]): VaultSource => ({ vaultId: `vault-${keys[0]!.address}`, addresses: keys.map((k) => k.source.addresses[0]!), changeAddress: keys[0]!.address });
+  const vaultOf = (...keys: TestKey[]): VaultSource => ({
+    vaultId: `vault-${keys[0]!.address}`,
+    addresses: keys.map((k) => k.source.addresses[0]!),
+    changeAddress: keys[0]!.address,
+  });
 
-  it('the first holder has no ETH, the payer delegated its votes: the limit covers the payer\'s transfer, which succeeds on chain', async () => {
+  it("the first holder has no ETH, the payer delegated its votes: the limit covers the payer's transfer, which succeeds on chain", async () => {
     const a = newKey(adaptor); // tokens, no ETH for gas
     const b = newKey(adaptor); // tokens and ETH; delegated: its transfer writes checkpoints
     for (const k of [a, b]) await tokensTo(k);

@@ -72,7 +72,9 @@ describe('ethereum craft reads the node once per block, and never promises more 
     closers.push(a.close, b.close);
     const intents = Array.from({ length: 30 }, () => intent(plain, { amount: ETH / 10n }));
     const outcomes = await Promise.allSettled(intents.map((x, i) => (i % 2 ? a : b).adaptor.craft(key.source, x)));
-    const made = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [{ unsigned: o.value, reference: (intents[i] as { reference: string }).reference }] : []));
+    const made = outcomes.flatMap((o, i) =>
+      o.status === 'fulfilled' ? [{ unsigned: o.value, reference: (intents[i] as { reference: string }).reference }] : [],
+    );
     const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
     const spend = made.reduce((sum, m) => sum + spendOf(m.unsigned), 0n);
     // 0.1 ETH + a max fee of at most ~0.00004 ETH each: nine fit in 1 ETH, not ten.

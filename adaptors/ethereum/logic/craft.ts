@@ -94,7 +94,13 @@ async function estimateFrom(ctx: EthContext, from: string, call: Call): Promise<
  * revert says nothing of this one's. Holders whose ETH cannot pay even a plain transfer are
  * passed over without asking the node. Nothing found: the first refusal met, if any.
  */
-async function findPayer(ctx: EthContext, holders: Holder[], call: Call, perGas: bigint, intent: WithdrawalIntent): Promise<{ payer: Holder; cost: Cost } | PermanentLedgerError | undefined> {
+async function findPayer(
+  ctx: EthContext,
+  holders: Holder[],
+  call: Call,
+  perGas: bigint,
+  intent: WithdrawalIntent,
+): Promise<{ payer: Holder; cost: Cost } | PermanentLedgerError | undefined> {
   const least = costOf(PLAIN_TRANSFER_GAS, perGas, intent).required;
   let refusal: PermanentLedgerError | undefined;
   for (const holder of holders) {
@@ -146,7 +152,14 @@ export async function craft(ctx: EthContext, source: VaultSource, intent: Withdr
 
   const assets = native ? [ctx.nativeAsset] : [ctx.nativeAsset, asset];
   // Read once per block (shared with concurrent withdrawals); a refusal is decided on a fresh read.
-  const [snapshot, fee] = await Promise.all([ctx.reads.accounts(source.addresses.map((a) => a.address), assets, fresh), quoteFee(ctx, choice)]);
+  const [snapshot, fee] = await Promise.all([
+    ctx.reads.accounts(
+      source.addresses.map((a) => a.address),
+      assets,
+      fresh,
+    ),
+    quoteFee(ctx, choice),
+  ]);
   const funds: Holder[] = source.addresses.map((a, i) => {
     const account = snapshot.accounts[i] as AccountAtBlock;
     return { vault: a, account, eth: account.balances[0] ?? 0n, asset: account.balances[assets.length - 1] ?? 0n };
@@ -169,7 +182,12 @@ export async function craft(ctx: EthContext, source: VaultSource, intent: Withdr
   if (!found) throw await shortOfEth(ctx, holders[0] as Holder, call, perGas, intent);
   const { payer, cost } = found;
   const spend = native ? { [asset.symbol]: amount + cost.maxFee } : { [ctx.nativeAsset.symbol]: cost.maxFee, [asset.symbol]: amount };
-  return reserveNonceAndBuild(ctx, payer.vault, intent, call, cost.gasLimit, fee, cost.maxFee, { account: payer.account, assets, spend, owner: intent.reference });
+  return reserveNonceAndBuild(ctx, payer.vault, intent, call, cost.gasLimit, fee, cost.maxFee, {
+    account: payer.account,
+    assets,
+    spend,
+    owner: intent.reference,
+  });
 }
 
 /** Reserves the vault address's next nonce, then builds with it; the nonce goes back if the build fails. */
@@ -186,7 +204,11 @@ async function reserveNonceAndBuild(
   const from = getAddress(vault.address);
   const scope = nonceScope(ctx, from);
   // The nonce is reserved with what its transaction may spend (nonce.ts); release gives both back.
-  const nonce = { label: `nonce of ${scope}`, take: () => reserveNonce(ctx, scope, funds), release: (n: bigint) => ctx.deps.reservations.releaseSequence(scope, n, intent.reference) };
+  const nonce = {
+    label: `nonce of ${scope}`,
+    take: () => reserveNonce(ctx, scope, funds),
+    release: (n: bigint) => ctx.deps.reservations.releaseSequence(scope, n, intent.reference),
+  };
   return reserveAndBuild(ctx.deps.logger, [nonce], ([n]) => {
     const state = withFee(
       {

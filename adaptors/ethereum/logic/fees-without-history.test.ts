@@ -47,8 +47,11 @@ describe('legacy fee mode on a node that refuses eth_feeHistory', () => {
   it('a custom gas price is taken as it is when the latest block has no base fee (before London)', async () => {
     expect(await quoteFee(refusingFeeHistory(), parseFee('10'))).toEqual({ type: 0, gasPrice: 10_000_000_000n });
   });
-  it('a custom gas price under the latest block\'s base fee is refused, when it has one', async () => {
-    await expect(quoteFee(refusingFeeHistory(`0x${(20n * 10n ** 9n).toString(16)}`), parseFee('10'))).rejects.toMatchObject({ status: 422, errCode: 'ERR_INVALID_ARGUMENTS' });
+  it("a custom gas price under the latest block's base fee is refused, when it has one", async () => {
+    await expect(quoteFee(refusingFeeHistory(`0x${(20n * 10n ** 9n).toString(16)}`), parseFee('10'))).rejects.toMatchObject({
+      status: 422,
+      errCode: 'ERR_INVALID_ARGUMENTS',
+    });
     expect(await quoteFee(refusingFeeHistory(`0x${(20n * 10n ** 9n).toString(16)}`), parseFee('25'))).toEqual({ type: 0, gasPrice: 25_000_000_000n });
   });
 });

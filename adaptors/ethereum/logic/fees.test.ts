@@ -14,7 +14,11 @@ const GWEI = 1_000_000_000n;
 const hex = (n: bigint): string => `0x${n.toString(16)}`;
 
 /** A node that answers fee questions with fixed figures, to pin the arithmetic down exactly. */
-function context(feeMode: 'eip1559' | 'legacy', answers: Record<string, unknown>, errors: Record<string, { code: number; message: string }> = {}): { ctx: EthContext; asked: unknown[] } {
+function context(
+  feeMode: 'eip1559' | 'legacy',
+  answers: Record<string, unknown>,
+  errors: Record<string, { code: number; message: string }> = {},
+): { ctx: EthContext; asked: unknown[] } {
   const asked: unknown[] = [];
   const fakeFetch = (async (_url: string, init: RequestInit) => {
     const req = JSON.parse(String(init.body)) as { id: number; method: string; params: unknown[] };
@@ -56,9 +60,7 @@ describe('ethereum fee quotes', () => {
   it('EIP-1559 levels: median over non-empty blocks of percentiles 10/50/90, max fee 2 × next base fee + tip', async () => {
     const { ctx, asked } = context('eip1559', { eth_feeHistory: HISTORY, eth_blockNumber: '0x13' });
     expect(asked).toEqual([]);
-    const [low, medium, high] = await Promise.all(
-      ['LOW', 'MEDIUM', 'high'].map((level) => quoteFee(ctx, parseFee(level))),
-    );
+    const [low, medium, high] = await Promise.all(['LOW', 'MEDIUM', 'high'].map((level) => quoteFee(ctx, parseFee(level))));
     // Three quotes in one block: the head and the history are asked once.
     expect(asked).toEqual([
       { method: 'eth_blockNumber', params: [] },
@@ -90,11 +92,16 @@ describe('ethereum fee quotes', () => {
     expect(await quoteFee(ctx, parseFee('13.5'))).toEqual({ type: 0, gasPrice: 13_500_000_000n });
   });
 
-  it('legacy: a custom gas price under the next block\'s base fee is refused like an EIP-1559 max fee, with the same words and fields', async () => {
+  it("legacy: a custom gas price under the next block's base fee is refused like an EIP-1559 max fee, with the same words and fields", async () => {
     const legacy = context('legacy', { eth_feeHistory: HISTORY, eth_blockNumber: '0x13' });
     const eip1559 = context('eip1559', { eth_feeHistory: HISTORY, eth_blockNumber: '0x13' });
     const refusals = await Promise.all(
-      [legacy, eip1559].map(({ ctx }) => quoteFee(ctx, parseFee('12.999')).then(() => undefined, (e: unknown) => e)),
+      [legacy, eip1559].map(({ ctx }) =>
+        quoteFee(ctx, parseFee('12.999')).then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+      ),
     );
     for (const e of refusals) {
       expect(e).toBeInstanceOf(InvalidArgumentError);
@@ -109,13 +116,25 @@ describe('ethereum fee quotes', () => {
   it('legacy: a chain without a base fee takes any custom gas price, and so does a node without eth_feeHistory', async () => {
     const preLondon = context('legacy', { eth_feeHistory: { ...HISTORY, baseFeePerGas: ['0x0', '0x0'] }, eth_blockNumber: '0x13' });
     expect(await quoteFee(preLondon.ctx, parseFee('0.000000001'))).toEqual({ type: 0, gasPrice: 1n });
-    const old = context('legacy', { eth_blockNumber: '0x13' }, { eth_feeHistory: { code: -32601, message: 'the method eth_feeHistory does not exist/is not available' } });
+    const old = context(
+      'legacy',
+      { eth_blockNumber: '0x13' },
+      { eth_feeHistory: { code: -32601, message: 'the method eth_feeHistory does not exist/is not available' } },
+    );
     expect(await quoteFee(old.ctx, parseFee('1'))).toEqual({ type: 0, gasPrice: GWEI });
     // Any other refusal of the read is never taken as "no base fee": the latest block says whether there is one…
-    const refusing = context('legacy', { eth_blockNumber: '0x13', eth_getBlockByNumber: { number: '0x13', baseFeePerGas: `0x${(20n * GWEI).toString(16)}` } }, { eth_feeHistory: { code: -32000, message: 'header not found' } });
+    const refusing = context(
+      'legacy',
+      { eth_blockNumber: '0x13', eth_getBlockByNumber: { number: '0x13', baseFeePerGas: `0x${(20n * GWEI).toString(16)}` } },
+      { eth_feeHistory: { code: -32000, message: 'header not found' } },
+    );
     await expect(quoteFee(refusing.ctx, parseFee('1'))).rejects.toMatchObject({ status: 422, errCode: 'ERR_INVALID_ARGUMENTS' });
     // …and when the node cannot answer that either, the request is asked again.
-    const failing = context('legacy', { eth_blockNumber: '0x13' }, { eth_feeHistory: { code: -32000, message: 'header not found' }, eth_getBlockByNumber: { code: -32000, message: 'header not found' } });
+    const failing = context(
+      'legacy',
+      { eth_blockNumber: '0x13' },
+      { eth_feeHistory: { code: -32000, message: 'header not found' }, eth_getBlockByNumber: { code: -32000, message: 'header not found' } },
+    );
     await expect(quoteFee(failing.ctx, parseFee('1'))).rejects.toMatchObject({ retryable: true });
   });
 });

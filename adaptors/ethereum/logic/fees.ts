@@ -13,9 +13,7 @@ export type FeeLevel = (typeof FEE_LEVELS)[number];
 export type FeeChoice = { level: FeeLevel } | { customWei: bigint };
 
 /** Fee fields of the transaction to build: type 2 (EIP-1559) or type 0 (legacy, EIP-155). */
-export type FeeQuote =
-  | { type: 2; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
-  | { type: 0; gasPrice: bigint };
+export type FeeQuote = { type: 2; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { type: 0; gasPrice: bigint };
 
 const GWEI = /^\d+(?:\.\d+)?$/;
 

@@ -36,14 +36,22 @@ export async function reserveNonce(ctx: EthContext, scope: string, s: NonceSpend
   let account = s.account;
   for (let fresh = false; ; fresh = true) {
     const balances = Object.fromEntries(s.assets.map((a, i) => [a.symbol, account.balances[i] ?? 0n]));
-    const r = await ctx.deps.reservations.reserveSequenceWithin(scope, account.pendingNonce, s.owner, { balances, minedBelow: account.minedNonce, spend: s.spend });
+    const r = await ctx.deps.reservations.reserveSequenceWithin(scope, account.pendingNonce, s.owner, {
+      balances,
+      minedBelow: account.minedNonce,
+      spend: s.spend,
+    });
     if (r.ok) return r.n;
     if (!fresh) {
       account = (await ctx.reads.accounts([account.address], s.assets, true)).accounts[0] as AccountAtBlock;
       continue;
     }
     if (r.reason === 'stale') {
-      throw new UnavailableError(`the Ethereum node answers from block state older than one already used (nonce ${account.minedNonce} mined, ${r.minedBelow} seen); retry`, undefined, 'ERR_NODE_BEHIND');
+      throw new UnavailableError(
+        `the Ethereum node answers from block state older than one already used (nonce ${account.minedNonce} mined, ${r.minedBelow} seen); retry`,
+        undefined,
+        'ERR_NODE_BEHIND',
+      );
     }
     const asset = s.assets.find((a) => a.symbol === r.asset) as AssetInfo;
     const balance = balances[r.asset] ?? 0n;

@@ -19,7 +19,11 @@ async function replacementFee(ctx: EthContext, old: EthereumState, fee: string |
   if (old.type === 0 || asked.type === 0) {
     const minimum = bump(BigInt(old.gasPrice ?? old.maxFeePerGas ?? '0'));
     const price = asked.type === 0 ? asked.gasPrice : asked.maxFeePerGas;
-    if (fee && price < minimum) throw new InvalidArgumentError(`fee ${gwei(price)} is below the replacement minimum of ${gwei(minimum)} (+10%)`, { field: 'fee', minimum: minimum.toString() });
+    if (fee && price < minimum)
+      throw new InvalidArgumentError(`fee ${gwei(price)} is below the replacement minimum of ${gwei(minimum)} (+10%)`, {
+        field: 'fee',
+        minimum: minimum.toString(),
+      });
     return { type: 0, gasPrice: max(price, minimum) };
   }
   const minFee = bump(BigInt(old.maxFeePerGas ?? '0'));
@@ -48,12 +52,23 @@ export async function replace(ctx: EthContext, input: ReplacementInput): Promise
   const { type: _type, maxFeePerGas: _maxFee, maxPriorityFeePerGas: _tip, gasPrice: _price, ...kept } = old;
   const base =
     input.kind === 'cancel'
-      ? { ...kept, to: old.from, value: '0', data: '0x', gasLimit: PLAIN_TRANSFER_GAS.toString(), recipient: old.from, asset: ctx.nativeAsset.symbol, amount: '0' }
+      ? {
+          ...kept,
+          to: old.from,
+          value: '0',
+          data: '0x',
+          gasLimit: PLAIN_TRANSFER_GAS.toString(),
+          recipient: old.from,
+          asset: ctx.nativeAsset.symbol,
+          amount: '0',
+        }
       : kept;
   const state = withFee(base, fee);
   const perGas = fee.type === 2 ? fee.maxFeePerGas : fee.gasPrice;
   // Either transaction may land: the nonce's spend is the larger of the two.
-  await ctx.deps.reservations.raiseSpend(nonceScope(ctx, old.from), BigInt(old.nonce), { [ctx.nativeAsset.symbol]: BigInt(state.value) + BigInt(state.gasLimit) * perGas });
+  await ctx.deps.reservations.raiseSpend(nonceScope(ctx, old.from), BigInt(old.nonce), {
+    [ctx.nativeAsset.symbol]: BigInt(state.value) + BigInt(state.gasLimit) * perGas,
+  });
   return unsignedOf(state, payload, BigInt(state.gasLimit) * perGas);
 }
 

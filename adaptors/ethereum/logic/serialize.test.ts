@@ -103,7 +103,17 @@ describe('Ethereum transaction bytes from state', () => {
   });
 
   it('refuse a state whose fields no transaction carries, naming the field', () => {
-    const base = stateOf({ type: 2, chainId: 1n, nonce: 0n, to: new Uint8Array(20).fill(7), value: 1n, data: new Uint8Array(0), gasLimit: 21000n, fee1: 2n, fee2: 1n });
+    const base = stateOf({
+      type: 2,
+      chainId: 1n,
+      nonce: 0n,
+      to: new Uint8Array(20).fill(7),
+      value: 1n,
+      data: new Uint8Array(0),
+      gasLimit: 21000n,
+      fee1: 2n,
+      fee2: 1n,
+    });
     const cases: [Partial<EthereumState>, RegExp][] = [
       [{ value: (1n << 256n).toString() }, /value .* is out of range/],
       [{ nonce: (BigInt(Number.MAX_SAFE_INTEGER) + 1n).toString() }, /nonce .* is out of range/],

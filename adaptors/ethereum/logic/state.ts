@@ -35,10 +35,7 @@ export const ethereumState = defineStateCodec(
 export type EthereumState = StateOf<typeof ethereumState>;
 
 /** The state with the fee fields of `fee` (and only those). */
-export function withFee(
-  base: Omit<EthereumState, 'type' | 'maxFeePerGas' | 'maxPriorityFeePerGas' | 'gasPrice'>,
-  fee: FeeQuote,
-): EthereumState {
+export function withFee(base: Omit<EthereumState, 'type' | 'maxFeePerGas' | 'maxPriorityFeePerGas' | 'gasPrice'>, fee: FeeQuote): EthereumState {
   return fee.type === 2
     ? { ...base, type: 2, maxFeePerGas: fee.maxFeePerGas.toString(), maxPriorityFeePerGas: fee.maxPriorityFeePerGas.toString() }
     : { ...base, type: 0, gasPrice: fee.gasPrice.toString() };

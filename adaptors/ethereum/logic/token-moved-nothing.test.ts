@@ -134,9 +134,17 @@ describe('ethereum txStatus of a token transfer that moved nothing', () => {
     await adaptor.broadcast(signed!);
     await waitReceipt(h, signed!.txid);
     const options = { tokens: [{ symbol: 'FALSE', contract: token.target as string, decimals: 6 }] };
-    const withoutLogs = countedAdaptor(h, options, receiptsRewritten((r) => delete r.logs)).adaptor;
+    const withoutLogs = countedAdaptor(
+      h,
+      options,
+      receiptsRewritten((r) => delete r.logs),
+    ).adaptor;
     expect(await withoutLogs.txStatus(signed!.txid, unsigned)).toMatchObject({ state: 'pending', confirmations: 0 });
-    const emptyLogs = countedAdaptor(h, options, receiptsRewritten((r) => (r.logs = []))).adaptor;
+    const emptyLogs = countedAdaptor(
+      h,
+      options,
+      receiptsRewritten((r) => (r.logs = [])),
+    ).adaptor;
     expect(await emptyLogs.txStatus(signed!.txid, unsigned)).toMatchObject({ state: 'pending', confirmations: 0 });
     expect(await adaptor.txStatus(signed!.txid, unsigned)).toMatchObject({ state: 'confirmed' });
   });

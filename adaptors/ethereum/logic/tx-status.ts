@@ -48,7 +48,12 @@ export async function txStatus(ctx: EthContext, txid: string, unsigned: Unsigned
       if (!Array.isArray(logs) || (logs.length === 0 && bloomMayHoldTransfer(r.logsBloom, state.to))) {
         return { state: 'pending', confirmations: 0, blockHeight };
       }
-      return { state: 'failed', confirmations, blockHeight, reason: `the token moved nothing: no Transfer event to ${recipient} (the contract returned false?)` };
+      return {
+        state: 'failed',
+        confirmations,
+        blockHeight,
+        reason: `the token moved nothing: no Transfer event to ${recipient} (the contract returned false?)`,
+      };
     }
     return { state: 'confirmed', confirmations, blockHeight };
   }

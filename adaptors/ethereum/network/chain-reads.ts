@@ -75,7 +75,10 @@ export class ChainReads {
             { method: 'eth_getTransactionCount', params: [a, 'pending'] },
           ]),
         );
-        const calls: RpcCall[] = addresses.flatMap((a) => [{ method: 'eth_getTransactionCount', params: [a, 'latest'] }, ...assets.map((asset) => balanceCall(a, asset))]);
+        const calls: RpcCall[] = addresses.flatMap((a) => [
+          { method: 'eth_getTransactionCount', params: [a, 'latest'] },
+          ...assets.map((asset) => balanceCall(a, asset)),
+        ]);
         const second = await this.rpc.batch<string>(calls);
         const per = assets.length + 1;
         return addresses.map((address, i) => {

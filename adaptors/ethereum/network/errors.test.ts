@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { classifyEthMessage, ETH_NODE_MESSAGES, ETH_RATE_LIMIT, isRateLimit } from './errors.js';
 
-describe('a provider turning a call away (rate limit), from the providers\' own words', () => {
+describe("a provider turning a call away (rate limit), from the providers' own words", () => {
   for (const ex of ETH_RATE_LIMIT.examples) {
     it(`${ex.client}: "${ex.message.slice(0, 60)}" is a rate limit`, () => {
       expect(isRateLimit(ex.message)).toBe(true);
     });
   }
 
-  it('no refusal of a client is read as a rate limit, -32005 included (Besu\'s gas limit)', () => {
+  it("no refusal of a client is read as a rate limit, -32005 included (Besu's gas limit)", () => {
     const refusals = ETH_NODE_MESSAGES.flatMap((row) => row.examples);
     expect(refusals.filter((ex) => isRateLimit(ex.message))).toEqual([]);
     expect(isRateLimit('Transaction gas limit exceeds block gas limit')).toBe(false);

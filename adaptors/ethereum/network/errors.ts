@@ -57,7 +57,11 @@ export const ETH_NODE_MESSAGES: readonly NodeMessageRow[] = [
       { client: 'besu', message: 'Replacement transaction underpriced', code: -32000 },
       { client: 'reth', message: 'replacement transaction underpriced' },
       { client: 'anvil', message: 'replacement transaction underpriced', code: -32003 },
-      { client: 'hardhat', message: 'Replacement transaction underpriced. A gasPrice/maxFeePerGas of at least 2000000000 is necessary to replace the existing transaction with nonce 0.' },
+      {
+        client: 'hardhat',
+        message:
+          'Replacement transaction underpriced. A gasPrice/maxFeePerGas of at least 2000000000 is necessary to replace the existing transaction with nonce 0.',
+      },
     ],
   },
   {
@@ -132,7 +136,11 @@ export const ETH_NODE_MESSAGES: readonly NodeMessageRow[] = [
       { client: 'besu', message: 'Upfront cost exceeds account balance', code: -32004 },
       { client: 'reth', message: 'insufficient funds for gas * price + value: have 0 want 21000000000000' },
       { client: 'anvil', message: 'Insufficient funds for gas * price + value', code: -32003 },
-      { client: 'hardhat', message: "Sender doesn't have enough funds to send tx. The max upfront cost is: 210000000000001 and the sender's balance is: 0.", code: -32000 },
+      {
+        client: 'hardhat',
+        message: "Sender doesn't have enough funds to send tx. The max upfront cost is: 210000000000001 and the sender's balance is: 0.",
+        code: -32000,
+      },
     ],
   },
   {
@@ -202,11 +210,20 @@ export const ETH_RATE_LIMIT: { pattern: RegExp; examples: NodeMessageExample[] }
   examples: [
     { client: 'infura', message: 'daily request count exceeded, request rate limited', code: -32005 },
     { client: 'infura', message: 'project ID request rate exceeded', code: -32005 },
-    { client: 'alchemy', message: 'Your app has exceeded its compute units per second capacity. If you have retries enabled, you can safely ignore this message. If not, check out https://docs.alchemy.com/reference/throughput', code: 429 },
+    {
+      client: 'alchemy',
+      message:
+        'Your app has exceeded its compute units per second capacity. If you have retries enabled, you can safely ignore this message. If not, check out https://docs.alchemy.com/reference/throughput',
+      code: 429,
+    },
     { client: 'quicknode', message: 'credits limited to 6000/sec', code: -32012 },
     { client: 'optimism (public endpoint)', message: 'This request has been rate limited.', code: -32000 },
     { client: 'EIP-1474', message: 'Limit exceeded', code: -32005 },
-    { client: 'op-geth (relaying its sequencer)', message: '429 Too Many Requests: {"jsonrpc":"2.0","error":{"code":-32016,"message":"over rate limit"},"id":2239375}', code: -32000 },
+    {
+      client: 'op-geth (relaying its sequencer)',
+      message: '429 Too Many Requests: {"jsonrpc":"2.0","error":{"code":-32016,"message":"over rate limit"},"id":2239375}',
+      code: -32000,
+    },
   ],
 };
 

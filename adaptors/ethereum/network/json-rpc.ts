@@ -44,8 +44,10 @@ interface RpcErrorEntry {
  */
 function callError(method: string, error: RpcErrorEntry): Error {
   const message = typeof error.message === 'string' ? error.message : '';
-  if (message.trim() === '') return new UpstreamError(`Ethereum node answered ${method} with error code ${error.code} and no message`, true, undefined, 'ERR_NODE_UNAVAILABLE');
-  if (isRateLimit(message)) return new UnavailableError(`Ethereum node rate-limited ${method}: ${message} (code ${error.code})`, undefined, 'ERR_NODE_UNAVAILABLE');
+  if (message.trim() === '')
+    return new UpstreamError(`Ethereum node answered ${method} with error code ${error.code} and no message`, true, undefined, 'ERR_NODE_UNAVAILABLE');
+  if (isRateLimit(message))
+    return new UnavailableError(`Ethereum node rate-limited ${method}: ${message} (code ${error.code})`, undefined, 'ERR_NODE_UNAVAILABLE');
   return new JsonRpcError(method, error.code, message, error.data);
 }
 

@@ -65,7 +65,9 @@ describe('local Solana node: LiteSVM behind a strict JSON-RPC facade', () => {
     expect(await rpc.sendTransaction(b64(early))).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
     for (let i = 0; i < 150; i++) node.facade.nextSlot();
     await expect(rpc.sendTransaction(b64(late))).rejects.toThrow(/BlockhashNotFound/);
-    const unknown = signedTransaction([payer], '4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM', [getTransferSolInstruction({ source: payer.signer, destination: newLocalKey().address as Address, amount: 1n })]);
+    const unknown = signedTransaction([payer], '4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM', [
+      getTransferSolInstruction({ source: payer.signer, destination: newLocalKey().address as Address, amount: 1n }),
+    ]);
     await expect(rpc.sendTransaction(b64(unknown))).rejects.toThrow(/BlockhashNotFound/);
   });
 
@@ -102,10 +104,13 @@ describe('local Solana node: LiteSVM behind a strict JSON-RPC facade', () => {
       await local.faucet(to, 'SOL', 2_000_000n);
       await local.faucet(to, 'USDC', 1_500_000n);
       await expect(local.faucet(to, 'BONK', 1n)).rejects.toThrow(/SOL and USDC, not BONK/);
-      const balances = await solanaFamily.create('solanadev', options, { fetch } as never).getBalances([to], [
-        { symbol: 'SOL', decimals: 9, native: true },
-        { symbol: 'USDC', decimals: 6, native: false, contract: options.tokens[0]!.mint },
-      ]);
+      const balances = await solanaFamily.create('solanadev', options, { fetch } as never).getBalances(
+        [to],
+        [
+          { symbol: 'SOL', decimals: 9, native: true },
+          { symbol: 'USDC', decimals: 6, native: false, contract: options.tokens[0]!.mint },
+        ],
+      );
       expect(balances.map((b) => b.amount)).toEqual([2_000_000n, 1_500_000n]);
     } finally {
       await local.stop();

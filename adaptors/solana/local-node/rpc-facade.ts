@@ -1,12 +1,4 @@
-import {
-  getBase58Decoder,
-  getBase64Encoder,
-  getBase64Decoder,
-  getTransactionDecoder,
-  address as toAddress,
-  type Address,
-  type Signature,
-} from '@solana/kit';
+import { getBase58Decoder, getBase64Encoder, getBase64Decoder, getTransactionDecoder, address as toAddress, type Address, type Signature } from '@solana/kit';
 import { FailedTransactionMetadata, type EpochSchedule, type LiteSVM } from 'litesvm';
 import { RecentBlockhashes } from './lifetime.js';
 
@@ -124,7 +116,14 @@ export class SvmRpcFacade {
     const slot = this.slot();
     const { epoch, slotIndex, slotsInEpoch } = epochOf(this.svm.getEpochSchedule(), slot);
     // Block heights here are slots (see getBlockHeight). LiteSVM keeps no transaction count.
-    return { absoluteSlot: Number(slot), blockHeight: Number(slot), epoch: Number(epoch), slotIndex: Number(slotIndex), slotsInEpoch: Number(slotsInEpoch), transactionCount: null };
+    return {
+      absoluteSlot: Number(slot),
+      blockHeight: Number(slot),
+      epoch: Number(epoch),
+      slotIndex: Number(slotIndex),
+      slotsInEpoch: Number(slotsInEpoch),
+      transactionCount: null,
+    };
   }
 
   private account(a: Address): unknown {
@@ -159,7 +158,8 @@ export class SvmRpcFacade {
     // it is "Blockhash not found", not "already processed".
     const stale = this.recent.refusal(Uint8Array.from(tx.messageBytes), this.slot());
     if (stale) return fail(-32002, `Transaction simulation failed: ${stale}`, { err: stale });
-    if (this.landed.has(signature)) return fail(-32002, 'Transaction simulation failed: This transaction has already been processed', { err: 'AlreadyProcessed' });
+    if (this.landed.has(signature))
+      return fail(-32002, 'Transaction simulation failed: This transaction has already been processed', { err: 'AlreadyProcessed' });
     // Preflight, as an RPC node does by default: LiteSVM's sendTransaction charges the fee of
     // a transaction that fails, so a refused transaction must not reach it.
     const preflight = this.svm.simulateTransaction(tx);
@@ -209,7 +209,11 @@ function epochOf(schedule: EpochSchedule, slot: bigint): { epoch: bigint; slotIn
     return { epoch, slotIndex: slot - first, slotsInEpoch: length };
   }
   const normal = slot - schedule.firstNormalSlot;
-  return { epoch: schedule.firstNormalEpoch + normal / schedule.slotsPerEpoch, slotIndex: normal % schedule.slotsPerEpoch, slotsInEpoch: schedule.slotsPerEpoch };
+  return {
+    epoch: schedule.firstNormalEpoch + normal / schedule.slotsPerEpoch,
+    slotIndex: normal % schedule.slotsPerEpoch,
+    slotsInEpoch: schedule.slotsPerEpoch,
+  };
 }
 
 function asList(v: unknown): unknown[] {

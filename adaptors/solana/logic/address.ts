@@ -6,7 +6,8 @@ import type { PublicKey } from '../../../src/ledger/adaptor.js';
 export const ADDRESS_FORMATS = ['base58'] as const;
 
 export function addressFromPublicKey(key: PublicKey, format: string = ADDRESS_FORMATS[0]): string {
-  if (format !== 'base58') throw new InvalidArgumentError(`Unknown address format '${format}'. Valid values: ${ADDRESS_FORMATS.join(', ')}`, { valid: [...ADDRESS_FORMATS] });
+  if (format !== 'base58')
+    throw new InvalidArgumentError(`Unknown address format '${format}'. Valid values: ${ADDRESS_FORMATS.join(', ')}`, { valid: [...ADDRESS_FORMATS] });
   if (key.scheme !== 'ed25519' || key.bytes.length !== 32) throw new InvalidArgumentError('a Solana address needs a 32-byte ed25519 public key');
   return getAddressDecoder().decode(key.bytes);
 }

@@ -15,7 +15,8 @@ export function combine(unsigned: UnsignedWithdrawal, sigs: VerifiedSignature[])
   const state = solanaState.decode(unsigned.state);
   const payload = unsigned.payloads[0];
   const stored = unsigned.txs[0]?.serialized;
-  if (!payload || !stored || unsigned.payloads.length !== 1 || unsigned.txs.length !== 1) throw new InvalidArgumentError('a Solana withdrawal has exactly one transaction and one payload');
+  if (!payload || !stored || unsigned.payloads.length !== 1 || unsigned.txs.length !== 1)
+    throw new InvalidArgumentError('a Solana withdrawal has exactly one transaction and one payload');
   const sig = sigs.find((s) => s.payloadIndex === 0);
   if (!sig || sigs.length !== 1) throw new InvalidArgumentError(`expected one signature for payload 0, got ${sigs.length}`);
   const tx = getTransactionDecoder().decode(Buffer.from(stored, 'hex'));

@@ -53,11 +53,17 @@ export async function craft(ctx: SolanaContext, source: VaultSource, intent: Wit
   checkVaultPays(vault, lamports, plan.spendSol, fee, rentFloor);
 
   const claim = kind === 'transfer' ? `nonce:${lifetime.kind === 'nonce' ? lifetime.nonce : ''}` : 'setup';
-  const nonceHeld = claimReservation(ctx.deps.reservations, scope, [claim], intent.reference, Math.max(CLAIM_TTL_MS, ctx.deps.minReservationMs ?? 0), () =>
-    new ConflictError(
-      `another withdrawal of vault ${source.vaultId} holds its durable nonce until it is broadcast or fails; retry after it is confirmed`,
-      'ERR_NONCE_IN_USE',
-    ),
+  const nonceHeld = claimReservation(
+    ctx.deps.reservations,
+    scope,
+    [claim],
+    intent.reference,
+    Math.max(CLAIM_TTL_MS, ctx.deps.minReservationMs ?? 0),
+    () =>
+      new ConflictError(
+        `another withdrawal of vault ${source.vaultId} holds its durable nonce until it is broadcast or fails; retry after it is confirmed`,
+        'ERR_NONCE_IN_USE',
+      ),
   );
   return reserveAndBuild(ctx.deps.logger, [nonceHeld], () => {
     const { message, unsignedTx } = compileMessage(vault, lifetime, [...computeBudget(plan.units, micro), ...plan.instructions]);
@@ -143,7 +149,9 @@ async function setupPlan(
   }
   if (!asset.native) throw new InvalidArgumentError(`the nonce account ${nonceAccount} is created with SOL, not ${asset.symbol}`);
   if (intent.amount < minimum) {
-    throw new InvalidArgumentError(`creating the nonce account needs at least ${sol(minimum)} (${why}), got ${sol(intent.amount)}`, { minimum: minimum.toString() });
+    throw new InvalidArgumentError(`creating the nonce account needs at least ${sol(minimum)} (${why}), got ${sol(intent.amount)}`, {
+      minimum: minimum.toString(),
+    });
   }
   const { blockhash, lastValidBlockHeight } = await ctx.rpc.getLatestBlockhash();
   return {
@@ -157,7 +165,8 @@ async function setupPlan(
 function transferPlan(intent: WithdrawalIntent, asset: AssetInfo, vault: string, recipient: string, nonceAcc: RpcAccount, r: Reads): Planned {
   const { nonceAccount, mint } = r;
   const state = readNonceAccount(nonceAcc, nonceAccount);
-  if (state.authority !== vault) throw new ConflictError(`nonce account ${nonceAccount} answers to ${state.authority}, not to the vault ${vault}`, 'ERR_NONCE_AUTHORITY');
+  if (state.authority !== vault)
+    throw new ConflictError(`nonce account ${nonceAccount} answers to ${state.authority}, not to the vault ${vault}`, 'ERR_NONCE_AUTHORITY');
   const lifetime: Lifetime = { kind: 'nonce', nonce: state.nonce, nonceAccount };
   const plan = mint
     ? tokenPlan(
@@ -165,7 +174,16 @@ function transferPlan(intent: WithdrawalIntent, asset: AssetInfo, vault: string,
         vault,
         mint,
         r.fromAta as string,
-        tokenRecipient({ recipient, recipientAccount: r.recipientAcc ?? null, ata: r.toAta as string, ataAccount: r.toAtaAcc ?? null, asset, mint, vault, nonceAccount }),
+        tokenRecipient({
+          recipient,
+          recipientAccount: r.recipientAcc ?? null,
+          ata: r.toAta as string,
+          ataAccount: r.toAtaAcc ?? null,
+          asset,
+          mint,
+          vault,
+          nonceAccount,
+        }),
         intent.amount,
         tokenAmount(r.fromAtaAcc ?? null, mint, `token account of ${vault}`),
         r.tokenAccountRent,
@@ -187,9 +205,12 @@ function checkVaultPays(vault: string, lamports: bigint, spendSol: bigint, fee: 
 
 function solPlan(vault: string, recipient: string, amount: bigint, newAccount: boolean, rentFloor: bigint) {
   if (newAccount && amount < rentFloor) {
-    throw new InvalidArgumentError(`${recipient} does not exist yet; creating it needs at least ${sol(rentFloor)} (its rent-exempt minimum), got ${sol(amount)}`, {
-      minimum: rentFloor.toString(),
-    });
+    throw new InvalidArgumentError(
+      `${recipient} does not exist yet; creating it needs at least ${sol(rentFloor)} (its rent-exempt minimum), got ${sol(amount)}`,
+      {
+        minimum: rentFloor.toString(),
+      },
+    );
   }
   return { instructions: [solTransfer(vault, recipient, amount)], units: COMPUTE_UNITS.sol, rent: 0n, spendSol: amount };
 }
@@ -203,11 +224,14 @@ function setupMinimum(existing: RpcAccount | null | undefined, nonceRent: bigint
 
 function tokenPlan(asset: AssetInfo, vault: string, mint: string, fromAta: string, to: TokenRecipient, amount: bigint, held: bigint, accountRent: bigint) {
   if (held < amount) {
-    throw new InsufficientFundsError(`${vault} holds ${formatAmount(held, asset.decimals)} ${asset.symbol}; this withdrawal needs ${formatAmount(amount, asset.decimals)}`, {
-      asset: asset.symbol,
-      available: formatAmount(held, asset.decimals),
-      required: formatAmount(amount, asset.decimals),
-    });
+    throw new InsufficientFundsError(
+      `${vault} holds ${formatAmount(held, asset.decimals)} ${asset.symbol}; this withdrawal needs ${formatAmount(amount, asset.decimals)}`,
+      {
+        asset: asset.symbol,
+        available: formatAmount(held, asset.decimals),
+        required: formatAmount(amount, asset.decimals),
+      },
+    );
   }
   return {
     instructions: tokenTransfer({ vault, mint, decimals: asset.decimals, from: fromAta, to: to.tokenAccount, amount, createFor: to.createFor }),

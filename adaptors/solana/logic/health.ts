@@ -7,7 +7,8 @@ export async function health(ctx: SolanaContext): Promise<LedgerHealth> {
     const height = await ctx.rpc.getSlot('confirmed');
     if (!ctx.genesisHash) return { healthy: true, height };
     const network = await ctx.rpc.getGenesisHash();
-    if (network !== ctx.genesisHash) return { healthy: false, wrongNetwork: true, height, network, errorMessage: `RPC serves genesis ${network}, expected ${ctx.genesisHash}` };
+    if (network !== ctx.genesisHash)
+      return { healthy: false, wrongNetwork: true, height, network, errorMessage: `RPC serves genesis ${network}, expected ${ctx.genesisHash}` };
     return { healthy: true, height, network };
   } catch (e) {
     return { healthy: false, errorMessage: (e as Error).message };

@@ -1,6 +1,11 @@
 import { createNoopSigner, type Address, type Instruction } from '@solana/kit';
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
-import { getAllocateWithSeedInstruction, getInitializeNonceAccountInstruction, getTransferSolInstruction, SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
+import {
+  getAllocateWithSeedInstruction,
+  getInitializeNonceAccountInstruction,
+  getTransferSolInstruction,
+  SYSTEM_PROGRAM_ADDRESS,
+} from '@solana-program/system';
 import { getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { NONCE_ACCOUNT_SPACE } from './accounts.js';
 import { NONCE_SEED } from './nonce.js';
@@ -23,7 +28,15 @@ export function solTransfer(vault: string, to: string, lamports: bigint): Instru
 }
 
 /** TransferChecked from the vault's token account, after creating the recipient's associated token account when `createFor` names its owner. */
-export function tokenTransfer(p: { vault: string; mint: string; decimals: number; from: string; to: string; amount: bigint; createFor?: string }): Instruction[] {
+export function tokenTransfer(p: {
+  vault: string;
+  mint: string;
+  decimals: number;
+  from: string;
+  to: string;
+  amount: bigint;
+  createFor?: string;
+}): Instruction[] {
   const vault = createNoopSigner(p.vault as Address);
   const out: Instruction[] = [];
   if (p.createFor) {

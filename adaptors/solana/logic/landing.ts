@@ -40,7 +40,10 @@ export async function landing(rpc: SolanaRpc, txid: string, lifetime: TxLifetime
   const lookup = await rpc.getSignatureStatusAt(txid);
   if (lookup.value) return { kind: 'landed', status: lookup.value };
   if (lookup.slot < at.slot) {
-    return { kind: 'unproven', reason: `${at.what} (answer at slot ${at.slot}), but the signature lookup that does not know it was answered at slot ${lookup.slot}, by a node behind that` };
+    return {
+      kind: 'unproven',
+      reason: `${at.what} (answer at slot ${at.slot}), but the signature lookup that does not know it was answered at slot ${lookup.slot}, by a node behind that`,
+    };
   }
   return { kind: 'never', reason: `${at.what} (answer at slot ${at.slot}; a signature lookup at slot ${lookup.slot} does not know it)` };
 }
@@ -59,13 +62,19 @@ async function lifetimeAt(rpc: SolanaRpc, lifetime: TxLifetime): Promise<Lifetim
     // Slot and height of one bank: every block this transaction could be in is at or before that slot.
     const { absoluteSlot, blockHeight } = await rpc.getEpochInfo();
     return blockHeight > lifetime.lastValidBlockHeight
-      ? { slot: absoluteSlot, expired: true, what: `its blockhash expired before it landed (block height ${blockHeight}, past ${lifetime.lastValidBlockHeight})` }
+      ? {
+          slot: absoluteSlot,
+          expired: true,
+          what: `its blockhash expired before it landed (block height ${blockHeight}, past ${lifetime.lastValidBlockHeight})`,
+        }
       : { slot: absoluteSlot, expired: false, what: `its blockhash is valid up to block height ${lifetime.lastValidBlockHeight}, now ${blockHeight}` };
   }
   // Without the last valid height (broadcast has the signed bytes only): the node's word on the
   // blockhash. Weaker: a node behind the blockhash itself also calls it invalid.
   const { slot, value } = await rpc.isBlockhashValid(lifetime.blockhash);
-  return value ? { slot, expired: false, what: `the blockhash is still valid at slot ${slot}` } : { slot, expired: true, what: 'its blockhash expired before it landed' };
+  return value
+    ? { slot, expired: false, what: `the blockhash is still valid at slot ${slot}` }
+    : { slot, expired: true, what: 'its blockhash expired before it landed' };
 }
 
 /** The lifetime a signed transaction carries: a durable nonce when its first instruction advances one (as the runtime reads it). */
@@ -77,7 +86,11 @@ export function lifetimeOfMessage(messageBytes: Uint8Array): TxLifetime {
     const accounts = message.staticAccounts;
     const data = first?.data;
     const advances =
-      first !== undefined && accounts[first.programAddressIndex] === SYSTEM_PROGRAM_ADDRESS && data !== undefined && data.length >= 4 && Buffer.from(data).readUInt32LE(0) === 4;
+      first !== undefined &&
+      accounts[first.programAddressIndex] === SYSTEM_PROGRAM_ADDRESS &&
+      data !== undefined &&
+      data.length >= 4 &&
+      Buffer.from(data).readUInt32LE(0) === 4;
     const nonceAccount = advances ? accounts[first.accountIndices?.[0] ?? -1] : undefined;
     if (nonceAccount) return { kind: 'nonce', nonceAccount, nonce: token };
   }

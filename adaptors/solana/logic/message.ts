@@ -29,9 +29,13 @@ export function compileMessage(vault: string, lifetime: Lifetime, instructions: 
           { nonce: lifetime.nonce as Nonce, nonceAccountAddress: lifetime.nonceAccount as Address, nonceAuthorityAddress: vault as Address },
           base,
         )
-      : setTransactionMessageLifetimeUsingBlockhash({ blockhash: lifetime.blockhash as Blockhash, lastValidBlockHeight: BigInt(lifetime.lastValidBlockHeight) }, base);
+      : setTransactionMessageLifetimeUsingBlockhash(
+          { blockhash: lifetime.blockhash as Blockhash, lastValidBlockHeight: BigInt(lifetime.lastValidBlockHeight) },
+          base,
+        );
   const tx = compileTransaction(pipe(timed, (m) => appendTransactionMessageInstructions(instructions, m)));
   const signers = Object.keys(tx.signatures);
-  if (signers.length !== 1 || signers[0] !== vault) throw new InvalidArgumentError(`a withdrawal must be signed by the vault alone, not by ${signers.join(', ')}`);
+  if (signers.length !== 1 || signers[0] !== vault)
+    throw new InvalidArgumentError(`a withdrawal must be signed by the vault alone, not by ${signers.join(', ')}`);
   return { message: Uint8Array.from(tx.messageBytes), unsignedTx: Uint8Array.from(getTransactionEncoder().encode(tx)) };
 }

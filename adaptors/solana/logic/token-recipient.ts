@@ -36,7 +36,8 @@ export function tokenRecipient(p: {
   if (!acc || isWalletAccount(acc)) return p.ataAccount ? { tokenAccount: p.ata } : { tokenAccount: p.ata, createFor: recipient };
   const token = readTokenAccount(acc);
   if (token) {
-    if (token.mint !== mint) throw refuse(`${recipient} is a token account of mint ${token.mint}, not of ${asset.symbol} (${mint}); ask the recipient for a ${asset.symbol} address`);
+    if (token.mint !== mint)
+      throw refuse(`${recipient} is a token account of mint ${token.mint}, not of ${asset.symbol} (${mint}); ask the recipient for a ${asset.symbol} address`);
     if (token.owner === p.vault) throw refuse(`${recipient} is a ${asset.symbol} token account of the vault itself`);
     return { tokenAccount: recipient };
   }

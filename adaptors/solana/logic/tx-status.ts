@@ -26,7 +26,8 @@ export async function txStatus(ctx: SolanaContext, txid: string, unsigned: Unsig
   const state = solanaState.decode(unsigned.state);
   let lifetime: TxLifetime;
   if (state.kind === 'transfer') lifetime = { kind: 'nonce', nonceAccount: state.nonceAccount, nonce: state.lifetime };
-  else if (state.lastValidBlockHeight !== undefined) lifetime = { kind: 'blockhash', blockhash: state.lifetime, lastValidBlockHeight: state.lastValidBlockHeight };
+  else if (state.lastValidBlockHeight !== undefined)
+    lifetime = { kind: 'blockhash', blockhash: state.lifetime, lastValidBlockHeight: state.lastValidBlockHeight };
   else return pending();
   const verdict = await landing(ctx.rpc, txid, lifetime);
   switch (verdict.kind) {
@@ -44,6 +45,9 @@ export async function txStatus(ctx: SolanaContext, txid: string, unsigned: Unsig
 function found(ctx: SolanaContext, status: RpcSignatureStatus): TxStatus {
   const reached = RANK[status.confirmationStatus ?? 'processed'] >= RANK[ctx.options.commitment];
   // A failure on chain is final at the same commitment as a success: seen only at `processed`, its fork may still be dropped.
-  if (status.err) return { state: 'failed', confirmations: reached ? ctx.options.confirmations : 0, blockHeight: status.slot, reason: JSON.stringify(status.err) };
-  return reached ? { state: 'confirmed', confirmations: ctx.options.confirmations, blockHeight: status.slot } : { state: 'pending', confirmations: 0, blockHeight: status.slot };
+  if (status.err)
+    return { state: 'failed', confirmations: reached ? ctx.options.confirmations : 0, blockHeight: status.slot, reason: JSON.stringify(status.err) };
+  return reached
+    ? { state: 'confirmed', confirmations: ctx.options.confirmations, blockHeight: status.slot }
+    : { state: 'pending', confirmations: 0, blockHeight: status.slot };
 }

@@ -4,8 +4,12 @@ import { AlreadyProcessedError, ExpiredTransactionError, mapNodeError } from './
 
 describe('solana node errors', () => {
   it('node errors become typed errors once', () => {
-    expect(mapNodeError('sendTransaction', { code: -32002, message: 'Transaction simulation failed: This transaction has already been processed' })).toBeInstanceOf(AlreadyProcessedError);
-    expect(mapNodeError('sendTransaction', { code: -32002, message: 'Transaction simulation failed: Blockhash not found' })).toBeInstanceOf(ExpiredTransactionError);
+    expect(
+      mapNodeError('sendTransaction', { code: -32002, message: 'Transaction simulation failed: This transaction has already been processed' }),
+    ).toBeInstanceOf(AlreadyProcessedError);
+    expect(mapNodeError('sendTransaction', { code: -32002, message: 'Transaction simulation failed: Blockhash not found' })).toBeInstanceOf(
+      ExpiredTransactionError,
+    );
     const rejected = mapNodeError('sendTransaction', { code: -32002, message: 'Transaction simulation failed: InsufficientFundsForRent' });
     expect(rejected).toBeInstanceOf(PermanentLedgerError);
     expect(rejected.retryable).toBe(false);

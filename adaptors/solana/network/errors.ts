@@ -1,4 +1,4 @@
-import type { AppError} from '../../../src/platform/errors.js';
+import type { AppError } from '../../../src/platform/errors.js';
 import { PermanentLedgerError, UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
 
 export interface RpcErrorBody {

@@ -73,7 +73,8 @@ export class SolanaRpc {
    */
   async getEpochInfo(): Promise<{ absoluteSlot: number; blockHeight: number }> {
     const r = await this.call<{ absoluteSlot?: unknown; blockHeight?: unknown }>('getEpochInfo', [{ commitment: 'confirmed' }]);
-    if (typeof r.absoluteSlot !== 'number' || typeof r.blockHeight !== 'number') throw new UpstreamError('Solana RPC getEpochInfo: answer without absoluteSlot and blockHeight', true);
+    if (typeof r.absoluteSlot !== 'number' || typeof r.blockHeight !== 'number')
+      throw new UpstreamError('Solana RPC getEpochInfo: answer without absoluteSlot and blockHeight', true);
     return { absoluteSlot: r.absoluteSlot, blockHeight: r.blockHeight };
   }
 
@@ -81,7 +82,10 @@ export class SolanaRpc {
     const out: (RpcAccount | null)[] = [];
     // The RPC takes at most 100 addresses per call.
     for (let i = 0; i < addresses.length; i += 100) {
-      const r = await this.call<{ value: (RpcAccount | null)[] }>('getMultipleAccounts', [addresses.slice(i, i + 100), { encoding: 'base64', commitment: 'confirmed' }]);
+      const r = await this.call<{ value: (RpcAccount | null)[] }>('getMultipleAccounts', [
+        addresses.slice(i, i + 100),
+        { encoding: 'base64', commitment: 'confirmed' },
+      ]);
       out.push(...r.value);
     }
     return out;
@@ -89,7 +93,10 @@ export class SolanaRpc {
 
   /** One account with the slot of the answer (`confirmed`). */
   async getAccountAt(address: string): Promise<AtSlot<RpcAccount | null>> {
-    const r = await this.call<{ context?: { slot?: unknown }; value: (RpcAccount | null)[] }>('getMultipleAccounts', [[address], { encoding: 'base64', commitment: 'confirmed' }]);
+    const r = await this.call<{ context?: { slot?: unknown }; value: (RpcAccount | null)[] }>('getMultipleAccounts', [
+      [address],
+      { encoding: 'base64', commitment: 'confirmed' },
+    ]);
     return { slot: contextSlot('getMultipleAccounts', r), value: r.value[0] ?? null };
   }
 
@@ -122,7 +129,10 @@ export class SolanaRpc {
 
   /** The signature's status (history searched) with the slot the answering node had reached. */
   async getSignatureStatusAt(signature: string): Promise<AtSlot<RpcSignatureStatus | null>> {
-    const r = await this.call<{ context?: { slot?: unknown }; value: (RpcSignatureStatus | null)[] }>('getSignatureStatuses', [[signature], { searchTransactionHistory: true }]);
+    const r = await this.call<{ context?: { slot?: unknown }; value: (RpcSignatureStatus | null)[] }>('getSignatureStatuses', [
+      [signature],
+      { searchTransactionHistory: true },
+    ]);
     return { slot: contextSlot('getSignatureStatuses', r), value: r.value[0] ?? null };
   }
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStellarLedger, type LocalStellarLedger } from './index.js';
 
 /** The simulator's `GET /accounts/{id}/transactions`, in Horizon's shape for the fields the adaptor reads. */
-describe('Stellar ledger simulator: an account\'s transactions', () => {
+describe("Stellar ledger simulator: an account's transactions", () => {
   let ledger: LocalStellarLedger;
   const source = Keypair.random();
   const sponsor = Keypair.random();
@@ -14,7 +14,8 @@ describe('Stellar ledger simulator: an account\'s transactions', () => {
     const res = await fetch(`${ledger.url}${path}`);
     return { status: res.status, latestLedger: res.headers.get('latest-ledger'), body: (await res.json()) as Record<string, any> };
   };
-  const records = async (account: string, query: string) => (await get(`/accounts/${account}/transactions?${query}`)).body._embedded.records as Record<string, any>[];
+  const records = async (account: string, query: string) =>
+    (await get(`/accounts/${account}/transactions?${query}`)).body._embedded.records as Record<string, any>[];
 
   beforeAll(async () => {
     ledger = await startStellarLedger({ closeIntervalMs: 0 });
@@ -49,7 +50,12 @@ describe('Stellar ledger simulator: an account\'s transactions', () => {
       [source.publicKey(), (seq - 2n).toString(), true],
       [expect.any(String), expect.any(String), true], // create_account from the root
     ]);
-    expect(list[2]).toMatchObject({ hash: hashes.outer, fee_account: sponsor.publicKey(), inner_transaction: { hash: hashes.inner }, fee_bump_transaction: { hash: hashes.outer } });
+    expect(list[2]).toMatchObject({
+      hash: hashes.outer,
+      fee_account: sponsor.publicKey(),
+      inner_transaction: { hash: hashes.inner },
+      fee_bump_transaction: { hash: hashes.outer },
+    });
     expect(list.map((r) => BigInt(r.paging_token))).toEqual([...list.map((r) => BigInt(r.paging_token))].sort((a, b) => (a > b ? -1 : 1)));
     // The fee payer and the paid account see the fee-bump too; failed ones only when asked.
     expect((await records(sponsor.publicKey(), 'order=desc&limit=10')).map((r) => r.hash)).toContain(hashes.outer);
@@ -66,7 +72,12 @@ describe('Stellar ledger simulator: an account\'s transactions', () => {
     expect(next.map((r) => r.hash)).toEqual(all.slice(2, 4).map((r) => r.hash));
     expect(res.body._links.next.href).toContain(`cursor=${all[1]!.paging_token}`);
     const asc = await records(source.publicKey(), `order=asc&limit=10&include_failed=true&cursor=${all[2]!.paging_token}`);
-    expect(asc.map((r) => r.hash)).toEqual(all.slice(0, 2).reverse().map((r) => r.hash));
+    expect(asc.map((r) => r.hash)).toEqual(
+      all
+        .slice(0, 2)
+        .reverse()
+        .map((r) => r.hash),
+    );
   });
 
   it('an account it never saw has an empty page; bad arguments are 400 naming the field', async () => {

@@ -1,12 +1,4 @@
-import {
-  Asset,
-  extractBaseAddress,
-  FeeBumpTransaction,
-  Keypair,
-  TransactionBuilder,
-  type Operation,
-  type Transaction,
-} from '@stellar/stellar-sdk';
+import { Asset, extractBaseAddress, FeeBumpTransaction, Keypair, TransactionBuilder, type Operation, type Transaction } from '@stellar/stellar-sdk';
 import { assetKey, cloneAccount, MAX_INT64, type AccountEntry, type LedgerState, type PendingTx, type TxRecord } from './ledger.js';
 import { feeBumpXdr, opFailureXdr, successXdr, txFailureXdr, type OpKind, type OpOutcome } from './results.js';
 
@@ -158,7 +150,12 @@ function submitFeeBump(state: LedgerState, fb: FeeBumpTransaction, hash: string,
     payer,
     fee,
     maxFee: bid,
-    feeBump: { feeAccount: fb.feeSource, innerHash, innerMaxFee: BigInt(inner.fee), innerSignatures: inner.signatures.map((s) => s.signature().toString('base64')) },
+    feeBump: {
+      feeAccount: fb.feeSource,
+      innerHash,
+      innerMaxFee: BigInt(inner.fee),
+      innerSignatures: inner.signatures.map((s) => s.signature().toString('base64')),
+    },
     signatures: fb.signatures.map((s) => s.signature().toString('base64')),
   });
   state.innerIndex.set(innerHash, hash);
@@ -259,13 +256,7 @@ interface OpScope {
 const result = (kind: OpKind, code: string): OpOutcome => ({ kind, code });
 
 /** Operation effects go to `work` (copies), committed only if every operation succeeds. */
-function applyOp(
-  state: LedgerState,
-  work: Map<string, AccountEntry>,
-  op: Operation,
-  sourceId: string,
-  ledgerSeq: number,
-): OpOutcome {
+function applyOp(state: LedgerState, work: Map<string, AccountEntry>, op: Operation, sourceId: string, ledgerSeq: number): OpOutcome {
   const get = (id: string): AccountEntry | undefined => {
     const cached = work.get(id);
     if (cached) return cached;

@@ -48,10 +48,7 @@ export function accountJson(base: string, a: AccountEntry) {
     last_modified_ledger: a.lastModifiedLedger,
     thresholds: { low_threshold: 0, med_threshold: 0, high_threshold: 0 },
     flags: { auth_required: false, auth_revocable: false, auth_immutable: false, auth_clawback_enabled: false },
-    balances: [
-      ...lines,
-      { balance: amount(a.balance), buying_liabilities: '0.0000000', selling_liabilities: '0.0000000', asset_type: 'native' },
-    ],
+    balances: [...lines, { balance: amount(a.balance), buying_liabilities: '0.0000000', selling_liabilities: '0.0000000', asset_type: 'native' }],
     signers: [{ weight: 1, key: a.id, type: 'ed25519_public_key' }],
     // Horizon shows each data entry's value in base64.
     data: Object.fromEntries([...a.data].map(([name, value]) => [name, value.toString('base64')])),
@@ -146,10 +143,15 @@ export function accountTransactionsJson(
 ) {
   const mine = [...all].filter((t) => t.participants.includes(account) && (q.includeFailed || t.successful));
   const ordered = q.desc ? mine.reverse() : mine;
-  const after = q.cursor === undefined ? ordered : ordered.filter((t) => (q.desc ? transactionPagingToken(t) < (q.cursor as bigint) : transactionPagingToken(t) > (q.cursor as bigint)));
+  const after =
+    q.cursor === undefined
+      ? ordered
+      : ordered.filter((t) => (q.desc ? transactionPagingToken(t) < (q.cursor as bigint) : transactionPagingToken(t) > (q.cursor as bigint)));
   const records = after.slice(0, q.limit);
   const page = (cursor: string, desc: boolean) =>
-    link(`${base}/accounts/${account}/transactions?cursor=${cursor}&limit=${q.limit}&order=${desc ? 'desc' : 'asc'}${q.includeFailed ? '&include_failed=true' : ''}`);
+    link(
+      `${base}/accounts/${account}/transactions?cursor=${cursor}&limit=${q.limit}&order=${desc ? 'desc' : 'asc'}${q.includeFailed ? '&include_failed=true' : ''}`,
+    );
   const first = records[0];
   const last = records[records.length - 1];
   return {
@@ -165,9 +167,7 @@ export function accountTransactionsJson(
 /** Fees per operation of recent ledgers: the base fee, or the surge price while one is set. */
 export function feeStatsJson(latest: LedgerHeader, surgeFee?: bigint) {
   const fee = (surgeFee !== undefined && surgeFee > latest.baseFee ? surgeFee : latest.baseFee).toString();
-  const dist = Object.fromEntries(
-    ['max', 'min', 'mode', 'p10', 'p20', 'p30', 'p40', 'p50', 'p60', 'p70', 'p80', 'p90', 'p95', 'p99'].map((k) => [k, fee]),
-  );
+  const dist = Object.fromEntries(['max', 'min', 'mode', 'p10', 'p20', 'p30', 'p40', 'p50', 'p60', 'p70', 'p80', 'p90', 'p95', 'p99'].map((k) => [k, fee]));
   return {
     last_ledger: String(latest.sequence),
     last_ledger_base_fee: latest.baseFee.toString(),
@@ -192,7 +192,8 @@ export function submissionTimeout(): Problem {
       type: 'https://stellar.org/horizon-errors/timeout',
       title: 'Timeout',
       status: 504,
-      detail: 'Your request timed out before completing. Please try your request again. If you are submitting a transaction make sure you are sending exactly the same transaction (with the same sequence number).',
+      detail:
+        'Your request timed out before completing. Please try your request again. If you are submitting a transaction make sure you are sending exactly the same transaction (with the same sequence number).',
     },
   };
 }
@@ -240,11 +241,7 @@ export function transactionMalformed(envelopeXdr: string): Problem {
   };
 }
 
-export function transactionFailed(
-  envelopeXdr: string,
-  resultXdr: string,
-  codes: { transaction: string; operations?: string[] },
-): Problem {
+export function transactionFailed(envelopeXdr: string, resultXdr: string, codes: { transaction: string; operations?: string[] }): Problem {
   return {
     status: 400,
     body: {

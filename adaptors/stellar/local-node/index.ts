@@ -110,7 +110,14 @@ export async function startStellarLedger(opts: StellarLedgerOptions = {}): Promi
   const submitOrThrow = (tx: Transaction): SubmitOutcome => {
     const out = submitEnvelope(state, passphrase, tx.toEnvelope().toXDR('base64'));
     if (out.kind === 'applied' && out.record.successful) return out;
-    const why = out.kind === 'malformed' ? out.reason : out.kind === 'rejected' ? out.transaction : out.kind === 'queued' ? 'queued under the surge price' : out.record.operationCodes.join(',');
+    const why =
+      out.kind === 'malformed'
+        ? out.reason
+        : out.kind === 'rejected'
+          ? out.transaction
+          : out.kind === 'queued'
+            ? 'queued under the surge price'
+            : out.record.operationCodes.join(',');
     throw new Error(`simulator rejected the helper transaction: ${why}`);
   };
   const fundTx = (account: string, xlm: string) =>
@@ -169,14 +176,10 @@ export async function startStellarLedger(opts: StellarLedgerOptions = {}): Promi
     issue: async (asset, to, amount) => {
       const issuer = issuers.get(asset.issuer);
       if (!issuer) throw new Error(`issuer ${asset.issuer} was not created by createAsset`);
-      submitOrThrow(
-        signedTx(issuer, (b) => b.addOperation(Operation.payment({ destination: to, asset: new Asset(asset.code, asset.issuer), amount }))),
-      );
+      submitOrThrow(signedTx(issuer, (b) => b.addOperation(Operation.payment({ destination: to, asset: new Asset(asset.code, asset.issuer), amount }))));
     },
     changeTrust: async (signer, asset, limit) => {
-      submitOrThrow(
-        signedTx(signer, (b) => b.addOperation(Operation.changeTrust({ asset: new Asset(asset.code, asset.issuer), limit }))),
-      );
+      submitOrThrow(signedTx(signer, (b) => b.addOperation(Operation.changeTrust({ asset: new Asset(asset.code, asset.issuer), limit }))));
     },
     manageData: async (signer, name, value) => {
       submitOrThrow(signedTx(signer, (b) => b.addOperation(Operation.manageData({ name, value }))));

@@ -113,7 +113,9 @@ describe('local Stellar ledger simulator: Horizon shapes and stellar-core rules'
     await ledger.fund(dest.publicKey(), '1');
     await rejects(build([alice], [pay(Keypair.random().publicKey(), '1')]), 'tx_failed', ['op_no_destination']);
     await rejects(build([alice], [pay(dest.publicKey(), '99')]), 'tx_failed', ['op_underfunded']);
-    await rejects(build([alice], [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '0.9999999' })]), 'tx_failed', ['op_low_reserve']);
+    await rejects(build([alice], [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '0.9999999' })]), 'tx_failed', [
+      'op_low_reserve',
+    ]);
     await rejects(build([alice], [Operation.createAccount({ destination: dest.publicKey(), startingBalance: '1' })]), 'tx_failed', ['op_already_exists']);
     await rejects(build([alice], [pay(dest.publicKey(), '1', new Asset(usd.code, usd.issuer))]), 'tx_failed', ['op_src_no_trust']);
     await rejects(build([alice], [pay(dest.publicKey(), '1'), pay(Keypair.random().publicKey(), '1')]), 'tx_failed', ['op_success', 'op_no_destination']);
@@ -138,7 +140,13 @@ describe('local Stellar ledger simulator: Horizon shapes and stellar-core rules'
     await ledger.issue(usd, alice.publicKey(), '10');
     await expect(ledger.changeTrust(alice, usd, '0')).rejects.toThrow('op_invalid_limit');
     const acct = await get(`/accounts/${alice.publicKey()}`);
-    expect(acct.body.balances[0]).toMatchObject({ asset_type: 'credit_alphanum4', asset_code: 'USD', asset_issuer: usd.issuer, balance: '10.0000000', limit: '10.0000000' });
+    expect(acct.body.balances[0]).toMatchObject({
+      asset_type: 'credit_alphanum4',
+      asset_code: 'USD',
+      asset_issuer: usd.issuer,
+      balance: '10.0000000',
+      limit: '10.0000000',
+    });
     expect(acct.body.subentry_count).toBe(1);
   });
 

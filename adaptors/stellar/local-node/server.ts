@@ -119,7 +119,8 @@ export function handler(routes: Routes) {
         if (!StrKey.isValidEd25519PublicKey(id)) return answer(badRequest('account_id', 'Account ID must start with `G` and contain 56 alphanum characters'));
         const q = url.searchParams;
         const limit = q.get('limit') ?? '10';
-        if (!/^\d{1,3}$/.test(limit) || Number(limit) < 1 || Number(limit) > 200) return answer(badRequest('limit', 'limit argument must be between 1 and 200'));
+        if (!/^\d{1,3}$/.test(limit) || Number(limit) < 1 || Number(limit) > 200)
+          return answer(badRequest('limit', 'limit argument must be between 1 and 200'));
         const order = q.get('order') ?? 'asc';
         if (order !== 'asc' && order !== 'desc') return answer(badRequest('order', 'order: invalid value; must be asc or desc'));
         const cursor = q.get('cursor') ?? '';
@@ -127,8 +128,17 @@ export function handler(routes: Routes) {
         const failed = q.get('include_failed') ?? 'false';
         if (failed !== 'true' && failed !== 'false') return answer(badRequest('include_failed', 'include_failed must be true or false'));
         // `now`: after the latest ledger (nothing in ascending order; everything in descending).
-        const at = cursor === 'now' ? (BigInt(state.latest().sequence + 1) << 32n) : cursor === '' ? undefined : BigInt(cursor);
-        return send(res, 200, accountTransactionsJson(base, id, state.transactions.values(), { cursor: at, limit: Number(limit), desc: order === 'desc', includeFailed: failed === 'true' }));
+        const at = cursor === 'now' ? BigInt(state.latest().sequence + 1) << 32n : cursor === '' ? undefined : BigInt(cursor);
+        return send(
+          res,
+          200,
+          accountTransactionsJson(base, id, state.transactions.values(), {
+            cursor: at,
+            limit: Number(limit),
+            desc: order === 'desc',
+            includeFailed: failed === 'true',
+          }),
+        );
       }
       if (req.method === 'GET' && path === '/fee_stats') return send(res, 200, feeStatsJson(state.latest(), state.surgeFee));
       if (req.method === 'GET' && path === '/ledgers') {

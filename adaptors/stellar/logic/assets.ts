@@ -34,7 +34,12 @@ export function toSdkAsset(all: AssetInfo[], info: AssetInfo): Asset {
         `${codeOf(a)}:${a.contract}` === info.symbol ||
         (info.contract !== undefined && a.contract === info.contract && codeOf(a) === codeOf(info))),
   );
-  if (!found?.contract) throw unknownValue('Stellar asset', info.symbol, all.map((a) => a.symbol));
+  if (!found?.contract)
+    throw unknownValue(
+      'Stellar asset',
+      info.symbol,
+      all.map((a) => a.symbol),
+    );
   return new Asset(codeOf(found), found.contract);
 }
 

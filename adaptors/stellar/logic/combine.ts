@@ -1,4 +1,4 @@
-import type { Transaction} from '@stellar/stellar-sdk';
+import type { Transaction } from '@stellar/stellar-sdk';
 import { FeeBumpTransaction, Keypair, StrKey, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
@@ -28,13 +28,11 @@ export function combine(ctx: StellarContext, unsigned: UnsignedWithdrawal, sigs:
   // A fee-bump (speed-up) is paid and signed by the vault and wraps the vault's own signed transaction.
   const inner: Transaction = tx instanceof FeeBumpTransaction ? tx.innerTransaction : tx;
   const payer = tx instanceof FeeBumpTransaction ? tx.feeSource : tx.source;
-  if ((tx instanceof FeeBumpTransaction) !== isFeeBump(state)) throw new InvalidArgumentError('the stored envelope is not of the kind that was crafted');
+  if (tx instanceof FeeBumpTransaction !== isFeeBump(state)) throw new InvalidArgumentError('the stored envelope is not of the kind that was crafted');
   if (inner.source !== state.source || payer !== state.source || signer !== state.source || inner.sequence !== state.sequence) {
     throw new InvalidArgumentError('the stored envelope does not spend from the vault account it was crafted for');
   }
   verifyEd25519(hash, Buffer.from(sig.signature).toString('hex'), { scheme: 'ed25519', bytes: Uint8Array.from(key) });
-  tx.addDecoratedSignature(
-    new xdr.DecoratedSignature({ hint: Keypair.fromPublicKey(signer).signatureHint(), signature: Buffer.from(sig.signature) }),
-  );
+  tx.addDecoratedSignature(new xdr.DecoratedSignature({ hint: Keypair.fromPublicKey(signer).signatureHint(), signature: Buffer.from(sig.signature) }));
   return [{ txIndex: 0, serialized: tx.toEnvelope().toXDR('hex'), txid: hash.toString('hex') }];
 }

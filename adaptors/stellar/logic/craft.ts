@@ -138,13 +138,7 @@ function creationHold(ctx: StellarContext, account: string | null, reference: st
 }
 
 /** Spendable = balance above the reserve and selling liabilities; the fee is always paid in XLM. */
-function checkFunds(
-  account: HorizonAccount,
-  asset: Asset,
-  amount: bigint,
-  fee: bigint,
-  baseReserve: bigint,
-): void {
+function checkFunds(account: HorizonAccount, asset: Asset, amount: bigint, fee: bigint, baseReserve: bigint): void {
   const native = findBalance(account, Asset.native());
   const subentries = BigInt(account.subentry_count) + BigInt(account.num_sponsoring ?? 0) - BigInt(account.num_sponsored ?? 0);
   const reserve = (2n + subentries) * baseReserve;
@@ -181,8 +175,14 @@ function checkFunds(
 export async function release(ctx: StellarContext, unsigned: UnsignedWithdrawal, reference: string): Promise<void> {
   const state = stellarState.decode(unsigned.state);
   const { reservations } = ctx.deps;
-  const held: HeldReservation[] = [{ label: `sequence ${state.sequence} of ${state.scope}`, release: () => reservations.releaseSequence(state.scope, BigInt(state.sequence), reference) }];
+  const held: HeldReservation[] = [
+    { label: `sequence ${state.sequence} of ${state.scope}`, release: () => reservations.releaseSequence(state.scope, BigInt(state.sequence), reference) },
+  ];
   const { creates } = state;
-  if (creates) held.push({ label: `creation of ${creates} in ${creationScope(ctx.ledgerId)}`, release: () => reservations.release(creationScope(ctx.ledgerId), [creates], reference) });
+  if (creates)
+    held.push({
+      label: `creation of ${creates} in ${creationScope(ctx.ledgerId)}`,
+      release: () => reservations.release(creationScope(ctx.ledgerId), [creates], reference),
+    });
   await releaseAll(ctx.deps.logger, held);
 }

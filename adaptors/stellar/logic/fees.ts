@@ -22,10 +22,9 @@ export async function resolveFee(horizon: HorizonClient, fee: string, baseFee: b
     return charged > baseFee ? charged : baseFee;
   }
   if (!/^\d{1,10}$/.test(String(fee))) {
-    throw new InvalidArgumentError(
-      `Unknown fee '${fee}'. Valid values: ${FEE_LEVELS.join(', ')}, or stroops per operation as a whole number`,
-      { valid: [...FEE_LEVELS] },
-    );
+    throw new InvalidArgumentError(`Unknown fee '${fee}'. Valid values: ${FEE_LEVELS.join(', ')}, or stroops per operation as a whole number`, {
+      valid: [...FEE_LEVELS],
+    });
   }
   const stroops = BigInt(fee);
   if (stroops < baseFee) throw new InvalidArgumentError(`fee ${stroops} stroops is below the ledger's base fee of ${baseFee}`);

@@ -42,7 +42,8 @@ export function describeCodes(codes: ResultCodes): string {
 }
 
 const snake = (camel: string) => camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const OP_PREFIX = /^(payment|createAccount|changeTrust|pathPaymentStrictReceive|pathPaymentStrictSend|manageSellOffer|manageBuyOffer|setOptions|allowTrust|accountMerge|manageData|bumpSequence|createClaimableBalance|claimClaimableBalance|clawback|setTrustLineFlags)/;
+const OP_PREFIX =
+  /^(payment|createAccount|changeTrust|pathPaymentStrictReceive|pathPaymentStrictSend|manageSellOffer|manageBuyOffer|setOptions|allowTrust|accountMerge|manageData|bumpSequence|createClaimableBalance|claimClaimableBalance|clawback|setTrustLineFlags)/;
 
 /** Result codes from a `result_xdr`, spelled as Horizon spells them (close enough for a reason). */
 export function codesFromResultXdr(resultXdr: string): ResultCodes {

@@ -108,12 +108,12 @@ describe('Stellar adaptor against Horizon response fixtures (fixtures/README.md)
     const again = await adaptor.craft(vault, { reference: 'fx-again', recipientAddress: dest, asset: native, amount: 10_000_000n, fee: 'LOW' });
     // Released numbers are reused, and the first is the account's sequence + 1.
     expect((again.state as { sequence: string }).sequence).toBe('4183103229378562');
-    await expect(
-      adaptor.craft(vault, { reference: 'fx-low', recipientAddress: dest, asset: native, amount: 9_999_999n, fee: 'LOW' }),
-    ).rejects.toThrow(/at least 1 XLM/);
-    await expect(
-      adaptor.craft(vault, { reference: 'fx-fee', recipientAddress: dest, asset: native, amount: 10_000_000n, fee: '99' }),
-    ).rejects.toThrow(/below the ledger's base fee/);
+    await expect(adaptor.craft(vault, { reference: 'fx-low', recipientAddress: dest, asset: native, amount: 9_999_999n, fee: 'LOW' })).rejects.toThrow(
+      /at least 1 XLM/,
+    );
+    await expect(adaptor.craft(vault, { reference: 'fx-fee', recipientAddress: dest, asset: native, amount: 10_000_000n, fee: '99' })).rejects.toThrow(
+      /below the ledger's base fee/,
+    );
   });
 
   it('treats tx_bad_seq for its own transaction, applied since the first look, as already known', async () => {

@@ -187,9 +187,12 @@ export class HorizonClient {
    */
   async accountTransactions(id: string, limit: number, cursor?: string): Promise<HorizonTransaction[]> {
     const query = new URLSearchParams({ order: 'desc', limit: String(limit), include_failed: 'true', ...(cursor ? { cursor } : {}) });
-    const page = await this.request<{ _embedded?: { records?: HorizonTransaction[] } }>(`/accounts/${encodeURIComponent(id)}/transactions?${query.toString()}`, {
-      allowMissing: true,
-    });
+    const page = await this.request<{ _embedded?: { records?: HorizonTransaction[] } }>(
+      `/accounts/${encodeURIComponent(id)}/transactions?${query.toString()}`,
+      {
+        allowMissing: true,
+      },
+    );
     return page?._embedded?.records ?? [];
   }
 

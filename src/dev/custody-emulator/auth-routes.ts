@@ -52,7 +52,8 @@ async function issueTokens(ctx: EmulatorContext, revision: Revision, res: Respon
 /** Exchanges a refresh token (used once) for new tokens. */
 async function refreshLogin(ctx: EmulatorContext, revision: Revision, res: Response, refresh: string): Promise<void> {
   const record = await ctx.store.getToken(tokenHash(refresh));
-  if (!record || record.kind !== 'refresh' || record.expiresAt <= ctx.now()) throw unauthorized('The refresh token is invalid or expired.', 'invalid-refresh-token');
+  if (!record || record.kind !== 'refresh' || record.expiresAt <= ctx.now())
+    throw unauthorized('The refresh token is invalid or expired.', 'invalid-refresh-token');
   const user = await ctx.store.get<User>('user', record.owner);
   if (!user?.enabled) throw unauthorized('The refresh token is invalid or expired.', 'invalid-refresh-token');
   await ctx.store.deleteToken(tokenHash(refresh));
@@ -68,7 +69,8 @@ function loginRoutes(r: Router, ctx: EmulatorContext, revision: Revision): void 
     if (body.grant_type !== 'password') throw badRequest("grant_type 'refresh_token' needs refreshtoken", 'invalid-arguments');
     const basic = basicCredentials(req);
     const creds = basic ?? (body.username && body.password ? { name: body.username, password: body.password } : undefined);
-    if (!creds) throw unauthorized('Send the user name and password with HTTP Basic authentication (or username and password in the body).', 'invalid-credentials');
+    if (!creds)
+      throw unauthorized('Send the user name and password with HTTP Basic authentication (or username and password in the body).', 'invalid-credentials');
     const user = await checkPassword(ctx, creds.name, creds.password, peerOf(req));
     // 1.0.2106 answers 400 for a password that must change; the samples of earlier releases show 401.
     if (user.mustChangePassword) throw passwordMustChange(revision === '1.0.2106' ? 400 : 401);
@@ -163,18 +165,23 @@ function apiKeyRoutes(r: Router, ctx: EmulatorContext, revision: Revision): void
 
   r.get('/auth/apikeys', async (_req, res) => {
     const keys = await store.list<ApiKeyRecord>('apikey');
-    res.json(keys.map((k) => ({ clientId: k.clientId, tokenType: 'BEARER', expiry_in: Math.max(0, Math.floor((k.expiresAt - ctx.now()) / 1000)), scope: k.scope })));
+    res.json(
+      keys.map((k) => ({ clientId: k.clientId, tokenType: 'BEARER', expiry_in: Math.max(0, Math.floor((k.expiresAt - ctx.now()) / 1000)), scope: k.scope })),
+    );
   });
   r.post('/auth/apikeys', async (req, res) => {
     const role = revision === '1.0.2106' ? roleSchema : roleSchema.default('Trader');
-    const body = parse(
-      z.object({ client_id: name, client_role: role, scope: z.literal('/mng'), grant_type: z.literal('client_credentials') }),
-      req.body,
-    );
+    const body = parse(z.object({ client_id: name, client_role: role, scope: z.literal('/mng'), grant_type: z.literal('client_credentials') }), req.body);
     const token = await store.exclusive(async () => {
       if (await store.get('apikey', body.client_id)) throw conflict(`An API key for client ${body.client_id} exists already.`, 'apikey-exists');
       const token = await issueToken(ctx, 'apikey', body.client_id, body.client_role, API_KEY_SECONDS);
-      const rec: ApiKeyRecord = { clientId: body.client_id, role: body.client_role, scope: body.scope, tokenHash: tokenHash(token), expiresAt: ctx.now() + API_KEY_SECONDS * 1000 };
+      const rec: ApiKeyRecord = {
+        clientId: body.client_id,
+        role: body.client_role,
+        scope: body.scope,
+        tokenHash: tokenHash(token),
+        expiresAt: ctx.now() + API_KEY_SECONDS * 1000,
+      };
       await store.put('apikey', rec.clientId, rec);
       return token;
     });

@@ -54,7 +54,12 @@ export function basicCredentials(req: Request): { name: string; password: string
 }
 
 export const passwordMustChange = (status: number) =>
-  new ProblemError(status, 'password-must-be-changed', 'Password must be changed', 'The password of this user must be changed before it can log in: PUT {mng}/auth/password.');
+  new ProblemError(
+    status,
+    'password-must-be-changed',
+    'Password must be changed',
+    'The password of this user must be changed before it can log in: PUT {mng}/auth/password.',
+  );
 
 /**
  * The user behind a name and password; 401 for anything wrong, without saying which part. The

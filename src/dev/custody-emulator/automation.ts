@@ -47,7 +47,9 @@ async function plan(ctx: EmulatorContext, op: Operation, policy: ApproverPolicy)
   for (const g of vault.groups) {
     const eligible = g.members
       .map((m) => m.id)
-      .filter((id) => open(id) && !named(policy.decliners, dir.participants.get(id)) && (!policy.approvers || named(policy.approvers, dir.participants.get(id))));
+      .filter(
+        (id) => open(id) && !named(policy.decliners, dir.participants.get(id)) && (!policy.approvers || named(policy.approvers, dir.participants.get(id))),
+      );
     const already = g.members.filter((m) => op.answers[m.id]?.status === 'DONE').length;
     const take = policy.approve === 'all' ? eligible : eligible.slice(0, Math.max(0, g.requiredApprovals - already));
     take.forEach((id) => chosen.add(id));
@@ -88,7 +90,8 @@ export function createHooks(ctx: EmulatorContext): Hooks {
       ctx.background.later(0, async () => {
         const policy = await approverPolicy(ctx);
         if (op.kind === 'JOIN_POLICY_VAULT') {
-          if (policy.autoJoin && op.member) ctx.background.later(policy.delayMs, () => joinVault(ctx, op.member?.participantID as string, op.vaultID).catch(quiet('join')));
+          if (policy.autoJoin && op.member)
+            ctx.background.later(policy.delayMs, () => joinVault(ctx, op.member?.participantID as string, op.vaultID).catch(quiet('join')));
           return;
         }
         const current = await operationOr404(ctx, op.operationID);

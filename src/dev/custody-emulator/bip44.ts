@@ -105,7 +105,10 @@ export function bip44Routes(ctx: EmulatorContext, revision: Revision): Router {
   r.get('/vaults/:vaultId/coins/:coinType/accounts', async (req, res) => {
     const q = pageQuery(req.query);
     const { accounts } = coinAccounts(await vaultOr404(ctx, req.params.vaultId), req.params.coinType);
-    const page = pageOf(accounts.map((a) => ({ name: a.name, index: a.index })), q);
+    const page = pageOf(
+      accounts.map((a) => ({ name: a.name, index: a.index })),
+      q,
+    );
     // 1.0.1811: a plain array.
     res.json(revision === '1.0.1811' ? page.items : page);
   });
@@ -141,7 +144,22 @@ export function bip44Routes(ctx: EmulatorContext, revision: Revision): Router {
     const prefix = accountPath(coinType, account.index);
     const under = (text: string) => (vault.keys[keyIndex(parsePublicKey(text, 'secp256k1'))] ?? '').startsWith(prefix);
     const ops = (await store.list<Operation>('operation')).filter((o) => o.vaultID === vault.id && o.sign?.publicKeys.some(under));
-    res.json(pageOf(ops.map(({ operationID, kind, status, statusText, createdAt, vaultID, description, accountID }) => ({ operationID, kind, status, statusText, createdAt, vaultID, description, isApproved: status === 'COMPLETED' || status === 'APPROVED', accountID })), q));
+    res.json(
+      pageOf(
+        ops.map(({ operationID, kind, status, statusText, createdAt, vaultID, description, accountID }) => ({
+          operationID,
+          kind,
+          status,
+          statusText,
+          createdAt,
+          vaultID,
+          description,
+          isApproved: status === 'COMPLETED' || status === 'APPROVED',
+          accountID,
+        })),
+        q,
+      ),
+    );
   });
   r.get('/vaults/:vaultId/coins/:coinType/accounts/:account/chains/:chain/addresses', async (req, res) => {
     const q = pageQuery(req.query);
@@ -184,7 +202,18 @@ export function bip44Routes(ctx: EmulatorContext, revision: Revision): Router {
     res.json(pageOf(vault.derivations, q));
   });
   r.post('/vaults/:vaultId/derivations', async (req, res) => {
-    const body = parse(z.object({ pathToDeriveFrom: derivationPathSchema, hardDerivation: z.boolean(), childIndex: z.number().int().min(0).max(HARDENED - 1) }), req.body);
+    const body = parse(
+      z.object({
+        pathToDeriveFrom: derivationPathSchema,
+        hardDerivation: z.boolean(),
+        childIndex: z
+          .number()
+          .int()
+          .min(0)
+          .max(HARDENED - 1),
+      }),
+      req.body,
+    );
     const out = await mutate(req.params.vaultId, (v) => {
       hierarchical(v, false);
       const derivationPath = `${body.pathToDeriveFrom}/${body.childIndex}${body.hardDerivation ? "'" : ''}`;

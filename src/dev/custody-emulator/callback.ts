@@ -8,9 +8,7 @@ import type { Operation, Vault } from './model.js';
 export function callbackUrl(requested: string | undefined, base: string | undefined, ledger: string): string | undefined {
   const target = requested ?? base;
   if (!target) return undefined;
-  const url = new URL(
-    target.includes('sign_complete_callback') ? target : `${target.replace(/\/+$/, '')}/api/v1.0/sign_complete_callback`,
-  );
+  const url = new URL(target.includes('sign_complete_callback') ? target : `${target.replace(/\/+$/, '')}/api/v1.0/sign_complete_callback`);
   url.searchParams.set('ledgerId', ledger.toLowerCase());
   return url.toString();
 }

@@ -60,7 +60,8 @@ export function deviceRoutes(ctx: EmulatorContext): Router {
     const body = parse(z.object({ activationCode: z.string().min(1).max(100) }), req.body);
     const p = await store.exclusive(async () => {
       const p = await participantOr404(ctx, req.params.id);
-      if (p.status !== 'NOT_ACTIVATED' || !p.activationCode) throw forbidden(`Participant ${p.id} is ${p.status}; there is nothing to activate.`, 'not-activatable');
+      if (p.status !== 'NOT_ACTIVATED' || !p.activationCode)
+        throw forbidden(`Participant ${p.id} is ${p.status}; there is nothing to activate.`, 'not-activatable');
       if (!sameText(body.activationCode, p.activationCode)) throw forbidden('The activation code is wrong.', 'wrong-activation-code');
       const next: Participant = { ...p, status: 'ACTIVATED', activationCode: undefined, modificationTime: ctx.iso() };
       await store.put('participant', p.id, next);

@@ -7,13 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CustodyEmulator } from './emulator.js';
 import type { DeliveryOutcome } from './context.js';
-import {
-  approverFaultsSchema,
-  emulatorFaultsSchema,
-  type ApproverFaults,
-  type EmulatorFaults,
-  type FaultTable,
-} from './faults.js';
+import { approverFaultsSchema, emulatorFaultsSchema, type ApproverFaults, type EmulatorFaults, type FaultTable } from './faults.js';
 import type { Account, CryptoKind, Operation, OperationKind, OperationStatus, Participant, Vault } from './model.js';
 import { badRequest, describeIssues, notFound } from './problem.js';
 import type { MemoryStore } from './store.js';

@@ -71,7 +71,15 @@ function mngRouter(ctx: EmulatorContext, revision: Revision): Router {
   r.use(authorize(ctx));
   r.use(statusRoutes(ctx, revision));
   r.use(authRoutes(ctx, revision));
-  for (const routes of [accountRoutes(ctx, revision), participantRoutes(ctx, revision), vaultRoutes(ctx, revision), bip44Routes(ctx, revision), memberRoutes(ctx), operationRoutes(ctx, revision)]) r.use(routes);
+  for (const routes of [
+    accountRoutes(ctx, revision),
+    participantRoutes(ctx, revision),
+    vaultRoutes(ctx, revision),
+    bip44Routes(ctx, revision),
+    memberRoutes(ctx),
+    operationRoutes(ctx, revision),
+  ])
+    r.use(routes);
   return r;
 }
 

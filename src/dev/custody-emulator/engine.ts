@@ -140,7 +140,8 @@ export async function withdrawPendingAnswers(ctx: EmulatorContext, participantId
 export async function cancel(ctx: EmulatorContext, operationID: string): Promise<Operation> {
   const next = await ctx.store.exclusive(async () => {
     const op = await operationOr404(ctx, operationID);
-    if (op.status !== 'PENDING' && op.status !== 'APPROVED') throw conflict(`Operation ${op.operationID} is ${op.status} and cannot be canceled.`, 'cannot-cancel');
+    if (op.status !== 'PENDING' && op.status !== 'APPROVED')
+      throw conflict(`Operation ${op.operationID} is ${op.status} and cannot be canceled.`, 'cannot-cancel');
     const next = finish(op, 'CANCELED');
     await ctx.store.put('operation', op.operationID, next);
     return next;

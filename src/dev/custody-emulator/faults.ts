@@ -98,7 +98,12 @@ export interface CallbackBody {
 export type SentCallbackBody = Omit<CallbackBody, 'v'> & { v?: number[] };
 
 function highS(sigHex: string): string {
-  return sigHex.slice(0, 64) + Buffer.from(otherS(Buffer.from(sigHex, 'hex')).subarray(32)).toString('hex').toUpperCase();
+  return (
+    sigHex.slice(0, 64) +
+    Buffer.from(otherS(Buffer.from(sigHex, 'hex')).subarray(32))
+      .toString('hex')
+      .toUpperCase()
+  );
 }
 
 function flipLastByte(sigHex: string): string {

@@ -83,11 +83,7 @@ export const accountPath = (coinType: number, account: number): string => `m/44'
  */
 export const coinTypeSchema = z.preprocess(
   (v) => (typeof v === 'string' && /^\d{1,10}$/.test(v) ? Number(v) : v),
-  z
-    .number({ error: 'must be a whole number (a JSON number or a string of digits)' })
-    .int('must be a whole number')
-    .min(0)
-    .max(0x7fffffff),
+  z.number({ error: 'must be a whole number (a JSON number or a string of digits)' }).int('must be a whole number').min(0).max(0x7fffffff),
 );
 
 /** A BIP32 path `m/…` of at most 32 levels, each index below 2^31 (`'` hardens it). */
@@ -95,7 +91,14 @@ export const derivationPathSchema = z
   .string()
   .max(400)
   .regex(/^m(?:\/\d{1,10}'?){0,32}$/, "must look like m/44'/0'/0'/0/1")
-  .refine((p) => p.split('/').slice(1).every((level) => Number.parseInt(level, 10) < 0x80000000), 'every index must be below 2^31');
+  .refine(
+    (p) =>
+      p
+        .split('/')
+        .slice(1)
+        .every((level) => Number.parseInt(level, 10) < 0x80000000),
+    'every index must be below 2^31',
+  );
 
 /** A key of no vault (a stranger's), for the `swapKey` fault and for tests forging callbacks. */
 export function randomSigner(cryptoKind: CryptoKind): VaultSigner {

@@ -7,11 +7,19 @@ export const queryFlag = z
   .transform((v) => v === 'true' || v === '1')
   .optional();
 
-const int = (min: number, max: number) => z.string().regex(/^\d{1,9}$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
 
 export const listQuery = z.object({
   filter: z.string().max(200).optional(),
-  sort: z.string().regex(/^\w+(?::(?:asc|desc))?$/i, 'must be {column}:{asc|desc}').optional(),
+  sort: z
+    .string()
+    .regex(/^\w+(?::(?:asc|desc))?$/i, 'must be {column}:{asc|desc}')
+    .optional(),
   skip: int(0, 2_147_483_647).optional(),
   limit: int(1, 10_000).optional(),
 });

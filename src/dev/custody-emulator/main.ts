@@ -28,7 +28,12 @@ async function main(): Promise<void> {
     apiKey: e.CUSTODY_EMULATOR_API_KEY ? { clientId: 'connector', key: e.CUSTODY_EMULATOR_API_KEY } : undefined,
     // Hands-free when asked: participants activate and join by themselves, and approve.
     approverPolicy: auto
-      ? { autoActivate: auto !== 'none', autoJoin: auto !== 'none', approve: auto, ...(e.CUSTODY_EMULATOR_APPROVAL_DELAY_MS !== undefined ? { delayMs: e.CUSTODY_EMULATOR_APPROVAL_DELAY_MS } : {}) }
+      ? {
+          autoActivate: auto !== 'none',
+          autoJoin: auto !== 'none',
+          approve: auto,
+          ...(e.CUSTODY_EMULATOR_APPROVAL_DELAY_MS !== undefined ? { delayMs: e.CUSTODY_EMULATOR_APPROVAL_DELAY_MS } : {}),
+        }
       : undefined,
     legacyRevision: e.CUSTODY_EMULATOR_LEGACY_REVISION,
     loginLimit: {

@@ -35,7 +35,12 @@ export async function joinVault(ctx: EmulatorContext, participantId: string, vau
     await ctx.store.put('vault', vault.id, vault);
     for (const op of await ctx.store.list<Operation>('operation')) {
       if (op.kind === 'JOIN_POLICY_VAULT' && op.vaultID === vault.id && op.status === 'PENDING' && op.member?.participantID === p.id) {
-        await ctx.store.put('operation', op.operationID, { ...op, status: 'COMPLETED', statusText: statusText('COMPLETED'), answers: { [p.id]: { status: 'DONE', at: ctx.iso() } } });
+        await ctx.store.put('operation', op.operationID, {
+          ...op,
+          status: 'COMPLETED',
+          statusText: statusText('COMPLETED'),
+          answers: { [p.id]: { status: 'DONE', at: ctx.iso() } },
+        });
       }
     }
     return vault;
@@ -52,7 +57,9 @@ async function recordKeyCalculation(ctx: EmulatorContext, vault: Vault): Promise
     vault.hierarchy === 'NONE'
       ? [vault.publicKey]
       : Object.entries(vault.coins).flatMap(([coin, accounts]) =>
-          accounts.map((a) => toCustodyKeyId({ scheme: 'secp256k1', bytes: Uint8Array.from(bip32Root(vault.secret).derivePath(accountPath(Number(coin), a.index)).publicKey) })),
+          accounts.map((a) =>
+            toCustodyKeyId({ scheme: 'secp256k1', bytes: Uint8Array.from(bip32Root(vault.secret).derivePath(accountPath(Number(coin), a.index)).publicKey) }),
+          ),
         );
   const fragments = vault.groups.reduce((n, g) => n + g.members.length, 0);
   const op = await newOperation(ctx, vault, 'CALCULATE_PUBLIC_KEY', `Calculate the public key of vault ${vault.name}`, {
@@ -69,14 +76,18 @@ export function memberRoutes(ctx: EmulatorContext): Router {
   async function setStatus(vaultId: string, participantId: string, status: 'DEACTIVATED' | 'ACTIVE' | 'ACTIVATED', force: boolean, policyId?: string) {
     return store.exclusive(async () => {
       const vault = await vaultOr404(ctx, vaultId);
-      if (policyId !== undefined && policyId !== vault.policyId) throw notFound(`Policy ${policyId} is not a policy of vault ${vault.id}; its policy is ${vault.policyId}.`);
+      if (policyId !== undefined && policyId !== vault.policyId)
+        throw notFound(`Policy ${policyId} is not a policy of vault ${vault.id}; its policy is ${vault.policyId}.`);
       const member = vault.groups.flatMap((g) => g.members).find((m) => m.id === participantId);
       if (!member) throw notFound(`Participant ${participantId} is not a member of vault ${vault.id}.`);
       const dir = await loadDirectory(ctx);
       if (status === 'DEACTIVATED' && member.status === 'ACTIVE') {
         const broken = groupBrokenWithout(vault, participantId, dir);
         if (broken && !force) {
-          throw forbidden(`Too few active participants would remain in group '${broken.name}' (needs ${broken.requiredApprovals}); send force=true to suspend anyway (the vault may become unusable).`, 'quorum-too-small');
+          throw forbidden(
+            `Too few active participants would remain in group '${broken.name}' (needs ${broken.requiredApprovals}); send force=true to suspend anyway (the vault may become unusable).`,
+            'quorum-too-small',
+          );
         }
       }
       member.status = status === 'DEACTIVATED' ? 'DEACTIVATED' : 'ACTIVE';
@@ -103,22 +114,31 @@ export function memberRoutes(ctx: EmulatorContext): Router {
   });
 
   r.post('/vaults/:vaultId/approval_groups/:groupId/members', async (req, res) => {
-    const body = parse(z.object({ participantID: z.string().min(1).max(100), description: z.string().max(2_000).default(''), policyId: z.string().max(100).optional() }), req.body);
+    const body = parse(
+      z.object({ participantID: z.string().min(1).max(100), description: z.string().max(2_000).default(''), policyId: z.string().max(100).optional() }),
+      req.body,
+    );
     const { op, participant } = await store.exclusive(async () => {
       const vault = await vaultOr404(ctx, req.params.vaultId);
       if (body.policyId !== undefined && body.policyId !== vault.policyId) throw notFound(`Policy ${body.policyId} is not a policy of vault ${vault.id}.`);
       const group = vault.groups.find((g) => g.name === req.params.groupId || String(g.order) === req.params.groupId);
       if (!group) throw notFound(`Vault ${vault.id} has no approval group '${req.params.groupId}'. Groups: ${vault.groups.map((g) => g.name).join(', ')}`);
-      if (vault.status !== 'INITIALIZED') throw badRequest(`Vault ${vault.id} is ${vault.status}; members are added to an initialized vault.`, 'vault-not-initialized');
+      if (vault.status !== 'INITIALIZED')
+        throw badRequest(`Vault ${vault.id} is ${vault.status}; members are added to an initialized vault.`, 'vault-not-initialized');
       const participant: Participant = await participantOr404(ctx, body.participantID);
       const dir = await loadDirectory(ctx);
       if (participant.accountID !== vault.accountID && !dir.accounts.get(participant.accountID)?.isGlobal) {
         throw badRequest(`Participant ${participant.id} belongs to another, non-global account.`, 'invalid-arguments');
       }
-      if (vault.groups.some((g) => g.members.some((m) => m.id === participant.id))) throw notAcceptable(`Participant ${participant.id} is a member of vault ${vault.id} already.`, 'already-member');
-      const pendingSame = (await store.list<Operation>('operation')).some((o) => o.kind === 'ADD_MEMBER' && o.status === 'PENDING' && o.vaultID === vault.id && o.member?.participantID === participant.id);
+      if (vault.groups.some((g) => g.members.some((m) => m.id === participant.id)))
+        throw notAcceptable(`Participant ${participant.id} is a member of vault ${vault.id} already.`, 'already-member');
+      const pendingSame = (await store.list<Operation>('operation')).some(
+        (o) => o.kind === 'ADD_MEMBER' && o.status === 'PENDING' && o.vaultID === vault.id && o.member?.participantID === participant.id,
+      );
       if (pendingSame) throw notAcceptable(`An add-member operation for ${participant.id} is pending already.`, 'already-pending');
-      const op = await newOperation(ctx, vault, 'ADD_MEMBER', body.description || `Add ${participant.name} to ${group.name}`, { member: { participantID: participant.id, groupName: group.name } });
+      const op = await newOperation(ctx, vault, 'ADD_MEMBER', body.description || `Add ${participant.name} to ${group.name}`, {
+        member: { participantID: participant.id, groupName: group.name },
+      });
       return { op, participant: participantDeviceView(participant, dir, 0), vault };
     });
     ctx.hooks.operationCreated(op);

@@ -78,7 +78,15 @@ export function operationRoutes(ctx: EmulatorContext, revision: Revision): Route
     const rows = (await store.list<Operation>('operation'))
       .filter((o) => o.accountID === account.id && (!q.status || o.status === q.status) && servedIn(o, revision))
       .map((o) => operationSummary(o, vaults.get(o.vaultID), revision) as Record<string, string> & { description: string });
-    res.json(page(rows, q, (o) => `${o.description} ${o.vaultName}`, { CreatedAt: (o) => o.createdAt as string, Status: (o) => o.status as string, Kind: (o) => o.kind as string }, revision));
+    res.json(
+      page(
+        rows,
+        q,
+        (o) => `${o.description} ${o.vaultName}`,
+        { CreatedAt: (o) => o.createdAt as string, Status: (o) => o.status as string, Kind: (o) => o.kind as string },
+        revision,
+      ),
+    );
   });
   return r;
 }

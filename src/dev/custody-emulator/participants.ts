@@ -31,7 +31,8 @@ export function participantRoutes(ctx: EmulatorContext, revision: Revision): Rou
       const account = await accountOr404(ctx, req.params.id);
       if (!EMAIL.test(body.email)) throw notAcceptable(`E-mail '${body.email}' is not valid.`, 'invalid-email');
       const mine = (await store.list<Participant>('participant')).filter((x) => x.accountID === account.id);
-      if (mine.some((x) => x.name === body.name || x.email === body.email)) throw conflict(`A participant named ${body.name} or with e-mail ${body.email} exists in this account.`, 'participant-exists');
+      if (mine.some((x) => x.name === body.name || x.email === body.email))
+        throw conflict(`A participant named ${body.name} or with e-mail ${body.email} exists in this account.`, 'participant-exists');
       const p: Participant = {
         id: randomUUID(),
         accountID: account.id,
@@ -80,7 +81,15 @@ export function participantRoutes(ctx: EmulatorContext, revision: Revision): Rou
   });
 
   r.put('/participants/:id', async (req, res) => {
-    const body = parse(z.object({ name: text.optional(), email: z.string().trim().max(320).optional(), role: text.optional(), status: z.enum(['ACTIVATED', 'DEACTIVATED']).optional() }), req.body);
+    const body = parse(
+      z.object({
+        name: text.optional(),
+        email: z.string().trim().max(320).optional(),
+        role: text.optional(),
+        status: z.enum(['ACTIVATED', 'DEACTIVATED']).optional(),
+      }),
+      req.body,
+    );
     await store.exclusive(async () => {
       const p = await participantOr404(ctx, req.params.id);
       if (body.email !== undefined && !EMAIL.test(body.email)) throw notAcceptable(`E-mail '${body.email}' is not valid.`, 'invalid-email');
@@ -89,7 +98,11 @@ export function participantRoutes(ctx: EmulatorContext, revision: Revision): Rou
         const dir = await loadDirectory(ctx);
         for (const v of await store.list<Vault>('vault')) {
           const broken = groupBrokenWithout(v, p.id, dir);
-          if (broken) throw conflict(`Deactivating ${p.name} would leave group '${broken.name}' of vault ${v.id} below ${broken.requiredApprovals} approvals.`, 'cannot-deactivate');
+          if (broken)
+            throw conflict(
+              `Deactivating ${p.name} would leave group '${broken.name}' of vault ${v.id} below ${broken.requiredApprovals} approvals.`,
+              'cannot-deactivate',
+            );
         }
         status = 'DEACTIVATED';
       }

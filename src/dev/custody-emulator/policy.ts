@@ -6,7 +6,10 @@ const dayList = z
   .string()
   .trim()
   .toUpperCase()
-  .regex(/^(?:\*|ALL|(?:SUN|MON|TUE|WED|THU|FRI|SAT)(?:-(?:SUN|MON|TUE|WED|THU|FRI|SAT))?(?:,(?:SUN|MON|TUE|WED|THU|FRI|SAT)(?:-(?:SUN|MON|TUE|WED|THU|FRI|SAT))?)*)$/, 'days: *, or day names (SUN … SAT) and ranges, e.g. MON-FRI or SAT,SUN');
+  .regex(
+    /^(?:\*|ALL|(?:SUN|MON|TUE|WED|THU|FRI|SAT)(?:-(?:SUN|MON|TUE|WED|THU|FRI|SAT))?(?:,(?:SUN|MON|TUE|WED|THU|FRI|SAT)(?:-(?:SUN|MON|TUE|WED|THU|FRI|SAT))?)*)$/,
+    'days: *, or day names (SUN … SAT) and ranges, e.g. MON-FRI or SAT,SUN',
+  );
 const clock = z.string().regex(/^(?:[01]\d|2[0-3]):[0-5]\d$/, 'a time of day, HH:MM');
 const amount = z.number().finite().min(0);
 
@@ -17,16 +20,33 @@ const amount = z.number().finite().min(0);
  */
 export const policyRulesSchema = z
   .object({
-    weeklyTimeSlots: z.array(z.object({ days: dayList, timeStart: clock, timeEnd: clock })).max(50).default([]),
+    weeklyTimeSlots: z
+      .array(z.object({ days: dayList, timeStart: clock, timeEnd: clock }))
+      .max(50)
+      .default([]),
     amountRange: z
-      .record(z.string().trim().min(1).max(40), z.object({ minimum: amount.default(0), maximum: amount }).refine((r) => r.minimum <= r.maximum, 'minimum above maximum'))
+      .record(
+        z.string().trim().min(1).max(40),
+        z.object({ minimum: amount.default(0), maximum: amount }).refine((r) => r.minimum <= r.maximum, 'minimum above maximum'),
+      )
       .default({}),
     whiteList: z.array(z.string().trim().min(1).max(200)).max(1_000).default([]),
     derivedWhiteList: z
-      .array(z.object({ chainCode: z.string().max(200), publicKey: z.string().max(400), level: z.number().int(), parentFingerprint: z.string().max(40), childNumber: z.number().int() }))
+      .array(
+        z.object({
+          chainCode: z.string().max(200),
+          publicKey: z.string().max(400),
+          level: z.number().int(),
+          parentFingerprint: z.string().max(40),
+          childNumber: z.number().int(),
+        }),
+      )
       .max(100)
       .default([]),
-    attributes: z.array(z.object({ id: z.string().trim().min(1).max(100), op: z.enum(['EQ', 'NE', 'IN', 'NOT_IN']), value: z.string().max(2_000) })).max(100).default([]),
+    attributes: z
+      .array(z.object({ id: z.string().trim().min(1).max(100), op: z.enum(['EQ', 'NE', 'IN', 'NOT_IN']), value: z.string().max(2_000) }))
+      .max(100)
+      .default([]),
   })
   .strict();
 
@@ -72,7 +92,9 @@ function daysOf(spec: string): Set<number> {
 
 /** The day (0 = Sunday) and minute of the day at `now` in `timeZone`. */
 function localTime(now: number, timeZone: string): { day: number; minute: number } {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(new Date(now));
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(
+    new Date(now),
+  );
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
   return { day: DAYS.indexOf(get('weekday').toUpperCase() as (typeof DAYS)[number]), minute: Number(get('hour')) * 60 + Number(get('minute')) };
 }
@@ -109,7 +131,11 @@ function transfersOf(payload: SignPayload): { transfers?: Transfer[]; request: R
   }
   const request = (data.request && typeof data.request === 'object' ? data.request : {}) as Record<string, unknown>;
   const fallbackAsset = String(request.asset ?? payload.ledger ?? '');
-  const rows = Array.isArray(data.recipients) ? (data.recipients as Record<string, unknown>[]) : request.recipientAddress !== undefined ? [{ address: request.recipientAddress, asset: request.asset, amount: request.amount }] : undefined;
+  const rows = Array.isArray(data.recipients)
+    ? (data.recipients as Record<string, unknown>[])
+    : request.recipientAddress !== undefined
+      ? [{ address: request.recipientAddress, asset: request.asset, amount: request.amount }]
+      : undefined;
   const transfers = rows?.map((r) => ({ address: String(r.address ?? ''), asset: String(r.asset ?? fallbackAsset).toUpperCase(), amount: Number(r.amount) }));
   return { transfers, request };
 }
@@ -131,7 +157,10 @@ export function ruleRefusal(policy: VaultPolicy, payload: SignPayload, now: numb
   const needsTransfers = Object.keys(rules.amountRange).length > 0 || rules.whiteList.length > 0;
   const { transfers, request } = transfersOf(payload);
   if (needsTransfers && !transfers?.length) {
-    return { rule: Object.keys(rules.amountRange).length ? 'amountRange' : 'whiteList', details: 'the request does not say what it transfers (providerData has no recipients and no request)' };
+    return {
+      rule: Object.keys(rules.amountRange).length ? 'amountRange' : 'whiteList',
+      details: 'the request does not say what it transfers (providerData has no recipients and no request)',
+    };
   }
   for (const [asset, range] of Object.entries(rules.amountRange)) {
     const moved = (transfers ?? []).filter((t) => t.asset === asset.toUpperCase());

@@ -45,7 +45,11 @@ export function parse<T>(schema: z.ZodType<T>, value: unknown, what = 'body'): T
 }
 
 export function sendProblem(res: Parameters<RequestHandler>[1], problem: ProblemError, extra: Record<string, unknown> = {}): void {
-  res.set(problem.headers).status(problem.status).type('application/problem+json').send(JSON.stringify({ ...extra, ...problem.toBody() }));
+  res
+    .set(problem.headers)
+    .status(problem.status)
+    .type('application/problem+json')
+    .send(JSON.stringify({ ...extra, ...problem.toBody() }));
 }
 
 export const unknownRoute: RequestHandler = (req, _res, next) => {

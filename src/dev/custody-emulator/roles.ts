@@ -38,7 +38,7 @@ export const ROLE_RULES: readonly RoleRule[] = [
   { what: 'the service status', methods: ['GET'], paths: ['/status'], roles: 'none' },
   // casp_1812/1901.yaml: the token and password operations take HTTP Basic (custody-management-facts.md: how the samples log in).
   { what: 'logging in', methods: ['POST'], paths: ['/auth/token', '/auth/tokens'], roles: 'none' },
-  { what: 'changing one\'s own password', methods: ['PUT'], paths: ['/auth/password', '/auth/users/password'], roles: 'none' },
+  { what: "changing one's own password", methods: ['PUT'], paths: ['/auth/password', '/auth/users/password'], roles: 'none' },
   // custody-api.md, Authentication 3: "a token is revoked by its owner name". Emulator's choice: anyone its own tokens, a Super_User anyone's (auth-routes.ts).
   { what: 'token revocation', methods: ['DELETE'], paths: ['/auth/token/:owner', '/auth/tokens/:owner', '/auth/tokens'], roles: ALL },
   // casp_1901.yaml, tag Authentication: "The CASP Admin generates an API key"; custody-api.md, Authentication 2: "An administrator creates it".
@@ -81,7 +81,12 @@ export const ROLE_RULES: readonly RoleRule[] = [
     roles: ALL,
   },
   // Emulator's choice: signing is the Trader's (the connector's user), not the Security_Officer's.
-  { what: 'signing', methods: ['POST'], paths: ['/vaults/:id/sign', '/operations/sign/:operationId/resend', '/operations/:operationId/cancel'], roles: SIGNING },
+  {
+    what: 'signing',
+    methods: ['POST'],
+    paths: ['/vaults/:id/sign', '/operations/sign/:operationId/resend', '/operations/:operationId/cancel'],
+    roles: SIGNING,
+  },
   // Emulator's choice: every role reads everything else (accounts, participants, vaults, keys, backups, operations).
   { what: 'reading', methods: ['GET', 'HEAD'], paths: ['*'], roles: ALL },
   // Anything not listed (an unknown route, or one added without a rule) is the Super_User's.

@@ -51,7 +51,11 @@ const invalid = (details: string, id = 'invalid-sign-request') => badRequest(det
 export function validateSign(vault: Vault, input: unknown): { description: string; payload: SignPayload } {
   const req = parse(emulatorSignSchema, input);
   const count = req.dataToSign.length;
-  for (const [field, list] of [['publicKeys', req.publicKeys], ['rawTransactions', req.rawTransactions], ['derivationStrings', req.derivationStrings]] as const) {
+  for (const [field, list] of [
+    ['publicKeys', req.publicKeys],
+    ['rawTransactions', req.rawTransactions],
+    ['derivationStrings', req.derivationStrings],
+  ] as const) {
     if (list && list.length !== count && !(field === 'rawTransactions' && list.length === 0)) {
       throw invalid(`${field} has ${list.length} entries; dataToSign has ${count}`);
     }
@@ -84,11 +88,15 @@ export function validateSign(vault: Vault, input: unknown): { description: strin
       return;
     }
     if (!HASH_ALGORITHMS.includes(algorithm as HashAlgorithm)) {
-      throw invalid(`ledgerHashAlgorithm '${req.ledgerHashAlgorithm ?? ''}' is needed to check rawTransactions; valid: IGNORE, PLAIN, ${HASH_ALGORITHMS.join(', ')}`, 'invalid-hash-algorithm');
+      throw invalid(
+        `ledgerHashAlgorithm '${req.ledgerHashAlgorithm ?? ''}' is needed to check rawTransactions; valid: IGNORE, PLAIN, ${HASH_ALGORITHMS.join(', ')}`,
+        'invalid-hash-algorithm',
+      );
     }
     const expected = (req.dataToSign[i] as string).replace(/^0x/, '').toLowerCase();
     const actual = hashPreimage(algorithm as HashAlgorithm, hexBytes(raw));
-    if (actual !== expected) throw invalid(`rawTransactions[${i}] hashes to ${actual} with ${algorithm}, not to dataToSign[${i}] ${expected}`, 'digest-mismatch');
+    if (actual !== expected)
+      throw invalid(`rawTransactions[${i}] hashes to ${actual} with ${algorithm}, not to dataToSign[${i}] ${expected}`, 'digest-mismatch');
   });
   const payload: SignPayload = {
     dataToSign: req.dataToSign,

@@ -20,7 +20,10 @@ const createBody = z.object({
       z.object({
         name: z.string().trim().min(1).max(200),
         requiredApprovals: z.number().int().min(1).max(100),
-        members: z.array(z.object({ id: z.string().min(1).max(100) })).min(1).max(100),
+        members: z
+          .array(z.object({ id: z.string().min(1).max(100) }))
+          .min(1)
+          .max(100),
       }),
     )
     .min(1)
@@ -49,11 +52,13 @@ function checkGroups(body: z.infer<typeof createBody>, account: Account, people:
   for (const g of body.groups) {
     if (names.has(g.name)) throw badRequest(`Group name '${g.name}' is used twice.`, 'invalid-groups');
     names.add(g.name);
-    if (g.requiredApprovals > g.members.length) throw badRequest(`Group '${g.name}' requires ${g.requiredApprovals} approvals but has ${g.members.length} member(s).`, 'invalid-groups');
+    if (g.requiredApprovals > g.members.length)
+      throw badRequest(`Group '${g.name}' requires ${g.requiredApprovals} approvals but has ${g.members.length} member(s).`, 'invalid-groups');
     for (const { id } of g.members) {
       const p = people.get(id);
       if (!p) throw notFound(`Participant ${id} does not exist.`);
-      if (p.accountID !== account.id && !accounts.get(p.accountID)?.isGlobal) throw badRequest(`Participant ${id} belongs to another, non-global account.`, 'invalid-groups');
+      if (p.accountID !== account.id && !accounts.get(p.accountID)?.isGlobal)
+        throw badRequest(`Participant ${id} belongs to another, non-global account.`, 'invalid-groups');
       if (p.status === 'DEACTIVATED') throw badRequest(`Participant ${id} is deactivated.`, 'invalid-groups');
       if (seen.has(id)) throw badRequest(`Participant ${id} appears twice in the vault.`, 'invalid-groups');
       seen.add(id);
@@ -78,7 +83,12 @@ export function buildVault(body: VaultSpec, accountID: string, iso: string): Vau
     status: 'NOT_INITIALIZED',
     policyId: randomUUID(),
     ...(body.policy ? { policy: body.policy } : {}),
-    groups: body.groups.map((g, order) => ({ name: g.name, requiredApprovals: g.requiredApprovals, order, members: g.members.map(({ id }) => ({ id, joined: false, status: 'ACTIVE' as const })) })),
+    groups: body.groups.map((g, order) => ({
+      name: g.name,
+      requiredApprovals: g.requiredApprovals,
+      order,
+      members: g.members.map(({ id }) => ({ id, joined: false, status: 'ACTIVE' as const })),
+    })),
     secret: newSecret(body.cryptoKind, body.hierarchy),
     publicKey: '',
     keys: {},
@@ -145,7 +155,8 @@ export function vaultRoutes(ctx: EmulatorContext, revision: Revision): Router {
       await store.put('vault', vault.id, vault);
       const joins: Operation[] = [];
       for (const g of vault.groups) {
-        for (const m of g.members) joins.push(await newOperation(ctx, vault, 'JOIN_POLICY_VAULT', `Join vault ${vault.name}`, { member: { participantID: m.id, groupName: g.name } }));
+        for (const m of g.members)
+          joins.push(await newOperation(ctx, vault, 'JOIN_POLICY_VAULT', `Join vault ${vault.name}`, { member: { participantID: m.id, groupName: g.name } }));
       }
       return { vault, joins };
     });
@@ -159,7 +170,12 @@ export function vaultRoutes(ctx: EmulatorContext, revision: Revision): Router {
     const account = await accountOr404(ctx, req.params.id);
     const [vaults, ops, dir] = await Promise.all([store.list<Vault>('vault'), store.list<Operation>('operation'), loadDirectory(ctx)]);
     const rows = vaults
-      .filter((v) => v.accountID === account.id && (q.withDeactivated || v.status !== 'DEACTIVATED') && (q.providerKind === undefined || v.providerKind === q.providerKind))
+      .filter(
+        (v) =>
+          v.accountID === account.id &&
+          (q.withDeactivated || v.status !== 'DEACTIVATED') &&
+          (q.providerKind === undefined || v.providerKind === q.providerKind),
+      )
       .map((v) => vaultView(v, dir, pendingOf(ops, v.id)) as Record<string, unknown> & { name: string; status: string });
     res.json(page(rows, q, (v) => v.name, { Name: (v) => v.name, Status: (v) => v.status }, revision));
   });
@@ -189,9 +205,11 @@ export function vaultRoutes(ctx: EmulatorContext, revision: Revision): Router {
   r.delete('/vaults/:id', async (req, res) => {
     await store.exclusive(async () => {
       const vault = await vaultOr404(ctx, req.params.id);
-      if (vault.status !== 'NOT_INITIALIZED') throw forbidden(`Vault ${vault.id} is ${vault.status}; only a vault not yet activated can be deleted.`, 'vault-not-deletable');
+      if (vault.status !== 'NOT_INITIALIZED')
+        throw forbidden(`Vault ${vault.id} is ${vault.status}; only a vault not yet activated can be deleted.`, 'vault-not-deletable');
       for (const op of await store.list<Operation>('operation')) {
-        if (op.vaultID === vault.id && op.status === 'PENDING') await store.put('operation', op.operationID, { ...op, status: 'CANCELED', statusText: 'Canceled' });
+        if (op.vaultID === vault.id && op.status === 'PENDING')
+          await store.put('operation', op.operationID, { ...op, status: 'CANCELED', statusText: 'Canceled' });
       }
       await store.put('deleted-vault', vault.id, outline(vault));
       await store.del('vault', vault.id);
@@ -201,7 +219,8 @@ export function vaultRoutes(ctx: EmulatorContext, revision: Revision): Router {
 
   r.get('/vaults/:id/publickey', async (req, res) => {
     const vault = await vaultOr404(ctx, req.params.id);
-    if (vault.hierarchy !== 'NONE') throw notAcceptable(`Vault ${vault.id} is ${vault.hierarchy}: its keys are per account (coins/{coin}/accounts/{account}/backup).`, 'not-single-key');
+    if (vault.hierarchy !== 'NONE')
+      throw notAcceptable(`Vault ${vault.id} is ${vault.hierarchy}: its keys are per account (coins/{coin}/accounts/{account}/backup).`, 'not-single-key');
     requireInitialized(vault);
     res.json({ publicKey: vault.publicKey });
   });

@@ -153,7 +153,8 @@ export function kindName(kind: Operation['kind'], revision: Revision): string {
 }
 
 /** Kinds a revision does not have: vault updates and public-key calculations came with 1.0.2106. */
-export const servedIn = (op: Operation, revision: Revision): boolean => revision === '1.0.2106' || (op.kind !== 'UPDATE_VAULT' && op.kind !== 'CALCULATE_PUBLIC_KEY');
+export const servedIn = (op: Operation, revision: Revision): boolean =>
+  revision === '1.0.2106' || (op.kind !== 'UPDATE_VAULT' && op.kind !== 'CALCULATE_PUBLIC_KEY');
 
 export function operationSummary(op: Operation, vault: VaultOutline | undefined, revision: Revision = '1.0.2106'): Record<string, unknown> {
   return {
@@ -215,7 +216,17 @@ export function operationView(op: Operation, vault: VaultOutline, dir: Directory
     return {
       ...rest,
       groupNameToJoin: op.member.groupName,
-      policies: [{ name: policyDetails.name, id: policyDetails.id, description: '', enabled: true, timeZone: policyOf(vault).timeZone, groups, rules: policyOf(vault).rules }],
+      policies: [
+        {
+          name: policyDetails.name,
+          id: policyDetails.id,
+          description: '',
+          enabled: true,
+          timeZone: policyOf(vault).timeZone,
+          groups,
+          rules: policyOf(vault).rules,
+        },
+      ],
     };
   }
   if (op.kind === 'UPDATE_VAULT' && op.update) return { ...base, update: op.update };

@@ -60,7 +60,14 @@ export async function startSandboxCustody(opts: SandboxCustodyOptions): Promise<
     // Hands-free: new participants activate and join at once, and two of three approve.
     approverPolicy: { autoActivate: true, autoJoin: true, approve: 'quorum', delayMs: SANDBOX_APPROVAL_DELAY_MS },
   });
-  const session = new TokenSession({ baseUrl: running.url, user: opts.admin.user, password: opts.admin.password, clientId: 'byow-sandbox', fetch: fetchFn, logger });
+  const session = new TokenSession({
+    baseUrl: running.url,
+    user: opts.admin.user,
+    password: opts.admin.password,
+    clientId: 'byow-sandbox',
+    fetch: fetchFn,
+    logger,
+  });
   // An emulator state the sandbox left in place (a prefix without its marker) may have an
   // administrator with another password: reported now, with what to do, rather than at the first vault.
   await session.header().catch(async (e: unknown) => {
@@ -129,7 +136,11 @@ export async function startSandboxCustody(opts: SandboxCustodyOptions): Promise<
         let code: string | undefined;
         // A concurrent request may create the same participant first (409): it is read back then.
         await conflictTolerant(async () => {
-          const created = await call<{ id: string; activationCode: string }>('POST', `/accounts/${accountId}/participants`, { name, email: `${name}@sandbox.invalid`, role: 'approver' });
+          const created = await call<{ id: string; activationCode: string }>('POST', `/accounts/${accountId}/participants`, {
+            name,
+            email: `${name}@sandbox.invalid`,
+            role: 'approver',
+          });
           code = created.json.activationCode;
         });
         p = await named(name);
@@ -156,7 +167,8 @@ export async function startSandboxCustody(opts: SandboxCustodyOptions): Promise<
       // Each member's device joins (the automatic policy may have been first: 409 then).
       for (const id of members) await conflictTolerant(() => call('POST', `/participants/${id}/vaults/${vaultId}/join`, undefined, true));
       const status = (await call<{ status: string }>('GET', `/vaults/${vaultId}`)).json.status;
-      if (status !== 'INITIALIZED') throw new UnavailableError(`custody emulator: vault ${vaultId} is ${status} after every member joined`, undefined, 'ERR_CUSTODY_UNAVAILABLE');
+      if (status !== 'INITIALIZED')
+        throw new UnavailableError(`custody emulator: vault ${vaultId} is ${status} after every member joined`, undefined, 'ERR_CUSTODY_UNAVAILABLE');
       return { vaultId };
     },
     stop: running.stop,

@@ -80,7 +80,7 @@ export function sandboxRoutes(core: Pick<AppContext, 'registry' | 'vaults' | 'cu
       method: 'post',
       path: '/sandbox/mining',
       summary:
-        'SANDBOX: pause or resume block production of a ledger\'s development node, mine blocks now, or reorganise the last blocks, where its node can (422 names what a ledger supports)',
+        "SANDBOX: pause or resume block production of a ledger's development node, mine blocks now, or reorganise the last blocks, where its node can (422 names what a ledger supports)",
       tags: ['sandbox'],
       scope: 'admin',
       body: z.object({
@@ -89,7 +89,13 @@ export function sandboxRoutes(core: Pick<AppContext, 'registry' | 'vaults' | 'cu
         /** `mine`: blocks to mine; `reorg`: how many of the last blocks to replace. Default 1. */
         blocks: z.number().int().min(1).max(64).optional(),
       }),
-      response: z.object({ ledgerId: z.string(), action: z.enum(MINING_ACTIONS), paused: z.boolean(), height: z.number().int(), actions: z.array(z.enum(MINING_ACTIONS)) }),
+      response: z.object({
+        ledgerId: z.string(),
+        action: z.enum(MINING_ACTIONS),
+        paused: z.boolean(),
+        height: z.number().int(),
+        actions: z.array(z.enum(MINING_ACTIONS)),
+      }),
       handler: async ({ body }) => {
         const adaptor = core.registry.get(body.ledgerId);
         const mining = sandbox.mining[adaptor.ledgerId];

@@ -45,7 +45,13 @@ function sendPage(res: Response, status: number, html: string): void {
  * The dashboard's login form and logout, outside its authentication: an admin API key
  * entered once opens a session whose cookie the dashboard's own API calls carry.
  */
-export function dashboardLoginRouter(base: string, records: readonly ApiKeyRecord[], sessions: DashboardSessions, logger: Logger, throttle?: AuthThrottle): Router {
+export function dashboardLoginRouter(
+  base: string,
+  records: readonly ApiKeyRecord[],
+  sessions: DashboardSessions,
+  logger: Logger,
+  throttle?: AuthThrottle,
+): Router {
   const router = express.Router();
   router.get('/login', (_req, res) => sendPage(res, 200, loginPage(base)));
   router.post('/login', express.urlencoded({ extended: false, limit: '4kb' }), async (req: Request, res: Response, next) => {

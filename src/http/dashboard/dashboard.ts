@@ -31,7 +31,12 @@ function headerKey(header: string): string | undefined {
   const bearer = /^Bearer\s+(\S+)$/i.exec(header);
   if (bearer) return bearer[1];
   const basic = /^Basic\s+(\S+)$/i.exec(header);
-  if (basic) return Buffer.from(basic[1] as string, 'base64').toString('utf8').split(':').slice(1).join(':');
+  if (basic)
+    return Buffer.from(basic[1] as string, 'base64')
+      .toString('utf8')
+      .split(':')
+      .slice(1)
+      .join(':');
   return undefined;
 }
 
@@ -56,8 +61,7 @@ function dashboardAuth(records: readonly ApiKeyRecord[], sessions: DashboardSess
           const refusal = await throttle?.failed(req, record ? 'no_admin_scope' : 'unknown_key', key);
           if (refusal) return next(refusal);
         }
-      }
-      else if (token) {
+      } else if (token) {
         // By the key's hash, not its name: a key replaced under the same name ends its sessions.
         const keySha256 = await sessions.check(token);
         record = keySha256 === undefined ? undefined : records.find((r) => r.sha256 === keySha256);
@@ -65,7 +69,8 @@ function dashboardAuth(records: readonly ApiKeyRecord[], sessions: DashboardSess
       if (record?.scopes.includes('admin')) {
         // Whatever the credentials (a browser resends cached Basic ones too): SameSite=Strict keeps
         // the cookie off other sites' requests, and this is the second lock.
-        if (!['GET', 'HEAD'].includes(req.method) && isCrossSite(req)) return next(new ForbiddenError('The dashboard refuses changes requested from another site.'));
+        if (!['GET', 'HEAD'].includes(req.method) && isCrossSite(req))
+          return next(new ForbiddenError('The dashboard refuses changes requested from another site.'));
         return next();
       }
       if (wantsPage(req)) return res.redirect(303, `${req.baseUrl}/login`);

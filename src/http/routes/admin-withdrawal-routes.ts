@@ -67,7 +67,13 @@ export function adminWithdrawalRoutes(deps: Pick<PipelineDeps, 'store' | 'regist
         const items: Operation[] = [];
         let scanned = 0;
         while (items.length < f.limit && scanned < SCAN_BUDGET) {
-          const entries = await deps.store.idsNewestFirst({ vaultId: f.vaultId, fromMs: f.from ?? 0, toMs: f.to ?? Number.MAX_SAFE_INTEGER, before, count: BATCH });
+          const entries = await deps.store.idsNewestFirst({
+            vaultId: f.vaultId,
+            fromMs: f.from ?? 0,
+            toMs: f.to ?? Number.MAX_SAFE_INTEGER,
+            before,
+            count: BATCH,
+          });
           if (entries.length === 0) return { items: items.map(withdrawalView) };
           const ops = new Map((await deps.store.many(entries.map((e) => e.id))).map((op) => [op.id, op]));
           for (const e of entries) {

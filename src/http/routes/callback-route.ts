@@ -46,7 +46,10 @@ export function callbackRoute(deps: PipelineDeps) {
   const refuse = (req: Request, failure: AppError | undefined): void => {
     if (!failure) return;
     deps.metrics?.callbacksRejected.inc({ reason: failure.errCode });
-    deps.logger.warn({ securityEvent: 'callback', peer: clientAddress(req), reason: failure.errCode, details: boundedForLog(failure.details) }, 'callback rejected');
+    deps.logger.warn(
+      { securityEvent: 'callback', peer: clientAddress(req), reason: failure.errCode, details: boundedForLog(failure.details) },
+      'callback rejected',
+    );
     throw failure;
   };
   return defineRoute({
@@ -105,7 +108,13 @@ export function callbackRoute(deps: PipelineDeps) {
         deps.metrics?.callbacksRejected.inc({ reason: e instanceof VerificationError ? e.reason : e instanceof AppError ? e.errCode : 'error' });
         if (e instanceof VerificationError || (e instanceof AppError && e.status === 409)) {
           deps.logger.warn(
-            { securityEvent: 'callback', ledgerId: query.ledgerId, peer: clientAddress(req), reason: e instanceof VerificationError ? e.reason : e.errCode, details: boundedForLog(e.details) },
+            {
+              securityEvent: 'callback',
+              ledgerId: query.ledgerId,
+              peer: clientAddress(req),
+              reason: e instanceof VerificationError ? e.reason : e.errCode,
+              details: boundedForLog(e.details),
+            },
             'callback rejected',
           );
         }

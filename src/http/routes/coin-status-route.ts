@@ -55,7 +55,9 @@ export function coinStatusRoute(ctx: AppContext) {
         adaptor
           ? sharedProbe(ctx, `ledger:${adaptor.ledgerId}`, () => adaptor.health())
           : { healthy: false, errorMessage: `No back end is configured for '${params.coinType}' on this service; configured ledgers: ${configured}` },
-        custodyCheck ? sharedProbe(ctx, 'dependency:custody', custodyCheck) : { healthy: false, errorMessage: 'No custody connector is configured in this process' },
+        custodyCheck
+          ? sharedProbe(ctx, 'dependency:custody', custodyCheck)
+          : { healthy: false, errorMessage: 'No custody connector is configured in this process' },
       ]);
       const { healthy, errorMessage, height, network } = ledger;
       const body = {

@@ -20,7 +20,6 @@ export const replacementRequestSchema = z
   .meta({ id: 'ReplacementRequest' })
   .optional();
 
-
 /**
  * What a cancel does, by where the withdrawal stands: before signing, the custody service's
  * sign operation is canceled (the withdrawal ends FAILED, reservations back); once sent, a

@@ -203,7 +203,10 @@ function vaultBalanceRoute(ctx: AppContext, heavy: ReturnType<typeof heavyRouteA
       }
       const selected = record.kind === 'bip44' ? { ...record, bip44: selectAccount(record, query.coin, query.account) } : record;
       const addresses = await vaultAddresses(adaptor, selected, ctx.config.bip44GapLimit, ctx.vaults.addresses);
-      const balances = await adaptor.getBalances(addresses.map((a) => a.address), assets);
+      const balances = await adaptor.getBalances(
+        addresses.map((a) => a.address),
+        assets,
+      );
       return {
         vaultId: record.vaultId,
         balances: renderBalances(assets, balances),

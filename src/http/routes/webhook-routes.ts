@@ -148,4 +148,3 @@ export function webhookRoutes(service: WebhookService) {
     }),
   ];
 }
-

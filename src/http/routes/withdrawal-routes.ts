@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { createWithdrawal } from '../../withdrawals/create-withdrawal.js';
-import { historyEntrySchema, type Operation, OPERATION_STATUSES, renderedAttemptSchema, stuckMarkSchema, withdrawalRequestRecordSchema } from '../../withdrawals/model/operation.js';
+import {
+  historyEntrySchema,
+  type Operation,
+  OPERATION_STATUSES,
+  renderedAttemptSchema,
+  stuckMarkSchema,
+  withdrawalRequestRecordSchema,
+} from '../../withdrawals/model/operation.js';
 import type { Idempotency } from '../../withdrawals/store/idempotency.js';
 import type { WithdrawalDeps } from '../../withdrawals/pipeline-deps.js';
 import { withdrawalSummary, withdrawalView } from '../../withdrawals/model/withdrawal-view.js';
@@ -26,7 +33,9 @@ export const withdrawalResponseSchema = z.object({
   id: z
     .string()
     .optional()
-    .describe("The custody operation id, as in the spec sample; equal to operationID. Absent until the custody service accepted the sign request (never this service's own id)"),
+    .describe(
+      "The custody operation id, as in the spec sample; equal to operationID. Absent until the custody service accepted the sign request (never this service's own id)",
+    ),
   operationID: z
     .string()
     .optional()

@@ -5,7 +5,16 @@ import type { Config } from '../../config/load-config.js';
 import { UnavailableError } from '../../platform/errors.js';
 import type { AddressCodec } from '../../ledger/adaptor.js';
 import { deriveAddress, type AddressDeriver } from './derive-addresses.js';
-import { describeCodec, fromWire, sameCodec, type ChunkTask, type CodecDescription, type DeriveWorkerData, type LedgerSpec, type WorkerMessage } from './derive-protocol.js';
+import {
+  describeCodec,
+  fromWire,
+  sameCodec,
+  type ChunkTask,
+  type CodecDescription,
+  type DeriveWorkerData,
+  type LedgerSpec,
+  type WorkerMessage,
+} from './derive-protocol.js';
 import { spawnWorker } from './derive-thread-entry.js';
 import { TimeSlicer } from './time-sliced.js';
 
@@ -317,7 +326,8 @@ export class DerivePool implements AddressDeriver {
         this.dispatch();
       },
       (e: unknown) => {
-        if (this.threads.length === 0 && this.state === 'running') this.fallBack(e, 'no address-derivation thread left: deriving on the main thread in time slices');
+        if (this.threads.length === 0 && this.state === 'running')
+          this.fallBack(e, 'no address-derivation thread left: deriving on the main thread in time slices');
       },
     );
     this.dispatch();
@@ -384,7 +394,12 @@ export function defaultDeriveThreads(): number {
 }
 
 /** The pool of the API process, for the configured ledgers (`more`: tests' observers and sizes). */
-export function derivePoolFor(config: Pick<Config, 'deriveThreads' | 'ledgerConfigs'>, logger: Logger, entry: URL, more: Partial<DerivePoolOptions> = {}): DerivePool {
+export function derivePoolFor(
+  config: Pick<Config, 'deriveThreads' | 'ledgerConfigs'>,
+  logger: Logger,
+  entry: URL,
+  more: Partial<DerivePoolOptions> = {},
+): DerivePool {
   return new DerivePool({
     entry,
     threads: config.deriveThreads ?? defaultDeriveThreads(),

@@ -33,7 +33,9 @@ export function describeCodec(codec: AddressCodec): CodecDescription {
 }
 
 export function sameCodec(a: CodecDescription, b: CodecDescription): boolean {
-  return a.ledgerId === b.ledgerId && a.family === b.family && a.network === b.network && a.scheme === b.scheme && a.formats.join('\n') === b.formats.join('\n');
+  return (
+    a.ledgerId === b.ledgerId && a.family === b.family && a.network === b.network && a.scheme === b.scheme && a.formats.join('\n') === b.formats.join('\n')
+  );
 }
 
 /** One chunk of a request: `keys` are the request's keys from index `from`. */

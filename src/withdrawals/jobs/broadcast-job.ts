@@ -19,7 +19,12 @@ import { noJournal, type JobJournal } from './job-journal.js';
  * account's transactions throws PredecessorPending or SenderBusy, which the worker turns into
  * a delay; a refusal for good ends the operation FAILED with the node's words, if still SIGNED.
  */
-export async function processBroadcast(deps: PipelineDeps, withdrawalId: string, journal: JobJournal = noJournal, opts: { waits?: number; jobId?: string } = {}): Promise<string> {
+export async function processBroadcast(
+  deps: PipelineDeps,
+  withdrawalId: string,
+  journal: JobJournal = noJournal,
+  opts: { waits?: number; jobId?: string } = {},
+): Promise<string> {
   const { op: found, signatures: sigs } = await deps.store.withSignatures(withdrawalId);
   let op: Operation = found;
   if (op.status === 'CONFIRMED' || op.status === 'FAILED') return `already ${op.status}`;

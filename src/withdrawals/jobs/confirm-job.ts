@@ -11,7 +11,12 @@ import { watchBroadcast } from '../sending/watch-broadcast.js';
  * back with a delay instead of failing, so retries stay for real errors; those are retried
  * without end, at most a few minutes apart (confirmJobRetries in queues.ts).
  */
-export async function processConfirm(deps: PipelineDeps, job: Job<QueuedOperationJob>, token: string | undefined, journal: JobJournal = noJournal): Promise<string> {
+export async function processConfirm(
+  deps: PipelineDeps,
+  job: Job<QueuedOperationJob>,
+  token: string | undefined,
+  journal: JobJournal = noJournal,
+): Promise<string> {
   const op = await deps.store.get(withdrawalIdOf(job.data));
   if (op.status !== 'BROADCAST') return `nothing to do in ${op.status}`;
   const threshold = deps.registry.get(op.ledgerId).confirmations;

@@ -112,7 +112,11 @@ async function askCustody(deps: PipelineDeps, op: Operation, now: number): Promi
     outcome = await settleFromCustody(deps, op);
   } catch (e) {
     const err = isAppError(e) ? e.message : e;
-    if (timedOut) deps.logger.error({ ...ids, err }, 'past SIGN_TIMEOUT_SECONDS, but the custody service could not say whether it is signed: kept EXECUTING with its reservations');
+    if (timedOut)
+      deps.logger.error(
+        { ...ids, err },
+        'past SIGN_TIMEOUT_SECONDS, but the custody service could not say whether it is signed: kept EXECUTING with its reservations',
+      );
     else deps.logger.warn({ ...ids, err }, 'reconciliation could not finish this operation');
     return 'unchanged';
   }
@@ -184,7 +188,12 @@ async function checkPage(
 export async function processReconcile(deps: PipelineDeps, limits: ReconcileLimits = reconcileLimits(deps.config)): Promise<ReconcileTally> {
   const now = Date.now();
   const olderThan = now - deps.config.reconcileAfterSeconds * 1000;
-  const run = { budget: new RunBudget(limits.lookups, now + limits.runMs), concurrency: limits.concurrency, now, tally: { checked: 0, recovered: 0, failed: 0 } };
+  const run = {
+    budget: new RunBudget(limits.lookups, now + limits.runMs),
+    concurrency: limits.concurrency,
+    now,
+    tally: { checked: 0, recovered: 0, failed: 0 },
+  };
   let cursor = await deps.store.reconcileCursor();
   for (;;) {
     const page = await deps.store.openPage(olderThan, limits.pageSize, cursor);

@@ -29,7 +29,8 @@ export async function processReplacement(deps: PipelineDeps, withdrawalId: strin
       const s = sigs.get(p) as { signature: string; recoveryId: 0 | 1 };
       return { payloadIndex: p, signature: Uint8Array.from(Buffer.from(s.signature, 'hex')), recoveryId: s.recoveryId };
     });
-    const fail = (reason: string) => deps.store.update(op.id, (o) => ({ ...o, attempts: withAttempt(o, i, (a) => ({ ...a, status: 'failed', failureReason: reason })) }));
+    const fail = (reason: string) =>
+      deps.store.update(op.id, (o) => ({ ...o, attempts: withAttempt(o, i, (a) => ({ ...a, status: 'failed', failureReason: reason })) }));
     let signed;
     try {
       signed = adaptor.combine(unsigned, verified);
@@ -40,7 +41,9 @@ export async function processReplacement(deps: PipelineDeps, withdrawalId: strin
     const kind = attemptsOf(op)[i]?.kind ?? 'speed-up';
     op = await deps.store.update(op.id, (o) => ({
       ...o,
-      attempts: withAttempt(o, i, (a) => (a.status === 'signing' ? { ...a, status: 'broadcast', txids: signed.map((t) => t.txid), signed: signed.map((t) => t.serialized) } : a)),
+      attempts: withAttempt(o, i, (a) =>
+        a.status === 'signing' ? { ...a, status: 'broadcast', txids: signed.map((t) => t.txid), signed: signed.map((t) => t.serialized) } : a,
+      ),
     }));
     try {
       for (const tx of signed) await adaptor.broadcast(tx);

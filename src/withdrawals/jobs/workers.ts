@@ -60,10 +60,14 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
   });
 
   // Retried without end, at most CONFIRM_RETRY_MAX_MS apart (queues.ts, confirmJobRetries).
-  const confirm = new Worker<QueuedOperationJob>(QUEUE.confirm, (job, token) => runJournaled(deps, job, (journal) => processConfirm(deps, job, token, journal)), {
-    ...common,
-    settings: { backoffStrategy: (attemptsMade: number) => confirmRetryDelayMs(attemptsMade) },
-  });
+  const confirm = new Worker<QueuedOperationJob>(
+    QUEUE.confirm,
+    (job, token) => runJournaled(deps, job, (journal) => processConfirm(deps, job, token, journal)),
+    {
+      ...common,
+      settings: { backoffStrategy: (attemptsMade: number) => confirmRetryDelayMs(attemptsMade) },
+    },
+  );
   confirm.on('failed', (job, err) => deps.logger.warn({ withdrawalId: job && withdrawalIdOf(job.data), err: err.message }, 'confirmation check failed'));
 
   const replace = new Worker<QueuedOperationJob>(QUEUE.replace, (job) => processReplacement(deps, withdrawalIdOf(job.data)), common);
@@ -72,7 +76,8 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
   const reconcile = new Worker(QUEUE.reconcile, () => processReconcile(deps), { ...common, concurrency: 1 });
   await scheduleReconcile(deps.queues, deps.config.reconcileIntervalSeconds * 1000);
 
-  for (const w of [broadcast, confirm, reconcile, replace] as Worker[]) w.on('error', (err) => deps.logger.error({ err: err.message, queue: w.name }, 'worker error'));
+  for (const w of [broadcast, confirm, reconcile, replace] as Worker[])
+    w.on('error', (err) => deps.logger.error({ err: err.message, queue: w.name }, 'worker error'));
   const observe = (queue: string, outcome: string, job: Job | undefined) => {
     if (job?.processedOn && job.finishedOn) deps.metrics?.jobDuration.observe({ queue, outcome }, (job.finishedOn - job.processedOn) / 1000);
   };

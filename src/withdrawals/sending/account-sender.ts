@@ -118,7 +118,10 @@ class SendSession {
         const node = await adaptor.nextSequence(own.account);
         if (next === undefined || node > next) next = node;
       } catch (e) {
-        this.deps.logger.warn({ withdrawalId: own.op.id, err: (e as Error).message }, 'could not read the account order from the node; going by what this service sent');
+        this.deps.logger.warn(
+          { withdrawalId: own.op.id, err: (e as Error).message },
+          'could not read the account order from the node; going by what this service sent',
+        );
       }
     }
     return next ?? own.sequence;
@@ -255,7 +258,10 @@ class SendSession {
       if (!isRetryable(e)) this.track(this.book.forget(this.ledgerId, this.own.account, sequence, op.id));
       return;
     }
-    this.deps.logger.info({ withdrawalId: op.id, err: (e as Error).message, by: this.own.op.id }, 'the node refused the next transaction of the account; its own job takes over');
+    this.deps.logger.info(
+      { withdrawalId: op.id, err: (e as Error).message, by: this.own.op.id },
+      'the node refused the next transaction of the account; its own job takes over',
+    );
     this.track(this.wake(op.id));
   }
 
@@ -271,14 +277,29 @@ class SendSession {
   private async afterSends(batch: { op: Operation; sequence: bigint; results: BroadcastResult[] }[]): Promise<void> {
     const own = batch.find((b) => b.op.id === this.own.op.id);
     try {
-      const recorded = this.book.recordSentMany(this.ledgerId, this.own.account, batch.map((b) => ({ sequence: b.sequence, withdrawalId: b.op.id })), this.token).then((ours) => {
-        if (!ours) this.lost = true;
-      });
+      const recorded = this.book
+        .recordSentMany(
+          this.ledgerId,
+          this.own.account,
+          batch.map((b) => ({ sequence: b.sequence, withdrawalId: b.op.id })),
+          this.token,
+        )
+        .then((ours) => {
+          if (!ours) this.lost = true;
+        });
       // Awaited last, but handled from now on: when a write below fails first (with Redis gone
       // they all fail), this one's failure would otherwise go unhandled and end the process.
       recorded.catch(() => undefined);
-      const moved = await this.deps.store.transitionMany(batch.map((b) => b.op), ['SIGNED'], 'BROADCAST');
-      await addConfirmJobs(this.deps.queues, moved.filter((o) => o.status === 'BROADCAST'), this.deps.config.confirmPollMs);
+      const moved = await this.deps.store.transitionMany(
+        batch.map((b) => b.op),
+        ['SIGNED'],
+        'BROADCAST',
+      );
+      await addConfirmJobs(
+        this.deps.queues,
+        moved.filter((o) => o.status === 'BROADCAST'),
+        this.deps.config.confirmPollMs,
+      );
       const by = this.own.jobId ? `job ${this.own.jobId}` : 'the account sender';
       const at = new Date().toISOString();
       await Promise.all(
@@ -311,7 +332,11 @@ class SendSession {
   private track(p: Promise<unknown>): void {
     const tracked: Promise<void> = p.then(
       () => undefined,
-      (e: unknown) => this.deps.logger.warn({ err: (e as Error).message, ledgerId: this.ledgerId, account: this.own.account }, 'bookkeeping after a send failed; the job that owns it finishes it'),
+      (e: unknown) =>
+        this.deps.logger.warn(
+          { err: (e as Error).message, ledgerId: this.ledgerId, account: this.own.account },
+          'bookkeeping after a send failed; the job that owns it finishes it',
+        ),
     );
     this.pending.add(tracked);
     void tracked.finally(() => this.pending.delete(tracked));

@@ -70,35 +70,43 @@ const pad = (n: bigint): string => n.toString().padStart(20, '0');
 // Sequences are int64 (Stellar), past what a Lua number holds: compared as padded strings, and
 // every number arithmetic is done by the caller.
 
-const READY_AND_TRY = luaScript({
-  keys: ['book', 'lock'],
-  args: ['sequence', 'withdrawal id', 'token', 'lock ms', 'book ttl s'],
-  returns: '{locked, lastSent|false}',
-}, `
+const READY_AND_TRY = luaScript(
+  {
+    keys: ['book', 'lock'],
+    args: ['sequence', 'withdrawal id', 'token', 'lock ms', 'book ttl s'],
+    returns: '{locked, lastSent|false}',
+  },
+  `
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 local locked = redis.call('SET', KEYS[2], ARGV[3], 'NX', 'PX', ARGV[4])
 return {locked and 1 or 0, redis.call('HGET', KEYS[1], 'lastSent') or false}
-`);
+`,
+);
 
-const RECORD_SENT = luaScript({
-  keys: ['book', 'lock'],
-  args: ['padded sequence', 'sequence', 'withdrawal id', 'token', 'lock ms'],
-  returns: '1 while the lock is ours',
-}, `
+const RECORD_SENT = luaScript(
+  {
+    keys: ['book', 'lock'],
+    args: ['padded sequence', 'sequence', 'withdrawal id', 'token', 'lock ms'],
+    returns: '1 while the lock is ours',
+  },
+  `
 local last = redis.call('HGET', KEYS[1], 'lastSent')
 if not last or ARGV[1] > last then redis.call('HSET', KEYS[1], 'lastSent', ARGV[1]) end
 if redis.call('HGET', KEYS[1], ARGV[2]) == ARGV[3] then redis.call('HDEL', KEYS[1], ARGV[2]) end
 if redis.call('GET', KEYS[2]) ~= ARGV[4] then return 0 end
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return 1
-`);
+`,
+);
 
-const RECORD_SENT_MANY = luaScript({
-  keys: ['book', 'lock'],
-  args: ['token', 'lock ms', 'highest padded sequence', '...sequence, withdrawal id'],
-  returns: '1 while the lock is ours',
-}, `
+const RECORD_SENT_MANY = luaScript(
+  {
+    keys: ['book', 'lock'],
+    args: ['token', 'lock ms', 'highest padded sequence', '...sequence, withdrawal id'],
+    returns: '1 while the lock is ours',
+  },
+  `
 local last = redis.call('HGET', KEYS[1], 'lastSent')
 if not last or ARGV[3] > last then redis.call('HSET', KEYS[1], 'lastSent', ARGV[3]) end
 for i = 4, #ARGV, 2 do
@@ -107,13 +115,16 @@ end
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return 1
-`);
+`,
+);
 
-const RELEASE_OR_CONTINUE = luaScript({
-  keys: ['book', 'lock'],
-  args: ['token', 'next sequence', 'lock ms'],
-  returns: '1 go on (a ready one waits), 0 released, -1 not ours',
-}, `
+const RELEASE_OR_CONTINUE = luaScript(
+  {
+    keys: ['book', 'lock'],
+    args: ['token', 'next sequence', 'lock ms'],
+    returns: '1 go on (a ready one waits), 0 released, -1 not ours',
+  },
+  `
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return -1 end
 if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 1 then
   redis.call('PEXPIRE', KEYS[2], ARGV[3])
@@ -121,23 +132,33 @@ if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 1 then
 end
 redis.call('DEL', KEYS[2])
 return 0
-`);
+`,
+);
 
-const EXTEND = luaScript({ keys: ['lock'], args: ['token', 'lock ms'], returns: '1 while the lock is ours' }, `
+const EXTEND = luaScript(
+  { keys: ['lock'], args: ['token', 'lock ms'], returns: '1 while the lock is ours' },
+  `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
-`);
+`,
+);
 
-const RELEASE = luaScript({ keys: ['lock'], args: ['token'], returns: '1 released, 0 not ours' }, `
+const RELEASE = luaScript(
+  { keys: ['lock'], args: ['token'], returns: '1 released, 0 not ours' },
+  `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
-`);
+`,
+);
 
-const FORGET = luaScript({ keys: ['book'], args: ['sequence', 'withdrawal id'], returns: '1 taken out, 0 not there' }, `
+const FORGET = luaScript(
+  { keys: ['book'], args: ['sequence', 'withdrawal id'], returns: '1 taken out, 0 not there' },
+  `
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
 return 0
-`);
+`,
+);
 
 export type ReleaseOutcome = 'continue' | 'released' | 'lost';
 
@@ -165,7 +186,13 @@ export class SendOrderBook {
    * Records `withdrawalId` as ready to send at `sequence` and tries the account's send lock
    * with `token`; returns whether it was taken and the last number this service sent.
    */
-  async readyAndTryLock(ledgerId: string, account: string, sequence: bigint, withdrawalId: string, token: string): Promise<{ locked: boolean; lastSent?: bigint }> {
+  async readyAndTryLock(
+    ledgerId: string,
+    account: string,
+    sequence: bigint,
+    withdrawalId: string,
+    token: string,
+  ): Promise<{ locked: boolean; lastSent?: bigint }> {
     const [locked, last] = (await READY_AND_TRY.run(this.redis, this.keys(ledgerId, account), [
       sequence.toString(),
       withdrawalId,
@@ -190,7 +217,13 @@ export class SendOrderBook {
 
   /** Records that `sequence` (of `withdrawalId`) went out and renews the lock; false when the lock is no longer ours. */
   async recordSent(ledgerId: string, account: string, sequence: bigint, withdrawalId: string, token: string): Promise<boolean> {
-    const r = await RECORD_SENT.run(this.redis, this.keys(ledgerId, account), [pad(sequence), sequence.toString(), withdrawalId, token, String(SendOrderBook.LOCK_MS)]);
+    const r = await RECORD_SENT.run(this.redis, this.keys(ledgerId, account), [
+      pad(sequence),
+      sequence.toString(),
+      withdrawalId,
+      token,
+      String(SendOrderBook.LOCK_MS),
+    ]);
     return r === 1;
   }
 

@@ -13,7 +13,8 @@ type Seen =
 
 function summarise(list: TxStatus[]): Seen {
   const revert = list.find((s) => s.state === 'failed' && s.blockHeight !== undefined);
-  if (revert) return { kind: 'mined-failed', confirmations: revert.confirmations, height: revert.blockHeight as number, reason: revert.reason ?? 'no reason given' };
+  if (revert)
+    return { kind: 'mined-failed', confirmations: revert.confirmations, height: revert.blockHeight as number, reason: revert.reason ?? 'no reason given' };
   if (list.every((s) => s.confirmations > 0 || s.state === 'confirmed')) {
     return { kind: 'mined', confirmations: Math.min(...list.map((s) => s.confirmations)), height: Math.max(...list.map((s) => s.blockHeight ?? 0)) };
   }
@@ -77,7 +78,15 @@ interface Look {
 
 /** The position in `seen` of the mined attempt with the most confirmations, or -1. */
 function mostConfirmed(seen: Seen[]): number {
-  return seen.reduce<number>((best, s, k) => (s.kind === 'mined' || s.kind === 'mined-failed' ? (best < 0 || s.confirmations > (seen[best] as { confirmations: number }).confirmations ? k : best) : best), -1);
+  return seen.reduce<number>(
+    (best, s, k) =>
+      s.kind === 'mined' || s.kind === 'mined-failed'
+        ? best < 0 || s.confirmations > (seen[best] as { confirmations: number }).confirmations
+          ? k
+          : best
+        : best,
+    -1,
+  );
 }
 
 /**
@@ -95,7 +104,16 @@ async function followMined(deps: PipelineDeps, look: Look, minedK: number): Prom
   }
   // Below the threshold a failure is no more final than a success: its block may still leave
   // the chain, and the same signed transaction may then be mined again and succeed.
-  const noted = s.kind === 'mined-failed' && landed.minedAt !== s.height ? [{ status: 'BROADCAST' as const, at, detail: `mined at ${s.height} and failed (${s.reason}); FAILED once it has ${adaptor.confirmations} confirmations` }] : [];
+  const noted =
+    s.kind === 'mined-failed' && landed.minedAt !== s.height
+      ? [
+          {
+            status: 'BROADCAST' as const,
+            at,
+            detail: `mined at ${s.height} and failed (${s.reason}); FAILED once it has ${adaptor.confirmations} confirmations`,
+          },
+        ]
+      : [];
   if (op.confirmations !== s.confirmations || landed.minedAt !== s.height || op.stuck || op.txids.join() !== landed.txids.join()) {
     await deps.store.update(op.id, (o) => ({
       ...o,
@@ -112,7 +130,9 @@ async function followMined(deps: PipelineDeps, look: Look, minedK: number): Prom
 /** At the threshold: FAILED when the mined transaction failed or the cancel landed, CONFIRMED otherwise; the other attempts `replaced`. */
 async function settleMined(deps: PipelineDeps, op: Operation, m: number, s: Extract<Seen, { confirmations: number }>, landed: Attempt): Promise<void> {
   const settle = (status: Attempt['status']) =>
-    attemptsOf(op).map((a, i) => (i === m ? { ...a, status, minedAt: s.height } : a.status === 'broadcast' || a.status === 'signing' ? { ...a, status: 'replaced' as const } : a));
+    attemptsOf(op).map((a, i) =>
+      i === m ? { ...a, status, minedAt: s.height } : a.status === 'broadcast' || a.status === 'signing' ? { ...a, status: 'replaced' as const } : a,
+    );
   if (s.kind === 'mined-failed') {
     await failOperation(deps, op, `transaction failed on the ledger: ${s.reason}`, ['BROADCAST'], {
       txids: landed.txids,
@@ -132,7 +152,12 @@ async function settleMined(deps: PipelineDeps, op: Operation, m: number, s: Extr
     });
     return;
   }
-  await deps.store.transition(op.id, ['BROADCAST'], 'CONFIRMED', () => ({ confirmations: s.confirmations, txids: landed.txids, attempts: settle('confirmed'), stuck: undefined }));
+  await deps.store.transition(op.id, ['BROADCAST'], 'CONFIRMED', () => ({
+    confirmations: s.confirmations,
+    txids: landed.txids,
+    attempts: settle('confirmed'),
+    stuck: undefined,
+  }));
 }
 
 /**
@@ -154,8 +179,13 @@ async function settleLost(deps: PipelineDeps, look: Look, reorged: number[]): Pr
   const foreign = lost.find((l) => !l.spentBy || !ours.has(l.spentBy));
   if (!foreign) return undefined;
   deps.metrics?.afterBroadcast.inc({ ledger: op.ledgerId, event: 'conflict' });
-  const reason = foreign.spentBy ? `conflict: its inputs were spent by transaction ${foreign.spentBy}, which is not this withdrawal's` : `transaction failed on the ledger: ${foreign.reason}`;
-  await failOperation(deps, op, reason, ['BROADCAST'], { attempts: attemptsOf(op).map((a) => (a.status === 'broadcast' ? { ...a, status: 'failed' as const, failureReason: reason } : a)), stuck: undefined });
+  const reason = foreign.spentBy
+    ? `conflict: its inputs were spent by transaction ${foreign.spentBy}, which is not this withdrawal's`
+    : `transaction failed on the ledger: ${foreign.reason}`;
+  await failOperation(deps, op, reason, ['BROADCAST'], {
+    attempts: attemptsOf(op).map((a) => (a.status === 'broadcast' ? { ...a, status: 'failed' as const, failureReason: reason } : a)),
+    stuck: undefined,
+  });
   return true;
 }
 
@@ -178,7 +208,11 @@ async function watchUnmined(deps: PipelineDeps, look: Look, reorged: number[]): 
     deps.metrics?.afterBroadcast.inc({ ledger, event: 'reorganised' });
     for (const i of reorged) patch.set(i, { minedAt: undefined });
     change.confirmations = 0;
-    history.push({ status: 'BROADCAST', at, detail: `reorganised: the block of ${reorged.map((i) => attempts[i]?.txids.join(', ')).join('; ')} left the best chain; waiting to be mined again` });
+    history.push({
+      status: 'BROADCAST',
+      at,
+      detail: `reorganised: the block of ${reorged.map((i) => attempts[i]?.txids.join(', ')).join('; ')} left the best chain; waiting to be mined again`,
+    });
   }
   if (look.seen[newestK]?.kind === 'unknown') await resendIfDue(deps, look, newest, reorged.length > 0, notes);
   if (deps.config.stuckAfterBlocks > 0 && attempts[newest]?.sentHeight === undefined) {

@@ -49,16 +49,19 @@ export interface IdempotencyClaim {
  * request's claim: a takeover (expected: the stale claim read), the finish and the release of
  * this request's own claim (expected: its claim, or its claim marked stored).
  */
-const REPLACE_IF = luaScript({
-  keys: ['record'],
-  args: ['the expected record', "a second one ('' for none)", "the new record ('' to delete it)", 'its ttl s'],
-  returns: '1 replaced, 0 when the record is neither',
-}, `
+const REPLACE_IF = luaScript(
+  {
+    keys: ['record'],
+    args: ['the expected record', "a second one ('' for none)", "the new record ('' to delete it)", 'its ttl s'],
+    returns: '1 replaced, 0 when the record is neither',
+  },
+  `
 local v = redis.call('GET', KEYS[1])
 if v ~= ARGV[1] and (ARGV[2] == '' or v ~= ARGV[2]) then return 0 end
 if ARGV[3] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[3], 'EX', ARGV[4]) end
 return 1
-`);
+`,
+);
 
 /**
  * `Idempotency-Key` for withdrawals: a client that retries a POST after a timeout gets the

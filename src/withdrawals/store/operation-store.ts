@@ -95,7 +95,13 @@ export class OperationStore {
       ...op.unsigned.payloads.map((p) => this.digestKey(p.digest)),
       ...(claim ? [claim.key] : []),
     ] as const;
-    const args = [JSON.stringify(op), String(Date.parse(op.createdAt)), ...this.event(op, statusEventType(op.status)), claim?.held ?? '', claim?.done ?? ''] as const;
+    const args = [
+      JSON.stringify(op),
+      String(Date.parse(op.createdAt)),
+      ...this.event(op, statusEventType(op.status)),
+      claim?.held ?? '',
+      claim?.done ?? '',
+    ] as const;
     const r = (await CREATE.run(this.redis, keys, args)) as number;
     if (r === 2) {
       throw new ConflictError(
@@ -104,7 +110,11 @@ export class OperationStore {
       );
     }
     if (r === 3) {
-      throw new UnavailableError('The Idempotency-Key record was lost (a Redis failover or eviction): this request made no withdrawal; retry with the same key', undefined, 'ERR_IDEMPOTENCY_LOST');
+      throw new UnavailableError(
+        'The Idempotency-Key record was lost (a Redis failover or eviction): this request made no withdrawal; retry with the same key',
+        undefined,
+        'ERR_IDEMPOTENCY_LOST',
+      );
     }
     if (r !== 1) throw new ConflictError(`operation ${op.id} exists`);
   }
@@ -148,7 +158,11 @@ export class OperationStore {
   /** The stored operations that have every one of these digests (a callback carries one per payload), read in one round trip. */
   async forDigests(digests: string[]): Promise<Operation[]> {
     if (digests.length === 0) return [];
-    const raws = (await FOR_DIGESTS.run(this.redis, digests.map((d) => this.digestKey(d)), [this.keys.operation('')])) as string[];
+    const raws = (await FOR_DIGESTS.run(
+      this.redis,
+      digests.map((d) => this.digestKey(d)),
+      [this.keys.operation('')],
+    )) as string[];
     return raws.map((r) => JSON.parse(r) as Operation);
   }
 
@@ -196,12 +210,19 @@ export class OperationStore {
 
   /** Keys and arguments of COMPARE_AND_SET. */
   private casArgs(id: string, raw: string, next: Operation, ev: EventArgs, leaving: boolean) {
-    return [[...this.eventKeys(id), this.keys.open], [sha1(raw), JSON.stringify(next), ...ev, leaving ? '1' : '0', id]] as const;
+    return [
+      [...this.eventKeys(id), this.keys.open],
+      [sha1(raw), JSON.stringify(next), ...ev, leaving ? '1' : '0', id],
+    ] as const;
   }
 
   /** Read-modify-write of fields that do not change the status (txids, confirmations, attempts). */
   async update(id: string, change: (op: Operation) => Operation, event?: WithdrawalEventType): Promise<Operation> {
-    return (await this.write(id, (current) => ({ ...change(current), status: current.status, updatedAt: new Date().toISOString() }), () => event)) as Operation;
+    return (await this.write(
+      id,
+      (current) => ({ ...change(current), status: current.status, updatedAt: new Date().toISOString() }),
+      () => event,
+    )) as Operation;
   }
 
   /**
@@ -218,7 +239,13 @@ export class OperationStore {
     known?: Operation,
   ): Promise<Operation | undefined> {
     const at = new Date().toISOString();
-    return this.write(id, (current) => (from.includes(current.status) ? moved(current, to, at, change(current), detail) : undefined), () => statusEventType(to), known, leavesOpen(to));
+    return this.write(
+      id,
+      (current) => (from.includes(current.status) ? moved(current, to, at, change(current), detail) : undefined),
+      () => statusEventType(to),
+      known,
+      leavesOpen(to),
+    );
   }
 
   /**
@@ -297,7 +324,13 @@ export class OperationStore {
    * Ids of operations created in [fromMs, toMs], newest first, from the vault's index or the
    * index of all operations; `before` continues after the last entry of a previous page.
    */
-  async idsNewestFirst(opts: { vaultId?: string; fromMs: number; toMs: number; before?: { ms: number; id: string }; count: number }): Promise<{ id: string; ms: number }[]> {
+  async idsNewestFirst(opts: {
+    vaultId?: string;
+    fromMs: number;
+    toMs: number;
+    before?: { ms: number; id: string };
+    count: number;
+  }): Promise<{ id: string; ms: number }[]> {
     const key = opts.vaultId ? this.keys.byVault(opts.vaultId) : this.keys.byTime;
     const max = opts.before ? Math.min(opts.before.ms, opts.toMs) : opts.toMs;
     const out: { id: string; ms: number }[] = [];
