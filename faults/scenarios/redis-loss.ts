@@ -4,38 +4,14 @@
  * second are recovered from the custody service by reconciliation, and none is sent twice.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../src/dev/free-port.js';
-import { redisAnswers } from '../../src/dev/local-redis.js';
+import { redisAnswers, startPersistentRedis } from '../../src/dev/local-redis.js';
 import { startStack, waitUntil } from '../stack.js';
 import { fundedVaults, newTally, settle, submit, type Accepted, type Tally } from '../withdrawals.js';
 import type { ScenarioContext } from './multi-process.js';
-
-function startRedis(port: number, dir: string): ChildProcess {
-  return spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--appendonly',
-      'yes',
-      '--appendfsync',
-      'everysec',
-      '--save',
-      '',
-      '--maxmemory-policy',
-      'noeviction',
-    ],
-    { stdio: 'ignore' },
-  );
-}
 
 export async function redisLoss(ctx: ScenarioContext): Promise<Tally> {
   const tally = newTally('redis-loss');
@@ -43,7 +19,7 @@ export async function redisLoss(ctx: ScenarioContext): Promise<Tally> {
   const port = await freePort();
   const dir = mkdtempSync(path.join(tmpdir(), 'faults-aof-'));
   const url = `redis://127.0.0.1:${port}`;
-  let redis = startRedis(port, dir);
+  let redis = await startPersistentRedis(port, dir, 'everysec');
   await waitUntil('redis start', () => redisAnswers(url));
   // The quorum takes 4 s, so every withdrawal is written (and fsynced) well before its callback.
   const stack = await startStack({ name: 'redis-loss', redisUrl: url, prefix: `faults-${ctx.run}-loss`, apis: 1, workers: 1, approvalDelayMs: 4000 }).catch(
@@ -76,7 +52,7 @@ export async function redisLoss(ctx: ScenarioContext): Promise<Tally> {
     await new Promise((r) => redis.once('exit', r));
     tally.notes.push(`Redis SIGKILLed with ${acks[acks.length - 1]} of ${accepted.length} sign operations completed`);
     await sleep(2000);
-    redis = startRedis(port, dir);
+    redis = await startPersistentRedis(port, dir, 'everysec');
     await waitUntil('redis restart', () => redisAnswers(url));
     await settle(stack, tally, accepted, 240_000);
   } finally {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { freePort } from './free-port.js';
 
@@ -49,4 +49,44 @@ export async function ensureRedis(url: string, opts: { log?: (m: string) => void
       child.kill('SIGTERM');
     },
   };
+}
+
+/**
+ * A redis-server of a test's or fault scenario's own on `port`, its append-only file in `dir`
+ * (synced on every write with `always`, once a second with `everysec`), BullMQ-safe eviction:
+ * killed, it comes back from its files. Resolves once it accepts connections.
+ */
+export async function startPersistentRedis(port: number, dir: string, fsync: 'always' | 'everysec'): Promise<ChildProcess> {
+  const proc = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      fsync,
+      '--save',
+      '',
+      '--maxmemory-policy',
+      'noeviction',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    for (const stream of [proc.stdout, proc.stderr]) {
+      stream.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('Ready to accept connections')) resolve();
+      });
+    }
+    proc.once('error', reject);
+    proc.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
+  });
+  return proc;
 }

@@ -1,50 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/dev/free-port.js';
+import { startPersistentRedis } from '../../src/dev/local-redis.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { spawnHangingWorker } from './spawn-worker.js';
 import { provider, RECIPIENT, txsFrom, withdraw } from './support.js';
-
-/** A redis-server of the test's own, with an append-only file synced on every write: killed, it comes back with everything. */
-async function startRedis(port: number, dir: string): Promise<ChildProcess> {
-  const proc = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--appendonly',
-      'yes',
-      '--appendfsync',
-      'always',
-      '--save',
-      '',
-      '--maxmemory-policy',
-      'noeviction',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    for (const s of [proc.stdout!, proc.stderr!]) {
-      s.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('Ready to accept connections')) resolve();
-      });
-    }
-    proc.once('error', reject);
-    proc.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
-  });
-  return proc;
-}
 
 async function kill(proc: ChildProcess): Promise<void> {
   if (proc.exitCode !== null || proc.signalCode !== null) return;
@@ -76,7 +41,7 @@ describe('Redis killed and restarted under a worker process', () => {
     ledgers = { ethdev: { rpcUrl: chain.anvil.url, confirmations: 1 } };
     dir = mkdtempSync(path.join(tmpdir(), 'worker-redis-restart-'));
     port = await freePort();
-    redis = await startRedis(port, dir);
+    redis = await startPersistentRedis(port, dir, 'always');
     // The API in this process runs no workers: the only worker is the process the test starts.
     loop = await startLoop(ledgers, { workers: false, env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
   });
@@ -109,7 +74,7 @@ describe('Redis killed and restarted under a worker process', () => {
     w.proc.kill('SIGUSR2');
     await w.says('bookkeeping after a send failed');
 
-    redis = await startRedis(port, dir);
+    redis = await startPersistentRedis(port, dir, 'always');
     await w.says('redis connection restored');
     const done = await loop.waitFor(v.vaultId, operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED', 40_000);
     expect(done.status, done.failureReason).toBe('CONFIRMED');
