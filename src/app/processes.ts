@@ -79,6 +79,7 @@ export function createPipeline(core: Core): Pipeline {
     custody,
     metrics: core.metrics,
     sendOrder: new SendOrderBook(core.redis, core.prefix),
+    vaults: core.vaults,
   };
   const webhooks = createWebhooks({ redis: core.redis, prefix: core.prefix, outboxKey: deps.store.outboxKey, config, logger });
   const allQueues = () => [...queues.all(), webhooks.queue];

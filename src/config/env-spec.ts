@@ -342,6 +342,13 @@ export const ENV = {
     default: '0',
     description: 'Also mark it stuck once the chain grew this many blocks (ledgers) since it was sent; 0 = by time only.',
   },
+  invalidateRefusedAfterSeconds: {
+    env: 'INVALIDATE_REFUSED_AFTER_SECONDS',
+    schema: int(0, 86_400 * 30),
+    default: '3600',
+    description:
+      'A signed withdrawal whose transaction the node refused (without proof that it can never land) gets its invalidation this long after the first refusal: a cancel through its own custody sign request, so that one of the two lands and decides; 0 = only on request (the cancel route).',
+  },
   resendAfterSeconds: {
     env: 'RESEND_AFTER_SECONDS',
     schema: int(1, 86_400),

@@ -157,6 +157,14 @@ export interface TxStatus {
   reason?: string;
   /** `failed` because what it spends was spent by this other transaction (a conflict, or our own replacement). */
   spentBy?: string;
+  /**
+   * For `failed` while not mined (it can never be): confirmations of what proves it, i.e. the block
+   * holding the transaction that took its nonce or spent its input, or the ledger that closed past
+   * its sequence number, time bound or durable nonce. The pipeline ends a withdrawal FAILED only
+   * once this reaches `confirmations`: before that the proof's own block may leave the chain.
+   * Absent: nothing proves it yet, and the withdrawal is looked at again.
+   */
+  proofConfirmations?: number;
 }
 
 export type ReplacementKind = 'speed-up' | 'cancel';
@@ -267,7 +275,12 @@ export interface LedgerAdaptor {
   /** The number the ledger takes next from `account`, counting what the node already holds (pending nonce; sequence + 1). */
   nextSequence?(account: string): Promise<bigint>;
 
-  /** Sends a signed transaction. "Already known" is success with `alreadyKnown: true`. */
+  /**
+   * Sends a signed transaction. "Already known" is success with `alreadyKnown: true`. A refusal
+   * is a `NodeRejectionError`; it carries `invalidForever` only when the transaction's own bytes
+   * can never be valid (bad signature, wrong chain, gas below the intrinsic minimum). Any other
+   * refusal leaves the withdrawal open: the same bytes may land later or from elsewhere.
+   */
   broadcast(tx: SignedTx): Promise<BroadcastResult>;
 
   /**
@@ -286,8 +299,12 @@ export interface LedgerAdaptor {
 
   /**
    * A replacement of a broadcast transaction that only one of them can land: a speed-up
-   * (same transfer, higher fee) or a cancel (the funds back to the vault), with at least the
-   * ledger's replacement minimum over `input.unsigned`. Reserves nothing new. Throws
+   * (same transfer, higher fee) or a cancel, with at least the ledger's replacement minimum over
+   * `input.unsigned`. A cancel is the invalidation of the original: a transaction that, once on
+   * the ledger, makes the original impossible and pays nobody (Ethereum: nothing to the vault at
+   * the same nonce; Bitcoin: a spend of its inputs back to the vault; Stellar: a bump of the
+   * account's sequence past it; Solana: an advance of its durable nonce). The pipeline sends one
+   * on request and for a transaction the node refused, after INVALIDATE_REFUSED_AFTER_SECONDS. Reserves nothing new. Throws
    * ConflictError when the ledger cannot replace this transaction, InvalidArgumentError for a
    * fee below the minimum (naming it). Absent: the ledger offers no replacement.
    */

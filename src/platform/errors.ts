@@ -213,19 +213,32 @@ const REJECTION_CODES: Record<RejectionKind, string> = {
 
 /**
  * A node refused a transaction. `kind` says why in the pipeline's terms; `retryable` says whether
- * sending the same signed bytes later can succeed (a fee under a base fee that may fall, a gap the
- * predecessor will fill, a full pool) or never can (no funds, wrong chain, a number taken). `details`
- * keeps the node's own words.
+ * sending the same signed bytes later can succeed soon (a fee under a base fee that may fall, a gap
+ * the predecessor will fill, a full pool). `invalidForever` says that the transaction's own bytes can
+ * never be valid on this ledger, on any node, at any time (a bad signature, another chain's id, gas
+ * below the intrinsic minimum): only then does a refusal prove that a signed withdrawal never pays.
+ * Any other refusal (no funds yet, a fee under a node's floor, an account's state in preflight, a
+ * lagging node) is an answer for now: the same bytes may still land, sent again or from elsewhere.
+ * `details` keeps the node's own words; `node` names the back end that answered, where known.
  */
 export class NodeRejectionError extends AppError {
+  readonly invalidForever: boolean;
+
   constructor(
     readonly kind: RejectionKind,
     details: string,
     retryable: boolean,
     fields: Record<string, unknown> = {},
+    options: { invalidForever?: boolean } = {},
   ) {
     super(retryable ? 503 : 422, REJECTION_CODES[kind], retryable ? 'Not accepted by the ledger yet' : 'Rejected by the ledger', details, retryable, {
       fields: { reason: kind, ...fields },
     });
+    this.invalidForever = !retryable && options.invalidForever === true;
   }
+}
+
+/** Whether a node's refusal proves the refused transaction can never land (its own bytes are invalid for good). */
+export function provesNeverLands(e: unknown): boolean {
+  return e instanceof NodeRejectionError && e.invalidForever;
 }

@@ -13,7 +13,8 @@ export async function failOperation(
   from: OperationStatus[] = ['EXECUTING', 'SIGNED', 'BROADCAST'],
   change: Partial<Operation> = {},
 ): Promise<boolean> {
-  const moved = await deps.store.transition(op.id, from, 'FAILED', () => ({ ...change, failureReason: reason }), reason);
+  // A final withdrawal is no longer refused or stuck: those marks speak of a transaction still open.
+  const moved = await deps.store.transition(op.id, from, 'FAILED', () => ({ refused: undefined, stuck: undefined, ...change, failureReason: reason }), reason);
   if (!moved) return false;
   deps.logger.warn({ withdrawalId: op.id, operationID: op.operationID, reason }, 'withdrawal failed');
   try {

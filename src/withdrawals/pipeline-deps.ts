@@ -24,7 +24,9 @@ export interface PipelineDeps {
   custody: CustodyClient;
   /** Each sending account's ready transactions and its send lock (send-order.ts). */
   sendOrder: SendOrderBook;
+  /** The vault registry: a withdrawal's addresses, and where an invalidation sends the funds back. */
+  vaults: VaultStore;
 }
 
-/** Making or replacing a withdrawal also reads the vault registry. */
-export type WithdrawalDeps = PipelineDeps & { vaults: VaultStore };
+/** Making or replacing a withdrawal reads the vault registry (which every pipeline part has). */
+export type WithdrawalDeps = PipelineDeps;

@@ -5,6 +5,7 @@ import {
   type Operation,
   OPERATION_STATUSES,
   renderedAttemptSchema,
+  refusedMarkSchema,
   stuckMarkSchema,
   withdrawalRequestRecordSchema,
 } from '../../withdrawals/model/operation.js';
@@ -55,6 +56,11 @@ export const withdrawalStatusSchema = withdrawalResponseSchema.extend({
   txids: z.array(z.string()),
   confirmations: z.number(),
   failureReason: z.string().optional(),
+  refused: refusedMarkSchema
+    .optional()
+    .describe(
+      'Set while the node refuses the signed transaction and nothing proves it can never land: the withdrawal is not final (it may still pay), its nonce, coins, sequence or durable nonce stay claimed, and its invalidation is asked for at invalidateAfter (INVALIDATE_REFUSED_AFTER_SECONDS)',
+    ),
   stuck: stuckMarkSchema.optional().describe('Set while the sent transaction waits longer than STUCK_AFTER_SECONDS'),
   attempts: z.array(renderedAttemptSchema).describe('The original transaction, then each speed-up or cancel'),
   history: z.array(historyEntrySchema),

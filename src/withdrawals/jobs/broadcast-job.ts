@@ -1,5 +1,5 @@
 import { UnrecoverableError } from 'bullmq';
-import { AppError, isRetryable, NodeRejectionError } from '../../platform/errors.js';
+import { AppError, isRetryable, NodeRejectionError, provesNeverLands } from '../../platform/errors.js';
 import type { VerifiedSignature } from '../../ledger/adaptor.js';
 import { sendInOrder, type OwnOutcome } from '../sending/account-sender.js';
 import { fromStored, type Operation } from '../model/operation.js';
@@ -8,6 +8,7 @@ import { addConfirmJob } from './queues.js';
 import { PredecessorPending } from '../sending/send-order.js';
 import { sendSigned, sentLine, storedSigned } from '../sending/send-signed.js';
 import { failOperation } from '../fail-operation.js';
+import { holdRefused } from '../hold-refused.js';
 import { noJournal, type JobJournal } from './job-journal.js';
 
 /**
@@ -17,7 +18,9 @@ import { noJournal, type JobJournal } from './job-journal.js';
  * On ledgers with an account order the transaction goes out through the account's sender
  * (account-sender.ts): a job that waits for its predecessor or for another job sending the
  * account's transactions throws PredecessorPending or SenderBusy, which the worker turns into
- * a delay; a refusal for good ends the operation FAILED with the node's words, if still SIGNED.
+ * a delay. A refusal ends the withdrawal FAILED (with the node's words, if still SIGNED) only when
+ * it proves the transaction can never land (its own bytes invalid for good); any other refusal
+ * holds it open (hold-refused.ts): signed bytes that may still land are never called a failure.
  */
 export async function processBroadcast(
   deps: PipelineDeps,
@@ -100,15 +103,29 @@ export async function processBroadcast(
 }
 
 /**
- * The node refused the job's own transaction: retried (thrown), or FAILED for good. Only from
- * SIGNED: the answer may be older than a send of the same bytes by another run that the node
- * took, and a withdrawal that is out is never ended by an old answer.
+ * The node refused the job's own transaction: retried (thrown); FAILED when the refusal proves
+ * it can never land; otherwise held open, BROADCAST with the `refused` mark, and watched. Only
+ * from SIGNED: the answer may be older than a send of the same bytes by another run that the
+ * node took, and a withdrawal that is out is never ended by an old answer.
  */
 async function refused(deps: PipelineDeps, op: Operation, e: unknown, journal: JobJournal): Promise<string> {
-  deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: isRetryable(e) ? 'retryable_error' : 'rejected' });
-  await journal.log(`sent ${op.txids.join(', ')}; the node answered: ${(e as Error).message} (${isRetryable(e) ? 'retrying' : 'final'})`);
-  if (isRetryable(e)) throw e;
-  if (await failOperation(deps, op, failureReason(e), ['SIGNED'])) throw new UnrecoverableError((e as Error).message);
+  const retry = isRetryable(e);
+  const forever = provesNeverLands(e);
+  deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: retry ? 'retryable_error' : 'rejected' });
+  await journal.log(
+    `sent ${op.txids.join(', ')}; the node answered: ${(e as Error).message} (${retry ? 'retrying' : forever ? 'final: the transaction can never be valid' : 'refused for now: held open, watched'})`,
+  );
+  if (retry) throw e;
+  if (forever) {
+    if (await failOperation(deps, op, failureReason(e), ['SIGNED'])) throw new UnrecoverableError((e as Error).message);
+  } else {
+    const held = await holdRefused(deps, op, e);
+    if (held) {
+      journal.seen?.(held);
+      await scheduleConfirm(deps, held);
+      return `refused by the node, held open: ${(e as Error).message}`;
+    }
+  }
   const now = await deps.store.get(op.id);
   journal.seen?.(now);
   await journal.log(`the withdrawal is ${now.status} meanwhile: that answer no longer decides`);

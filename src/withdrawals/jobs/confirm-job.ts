@@ -27,8 +27,14 @@ export async function processConfirm(
   }
   await reconcileAttempts(deps, op);
   const now = await deps.store.get(op.id);
-  if (now.confirmations !== op.confirmations || job.attemptsStarted <= 1 || Boolean(now.stuck) !== Boolean(op.stuck)) {
-    await journal.log(`confirmations ${now.confirmations}/${threshold}${now.stuck ? `; stuck: ${now.stuck.reason}` : ''}`);
+  if (
+    now.confirmations !== op.confirmations ||
+    job.attemptsStarted <= 1 ||
+    Boolean(now.stuck) !== Boolean(op.stuck) ||
+    now.refused?.invalidateAfter !== op.refused?.invalidateAfter
+  ) {
+    const refused = now.refused ? `; refused by the node since ${now.refused.since} (${now.refused.answer}), not final` : '';
+    await journal.log(`confirmations ${now.confirmations}/${threshold}${now.stuck ? `; stuck: ${now.stuck.reason}` : ''}${refused}`);
   }
   await job.moveToDelayed(Date.now() + deps.config.confirmPollMs, token);
   throw new DelayedError();

@@ -1,15 +1,17 @@
 import type { VerifiedSignature } from '../../ledger/adaptor.js';
-import { attemptsOf, fromStored, unsignedOf, withAttempt, withSigningFailed } from '../model/operation.js';
-import { isRetryable } from '../../platform/errors.js';
+import { attemptsOf, fromStored, unsignedOf, withAttempt, withRefusal, withSigningFailed } from '../model/operation.js';
+import { isRetryable, provesNeverLands } from '../../platform/errors.js';
+import { refusalOf } from '../hold-refused.js';
 import { scheduleConfirm } from './broadcast-job.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 
 /**
  * Sends the signed replacements (speed-up, cancel) of one withdrawal: for each attempt whose
  * signatures are complete, assembles it from its own stored craft (never from the callback),
- * records its txids and signed bytes before sending, and sends it. A replacement the node
- * refuses for good (fee too low to replace, inputs gone) ends as a failed attempt; the
- * withdrawal goes on with the transactions already out.
+ * records its txids and signed bytes before sending, and sends it. A replacement whose own bytes
+ * the node calls invalid for good ends as a failed attempt. Any other refusal (fee too low to
+ * replace on that node, no funds yet) proves nothing: signed, it may still land, so it stays a
+ * live attempt with the refusal recorded and is watched with the others; the withdrawal goes on.
  */
 export async function processReplacement(deps: PipelineDeps, withdrawalId: string): Promise<string> {
   let op = await deps.store.get(withdrawalId);
@@ -50,8 +52,20 @@ export async function processReplacement(deps: PipelineDeps, withdrawalId: strin
     } catch (e) {
       deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: isRetryable(e) ? 'retryable_error' : 'rejected' });
       if (isRetryable(e)) throw e;
-      await fail(`rejected by the ledger: ${(e as Error).message}`);
       deps.logger.warn({ withdrawalId: op.id, attempt: i, err: (e as Error).message }, 'replacement rejected');
+      if (provesNeverLands(e)) {
+        await fail(`rejected by the ledger: ${(e as Error).message}`);
+        continue;
+      }
+      const refusal = refusalOf(e);
+      op = await deps.store.update(op.id, (o) => ({
+        ...o,
+        attempts: withAttempt(o, i, (a) => ({ ...a, sentAt: a.sentAt ?? refusal.at, lastSentAt: refusal.at, refusals: withRefusal(a.refusals, refusal) })),
+        history: [
+          ...o.history,
+          { status: o.status, at: refusal.at, detail: `${kind} refused by the node: ${refusal.answer}; kept and watched, since it may still land` },
+        ],
+      }));
       continue;
     }
     const at = new Date().toISOString();

@@ -64,6 +64,8 @@ export interface Operation {
   signedTxs?: string[];
   /** Every transaction tried for this withdrawal (see `Attempt` below); absent on records made before replacements existed. */
   attempts?: Attempt[];
+  /** Set while the node refuses the signed transaction without proof that it can never land; cleared once one is mined. */
+  refused?: RefusedMark;
   /** Set while the live transaction waits longer than the stuck threshold; cleared once mined. */
   stuck?: StuckMark;
   confirmations: number;
@@ -121,11 +123,49 @@ export interface Attempt {
   /** Block / ledger height it was last seen mined at; a later "not mined" means a reorganisation. */
   minedAt?: number;
   failureReason?: string;
+  /** The node's refusals of this attempt's signed transaction that prove nothing (newest last, at most MAX_REFUSALS). */
+  refusals?: Refusal[];
   /** Replacements only: what was crafted and signed (the original's lives in `Operation.unsigned`). */
   unsigned?: StoredUnsigned;
   /** Replacements only: signed transactions (hex), kept for resending (the original's live in `Operation.signedTxs`). */
   signed?: string[];
 }
+
+/**
+ * A node's refusal of a signed transaction that does not prove it can never land (no funds yet,
+ * a fee under that node's floor, an account's state in preflight): what it said, when, which
+ * node. The transaction stays claimed (nonce, coins, sequence, durable nonce) and watched.
+ */
+export const refusalSchema = z.object({
+  at: z.string(),
+  answer: z.string().describe("The node's own words"),
+  errCode: z.string(),
+  node: z.string().optional().describe('The back end that answered, where known'),
+});
+export type Refusal = z.infer<typeof refusalSchema>;
+
+/** Refusals kept per attempt: the first and the latest ones tell the story. */
+export const MAX_REFUSALS = 10;
+
+/** `attempt.refusals` with `r` added, the oldest beyond the first dropped past MAX_REFUSALS. */
+export function withRefusal(list: Refusal[] | undefined, r: Refusal): Refusal[] {
+  const all = [...(list ?? []), r];
+  return all.length <= MAX_REFUSALS ? all : [all[0] as Refusal, ...all.slice(all.length - MAX_REFUSALS + 1)];
+}
+
+/**
+ * Set on a withdrawal while its signed transaction was refused by the node and nothing proves
+ * it can never land: it is not FAILED (the same bytes may still reach the ledger, from this
+ * service or from anyone holding them) and not known to be out. `invalidateAfter`: when the
+ * service asks for its invalidation (a cancel), unless one was asked for already.
+ */
+export const refusedMarkSchema = z.object({
+  since: z.string(),
+  answer: z.string(),
+  errCode: z.string(),
+  invalidateAfter: z.string().optional(),
+});
+export type RefusedMark = z.infer<typeof refusedMarkSchema>;
 
 /** Set on an operation while its sent transaction waits longer than the stuck threshold: stored and shown as it is. */
 export const stuckMarkSchema = z.object({ since: z.string(), reason: z.string() });
@@ -194,6 +234,7 @@ export const renderedAttemptSchema = z.object({
   operationID: z.string().optional().describe('The custody sign request of this attempt'),
   rebroadcasts: z.number().optional().describe('Times the signed transaction was sent again after the node dropped it'),
   failureReason: z.string().optional(),
+  refusals: z.array(refusalSchema).optional().describe('Refusals by the node that prove nothing: the transaction may still land'),
 });
 export type RenderedAttempt = z.infer<typeof renderedAttemptSchema>;
 
@@ -208,5 +249,6 @@ export function renderAttempt(a: Attempt): RenderedAttempt {
     ...(a.operationID ? { operationID: a.operationID } : {}),
     ...(a.rebroadcasts ? { rebroadcasts: a.rebroadcasts } : {}),
     ...(a.failureReason ? { failureReason: a.failureReason } : {}),
+    ...(a.refusals?.length ? { refusals: a.refusals } : {}),
   };
 }

@@ -29,6 +29,7 @@ export function withdrawalView(op: Operation) {
     txids: op.txids,
     confirmations: op.confirmations,
     ...(op.failureReason ? { failureReason: op.failureReason } : {}),
+    ...(op.refused ? { refused: op.refused } : {}),
     ...(op.stuck ? { stuck: op.stuck } : {}),
     attempts: attemptsOf(op).map(renderAttempt),
     history: op.history,

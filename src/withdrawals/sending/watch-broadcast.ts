@@ -1,13 +1,15 @@
 import type { LedgerAdaptor, TxStatus } from '../../ledger/adaptor.js';
-import { type Attempt, attemptsOf, fromStored, type Operation, signedOf, unsignedOf } from '../model/operation.js';
+import { type Attempt, attemptsOf, fromStored, type Operation, type Refusal, signedOf, unsignedOf, withRefusal } from '../model/operation.js';
 import { failOperation } from '../fail-operation.js';
+import { refusalOf } from '../hold-refused.js';
+import { invalidateIfDue } from '../invalidate-refused.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 
 /** One attempt as the node sees it, summed over its transactions. */
 type Seen =
   | { kind: 'mined'; confirmations: number; height: number }
   | { kind: 'mined-failed'; confirmations: number; height: number; reason: string }
-  | { kind: 'lost'; reason: string; spentBy?: string }
+  | { kind: 'lost'; reason: string; spentBy?: string; proof?: number }
   | { kind: 'unknown' }
   | { kind: 'pending' };
 
@@ -19,7 +21,13 @@ function summarise(list: TxStatus[]): Seen {
     return { kind: 'mined', confirmations: Math.min(...list.map((s) => s.confirmations)), height: Math.max(...list.map((s) => s.blockHeight ?? 0)) };
   }
   const lost = list.find((s) => s.state === 'failed');
-  if (lost) return { kind: 'lost', reason: lost.reason ?? 'no reason given', ...(lost.spentBy ? { spentBy: lost.spentBy } : {}) };
+  if (lost)
+    return {
+      kind: 'lost',
+      reason: lost.reason ?? 'no reason given',
+      ...(lost.spentBy ? { spentBy: lost.spentBy } : {}),
+      ...(lost.proofConfirmations !== undefined ? { proof: lost.proofConfirmations } : {}),
+    };
   return list.some((s) => s.state === 'unknown') ? { kind: 'unknown' } : { kind: 'pending' };
 }
 
@@ -36,7 +44,12 @@ const MAX_RESEND_DELAY_S = 3600;
  * - Reorganised: an attempt seen mined that is no longer: confirmations back to 0, noted in
  *   the history, still BROADCAST; sent again below if the node forgot it.
  * - Conflict: every attempt lost to a transaction that is not ours (nonce taken, inputs spent
- *   by another transaction): FAILED with the reason, reservations back.
+ *   by another transaction, sequence or durable nonce past it), each loss proven by a block with
+ *   the ledger's confirmations: FAILED with the reason, reservations back. A loss whose proof is
+ *   shallower (its block may still leave the chain) decides nothing yet.
+ * - Refused: a transaction the node refused without proof is watched like any other (sent again
+ *   while the node does not know it, followed if it lands); its invalidation is asked for once
+ *   INVALIDATE_REFUSED_AFTER_SECONDS passed (invalidate-refused.ts).
  * - Dropped: the node no longer knows the newest attempt while what it spends is unspent: its
  *   stored signed bytes are sent again, with a doubling delay, counted on the attempt.
  * - Stuck: not mined STUCK_AFTER_SECONDS (or STUCK_AFTER_BLOCKS) after it was sent: marked
@@ -114,12 +127,13 @@ async function followMined(deps: PipelineDeps, look: Look, minedK: number): Prom
           },
         ]
       : [];
-  if (op.confirmations !== s.confirmations || landed.minedAt !== s.height || op.stuck || op.txids.join() !== landed.txids.join()) {
+  if (op.confirmations !== s.confirmations || landed.minedAt !== s.height || op.stuck || op.refused || op.txids.join() !== landed.txids.join()) {
     await deps.store.update(op.id, (o) => ({
       ...o,
       confirmations: s.confirmations,
       txids: landed.txids,
       stuck: undefined,
+      refused: undefined,
       attempts: attemptsOf(o).map((a, i) => (i === m ? { ...a, minedAt: s.height } : a)),
       history: [...o.history, ...noted],
     }));
@@ -144,7 +158,9 @@ async function settleMined(deps: PipelineDeps, op: Operation, m: number, s: Extr
   }
   if (landed.kind === 'cancel') {
     deps.metrics?.afterBroadcast.inc({ ledger: op.ledgerId, event: 'cancelled' });
-    await failOperation(deps, op, `cancelled: the cancel transaction ${landed.txids.join(', ')} landed`, ['BROADCAST'], {
+    const after = attemptsOf(op)[0]?.refusals?.[0];
+    const why = after ? ` (the original was refused by the node: ${after.answer}; the cancel invalidated it)` : '';
+    await failOperation(deps, op, `cancelled: the cancel transaction ${landed.txids.join(', ')} landed${why}`, ['BROADCAST'], {
       txids: landed.txids,
       attempts: settle('confirmed'),
       confirmations: s.confirmations,
@@ -157,6 +173,7 @@ async function settleMined(deps: PipelineDeps, op: Operation, m: number, s: Extr
     txids: landed.txids,
     attempts: settle('confirmed'),
     stuck: undefined,
+    refused: undefined,
   }));
 }
 
@@ -178,6 +195,8 @@ async function settleLost(deps: PipelineDeps, look: Look, reorged: number[]): Pr
   }
   const foreign = lost.find((l) => !l.spentBy || !ours.has(l.spentBy));
   if (!foreign) return undefined;
+  // Proven only at depth: a conflict in a block that may leave the chain could give way to ours.
+  if (lost.some((l) => (l.proof ?? -1) < look.adaptor.confirmations)) return undefined;
   deps.metrics?.afterBroadcast.inc({ ledger: op.ledgerId, event: 'conflict' });
   const reason = foreign.spentBy
     ? `conflict: its inputs were spent by transaction ${foreign.spentBy}, which is not this withdrawal's`
@@ -215,6 +234,9 @@ async function watchUnmined(deps: PipelineDeps, look: Look, reorged: number[]): 
     });
   }
   if (look.seen[newestK]?.kind === 'unknown') await resendIfDue(deps, look, newest, reorged.length > 0, notes);
+  const invalidation = await invalidateIfDue(deps, op, look.now);
+  if (invalidation) history.push({ status: 'BROADCAST', at, detail: invalidation.detail });
+  if (invalidation?.mark !== undefined) change.refused = invalidation.mark;
   if (deps.config.stuckAfterBlocks > 0 && attempts[newest]?.sentHeight === undefined) {
     const height = (await look.adaptor.health()).height;
     if (height !== undefined) patch.set(newest, { ...patch.get(newest), sentHeight: height });
@@ -247,21 +269,22 @@ async function resendIfDue(deps: PipelineDeps, look: Look, i: number, reorganise
   const last = Date.parse(a.lastSentAt ?? a.sentAt ?? a.createdAt);
   if (!reorganised && look.now.getTime() - last < delay) return;
   const outcome = await resend(deps, op, i);
-  notes.patch.set(i, { ...notes.patch.get(i), rebroadcasts: n + 1, lastSentAt: at });
-  notes.history.push({ status: 'BROADCAST', at, detail: `sent again (${n + 1}): the node no longer knew ${a.txids.join(', ')}; ${outcome}` });
+  const refusals = outcome.refusal ? { refusals: withRefusal(a.refusals, outcome.refusal) } : {};
+  notes.patch.set(i, { ...notes.patch.get(i), rebroadcasts: n + 1, lastSentAt: at, ...refusals });
+  notes.history.push({ status: 'BROADCAST', at, detail: `sent again (${n + 1}): the node no longer knew ${a.txids.join(', ')}; ${outcome.text}` });
   deps.metrics?.afterBroadcast.inc({ ledger: op.ledgerId, event: 'resent' });
 }
 
-async function resend(deps: PipelineDeps, op: Operation, i: number): Promise<string> {
+async function resend(deps: PipelineDeps, op: Operation, i: number): Promise<{ text: string; refusal?: Refusal }> {
   const adaptor = deps.registry.get(op.ledgerId);
   try {
     for (const tx of signedOf(op, i)) await adaptor.broadcast(tx);
     deps.metrics?.broadcasts.inc({ ledger: op.ledgerId, outcome: 'sent' });
-    return 'the node took it';
+    return { text: 'the node took it' };
   } catch (e) {
     // The next look decides: mined elsewhere, spent by another transaction, or sent again later.
     deps.logger.warn({ withdrawalId: op.id, attempt: i, err: (e as Error).message }, 'resend refused');
-    return `the node refused it: ${(e as Error).message}`;
+    return { text: `the node refused it: ${(e as Error).message}`, refusal: refusalOf(e) };
   }
 }
 
