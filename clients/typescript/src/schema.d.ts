@@ -1496,6 +1496,13 @@ export interface operations {
                             txids: string[];
                             confirmations: number;
                             failureReason?: string;
+                            /** @description Set while the node refuses the signed transaction and nothing proves it can never land: the withdrawal is not final (it may still pay), its nonce, coins, sequence or durable nonce stay claimed, and its invalidation is asked for at invalidateAfter (INVALIDATE_REFUSED_AFTER_SECONDS) */
+                            refused?: {
+                                since: string;
+                                answer: string;
+                                errCode: string;
+                                invalidateAfter?: string;
+                            };
                             /** @description Set while the sent transaction waits longer than STUCK_AFTER_SECONDS */
                             stuck?: {
                                 since: string;
@@ -1517,6 +1524,15 @@ export interface operations {
                                 /** @description Times the signed transaction was sent again after the node dropped it */
                                 rebroadcasts?: number;
                                 failureReason?: string;
+                                /** @description Refusals by the node that prove nothing: the transaction may still land */
+                                refusals?: {
+                                    at: string;
+                                    /** @description The node's own words */
+                                    answer: string;
+                                    errCode: string;
+                                    /** @description The back end that answered, where known */
+                                    node?: string;
+                                }[];
                             }[];
                             history: {
                                 /** @enum {string} */
@@ -1744,6 +1760,13 @@ export interface operations {
                         txids: string[];
                         confirmations: number;
                         failureReason?: string;
+                        /** @description Set while the node refuses the signed transaction and nothing proves it can never land: the withdrawal is not final (it may still pay), its nonce, coins, sequence or durable nonce stay claimed, and its invalidation is asked for at invalidateAfter (INVALIDATE_REFUSED_AFTER_SECONDS) */
+                        refused?: {
+                            since: string;
+                            answer: string;
+                            errCode: string;
+                            invalidateAfter?: string;
+                        };
                         /** @description Set while the sent transaction waits longer than STUCK_AFTER_SECONDS */
                         stuck?: {
                             since: string;
@@ -1765,6 +1788,15 @@ export interface operations {
                             /** @description Times the signed transaction was sent again after the node dropped it */
                             rebroadcasts?: number;
                             failureReason?: string;
+                            /** @description Refusals by the node that prove nothing: the transaction may still land */
+                            refusals?: {
+                                at: string;
+                                /** @description The node's own words */
+                                answer: string;
+                                errCode: string;
+                                /** @description The back end that answered, where known */
+                                node?: string;
+                            }[];
                         }[];
                         history: {
                             /** @enum {string} */
@@ -1869,6 +1901,13 @@ export interface operations {
                         txids: string[];
                         confirmations: number;
                         failureReason?: string;
+                        /** @description Set while the node refuses the signed transaction and nothing proves it can never land: the withdrawal is not final (it may still pay), its nonce, coins, sequence or durable nonce stay claimed, and its invalidation is asked for at invalidateAfter (INVALIDATE_REFUSED_AFTER_SECONDS) */
+                        refused?: {
+                            since: string;
+                            answer: string;
+                            errCode: string;
+                            invalidateAfter?: string;
+                        };
                         /** @description Set while the sent transaction waits longer than STUCK_AFTER_SECONDS */
                         stuck?: {
                             since: string;
@@ -1890,6 +1929,15 @@ export interface operations {
                             /** @description Times the signed transaction was sent again after the node dropped it */
                             rebroadcasts?: number;
                             failureReason?: string;
+                            /** @description Refusals by the node that prove nothing: the transaction may still land */
+                            refusals?: {
+                                at: string;
+                                /** @description The node's own words */
+                                answer: string;
+                                errCode: string;
+                                /** @description The back end that answered, where known */
+                                node?: string;
+                            }[];
                         }[];
                         history: {
                             /** @enum {string} */
@@ -2039,6 +2087,13 @@ export interface operations {
                         txids: string[];
                         confirmations: number;
                         failureReason?: string;
+                        /** @description Set while the node refuses the signed transaction and nothing proves it can never land: the withdrawal is not final (it may still pay), its nonce, coins, sequence or durable nonce stay claimed, and its invalidation is asked for at invalidateAfter (INVALIDATE_REFUSED_AFTER_SECONDS) */
+                        refused?: {
+                            since: string;
+                            answer: string;
+                            errCode: string;
+                            invalidateAfter?: string;
+                        };
                         /** @description Set while the sent transaction waits longer than STUCK_AFTER_SECONDS */
                         stuck?: {
                             since: string;
@@ -2060,6 +2115,15 @@ export interface operations {
                             /** @description Times the signed transaction was sent again after the node dropped it */
                             rebroadcasts?: number;
                             failureReason?: string;
+                            /** @description Refusals by the node that prove nothing: the transaction may still land */
+                            refusals?: {
+                                at: string;
+                                /** @description The node's own words */
+                                answer: string;
+                                errCode: string;
+                                /** @description The back end that answered, where known */
+                                node?: string;
+                            }[];
                         }[];
                         history: {
                             /** @enum {string} */
@@ -2320,6 +2384,13 @@ export interface operations {
                             txids: string[];
                             confirmations: number;
                             failureReason?: string;
+                            /** @description Set while the node refuses the signed transaction and nothing proves it can never land: the withdrawal is not final (it may still pay), its nonce, coins, sequence or durable nonce stay claimed, and its invalidation is asked for at invalidateAfter (INVALIDATE_REFUSED_AFTER_SECONDS) */
+                            refused?: {
+                                since: string;
+                                answer: string;
+                                errCode: string;
+                                invalidateAfter?: string;
+                            };
                             /** @description Set while the sent transaction waits longer than STUCK_AFTER_SECONDS */
                             stuck?: {
                                 since: string;
@@ -2341,6 +2412,15 @@ export interface operations {
                                 /** @description Times the signed transaction was sent again after the node dropped it */
                                 rebroadcasts?: number;
                                 failureReason?: string;
+                                /** @description Refusals by the node that prove nothing: the transaction may still land */
+                                refusals?: {
+                                    at: string;
+                                    /** @description The node's own words */
+                                    answer: string;
+                                    errCode: string;
+                                    /** @description The back end that answered, where known */
+                                    node?: string;
+                                }[];
                             }[];
                             history: {
                                 /** @enum {string} */
