@@ -6,7 +6,7 @@ import type { SigningPayload, UnsignedWithdrawal, VaultSource, WithdrawalIntent 
 import { publicKeyHex } from '../../../src/ledger/public-key.js';
 import { buildOrRelease } from '../../../src/ledger/reserve-and-build.js';
 import type { BtcContext } from '../context.js';
-import { detectFormat, recipientScript } from './address.js';
+import { canonicalAddress, detectFormat, recipientScript } from './address.js';
 import { dustThreshold } from './dust.js';
 import { resolveFeeRate } from './fees.js';
 import { inputPreimages } from './preimage.js';
@@ -58,7 +58,9 @@ export async function craft(ctx: BtcContext, source: VaultSource, intent: Withdr
   const { reservations } = ctx.deps;
   const scope = ctx.reservationScope;
   // A withdrawal to one of the vault's own addresses consolidates its coins (coin-selection.ts).
-  const toSelf = keys.has(intent.recipientAddress) || intent.recipientAddress === source.changeAddress;
+  // Compared in canonical form: a bech32 address in upper case pays the same script.
+  const recipient = canonicalAddress(intent.recipientAddress, ctx.network);
+  const toSelf = [...keys.keys(), source.changeAddress].some((a) => canonicalAddress(a, ctx.network) === recipient);
 
   for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
     const utxos = await spendableUtxos(ctx.backend, [...keys.keys()], [...keys.keys(), source.changeAddress]);
