@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConflictError, PermanentLedgerError, VerificationError } from '../../src/platform/errors.js';
+import { ConflictError, InsufficientFundsError, PermanentLedgerError, VerificationError } from '../../src/platform/errors.js';
+import { formatAmount } from '../../src/ledger/amounts.js';
 import type { LedgerAdaptor, VaultSource } from '../../src/ledger/adaptor.js';
 import { minReservationMs, Reservations } from '../../src/ledger/reservations.js';
 import { reservationKeys } from '../../src/platform/redis-keys.js';
@@ -178,6 +179,42 @@ describe('solana withdrawals against the local node', () => {
     const aWeek = await ttlOf(holding(minReservationMs(600)), 'hold-default');
     expect(aWeek).toBeGreaterThan(7 * DAY - 60_000);
     expect(aWeek).toBeLessThanOrEqual(7 * DAY);
+  });
+
+  it('a withdrawal that would leave the vault under its rent-exempt minimum is refused with `required` above `available`: amount, fee and the minimum', async () => {
+    const vault = ed25519Signer();
+    const src = vaultOf(adaptor, vault, 'rent');
+    await setUpNonce(adaptor, vault, (a, l) => node.fund(a, 'SOL', l), node.svm.minimumBalanceForRentExemption(80n));
+    const held = 1_886_435_473n;
+    await node.fund(src.changeAddress, 'SOL', held);
+    const probe = await adaptor.craft(src, intent('rent-probe', 1_000_000n));
+    await adaptor.release(probe, 'rent-probe');
+    const fee = probe.fee;
+    const rent = node.svm.minimumBalanceForRentExemption(0n);
+    // 100 lamports would be left: under the minimum, and not nothing.
+    const amount = held - fee - 100n;
+    const err = (await adaptor.craft(src, intent('rent-short', amount)).catch((e: unknown) => e)) as InsufficientFundsError;
+    expect(err).toBeInstanceOf(InsufficientFundsError);
+    expect(err.fields).toMatchObject({
+      asset: 'SOL',
+      address: src.changeAddress,
+      requiredBaseUnits: String(amount + fee + rent),
+      availableBaseUnits: String(held),
+      feeBaseUnits: String(fee),
+    });
+    expect(BigInt(err.fields.requiredBaseUnits as string)).toBeGreaterThan(held);
+    expect(err.details).toContain(`or ${formatAmount(held - fee, 9)} SOL sent to empty it`);
+    // More than it holds: the amount and fee, which are above what it holds.
+    const over = (await adaptor.craft(src, intent('rent-over', held)).catch((e: unknown) => e)) as InsufficientFundsError;
+    expect(over.fields).toMatchObject({ requiredBaseUnits: String(held + fee), availableBaseUnits: String(held) });
+    // Emptied entirely, and keeping exactly the minimum: both go through.
+    for (const [reference, ok] of [
+      ['rent-empty', held - fee],
+      ['rent-keep', held - fee - rent],
+    ] as const) {
+      const unsigned = await adaptor.craft(src, intent(reference, ok));
+      await adaptor.release(unsigned, reference);
+    }
   });
 
   it('custom priority fees are micro-lamports per compute unit, paid on the limit', async () => {

@@ -69,7 +69,10 @@ export async function craft(ctx: BtcContext, source: VaultSource, intent: Withdr
     const candidates = free.map((utxo) => ({ utxo, format: (keys.get(utxo.address) as { format: Candidate['format'] }).format }));
     const sel = chooseCoins(candidates, { script: toScript, amount: intent.amount }, changeScript, feeRate, toSelf, ctx.options.maxInputs);
     if (!sel.ok) {
-      const reserved = utxos.reduce((s, u) => s + u.value, 0n) - sel.available;
+      const sum = (coins: { value: bigint }[]) => coins.reduce((s, u) => s + u.value, 0n);
+      const reserved = sum(utxos) - sum(free);
+      // Free coins whose input costs more than they hold at this rate: not spendable, not counted in `available`.
+      const notWorthSpending = sum(free) - sel.available;
       const btc = (sat: bigint): string => `${formatAmount(sat, ctx.nativeAsset.decimals)} BTC`;
       throw insufficientFunds(
         `needs ${btc(intent.amount + sel.fee)} (amount ${btc(intent.amount)} + fee ${btc(sel.fee)} at ${feeRate} sat/vB), ${btc(sel.available)} available`,
@@ -78,7 +81,11 @@ export async function craft(ctx: BtcContext, source: VaultSource, intent: Withdr
           required: intent.amount + sel.fee,
           available: sel.available,
           fee: { amount: sel.fee, asset: ctx.nativeAsset },
-          extra: { reservedByOtherWithdrawals: formatAmount(reserved, ctx.nativeAsset.decimals), feeRate },
+          extra: {
+            reservedByOtherWithdrawals: formatAmount(reserved, ctx.nativeAsset.decimals),
+            notWorthSpending: formatAmount(notWorthSpending, ctx.nativeAsset.decimals),
+            feeRate,
+          },
         },
       );
     }

@@ -1,6 +1,7 @@
-import { ConflictError, InsufficientFundsError, InvalidArgumentError } from '../../../src/platform/errors.js';
+import { ConflictError, InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { AssetInfo, UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
+import { insufficientFunds } from '../../../src/ledger/insufficient-funds.js';
 import { claimReservation, reserveAndBuild } from '../../../src/ledger/reserve-and-build.js';
 import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';
 import type { SolanaContext } from '../context.js';
@@ -192,15 +193,30 @@ function transferPlan(intent: WithdrawalIntent, asset: AssetInfo, vault: string,
   return { kind: 'transfer', lifetime, plan };
 }
 
-/** The vault pays the fee and must stay rent-exempt (or be emptied entirely). */
+/**
+ * The vault pays the fee and must stay rent-exempt (or be emptied entirely). `required` is the
+ * least balance that lets this withdrawal through: its amount and fee, plus the rent-exempt
+ * minimum when what would be left is under it (the balance then exceeds amount and fee, so
+ * naming only those would show a client `required` below `available` for a refusal).
+ */
 function checkVaultPays(vault: string, lamports: bigint, spendSol: bigint, fee: bigint, rentFloor: bigint): void {
   const need = spendSol + fee;
-  if (lamports < need || (lamports - need > 0n && lamports - need < rentFloor)) {
-    throw new InsufficientFundsError(
-      `${vault} holds ${sol(lamports)}; this withdrawal needs ${sol(need)}${spendSol ? ' including' : ' for'} the fee ${sol(fee)}, and the vault must keep at least ${sol(rentFloor)} or nothing`,
-      { asset: 'SOL', available: formatAmount(lamports, 9), required: formatAmount(need, 9) },
-    );
-  }
+  const left = lamports - need;
+  if (left === 0n || left >= rentFloor) return;
+  const keep = left > 0n;
+  const required = keep ? need + rentFloor : need;
+  throw insufficientFunds(
+    `${vault} holds ${sol(lamports)}; this withdrawal needs ${sol(need)}${spendSol ? ' including' : ' for'} the fee ${sol(fee)}, and the vault must keep at least ${sol(rentFloor)} or nothing` +
+      (keep ? `: ${sol(required)} to keep it${spendSol ? `, or ${sol(spendSol + left)} sent to empty it` : ''}` : ''),
+    {
+      address: vault,
+      asset: SOL,
+      required,
+      available: lamports,
+      fee: { amount: fee, asset: SOL },
+      extra: { rentExemptMinimum: formatAmount(rentFloor, SOL.decimals) },
+    },
+  );
 }
 
 function solPlan(vault: string, recipient: string, amount: bigint, newAccount: boolean, rentFloor: bigint) {
@@ -224,12 +240,13 @@ function setupMinimum(existing: RpcAccount | null | undefined, nonceRent: bigint
 
 function tokenPlan(asset: AssetInfo, vault: string, mint: string, fromAta: string, to: TokenRecipient, amount: bigint, held: bigint, accountRent: bigint) {
   if (held < amount) {
-    throw new InsufficientFundsError(
+    throw insufficientFunds(
       `${vault} holds ${formatAmount(held, asset.decimals)} ${asset.symbol}; this withdrawal needs ${formatAmount(amount, asset.decimals)}`,
       {
-        asset: asset.symbol,
-        available: formatAmount(held, asset.decimals),
-        required: formatAmount(amount, asset.decimals),
+        address: vault,
+        asset,
+        required: amount,
+        available: held,
       },
     );
   }
