@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConflictError, InsufficientFundsError, PermanentLedgerError, VerificationError } from '../../src/platform/errors.js';
+import { address, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit';
+import { ConflictError, InsufficientFundsError, InvalidArgumentError, PermanentLedgerError, VerificationError } from '../../src/platform/errors.js';
 import { formatAmount } from '../../src/ledger/amounts.js';
 import type { LedgerAdaptor, VaultSource } from '../../src/ledger/adaptor.js';
 import { minReservationMs, Reservations } from '../../src/ledger/reservations.js';
@@ -10,6 +11,7 @@ import { ed25519Signer } from '../../test/conformance/signers.js';
 import { testRedis } from '../../test/helpers/redis.js';
 import { solanaFamily } from './index.js';
 import { startLocalSolanaNode, type LocalSolanaNode } from './local-node/index.js';
+import { associatedTokenAccount } from './logic/accounts.js';
 import { nonceAccountAddress } from './logic/nonce.js';
 import { setUpNonce, signWith, vaultOf } from './test-kit.js';
 
@@ -215,6 +217,46 @@ describe('solana withdrawals against the local node', () => {
       const unsigned = await adaptor.craft(src, intent(reference, ok));
       await adaptor.release(unsigned, reference);
     }
+  });
+
+  it('SOL to a token account or a mint is refused even with consent; SOL to an off-curve address only with it; the nonce account is topped up without', async () => {
+    const vault = ed25519Signer();
+    const src = vaultOf(adaptor, vault, 'sol-recipients');
+    await setUpNonce(adaptor, vault, (a, l) => node.fund(a, 'SOL', l), node.svm.minimumBalanceForRentExemption(80n));
+    await node.fund(src.changeAddress, 'SOL', 1_000_000_000n);
+    await node.fund(src.changeAddress, 'USDC', 1n);
+    const owner = ed25519Address();
+    await node.fund(owner, 'USDC', 1n);
+    const sol = (reference: string, recipientAddress: string, allowOffCurveRecipient?: boolean) =>
+      adaptor.craft(src, { ...intent(reference, 10_000_000n), recipientAddress, ...(allowOffCurveRecipient ? { allowOffCurveRecipient } : {}) });
+
+    for (const [what, recipient] of [
+      ['a token account', await associatedTokenAccount(owner, node.usdc.mint)],
+      ["the vault's own token account", await associatedTokenAccount(src.changeAddress, node.usdc.mint)],
+      ['a mint', node.usdc.mint],
+    ] as const) {
+      for (const consent of [false, true]) {
+        const err = await sol(`token-${what}-${consent}`, recipient, consent).catch((e: unknown) => e);
+        expect(err, what).toBeInstanceOf(InvalidArgumentError);
+        expect((err as InvalidArgumentError).fields, what).toEqual({ field: 'recipientAddress' });
+        expect((err as InvalidArgumentError).details, what).toContain(`${recipient} is an account of the token program`);
+      }
+    }
+
+    const [pda] = await getProgramDerivedAddress({
+      programAddress: address('11111111111111111111111111111111'),
+      seeds: ['byow-test', getAddressEncoder().encode(address(owner))],
+    });
+    const refused = await sol('pda-refused', pda).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(InvalidArgumentError);
+    expect((refused as InvalidArgumentError).details).toContain(`the recipient ${pda} is off the ed25519 curve`);
+    const paid = await sol('pda-paid', pda, true);
+    await adaptor.broadcast(signWith(adaptor, vault, paid));
+    expect(node.svm.getBalance(address(pda))).toBe(10_000_000n);
+
+    const nonce = await nonceAccountAddress(src.changeAddress);
+    const topUp = await sol('nonce-top-up', nonce);
+    await adaptor.release(topUp, 'nonce-top-up');
   });
 
   it('custom priority fees are micro-lamports per compute unit, paid on the limit', async () => {

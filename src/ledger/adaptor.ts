@@ -82,6 +82,12 @@ export interface WithdrawalIntent {
   fee: string;
   /** Ledger memo, when the request carried one (only on a ledger that `carriesMemo`). */
   memo?: string;
+  /**
+   * The request's consent to pay an owner no private key exists for (Solana: an address off the
+   * ed25519 curve, a program-derived address), which an adaptor refuses without it. Ledgers
+   * without such addresses ignore it.
+   */
+  allowOffCurveRecipient?: boolean;
 }
 
 /**

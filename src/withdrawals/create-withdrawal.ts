@@ -19,6 +19,7 @@ export interface WithdrawalInput {
   description: string;
   fee?: string;
   memo?: string;
+  allowOffCurveRecipient?: boolean;
 }
 
 async function recipientOf(adaptor: LedgerAdaptor, vaults: VaultStore, input: WithdrawalInput, gapLimit: number): Promise<string> {
@@ -133,7 +134,16 @@ export async function createWithdrawal(
   const source = await vaultSource(adaptor, vault, gap, deps.vaults.addresses);
   checkNotToItself(adaptor, source.addresses, recipientAddress);
 
-  const unsigned = await adaptor.craft(source, { reference: id, recipientAddress, asset, amount, fee, ...(input.memo ? { memo: input.memo } : {}) });
+  const allowOffCurve = input.allowOffCurveRecipient === true ? { allowOffCurveRecipient: true } : {};
+  const unsigned = await adaptor.craft(source, {
+    reference: id,
+    recipientAddress,
+    asset,
+    amount,
+    fee,
+    ...(input.memo ? { memo: input.memo } : {}),
+    ...allowOffCurve,
+  });
   const op = newOperation({
     id,
     vaultId,
@@ -146,6 +156,7 @@ export async function createWithdrawal(
       description: input.description,
       fee,
       ...(input.memo ? { memo: input.memo } : {}),
+      ...allowOffCurve,
     },
     recipientAddress,
     unsigned: toStored(unsigned),

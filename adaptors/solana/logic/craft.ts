@@ -1,3 +1,4 @@
+import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { ConflictError, InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { AssetInfo, UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
@@ -7,7 +8,7 @@ import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';
 import type { SolanaContext } from '../context.js';
 import type { RpcAccount } from '../network/rpc.js';
 import { associatedTokenAccount, isWalletAccount, NONCE_ACCOUNT_SPACE, readNonceAccount, TOKEN_ACCOUNT_SPACE, tokenAmount } from './accounts.js';
-import { addressFromPublicKey, isValidAddress } from './address.js';
+import { addressFromPublicKey, checkOwnerOnCurve, isValidAddress } from './address.js';
 import { knownAsset, SOL } from './assets.js';
 import { LAMPORTS_PER_SIGNATURE, priorityLamports, resolvePriorityFee } from './fees.js';
 import { COMPUTE_UNITS, computeBudget, nonceSetup, solTransfer, tokenTransfer } from './instructions.js';
@@ -184,12 +185,13 @@ function transferPlan(intent: WithdrawalIntent, asset: AssetInfo, vault: string,
           mint,
           vault,
           nonceAccount,
+          allowOffCurve: intent.allowOffCurveRecipient === true,
         }),
         intent.amount,
         tokenAmount(r.fromAtaAcc ?? null, mint, `token account of ${vault}`),
         r.tokenAccountRent,
       )
-    : solPlan(vault, recipient, intent.amount, !r.recipientAcc, r.rentFloor);
+    : solPlan(recipient, intent, r.recipientAcc ?? null, { vault, nonceAccount, rentFloor: r.rentFloor });
   return { kind: 'transfer', lifetime, plan };
 }
 
@@ -219,8 +221,27 @@ function checkVaultPays(vault: string, lamports: bigint, spendSol: bigint, fee: 
   );
 }
 
-function solPlan(vault: string, recipient: string, amount: bigint, newAccount: boolean, rentFloor: bigint) {
-  if (newAccount && amount < rentFloor) {
+/** Programs whose accounts hold tokens (token accounts, mints): SOL sent to one is not credited to any wallet. */
+const TOKEN_PROGRAMS: ReadonlySet<string> = new Set([TOKEN_PROGRAM_ADDRESS, 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb' /* Token-2022 */]);
+
+/**
+ * SOL to a wallet. Refused, consent or not: an account of a token program (a token account,
+ * such as an associated token account's address, or a mint): its lamports are not its owner's
+ * wallet balance, and only closing the account would give them back. Refused without consent: an
+ * address off the ed25519 curve (a program-derived address), except the vault's own nonce
+ * account, which the vault tops up.
+ */
+function solPlan(recipient: string, intent: WithdrawalIntent, acc: RpcAccount | null, v: { vault: string; nonceAccount: string; rentFloor: bigint }) {
+  const { amount } = intent;
+  const { vault, rentFloor } = v;
+  if (acc && TOKEN_PROGRAMS.has(acc.owner)) {
+    throw new InvalidArgumentError(
+      `${recipient} is an account of the token program ${acc.owner} (a token account or a mint), not a wallet: SOL sent there is not its owner's to spend. Send SOL to the owner's wallet address`,
+      { field: 'recipientAddress' },
+    );
+  }
+  if (recipient !== v.nonceAccount) checkOwnerOnCurve(recipient, intent.allowOffCurveRecipient === true, 'the recipient');
+  if (!acc && amount < rentFloor) {
     throw new InvalidArgumentError(
       `${recipient} does not exist yet; creating it needs at least ${sol(rentFloor)} (its rent-exempt minimum), got ${sol(amount)}`,
       {

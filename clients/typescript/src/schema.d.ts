@@ -480,6 +480,8 @@ export interface components {
             fee?: string;
             /** @description Ledger memo where the ledger has one (Stellar) */
             memo?: string;
+            /** @description Solana: pay an owner off the ed25519 curve (a program-derived address, which no private key controls: only its program moves what it holds), refused without it. Other ledgers ignore it */
+            allowOffCurveRecipient?: boolean;
         };
         ReplacementRequest: {
             /** @description HIGH, MEDIUM, LOW or a custom constant in the ledger's unit; default one level up and at least the ledger's replacement minimum */
@@ -1486,6 +1488,7 @@ export interface operations {
                                     description: string;
                                     fee: string;
                                     memo?: string;
+                                    allowOffCurveRecipient?: boolean;
                                 };
                                 txs: {
                                     serialized: string;
@@ -1603,6 +1606,7 @@ export interface operations {
                                 description: string;
                                 fee: string;
                                 memo?: string;
+                                allowOffCurveRecipient?: boolean;
                             };
                             txs: {
                                 serialized: string;
@@ -1734,6 +1738,7 @@ export interface operations {
                                 description: string;
                                 fee: string;
                                 memo?: string;
+                                allowOffCurveRecipient?: boolean;
                             };
                             txs: {
                                 serialized: string;
@@ -1859,6 +1864,7 @@ export interface operations {
                                 description: string;
                                 fee: string;
                                 memo?: string;
+                                allowOffCurveRecipient?: boolean;
                             };
                             txs: {
                                 serialized: string;
@@ -2029,6 +2035,7 @@ export interface operations {
                                 description: string;
                                 fee: string;
                                 memo?: string;
+                                allowOffCurveRecipient?: boolean;
                             };
                             txs: {
                                 serialized: string;
@@ -2310,6 +2317,7 @@ export interface operations {
                                     description: string;
                                     fee: string;
                                     memo?: string;
+                                    allowOffCurveRecipient?: boolean;
                                 };
                                 txs: {
                                     serialized: string;
