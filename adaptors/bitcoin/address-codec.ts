@@ -1,5 +1,5 @@
 import type { AddressCodec } from '../../src/ledger/adaptor.js';
-import { addressFromPublicKey, ADDRESS_FORMATS, isValidAddress } from './logic/address.js';
+import { addressFromPublicKey, ADDRESS_FORMATS, canonicalAddress, isValidAddress } from './logic/address.js';
 import { BITCOIN_LEDGERS, BITCOINJS_NETWORKS, type BitcoinNetworkName } from './ledgers.js';
 
 /** Address operations of one Bitcoin network; the adaptor is built on the same object. */
@@ -13,6 +13,7 @@ export function bitcoinAddressCodec(ledgerId: string, networkName: BitcoinNetwor
     addressFormats: () => [defaultFormat, ...ADDRESS_FORMATS.filter((f) => f !== defaultFormat)],
     addressFromPublicKey: (key, format) => addressFromPublicKey(key, format ?? defaultFormat, network),
     isValidAddress: (address) => isValidAddress(address, network),
+    canonicalAddress: (address) => canonicalAddress(address, network),
   };
 }
 

@@ -1,4 +1,4 @@
-import { address as baddress, Transaction } from 'bitcoinjs-lib';
+import { address as baddress, networks, Transaction } from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, InsufficientFundsError, InvalidArgumentError, NodeRejectionError, VerificationError } from '../../src/platform/errors.js';
@@ -222,6 +222,22 @@ describe('bitcoin withdrawals on a real regtest node (bcoin behind the Esplora f
     expect(await adaptor.broadcast(s1!).catch((e: unknown) => e)).toEqual({ txid: s1!.txid, alreadyKnown: true });
     // The same answer for a transaction the back end never had stays a refusal.
     expect(await adaptor.broadcast(cs1!).catch((e: unknown) => e)).toMatchObject({ kind: 'missing_inputs', retryable: false });
+  });
+
+  it("consolidates to the vault's own address spelled in upper case (BIP173 allows it): the same output script, one output, no change", async () => {
+    const key = newKey();
+    const vault = vaultOf(adaptor, key, 'p2wpkh');
+    const own = vault.changeAddress;
+    await regtest.faucet(own, 300_000n);
+    await regtest.faucet(own, 300_000n);
+    const toItself = intent(own.toUpperCase(), 100_000n, '2');
+    const unsigned = await adaptor.craft(vault, toItself);
+    const tx = Transaction.fromHex(unsigned.txs[0]!.serialized);
+    expect(tx.ins).toHaveLength(2);
+    expect(tx.outs).toHaveLength(1);
+    expect(baddress.fromOutputScript(tx.outs[0]!.script, networks.regtest)).toBe(own);
+    expect(BigInt(tx.outs[0]!.value)).toBe(600_000n - unsigned.fee);
+    await adaptor.release(unsigned, toItself.reference);
   });
 
   it('counts own unconfirmed change but not unconfirmed deposits from others', async () => {

@@ -1,6 +1,6 @@
 import type { AddressCodec } from '../../src/ledger/adaptor.js';
 import { ETHEREUM_LEDGERS } from './ledgers.js';
-import { addressFromPublicKey, ADDRESS_FORMATS, isValidAddress } from './logic/address.js';
+import { addressFromPublicKey, ADDRESS_FORMATS, canonicalAddress, isValidAddress } from './logic/address.js';
 
 /** Address operations of an Ethereum ledger: the same on every chain; the adaptor is built on this object. */
 export function ethereumAddressCodec(ledgerId: string, network: string): AddressCodec {
@@ -12,6 +12,7 @@ export function ethereumAddressCodec(ledgerId: string, network: string): Address
     addressFormats: () => [...ADDRESS_FORMATS],
     addressFromPublicKey,
     isValidAddress,
+    canonicalAddress,
   };
 }
 

@@ -163,6 +163,9 @@ describe.each(EVM_NODES)('signing loop on Ethereum (%s): withdraw → quorum →
       [{ recipientAddress: RECIPIENT, amount: '5', description: 'x' }, 'Insufficient'],
       // An account ledger does not consolidate: paying itself would only burn gas.
       [{ recipientAddress: v.address, amount: '0.01', description: 'x' }, 'the vault itself'],
+      // The same account in any letter case: compared in EIP-55 form.
+      [{ recipientAddress: v.address.toLowerCase(), amount: '0.01', description: 'x' }, `the vault itself (${v.address.toLowerCase()} pays ${v.address})`],
+      [{ recipientAddress: `0x${v.address.slice(2).toUpperCase()}`, amount: '0.01', description: 'x' }, 'the vault itself'],
       [{ recipientVault: v.vaultId, amount: '0.01', description: 'x' }, 'the vault itself'],
     ];
     for (const [body, text] of cases) {

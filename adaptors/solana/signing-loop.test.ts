@@ -1,4 +1,4 @@
-import { getAddressDecoder } from '@solana/kit';
+import { address, getAddressDecoder, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ed25519Signer } from '../../test/conformance/signers.js';
 import { startLoop, type Loop } from '../../test/helpers/loop.js';
@@ -9,6 +9,7 @@ import { startLocalSolanaNode, type LocalSolanaNode } from './local-node/index.j
 import { SolanaRpc } from './network/rpc.js';
 
 const SOL = 1_000_000_000n;
+const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 
 describe('signing loop on LiteSVM: withdraw → quorum (ed25519 over the message) → callback → send → CONFIRMED', () => {
   let node: LocalSolanaNode;
@@ -64,6 +65,25 @@ describe('signing loop on LiteSVM: withdraw → quorum (ed25519 over the message
     const [acc] = await rpc.getMultipleAccounts([nonce]);
     expect(readNonceAccount(acc!, nonce).authority).toBe(v.address);
     expect(lamports(nonce)).toBe(1_500_000n);
+  });
+
+  it('pays a program-derived (off-curve) address only when the request sets allowOffCurveRecipient, which the withdrawal keeps', async () => {
+    const v = await readyVault();
+    const [pda] = await getProgramDerivedAddress({
+      programAddress: address(SYSTEM_PROGRAM),
+      seeds: ['byow-test', getAddressEncoder().encode(address(await freshAddress()))],
+    });
+    const body = { recipientAddress: pda, amount: '0.01', description: 'to a PDA' };
+    const refused = await withdraw(v.vaultId, body);
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ errCode: 'ERR_INVALID_ARGUMENTS', field: 'recipientAddress' });
+    expect(refused.body.details).toContain('off the ed25519 curve');
+    expect(refused.body.details).toContain('allowOffCurveRecipient');
+    const paid = await withdraw(v.vaultId, { ...body, allowOffCurveRecipient: true });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.body.appData.request).toMatchObject({ recipientAddress: pda, allowOffCurveRecipient: true });
+    expect((await confirmed(v.vaultId, paid.body.operationID)).status).toBe('CONFIRMED');
+    expect(lamports(pda)).toBe(10_000_000n);
   });
 
   it('sends SOL to a new account (422 below its rent-exempt minimum), then SPL with and without the recipient token account', async () => {

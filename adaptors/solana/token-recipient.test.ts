@@ -1,4 +1,4 @@
-import { getAddressDecoder } from '@solana/kit';
+import { address, getAddressDecoder, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../src/platform/errors.js';
@@ -80,5 +80,52 @@ describe('SPL withdrawals: where the tokens go for each kind of recipient addres
       expect((err as InvalidArgumentError).fields, what).toEqual({ field: 'recipientAddress' });
       expect((err as InvalidArgumentError).details, what).toContain(recipient);
     }
+  });
+
+  it('an owner off the ed25519 curve (a program-derived address) is refused unless the request consents, then gets its associated token account', async () => {
+    const { signer, source } = await readyVault();
+    const [pda] = await getProgramDerivedAddress({
+      programAddress: TOKEN_PROGRAM_ADDRESS,
+      seeds: ['byow-test', getAddressEncoder().encode(address(freshOwner()))],
+    });
+    const err = await craftTo(source, pda, 'pda-refused').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect((err as InvalidArgumentError).fields).toEqual({ field: 'recipientAddress' });
+    expect((err as InvalidArgumentError).details).toMatch(/off the ed25519 curve.*allowOffCurveRecipient/);
+
+    const unsigned = await adaptor.craft(source, {
+      reference: 'pda-allowed',
+      recipientAddress: pda,
+      asset: usdc(),
+      amount: 5_000_000n,
+      fee: 'LOW',
+      allowOffCurveRecipient: true,
+    });
+    const signed = signWith(adaptor, signer, unsigned);
+    expect(decodeSolanaTx(signed)).toMatchObject({ createsTokenAccount: true });
+    await adaptor.broadcast(signed);
+    expect(await unitsIn(await associatedTokenAccount(pda, node.usdc.mint))).toBe(5_000_000n);
+  });
+
+  it('a USDC token account whose owner is off the curve is refused unless the request consents', async () => {
+    const { source } = await readyVault();
+    const [pda] = await getProgramDerivedAddress({
+      programAddress: TOKEN_PROGRAM_ADDRESS,
+      seeds: ['byow-owner', getAddressEncoder().encode(address(freshOwner()))],
+    });
+    await node.fund(pda, 'USDC', 1n);
+    const tokenAccount = await associatedTokenAccount(pda, node.usdc.mint);
+    const err = await craftTo(source, tokenAccount, 'pda-owned-refused').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect((err as InvalidArgumentError).details).toContain(`whose owner ${pda} is off the ed25519 curve`);
+    const unsigned = await adaptor.craft(source, {
+      reference: 'pda-owned-allowed',
+      recipientAddress: tokenAccount,
+      asset: usdc(),
+      amount: 5_000_000n,
+      fee: 'LOW',
+      allowOffCurveRecipient: true,
+    });
+    await adaptor.release(unsigned, 'pda-owned-allowed');
   });
 });

@@ -1,6 +1,8 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConflictError, PermanentLedgerError, VerificationError } from '../../src/platform/errors.js';
+import { address, getAddressEncoder, getProgramDerivedAddress, isOffCurveAddress } from '@solana/kit';
+import { ConflictError, InsufficientFundsError, InvalidArgumentError, PermanentLedgerError, VerificationError } from '../../src/platform/errors.js';
+import { formatAmount } from '../../src/ledger/amounts.js';
 import type { LedgerAdaptor, VaultSource } from '../../src/ledger/adaptor.js';
 import { minReservationMs, Reservations } from '../../src/ledger/reservations.js';
 import { reservationKeys } from '../../src/platform/redis-keys.js';
@@ -9,6 +11,7 @@ import { ed25519Signer } from '../../test/conformance/signers.js';
 import { testRedis } from '../../test/helpers/redis.js';
 import { solanaFamily } from './index.js';
 import { startLocalSolanaNode, type LocalSolanaNode } from './local-node/index.js';
+import { associatedTokenAccount } from './logic/accounts.js';
 import { nonceAccountAddress } from './logic/nonce.js';
 import { setUpNonce, signWith, vaultOf } from './test-kit.js';
 
@@ -178,6 +181,84 @@ describe('solana withdrawals against the local node', () => {
     const aWeek = await ttlOf(holding(minReservationMs(600)), 'hold-default');
     expect(aWeek).toBeGreaterThan(7 * DAY - 60_000);
     expect(aWeek).toBeLessThanOrEqual(7 * DAY);
+  });
+
+  it('a withdrawal that would leave the vault under its rent-exempt minimum is refused with `required` above `available`: amount, fee and the minimum', async () => {
+    const vault = ed25519Signer();
+    const src = vaultOf(adaptor, vault, 'rent');
+    await setUpNonce(adaptor, vault, (a, l) => node.fund(a, 'SOL', l), node.svm.minimumBalanceForRentExemption(80n));
+    const held = 1_886_435_473n;
+    await node.fund(src.changeAddress, 'SOL', held);
+    const probe = await adaptor.craft(src, intent('rent-probe', 1_000_000n));
+    await adaptor.release(probe, 'rent-probe');
+    const fee = probe.fee;
+    const rent = node.svm.minimumBalanceForRentExemption(0n);
+    // 100 lamports would be left: under the minimum, and not nothing.
+    const amount = held - fee - 100n;
+    const err = (await adaptor.craft(src, intent('rent-short', amount)).catch((e: unknown) => e)) as InsufficientFundsError;
+    expect(err).toBeInstanceOf(InsufficientFundsError);
+    expect(err.fields).toMatchObject({
+      asset: 'SOL',
+      address: src.changeAddress,
+      requiredBaseUnits: String(amount + fee + rent),
+      availableBaseUnits: String(held),
+      feeBaseUnits: String(fee),
+    });
+    expect(BigInt(err.fields.requiredBaseUnits as string)).toBeGreaterThan(held);
+    expect(err.details).toContain(`or ${formatAmount(held - fee, 9)} SOL sent to empty it`);
+    // More than it holds: the amount and fee, which are above what it holds.
+    const over = (await adaptor.craft(src, intent('rent-over', held)).catch((e: unknown) => e)) as InsufficientFundsError;
+    expect(over.fields).toMatchObject({ requiredBaseUnits: String(held + fee), availableBaseUnits: String(held) });
+    // Emptied entirely, and keeping exactly the minimum: both go through.
+    for (const [reference, ok] of [
+      ['rent-empty', held - fee],
+      ['rent-keep', held - fee - rent],
+    ] as const) {
+      const unsigned = await adaptor.craft(src, intent(reference, ok));
+      await adaptor.release(unsigned, reference);
+    }
+  });
+
+  it('SOL to a token account or a mint is refused even with consent; SOL to an off-curve address only with it; the nonce account is topped up without', async () => {
+    // A vault whose nonce address is off the curve (half of them are): its top-up must still go through.
+    let vault = ed25519Signer();
+    while (!isOffCurveAddress(address(await nonceAccountAddress(adaptor.addressFromPublicKey(vault.publicKey))))) vault = ed25519Signer();
+    const src = vaultOf(adaptor, vault, 'sol-recipients');
+    await setUpNonce(adaptor, vault, (a, l) => node.fund(a, 'SOL', l), node.svm.minimumBalanceForRentExemption(80n));
+    await node.fund(src.changeAddress, 'SOL', 1_000_000_000n);
+    await node.fund(src.changeAddress, 'USDC', 1n);
+    const owner = ed25519Address();
+    await node.fund(owner, 'USDC', 1n);
+    const sol = (reference: string, recipientAddress: string, allowOffCurveRecipient?: boolean) =>
+      adaptor.craft(src, { ...intent(reference, 10_000_000n), recipientAddress, ...(allowOffCurveRecipient ? { allowOffCurveRecipient } : {}) });
+
+    for (const [what, recipient] of [
+      ['a token account', await associatedTokenAccount(owner, node.usdc.mint)],
+      ["the vault's own token account", await associatedTokenAccount(src.changeAddress, node.usdc.mint)],
+      ['a mint', node.usdc.mint],
+    ] as const) {
+      for (const consent of [false, true]) {
+        const err = await sol(`token-${what}-${consent}`, recipient, consent).catch((e: unknown) => e);
+        expect(err, what).toBeInstanceOf(InvalidArgumentError);
+        expect((err as InvalidArgumentError).fields, what).toEqual({ field: 'recipientAddress' });
+        expect((err as InvalidArgumentError).details, what).toContain(`${recipient} is an account of the token program`);
+      }
+    }
+
+    const [pda] = await getProgramDerivedAddress({
+      programAddress: address('11111111111111111111111111111111'),
+      seeds: ['byow-test', getAddressEncoder().encode(address(owner))],
+    });
+    const refused = await sol('pda-refused', pda).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(InvalidArgumentError);
+    expect((refused as InvalidArgumentError).details).toContain(`the recipient ${pda} is off the ed25519 curve`);
+    const paid = await sol('pda-paid', pda, true);
+    await adaptor.broadcast(signWith(adaptor, vault, paid));
+    expect(node.svm.getBalance(address(pda))).toBe(10_000_000n);
+
+    const nonce = await nonceAccountAddress(src.changeAddress);
+    const topUp = await sol('nonce-top-up', nonce);
+    await adaptor.release(topUp, 'nonce-top-up');
   });
 
   it('custom priority fees are micro-lamports per compute unit, paid on the limit', async () => {

@@ -1,6 +1,6 @@
 import type { AddressCodec } from '../../src/ledger/adaptor.js';
 import { STELLAR_LEDGERS } from './ledgers.js';
-import { ADDRESS_FORMATS, addressFromPublicKey, isValidAddress, parseNativePublicKey } from './logic/address.js';
+import { ADDRESS_FORMATS, addressFromPublicKey, canonicalAddress, isValidAddress, parseNativePublicKey } from './logic/address.js';
 
 /** Address operations of a Stellar ledger (StrKey does not depend on the network); the adaptor is built on this object. */
 export function stellarAddressCodec(ledgerId: string, network: string): AddressCodec {
@@ -13,6 +13,7 @@ export function stellarAddressCodec(ledgerId: string, network: string): AddressC
     parseNativePublicKey,
     addressFromPublicKey,
     isValidAddress,
+    canonicalAddress,
   };
 }
 

@@ -1,4 +1,4 @@
-import { Keypair } from '@stellar/stellar-sdk';
+import { Account, Keypair, MuxedAccount } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStellarLedger, type LocalStellarLedger } from '../../adaptors/stellar/local-node/index.js';
 import { startLoop, type Loop } from '../../test/helpers/loop.js';
@@ -46,6 +46,22 @@ describe('signing loop on the local Stellar ledger: withdraw → quorum (ed25519
     const res = await withdraw(v.vaultId, { recipientAddress: Keypair.random().publicKey(), amount: '0.5', description: 'too small' });
     expect(res.status).toBe(422);
     expect(res.body.details).toMatch(/reserve/i);
+  });
+
+  it("refuses the vault's own account in every spelling (G…, G…?memo=, a muxed M…) with 422, reserving nothing", async () => {
+    const v = await loop.vault('stellardev');
+    await ledger.fund(v.address, '100');
+    const muxed = new MuxedAccount(new Account(v.address, '0'), '7').accountId();
+    for (const recipientAddress of [v.address, `${v.address}?memo=id:42`, muxed, `${muxed}?memo=text:x`]) {
+      const res = await withdraw(v.vaultId, { recipientAddress, amount: '1', description: 'to itself' });
+      expect(res.status, recipientAddress).toBe(422);
+      expect(res.body).toMatchObject({ errCode: 'ERR_INVALID_ARGUMENTS', field: 'recipientAddress' });
+      expect(res.body.details).toContain('the vault itself');
+    }
+    // Nothing was reserved: the next withdrawal takes the account's next sequence number and lands.
+    const ok = await withdraw(v.vaultId, { recipientAddress: Keypair.random().publicKey(), amount: '5', description: 'after refusals' });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    await loop.waitFor(v.vaultId, ok.body.operationID, (o) => o.status === 'CONFIRMED');
   });
 
   it('concurrent withdrawals from one account get distinct sequence numbers and all apply', async () => {

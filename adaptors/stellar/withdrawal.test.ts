@@ -98,6 +98,15 @@ describe('stellar withdrawals end to end on the local ledger simulator', () => {
     expect(nativeBalance(dest.address)).toBe(2n * XLM + 3n);
   });
 
+  it("refuses a payment to the vault's own account spelled G…?memo= or as its muxed M… (the craft compares accounts)", async () => {
+    const muxed = new MuxedAccount(new Account(vault.address, '0'), '1').accountId();
+    for (const recipientAddress of [vault.address, `${vault.address}?memo=id:1`, muxed]) {
+      const err = await adaptor.craft(vaultOf(vault), intent({ recipientAddress })).catch((e) => e);
+      expect(err, recipientAddress).toBeInstanceOf(InvalidArgumentError);
+      expect(err.details).toContain(`pays the vault's own account ${vault.address}`);
+    }
+  });
+
   it('sends a credit asset to a trustline holder, and refuses one without the trustline (422 naming the asset)', async () => {
     const holder = testKey();
     await ledger.fund(holder.address, '10');

@@ -82,6 +82,12 @@ export interface WithdrawalIntent {
   fee: string;
   /** Ledger memo, when the request carried one (only on a ledger that `carriesMemo`). */
   memo?: string;
+  /**
+   * The request's consent to pay an owner no private key exists for (Solana: an address off the
+   * ed25519 curve, a program-derived address), which an adaptor refuses without it. Ledgers
+   * without such addresses ignore it.
+   */
+  allowOffCurveRecipient?: boolean;
 }
 
 /**
@@ -242,6 +248,16 @@ export interface LedgerAdaptor {
   /** Whether `address` is a valid recipient on this ledger's network. Pure and fast. */
   isValidAddress(address: string): boolean;
 
+  /**
+   * Optional: one spelling of the account that `address` pays, so that two spellings of one
+   * account compare equal (`src/` compares recipients with the vault's own addresses only in
+   * this form). Ethereum: any letter case → EIP-55; Stellar: a muxed `M…` address or one with
+   * `?memo=` → its `G…` account; Bitcoin: the address of its output script (bech32 in lower
+   * case). Pure and fast; called only with addresses `isValidAddress` accepts. Leave it out when
+   * every address has one spelling (Solana's base58): the address is then its own form.
+   */
+  canonicalAddress?(address: string): string;
+
   /** Balances of each address in each asset, base units. Batched: one round trip where the back end allows. */
   getBalances(addresses: string[], assets: AssetInfo[]): Promise<Balance[]>;
 
@@ -320,7 +336,7 @@ export interface LedgerAdaptor {
  */
 export type AddressCodec = Pick<
   LedgerAdaptor,
-  'ledgerId' | 'family' | 'network' | 'scheme' | 'addressFormats' | 'parseNativePublicKey' | 'addressFromPublicKey' | 'isValidAddress'
+  'ledgerId' | 'family' | 'network' | 'scheme' | 'addressFormats' | 'parseNativePublicKey' | 'addressFromPublicKey' | 'isValidAddress' | 'canonicalAddress'
 >;
 
 /**

@@ -5,9 +5,13 @@ import { formatAmount } from './amounts.js';
 export interface Shortfall {
   /** The asset that is short (the native asset when only the fee cannot be paid). */
   asset: Pick<AssetInfo, 'symbol' | 'decimals'>;
-  /** What the withdrawal needs of `asset`, base units (amount and, for the native asset, the fee). */
+  /**
+   * What the withdrawal needs of `asset`, base units (amount and, for the native asset, the fee,
+   * plus what must stay behind, such as a rent-exempt minimum). Always more than `available`:
+   * a client compares the two.
+   */
   required: bigint;
-  /** What can be spent, base units. */
+  /** What can be spent, base units (not what is held: reserves and coins not worth spending left out). */
   available: bigint;
   /** The fee part, in base units of the native asset. */
   fee?: { amount: bigint; asset: Pick<AssetInfo, 'symbol' | 'decimals'> };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError, NotFoundError } from '../platform/errors.js';
 import { parseAmount } from '../ledger/amounts.js';
-import type { AssetInfo, LedgerAdaptor } from '../ledger/adaptor.js';
+import type { AssetInfo, LedgerAdaptor, VaultAddress } from '../ledger/adaptor.js';
 import { ALL_ASSETS, resolveAssets } from '../ledger/registry.js';
 import { singleAddress, vaultAddresses, vaultSource } from '../vaults/vault-addresses.js';
 import type { VaultStore } from '../vaults/vault-store.js';
@@ -19,6 +19,7 @@ export interface WithdrawalInput {
   description: string;
   fee?: string;
   memo?: string;
+  allowOffCurveRecipient?: boolean;
 }
 
 async function recipientOf(adaptor: LedgerAdaptor, vaults: VaultStore, input: WithdrawalInput, gapLimit: number): Promise<string> {
@@ -72,6 +73,23 @@ function checkMemo(adaptor: LedgerAdaptor, memo: string | undefined): void {
 }
 
 /**
+ * On an account ledger a withdrawal to the vault's own account would only burn a fee (and be
+ * CONFIRMED as if paid out): refused. Compared in the ledger's canonical form, since one
+ * account has several spellings (an Ethereum address in any case, a Stellar `M…` or `G…?memo=`).
+ */
+function checkNotToItself(adaptor: LedgerAdaptor, own: VaultAddress[], recipientAddress: string): void {
+  if (adaptor.consolidates) return;
+  const canonical = (address: string): string => adaptor.canonicalAddress?.(address) ?? address;
+  const account = canonical(recipientAddress);
+  if (!own.some((a) => canonical(a.address) === account)) return;
+  const spelled = account === recipientAddress ? '' : ` (${recipientAddress} pays ${account})`;
+  throw new InvalidArgumentError(
+    `recipientAddress is the vault itself${spelled}: ${adaptor.ledgerId} withdrawals go to another account (only UTXO ledgers consolidate to their own)`,
+    { field: 'recipientAddress' },
+  );
+}
+
+/**
  * The withdrawal ended FAILED (a cancel, reconciliation) while its sign request was on its way:
  * the sign operation just made must not ask approvers to sign it. Canceled at the custody
  * service; the withdrawal stays FAILED whatever the outcome, so the outcome is only logged.
@@ -114,13 +132,18 @@ export async function createWithdrawal(
   const gap = deps.config.bip44GapLimit;
   const recipientAddress = await recipientOf(adaptor, deps.vaults, input, gap);
   const source = await vaultSource(adaptor, vault, gap, deps.vaults.addresses);
-  if (!adaptor.consolidates && source.addresses.some((a) => a.address === recipientAddress)) {
-    throw new InvalidArgumentError(
-      `recipientAddress is the vault itself: ${adaptor.ledgerId} withdrawals go to another address (only UTXO ledgers consolidate to their own)`,
-    );
-  }
+  checkNotToItself(adaptor, source.addresses, recipientAddress);
 
-  const unsigned = await adaptor.craft(source, { reference: id, recipientAddress, asset, amount, fee, ...(input.memo ? { memo: input.memo } : {}) });
+  const allowOffCurve = input.allowOffCurveRecipient === true ? { allowOffCurveRecipient: true } : {};
+  const unsigned = await adaptor.craft(source, {
+    reference: id,
+    recipientAddress,
+    asset,
+    amount,
+    fee,
+    ...(input.memo ? { memo: input.memo } : {}),
+    ...allowOffCurve,
+  });
   const op = newOperation({
     id,
     vaultId,
@@ -133,6 +156,7 @@ export async function createWithdrawal(
       description: input.description,
       fee,
       ...(input.memo ? { memo: input.memo } : {}),
+      ...allowOffCurve,
     },
     recipientAddress,
     unsigned: toStored(unsigned),

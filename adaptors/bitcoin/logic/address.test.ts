@@ -2,7 +2,8 @@ import { networks } from 'bitcoinjs-lib';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import { parsePublicKey } from '../../../src/ledger/public-key.js';
-import { addressFromPublicKey, detectFormat, isValidAddress, recipientScript } from './address.js';
+import { builtInBitcoinCodec } from '../address-codec.js';
+import { addressFromPublicKey, canonicalAddress, detectFormat, isValidAddress, recipientScript } from './address.js';
 
 const { bitcoin: mainnet, testnet, regtest } = networks;
 const hex = (b: Uint8Array | undefined) => (b ? Buffer.from(b).toString('hex') : undefined);
@@ -101,5 +102,29 @@ describe('address validity (BIP173, BIP350)', () => {
   it('tells regtest from testnet only by the bech32 prefix, as Bitcoin Core does', () => {
     expect(isValidAddress('tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7', regtest)).toBe(false);
     expect(isValidAddress('mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn', regtest)).toBe(true);
+  });
+});
+
+describe('canonicalAddress: one spelling per output script', () => {
+  const codec = builtInBitcoinCodec('btc')!;
+  // BIP173 and BIP350 test vectors: witness v0 and v1 programs, in the upper case BIP173 allows.
+  const P2WPKH = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
+  const P2TR = 'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0';
+
+  it('gives bech32 and bech32m in lower case, whatever case they came in', () => {
+    for (const address of [P2WPKH, P2TR]) {
+      expect(codec.canonicalAddress!(address)).toBe(address);
+      expect(codec.canonicalAddress!(address.toUpperCase())).toBe(address);
+      expect(hex(recipientScript(address.toUpperCase(), mainnet))).toBe(hex(recipientScript(address, mainnet)));
+    }
+  });
+
+  it('keeps base58check addresses (one spelling each), and gives the same text for the same key in every format it was derived in', () => {
+    for (const address of ['1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2', '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy']) expect(codec.canonicalAddress!(address)).toBe(address);
+    const key = parsePublicKey('0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798', 'secp256k1');
+    for (const format of ['p2wpkh', 'p2sh-p2wpkh', 'p2pkh']) {
+      const address = addressFromPublicKey(key, format, regtest);
+      expect(canonicalAddress(address, regtest)).toBe(address);
+    }
   });
 });

@@ -73,3 +73,17 @@ export function recipientScript(address: string, network: Network): Uint8Array |
 export function isValidAddress(address: string, network: Network): boolean {
   return recipientScript(address, network) !== undefined;
 }
+
+/**
+ * The one address of the output script `address` pays (see LedgerAdaptor.canonicalAddress):
+ * bech32 in lower case (BIP173 allows all upper case too), base58check as its version and hash
+ * give it. Two spellings of one script give one text. An address this network does not pay
+ * comes back as it is.
+ */
+export function canonicalAddress(address: string, network: Network): string {
+  const script = recipientScript(address, network);
+  if (!script) return address;
+  if (script[0] === 0x76) return baddress.toBase58Check(script.subarray(3, 23), network.pubKeyHash);
+  if (script[0] === 0xa9) return baddress.toBase58Check(script.subarray(2, 22), network.scriptHash);
+  return baddress.toBech32(script.subarray(2), script[0] === 0x00 ? 0 : 1, network.bech32);
+}

@@ -57,6 +57,19 @@ describe('coin selection', () => {
     expect(sel.available).toBe(15_000n);
     expect(sel.fee).toBeGreaterThan(0n);
   });
+
+  it('counts in `available` only coins worth spending at the rate, so what is refused is always more than what is available', () => {
+    // 100 coins of 600 sat cost ~690 sat each to spend at 10 sat/vB: 60,000 sat that cannot pay anything.
+    const dust = Array.from({ length: 100 }, () => coin(600n));
+    const coins = [...dust, coin(10_000n)];
+    const amount = 15_000n;
+    for (const toSelf of [false, true]) {
+      const c = chooseCoins(coins, { script: p2wpkh, amount }, p2wpkh, 10, toSelf, BY_WEIGHT);
+      if (c.ok) throw new Error('expected a refusal');
+      expect(c.available, toSelf ? 'consolidation' : 'payment').toBe(10_000n);
+      expect(amount + c.fee).toBeGreaterThan(c.available);
+    }
+  });
 });
 
 describe('transaction size', () => {

@@ -24,13 +24,21 @@ const INPUT_EXTRA_BYTES: Record<AddressFormat, number> = {
   p2pkh: 108, // scriptSig 1+73+1+33
 };
 
+/** coinselect's size of an input (its 41 bytes of outpoint, sequence and script length, plus the script bytes it is told). */
+const COINSELECT_INPUT_BASE = 41;
+
 /**
  * Chooses coins with `coinselect` (the bitcoinjs project's own selector: blackjack, then
  * accumulative) and applies the dust rule coinselect does not know: change below the dust
  * threshold of the change script goes to the fee instead of becoming an output.
+ * When the coins do not suffice, `available` is what the coins coinselect would spend hold:
+ * it skips a coin whose input costs more than its value at this rate, so counting those would
+ * name more than can be spent (and `available` could reach the amount and fee it refused).
  */
 export function selectCoins(candidates: Candidate[], recipient: { script: Uint8Array; amount: bigint }, changeScript: Uint8Array, feeRate: number): Selection {
-  const available = candidates.reduce((s, c) => s + c.utxo.value, 0n);
+  const available = candidates
+    .filter((c) => BigInt(Math.ceil(feeRate * (COINSELECT_INPUT_BASE + INPUT_EXTRA_BYTES[c.format]))) <= c.utxo.value)
+    .reduce((s, c) => s + c.utxo.value, 0n);
   const utxos = candidates.map((c) => ({
     value: Number(c.utxo.value),
     script: { length: INPUT_EXTRA_BYTES[c.format] },
@@ -152,7 +160,6 @@ function consolidation(
 ): Choice {
   const out = [recipient.script.length];
   const eligible = candidates.filter((c) => pays(c, rate));
-  const available = candidates.reduce((s, c) => s + c.utxo.value, 0n);
   const target = recipient.amount > dustThreshold(recipient.script) ? recipient.amount : dustThreshold(recipient.script);
   const fill = (g: Growing, from: Candidate[], skip: Set<Candidate>): Growing => {
     for (const c of from) {
@@ -182,7 +189,8 @@ function consolidation(
     const fee = feeOf(large.weightWith(large.inputs.length ? undefined : (eligible[0] ?? candidates[0]), out), rate);
     const worth = eligible.reduce((s, c) => s + c.utxo.value, 0n);
     if (worth >= target + fee) throw tooLarge(recipient.amount, sendable(), rate, maxInputs);
-    return { ok: false, fee, available };
+    // What the coins worth spending hold: the others stay where they are.
+    return { ok: false, fee, available: worth };
   }
   const grown = new Growing(maxInputs);
   for (const c of large.inputs) grown.add(c);

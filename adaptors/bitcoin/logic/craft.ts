@@ -6,7 +6,7 @@ import type { SigningPayload, UnsignedWithdrawal, VaultSource, WithdrawalIntent 
 import { publicKeyHex } from '../../../src/ledger/public-key.js';
 import { buildOrRelease } from '../../../src/ledger/reserve-and-build.js';
 import type { BtcContext } from '../context.js';
-import { detectFormat, recipientScript } from './address.js';
+import { canonicalAddress, detectFormat, recipientScript } from './address.js';
 import { dustThreshold } from './dust.js';
 import { resolveFeeRate } from './fees.js';
 import { inputPreimages } from './preimage.js';
@@ -58,7 +58,9 @@ export async function craft(ctx: BtcContext, source: VaultSource, intent: Withdr
   const { reservations } = ctx.deps;
   const scope = ctx.reservationScope;
   // A withdrawal to one of the vault's own addresses consolidates its coins (coin-selection.ts).
-  const toSelf = keys.has(intent.recipientAddress) || intent.recipientAddress === source.changeAddress;
+  // Compared in canonical form: a bech32 address in upper case pays the same script.
+  const recipient = canonicalAddress(intent.recipientAddress, ctx.network);
+  const toSelf = [...keys.keys(), source.changeAddress].some((a) => canonicalAddress(a, ctx.network) === recipient);
 
   for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
     const utxos = await spendableUtxos(ctx.backend, [...keys.keys()], [...keys.keys(), source.changeAddress]);
@@ -67,7 +69,10 @@ export async function craft(ctx: BtcContext, source: VaultSource, intent: Withdr
     const candidates = free.map((utxo) => ({ utxo, format: (keys.get(utxo.address) as { format: Candidate['format'] }).format }));
     const sel = chooseCoins(candidates, { script: toScript, amount: intent.amount }, changeScript, feeRate, toSelf, ctx.options.maxInputs);
     if (!sel.ok) {
-      const reserved = utxos.reduce((s, u) => s + u.value, 0n) - sel.available;
+      const sum = (coins: { value: bigint }[]) => coins.reduce((s, u) => s + u.value, 0n);
+      const reserved = sum(utxos) - sum(free);
+      // Free coins whose input costs more than they hold at this rate: not spendable, not counted in `available`.
+      const notWorthSpending = sum(free) - sel.available;
       const btc = (sat: bigint): string => `${formatAmount(sat, ctx.nativeAsset.decimals)} BTC`;
       throw insufficientFunds(
         `needs ${btc(intent.amount + sel.fee)} (amount ${btc(intent.amount)} + fee ${btc(sel.fee)} at ${feeRate} sat/vB), ${btc(sel.available)} available`,
@@ -76,7 +81,11 @@ export async function craft(ctx: BtcContext, source: VaultSource, intent: Withdr
           required: intent.amount + sel.fee,
           available: sel.available,
           fee: { amount: sel.fee, asset: ctx.nativeAsset },
-          extra: { reservedByOtherWithdrawals: formatAmount(reserved, ctx.nativeAsset.decimals), feeRate },
+          extra: {
+            reservedByOtherWithdrawals: formatAmount(reserved, ctx.nativeAsset.decimals),
+            notWorthSpending: formatAmount(notWorthSpending, ctx.nativeAsset.decimals),
+            feeRate,
+          },
         },
       );
     }

@@ -1,5 +1,6 @@
 import { Transaction, Wallet } from 'ethers';
 import { describe, expect, it } from 'vitest';
+import { builtInEthereumCodec } from '../address-codec.js';
 import { senderOf } from './address.js';
 
 /** The sender recovered with tiny-secp256k1 is the one ethers recovers, for every transaction type. */
@@ -23,5 +24,24 @@ describe('senderOf', () => {
     const altered = Transaction.from({ ...signed.toJSON(), value: 2n, signature: signed.signature, hash: undefined });
     expect(senderOf(altered)).not.toBe(wallet.address);
     expect(senderOf(Transaction.from({ ...base, type: 2 }))).toBeUndefined();
+  });
+});
+
+describe('canonicalAddress: one spelling per account', () => {
+  const codec = builtInEthereumCodec('eth')!;
+  // EIP-55's own test vector.
+  const checksummed = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+
+  it('gives the EIP-55 form for the address in lower, upper or checksummed case', () => {
+    for (const spelling of [checksummed, checksummed.toLowerCase(), `0x${checksummed.slice(2).toUpperCase()}`]) {
+      expect(codec.isValidAddress(spelling)).toBe(true);
+      expect(codec.canonicalAddress!(spelling)).toBe(checksummed);
+    }
+  });
+
+  it('keeps different accounts apart', () => {
+    expect(codec.canonicalAddress!('0x00000000000000000000000000000000000000b0')).not.toBe(
+      codec.canonicalAddress!('0x00000000000000000000000000000000000000b1'),
+    );
   });
 });

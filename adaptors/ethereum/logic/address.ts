@@ -28,6 +28,11 @@ export function isValidAddress(address: string): boolean {
   return typeof address === 'string' && /^0x[0-9a-fA-F]{40}$/.test(address) && isAddress(address);
 }
 
+/** The EIP-55 spelling of a valid address in any letter case: one text per account. */
+export function canonicalAddress(address: string): string {
+  return getAddress(address.toLowerCase());
+}
+
 /**
  * The lower-case addresses of the stored keys (hex, as payloads hold them) seen lately: a
  * vault signs many withdrawals with one key, and decompressing it (0.1 ms) each time is work

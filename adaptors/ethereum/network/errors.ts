@@ -233,6 +233,22 @@ export function isRateLimit(message: string): boolean {
 }
 
 /**
+ * A read at a block the node does not serve: not reached yet (a node behind the one that named
+ * the block, as behind a load balancer) or no longer held (pruned history). The same read at a
+ * later head, or on another backend, answers: it is asked again, never a refusal of the call.
+ * anvil answers it with -32602 (invalid params), so the code says nothing: read from the words.
+ */
+export const ETH_BLOCK_NOT_SERVED: { pattern: RegExp; examples: NodeMessageExample[] } = {
+  pattern: /BlockOutOfRangeError/,
+  examples: [{ client: 'anvil', message: 'BlockOutOfRangeError: block height is 5 but requested was 10', code: -32602 }],
+};
+
+/** Whether a read's error says the node does not serve the block it was asked at. */
+export function isBlockNotServed(message: string): boolean {
+  return ETH_BLOCK_NOT_SERVED.pattern.test(message);
+}
+
+/**
  * A node's refusal of `eth_sendRawTransaction` as a typed error. An unknown text is a permanent
  * `invalid` rejection: sending the same bytes again would get the same answer.
  */

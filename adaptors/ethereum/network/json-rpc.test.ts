@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
-import { ETH_RATE_LIMIT } from './errors.js';
+import { startAnvil } from '../local-node/local-anvil.js';
+import { ETH_BLOCK_NOT_SERVED, ETH_RATE_LIMIT } from './errors.js';
 import { JsonRpcClient, JsonRpcError } from './json-rpc.js';
 
 /** A client whose node answers HTTP 200 with `error` for every call, each entry of a batch on its own. */
@@ -46,5 +47,39 @@ describe('JSON-RPC error entries as typed errors', () => {
     expect((read as { error: Error }).error).toMatchObject({ retryable: true, rpcMessage: 'transaction indexing is in progress' });
     expect((sent as { error: Error }).error).toBeInstanceOf(JsonRpcError);
     expect((sent as { error: Error }).error).toMatchObject({ retryable: false });
+  });
+
+  for (const ex of ETH_BLOCK_NOT_SERVED.examples) {
+    it(`a read at a block the node does not serve (${ex.client}) is the node unavailable, a send's same words are not`, async () => {
+      const client = answeringWith({ code: ex.code, message: ex.message });
+      const [read, sent] = await client.settle([{ method: 'eth_getBalance', params: [`0x${'be'.repeat(20)}`, '0xa'] }, send]);
+      expect((read as { error: Error }).error).toBeInstanceOf(UnavailableError);
+      expect((read as { error: Error }).error).toMatchObject({ retryable: true, errCode: 'ERR_NODE_UNAVAILABLE', status: 503 });
+      expect((sent as { error: Error }).error).toBeInstanceOf(JsonRpcError);
+    });
+  }
+
+  it('a real anvil: a balance read at a block not reached yet, and at one its pruned history dropped, is asked again', async () => {
+    const anvil = await startAnvil();
+    try {
+      const client = new JsonRpcClient(anvil.url, fetch);
+      const address = `0x${'be'.repeat(20)}`;
+      const ahead = client.call('eth_getBalance', [address, '0x3e8']);
+      await expect(ahead).rejects.toBeInstanceOf(UnavailableError);
+      await expect(ahead).rejects.toMatchObject({
+        retryable: true,
+        errCode: 'ERR_NODE_UNAVAILABLE',
+        details: expect.stringMatching(/BlockOutOfRangeError: block height is 0 but requested was 1000/),
+      });
+      await client.call('anvil_mine', ['0x20']);
+      const pruned = client.call('eth_getBalance', [address, '0x1']);
+      await expect(pruned).rejects.toMatchObject({
+        retryable: true,
+        errCode: 'ERR_NODE_UNAVAILABLE',
+        details: expect.stringMatching(/block height is 32 but requested was 1\b/),
+      });
+    } finally {
+      await anvil.stop();
+    }
   });
 });

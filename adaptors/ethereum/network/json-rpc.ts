@@ -1,5 +1,5 @@
 import { UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
-import { isRateLimit } from './errors.js';
+import { isBlockNotServed, isRateLimit } from './errors.js';
 
 /**
  * A JSON-RPC error the node answered with; `code` is the node's, e.g. -32003 nonce too low. The
@@ -41,6 +41,8 @@ interface RpcErrorEntry {
 /**
  * One call's error entry as a typed error. A provider's rate limit and an entry without words
  * say nothing of the call (it may never have reached the node): asked again, like an HTTP 429.
+ * So does a read at a block the node does not serve (behind, or pruned): the node is
+ * unavailable for it, it did not refuse it.
  */
 function callError(method: string, error: RpcErrorEntry): Error {
   const message = typeof error.message === 'string' ? error.message : '';
@@ -48,6 +50,12 @@ function callError(method: string, error: RpcErrorEntry): Error {
     return new UpstreamError(`Ethereum node answered ${method} with error code ${error.code} and no message`, true, undefined, 'ERR_NODE_UNAVAILABLE');
   if (isRateLimit(message))
     return new UnavailableError(`Ethereum node rate-limited ${method}: ${message} (code ${error.code})`, undefined, 'ERR_NODE_UNAVAILABLE');
+  if (method !== 'eth_sendRawTransaction' && isBlockNotServed(message))
+    return new UnavailableError(
+      `Ethereum node does not serve the block ${method} asked for: ${message} (code ${error.code})`,
+      undefined,
+      'ERR_NODE_UNAVAILABLE',
+    );
   return new JsonRpcError(method, error.code, message, error.data);
 }
 

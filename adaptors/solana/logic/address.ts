@@ -1,4 +1,4 @@
-import { getAddressDecoder, isAddress } from '@solana/kit';
+import { address as toAddress, getAddressDecoder, isAddress, isOffCurveAddress } from '@solana/kit';
 import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { PublicKey } from '../../../src/ledger/adaptor.js';
 
@@ -15,4 +15,19 @@ export function addressFromPublicKey(key: PublicKey, format: string = ADDRESS_FO
 /** Any base58 text of 32 bytes, on or off the curve (program-derived addresses hold funds too). */
 export function isValidAddress(address: string): boolean {
   return typeof address === 'string' && isAddress(address);
+}
+
+/**
+ * Refuses `owner` (who would own what a withdrawal pays) when it is off the ed25519 curve, unless
+ * the request consented: no private key exists for such an address (a program-derived address,
+ * such as a token account's own address), so only its program could ever move what it is paid.
+ * spl-token refuses such owners by default for the same reason (`TokenOwnerOffCurveError`).
+ */
+export function checkOwnerOnCurve(owner: string, allowOffCurve: boolean, what: string): void {
+  if (allowOffCurve || !isOffCurveAddress(toAddress(owner))) return;
+  throw new InvalidArgumentError(
+    `${what} ${owner} is off the ed25519 curve: no private key exists for it (a program-derived address), so only its program could move what it is paid. ` +
+      "Send to the owner's wallet address, or set allowOffCurveRecipient: true if a program is meant to hold it",
+    { field: 'recipientAddress' },
+  );
 }

@@ -1,12 +1,14 @@
-import { ConflictError, InsufficientFundsError, InvalidArgumentError } from '../../../src/platform/errors.js';
+import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { ConflictError, InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { AssetInfo, UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
+import { insufficientFunds } from '../../../src/ledger/insufficient-funds.js';
 import { claimReservation, reserveAndBuild } from '../../../src/ledger/reserve-and-build.js';
 import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';
 import type { SolanaContext } from '../context.js';
 import type { RpcAccount } from '../network/rpc.js';
 import { associatedTokenAccount, isWalletAccount, NONCE_ACCOUNT_SPACE, readNonceAccount, TOKEN_ACCOUNT_SPACE, tokenAmount } from './accounts.js';
-import { addressFromPublicKey, isValidAddress } from './address.js';
+import { addressFromPublicKey, checkOwnerOnCurve, isValidAddress } from './address.js';
 import { knownAsset, SOL } from './assets.js';
 import { LAMPORTS_PER_SIGNATURE, priorityLamports, resolvePriorityFee } from './fees.js';
 import { COMPUTE_UNITS, computeBudget, nonceSetup, solTransfer, tokenTransfer } from './instructions.js';
@@ -183,28 +185,63 @@ function transferPlan(intent: WithdrawalIntent, asset: AssetInfo, vault: string,
           mint,
           vault,
           nonceAccount,
+          allowOffCurve: intent.allowOffCurveRecipient === true,
         }),
         intent.amount,
         tokenAmount(r.fromAtaAcc ?? null, mint, `token account of ${vault}`),
         r.tokenAccountRent,
       )
-    : solPlan(vault, recipient, intent.amount, !r.recipientAcc, r.rentFloor);
+    : solPlan(recipient, intent, r.recipientAcc ?? null, { vault, nonceAccount, rentFloor: r.rentFloor });
   return { kind: 'transfer', lifetime, plan };
 }
 
-/** The vault pays the fee and must stay rent-exempt (or be emptied entirely). */
+/**
+ * The vault pays the fee and must stay rent-exempt (or be emptied entirely). `required` is the
+ * least balance that lets this withdrawal through: its amount and fee, plus the rent-exempt
+ * minimum when what would be left is under it (the balance then exceeds amount and fee, so
+ * naming only those would show a client `required` below `available` for a refusal).
+ */
 function checkVaultPays(vault: string, lamports: bigint, spendSol: bigint, fee: bigint, rentFloor: bigint): void {
   const need = spendSol + fee;
-  if (lamports < need || (lamports - need > 0n && lamports - need < rentFloor)) {
-    throw new InsufficientFundsError(
-      `${vault} holds ${sol(lamports)}; this withdrawal needs ${sol(need)}${spendSol ? ' including' : ' for'} the fee ${sol(fee)}, and the vault must keep at least ${sol(rentFloor)} or nothing`,
-      { asset: 'SOL', available: formatAmount(lamports, 9), required: formatAmount(need, 9) },
-    );
-  }
+  const left = lamports - need;
+  if (left === 0n || left >= rentFloor) return;
+  const keep = left > 0n;
+  const required = keep ? need + rentFloor : need;
+  throw insufficientFunds(
+    `${vault} holds ${sol(lamports)}; this withdrawal needs ${sol(need)}${spendSol ? ' including' : ' for'} the fee ${sol(fee)}, and the vault must keep at least ${sol(rentFloor)} or nothing` +
+      (keep ? `: ${sol(required)} to keep it${spendSol ? `, or ${sol(spendSol + left)} sent to empty it` : ''}` : ''),
+    {
+      address: vault,
+      asset: SOL,
+      required,
+      available: lamports,
+      fee: { amount: fee, asset: SOL },
+      extra: { rentExemptMinimum: formatAmount(rentFloor, SOL.decimals) },
+    },
+  );
 }
 
-function solPlan(vault: string, recipient: string, amount: bigint, newAccount: boolean, rentFloor: bigint) {
-  if (newAccount && amount < rentFloor) {
+/** Programs whose accounts hold tokens (token accounts, mints): SOL sent to one is not credited to any wallet. */
+const TOKEN_PROGRAMS: ReadonlySet<string> = new Set([TOKEN_PROGRAM_ADDRESS, 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb' /* Token-2022 */]);
+
+/**
+ * SOL to a wallet. Refused, consent or not: an account of a token program (a token account,
+ * such as an associated token account's address, or a mint): its lamports are not its owner's
+ * wallet balance, and only closing the account would give them back. Refused without consent: an
+ * address off the ed25519 curve (a program-derived address), except the vault's own nonce
+ * account, which the vault tops up.
+ */
+function solPlan(recipient: string, intent: WithdrawalIntent, acc: RpcAccount | null, v: { vault: string; nonceAccount: string; rentFloor: bigint }) {
+  const { amount } = intent;
+  const { vault, rentFloor } = v;
+  if (acc && TOKEN_PROGRAMS.has(acc.owner)) {
+    throw new InvalidArgumentError(
+      `${recipient} is an account of the token program ${acc.owner} (a token account or a mint), not a wallet: SOL sent there is not its owner's to spend. Send SOL to the owner's wallet address`,
+      { field: 'recipientAddress' },
+    );
+  }
+  if (recipient !== v.nonceAccount) checkOwnerOnCurve(recipient, intent.allowOffCurveRecipient === true, 'the recipient');
+  if (!acc && amount < rentFloor) {
     throw new InvalidArgumentError(
       `${recipient} does not exist yet; creating it needs at least ${sol(rentFloor)} (its rent-exempt minimum), got ${sol(amount)}`,
       {
@@ -224,12 +261,13 @@ function setupMinimum(existing: RpcAccount | null | undefined, nonceRent: bigint
 
 function tokenPlan(asset: AssetInfo, vault: string, mint: string, fromAta: string, to: TokenRecipient, amount: bigint, held: bigint, accountRent: bigint) {
   if (held < amount) {
-    throw new InsufficientFundsError(
+    throw insufficientFunds(
       `${vault} holds ${formatAmount(held, asset.decimals)} ${asset.symbol}; this withdrawal needs ${formatAmount(amount, asset.decimals)}`,
       {
-        asset: asset.symbol,
-        available: formatAmount(held, asset.decimals),
-        required: formatAmount(amount, asset.decimals),
+        address: vault,
+        asset,
+        required: amount,
+        available: held,
       },
     );
   }

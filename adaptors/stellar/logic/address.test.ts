@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Memo } from '@stellar/stellar-sdk';
 import { parseMemo, splitRecipient } from '../index.js';
+import { builtInStellarCodec } from '../address-codec.js';
 import { addressFromPublicKey, isValidAddress, parseNativePublicKey } from './address.js';
 import { creditAssets } from './assets.js';
 import { AppError } from '../../../src/platform/errors.js';
@@ -100,5 +101,16 @@ describe('asset symbols', () => {
     ]);
     expect(assets.map((a) => a.symbol)).toEqual(['USDC', `EURT:${A}`, `EURT:${B}`, `XLM:${B}`]);
     expect(assets.every((a) => a.decimals === 7 && !a.native && a.contract)).toBe(true);
+  });
+});
+
+describe('canonicalAddress: the G… account a recipient pays', () => {
+  const codec = builtInStellarCodec('stellar')!;
+
+  it('gives the base G… account of every SEP-23 recipient, and of one with a memo', () => {
+    for (const recipient of [...SEP23_VALID_RECIPIENTS, `${SEP23_G}?memo=id:42`, `${SEP23_VALID_RECIPIENTS[1]}?memo=text:hello`]) {
+      expect(codec.isValidAddress(recipient)).toBe(true);
+      expect(codec.canonicalAddress!(recipient)).toBe(SEP23_G);
+    }
   });
 });

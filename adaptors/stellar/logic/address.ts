@@ -1,4 +1,4 @@
-import { StrKey } from '@stellar/stellar-sdk';
+import { extractBaseAddress, StrKey } from '@stellar/stellar-sdk';
 import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { PublicKey } from '../../../src/ledger/public-key.js';
 import { parseMemo } from './memo.js';
@@ -59,4 +59,13 @@ export function isValidAddress(recipient: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The `G…` account a recipient pays: a muxed `M…` address (SEP-23) credits its base account,
+ * and a `?memo=` only labels the payment. So `G…`, `G…?memo=…` and every `M…` of one account
+ * give one text.
+ */
+export function canonicalAddress(recipient: string): string {
+  return extractBaseAddress(splitRecipient(recipient).address);
 }

@@ -20,7 +20,8 @@ const xlm = (stroops: bigint) => formatAmount(stroops, STELLAR_DECIMALS);
 /**
  * One operation from the vault's account: `payment` to an existing account (native or credit,
  * `G…` or muxed `M…`), `create_account` for native XLM to an account that does not exist yet.
- * A memo-less payment to a `G…` account that requires a memo (SEP-29) is refused.
+ * A memo-less payment to a `G…` account that requires a memo (SEP-29) is refused, and so is a
+ * payment to the vault's own account in any spelling (`G…?memo=`, a muxed `M…` of it).
  * The source is the vault's first address (Stellar vault keys are single ed25519 keys).
  *
  * An account that a pending withdrawal is creating is held for it: a second withdrawal to it
@@ -43,13 +44,15 @@ export async function craft(ctx: StellarContext, source: VaultSource, intent: Wi
   if (intent.amount <= 0n || intent.amount > MAX_INT64) {
     throw new InvalidArgumentError(`amount must be between ${xlm(1n)} and ${xlm(MAX_INT64)} (1 to 2^63-1 stroops)`, { field: 'amount' });
   }
+  // Compared as accounts: a muxed M… of the vault, or its G… with a memo, pays the vault too.
   const destId = extractBaseAddress(dest);
+  if (destId === sourceId) {
+    throw new InvalidArgumentError(`${intent.recipientAddress} pays the vault's own account ${sourceId}: a payment to itself would only burn the fee`, {
+      field: 'recipientAddress',
+    });
+  }
 
-  const [account, destAccount, ledger] = await Promise.all([
-    ctx.horizon.account(sourceId),
-    destId === sourceId ? undefined : ctx.horizon.account(destId),
-    ctx.horizon.latestLedger(),
-  ]);
+  const [account, destAccount, ledger] = await Promise.all([ctx.horizon.account(sourceId), ctx.horizon.account(destId), ctx.horizon.latestLedger()]);
   if (!account) {
     throw insufficientFunds(`source account ${sourceId} does not exist on the ledger yet; fund it with XLM first`, {
       address: sourceId,
@@ -59,7 +62,7 @@ export async function craft(ctx: StellarContext, source: VaultSource, intent: Wi
     });
   }
   checkMemoRequired(dest, destAccount, memo);
-  const destExists = destId === sourceId || destAccount !== undefined;
+  const destExists = destAccount !== undefined;
   const baseReserve = BigInt(ledger.base_reserve_in_stroops);
   const fee = await resolveFee(ctx.horizon, intent.fee, BigInt(ledger.base_fee_in_stroops));
 

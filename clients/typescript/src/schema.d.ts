@@ -480,6 +480,8 @@ export interface components {
             fee?: string;
             /** @description Ledger memo where the ledger has one (Stellar) */
             memo?: string;
+            /** @description Solana: pay an owner off the ed25519 curve (a program-derived address, which no private key controls: only its program moves what it holds), refused without it. Other ledgers ignore it */
+            allowOffCurveRecipient?: boolean;
         };
         ReplacementRequest: {
             /** @description HIGH, MEDIUM, LOW or a custom constant in the ledger's unit; default one level up and at least the ledger's replacement minimum */
@@ -1486,6 +1488,7 @@ export interface operations {
                                     description: string;
                                     fee: string;
                                     memo?: string;
+                                    allowOffCurveRecipient?: boolean;
                                 };
                                 txs: {
                                     serialized: string;
@@ -1619,6 +1622,7 @@ export interface operations {
                                 description: string;
                                 fee: string;
                                 memo?: string;
+                                allowOffCurveRecipient?: boolean;
                             };
                             txs: {
                                 serialized: string;
@@ -1750,6 +1754,7 @@ export interface operations {
                                 description: string;
                                 fee: string;
                                 memo?: string;
+                                allowOffCurveRecipient?: boolean;
                             };
                             txs: {
                                 serialized: string;
@@ -1891,6 +1896,7 @@ export interface operations {
                                 description: string;
                                 fee: string;
                                 memo?: string;
+                                allowOffCurveRecipient?: boolean;
                             };
                             txs: {
                                 serialized: string;
@@ -2077,6 +2083,7 @@ export interface operations {
                                 description: string;
                                 fee: string;
                                 memo?: string;
+                                allowOffCurveRecipient?: boolean;
                             };
                             txs: {
                                 serialized: string;
@@ -2374,6 +2381,7 @@ export interface operations {
                                     description: string;
                                     fee: string;
                                     memo?: string;
+                                    allowOffCurveRecipient?: boolean;
                                 };
                                 txs: {
                                     serialized: string;

@@ -23,6 +23,12 @@ export const withdrawalRequestSchema = z
     description: z.string().min(1).max(500),
     fee: z.string().max(40).optional().describe('HIGH, MEDIUM, LOW or a custom constant (see GET /config)'),
     memo: z.string().max(100).optional().describe('Ledger memo where the ledger has one (Stellar)'),
+    allowOffCurveRecipient: z
+      .boolean()
+      .optional()
+      .describe(
+        'Solana: pay an owner off the ed25519 curve (a program-derived address, which no private key controls: only its program moves what it holds), refused without it. Other ledgers ignore it',
+      ),
   })
   .refine((r) => r.recipientAddress || r.recipientVault, 'give recipientAddress or recipientVault')
   .meta({ id: 'WithdrawalRequest' });

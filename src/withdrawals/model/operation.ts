@@ -31,6 +31,7 @@ export const withdrawalRequestRecordSchema = z.object({
   description: z.string(),
   fee: z.string(),
   memo: z.string().optional(),
+  allowOffCurveRecipient: z.boolean().optional(),
 });
 export type WithdrawalRequestRecord = z.infer<typeof withdrawalRequestRecordSchema>;
 
