@@ -185,7 +185,18 @@ describe.each(EVM_NODES)('signing loop on Ethereum (%s): withdraw → quorum →
     const res = await withdraw(a.vaultId, { recipientVault: b.vaultId, amount: '0.25', description: 'internal' });
     expect(res.body.recipientVault).toBe(b.vaultId);
     await loop.waitFor(a.vaultId, res.body.operationID, (o) => o.status === 'CONFIRMED');
-    expect(await provider.getBalance(b.address)).toBe(25n * 10n ** 16n);
+    // With recipientAddress beside it: the vault's address in any letter case is the same account; another address is not.
+    const again = await withdraw(a.vaultId, { recipientVault: b.vaultId, recipientAddress: b.address.toLowerCase(), amount: '0.25', description: 'internal' });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    await loop.waitFor(a.vaultId, again.body.operationID, (o) => o.status === 'CONFIRMED');
+    expect(await provider.getBalance(b.address)).toBe(50n * 10n ** 16n);
+    const other = await withdraw(a.vaultId, { recipientVault: b.vaultId, recipientAddress: RECIPIENT, amount: '0.25', description: 'internal' });
+    expect(other.status).toBe(422);
+    expect(other.body).toMatchObject({
+      errCode: 'ERR_INVALID_ARGUMENTS',
+      field: 'recipientAddress',
+      details: expect.stringContaining(`is not the address of recipientVault`),
+    });
   });
 
   it('an Idempotency-Key makes a retried POST return the same withdrawal, not a second one', async () => {

@@ -32,10 +32,17 @@ async function recipientOf(adaptor: LedgerAdaptor, vaults: VaultStore, input: Wi
     const address =
       target.kind === 'single' ? singleAddress(adaptor, target).address : (await vaultAddresses(adaptor, target, gapLimit, vaults.addresses))[0]?.address;
     if (!address) throw new InvalidArgumentError(`recipientVault '${input.recipientVault}' has no address`);
-    if (input.recipientAddress && input.recipientAddress !== address) {
-      throw new InvalidArgumentError(`recipientAddress ${input.recipientAddress} is not the address of recipientVault '${input.recipientVault}' (${address})`);
+    const spelled = input.recipientAddress;
+    if (spelled === undefined || spelled === address) return address;
+    // Another spelling of the same account (an Ethereum address in lower case, a Stellar
+    // `G…?memo=`) pays the vault: kept as written, so a memo it carries is not lost.
+    const canonical = (a: string): string => adaptor.canonicalAddress?.(a) ?? a;
+    if (!adaptor.isValidAddress(spelled) || canonical(spelled) !== canonical(address)) {
+      throw new InvalidArgumentError(`recipientAddress ${spelled} is not the address of recipientVault '${input.recipientVault}' (${address})`, {
+        field: 'recipientAddress',
+      });
     }
-    return address;
+    return spelled;
   }
   const address = input.recipientAddress as string;
   if (!adaptor.isValidAddress(address)) {
