@@ -82,10 +82,10 @@ describe('Bitcoin Core that cannot look a transaction up', () => {
     const { fetchFn } = fakeCore([
       (c) => (c.method === 'getrawtransaction' ? table['getrawtransaction unknown']!.body : c.method === 'gettxout' ? SPENT : table[c.method]!.body),
     ]);
-    expect(await adaptorOf('core', fetchFn).txStatus(T, unsignedOf([{ txid: IN, vout: 0 }]))).toMatchObject({
-      state: 'failed',
-      reason: 'inputs spent by another transaction',
-    });
+    const s = await adaptorOf('core', fetchFn).txStatus(T, unsignedOf([{ txid: IN, vout: 0 }]));
+    expect(s).toMatchObject({ state: 'failed', reason: 'inputs spent by another transaction' });
+    // gettxout names neither the spender nor its block: nothing proves the loss at depth.
+    expect(s).not.toHaveProperty('proofConfirmations');
   });
 
   it('asks getrawtransaction and gettxout in one batch: two nodes behind a balancer never mix their answers', async () => {
@@ -139,19 +139,22 @@ describe('Esplora instance with a stale mempool', () => {
   const unconfirmed = { confirmed: false };
   const inBlock = { confirmed: true, block_height: 120, block_hash: h('9'), block_time: 1 };
 
+  // The tip is 125 and the spender's block 120: the proof has 6 confirmations.
+  const tip = { '/blocks/tip/height': '125' };
   for (const [label, spender, expected] of [
     ['only in its mempool → pending', unconfirmed, { state: 'pending' }],
-    ['in a block → FAILED, naming it', inBlock, { state: 'failed', spentBy: X }],
+    ['in a block → failed, naming it, with its block as the proof', inBlock, { state: 'failed', spentBy: X, proofConfirmations: 6 }],
   ] as const) {
     it(`an input spent by another transaction ${label}`, async () => {
       // T unknown to the instance; its input spent by X.
-      const f = fakeEsplora({ [`/tx/${T}/status`]: unconfirmed, [`/tx/${IN}/outspend/0`]: { spent: true, txid: X, vin: 0, status: spender } });
+      const f = fakeEsplora({ ...tip, [`/tx/${T}/status`]: unconfirmed, [`/tx/${IN}/outspend/0`]: { spent: true, txid: X, vin: 0, status: spender } });
       expect(await adaptorOf('esplora', f).txStatus(T, unsignedOf([{ txid: IN, vout: 0 }]))).toMatchObject(expected);
     });
 
     it(`the parent of an input replaced by a transaction ${label}`, async () => {
       // T and its parent P unknown to the instance; P's input spent by X (a speed-up of P).
       const f = fakeEsplora({
+        ...tip,
         [`/tx/${T}/status`]: unconfirmed,
         [`/tx/${P}/status`]: unconfirmed,
         [`/tx/${P}/outspend/1`]: { spent: false },
@@ -159,7 +162,7 @@ describe('Esplora instance with a stale mempool', () => {
       });
       const s = await adaptorOf('esplora', f).txStatus(T, unsignedOf([{ txid: P, vout: 1, parentInputs: [`${GP}:0`] }]));
       if (expected.state === 'pending') expect(s).toMatchObject({ state: 'pending' });
-      else expect(s).toMatchObject({ state: 'failed', reason: expect.stringContaining(`its input ${P}:1 no longer exists`) });
+      else expect(s).toMatchObject({ state: 'failed', reason: expect.stringContaining(`its input ${P}:1 no longer exists`), proofConfirmations: 6 });
     });
   }
 });

@@ -61,7 +61,7 @@ describe('ethereum nonces, broadcast outcomes and transaction status', () => {
     expect(nonceOf(await adaptor.craft(key.source, intent(adaptor, { amount: 5n })))).toBe(3);
   });
 
-  it('a nonce taken by another transaction: broadcast fails for good and txStatus says replaced', async () => {
+  it('a nonce taken by another transaction: broadcast refuses it, and txStatus says replaced, naming it, with the confirmations of its block as the proof', async () => {
     const key = await fundedKey();
     const ours = await adaptor.craft(key.source, intent(adaptor, { amount: 1n }));
     const [signed] = adaptor.combine(ours, sign(ours, key));
@@ -73,14 +73,20 @@ describe('ethereum nonces, broadcast outcomes and transaction status', () => {
     const e = await adaptor.broadcast(signed!).catch((err: unknown) => err);
     expect(e).toBeInstanceOf(NodeRejectionError);
     expect((e as NodeRejectionError).errCode).toBe('ERR_NONCE_TAKEN');
-    expect(await adaptor.txStatus(signed!.txid, ours)).toEqual({
+    // The other transaction's block may still leave the chain: the refusal proves nothing for good.
+    expect((e as NodeRejectionError).invalidForever).toBe(false);
+    const replaced = {
       state: 'failed',
       confirmations: 0,
       reason: `replaced: nonce ${(ours.state as { nonce: string }).nonce} used by transaction ${otherHash}`,
-    });
+      spentBy: otherHash,
+    };
+    expect(await adaptor.txStatus(signed!.txid, ours)).toEqual({ ...replaced, proofConfirmations: 1 });
+    await h.rpc('anvil_mine', [hex(2n)]);
+    expect(await adaptor.txStatus(signed!.txid, ours)).toEqual({ ...replaced, proofConfirmations: 3 });
   });
 
-  it('a balance spent elsewhere after craft: broadcast fails for good with insufficient funds', async () => {
+  it('a balance spent elsewhere after craft: broadcast is refused with insufficient funds, which proves nothing for good (funds may come)', async () => {
     const key = await fundedKey();
     const ours = await adaptor.craft(key.source, intent(adaptor, { amount: 6n * ETH }));
     // Craft counts its own withdrawals (see logic/craft-reads.test.ts); this is the key used outside the service.
@@ -88,6 +94,7 @@ describe('ethereum nonces, broadcast outcomes and transaction status', () => {
     const e = await send(key, ours).catch((err: unknown) => err);
     expect(e).toBeInstanceOf(NodeRejectionError);
     expect((e as NodeRejectionError).errCode).toBe('ERR_INSUFFICIENT_FUNDS');
+    expect((e as NodeRejectionError).invalidForever).toBe(false);
   });
 
   it('pending while in the mempool, then confirmed once mined', async () => {

@@ -6,6 +6,7 @@ import { startLoop, type Loop } from '../../test/helpers/loop.js';
 import { READ_KEY, WITHDRAW_KEY } from '../../test/helpers/service.js';
 import { until } from '../../test/pipeline/support.js';
 import { broadcastJobId, confirmJobId } from '../../src/withdrawals/jobs/queues.js';
+import { signedOf } from '../../src/withdrawals/model/operation.js';
 
 const RECIPIENT = '0x00000000000000000000000000000000000000B0';
 
@@ -110,7 +111,7 @@ describe.each(EVM_NODES)('signing loop on Ethereum (%s): withdraw → quorum →
     expect(await provider.getTransactionCount(v.address, 'latest')).toBe(start + 25);
   });
 
-  it("a payment the node refuses for want of funds ends FAILED, saying 'rejected by the ledger' once", async () => {
+  it('a payment the node refuses for want of funds is held open, not FAILED (funds may come, the bytes may land): shown refused with its words; funded again, the same bytes land and it ends CONFIRMED', async () => {
     const v = await loop.vault('ethdev');
     await chain.funder.sendEth(v.address, 10n ** 18n);
     loop.custody.control.setFaults({ delayMs: 800 }, v.vaultId);
@@ -121,11 +122,25 @@ describe.each(EVM_NODES)('signing loop on Ethereum (%s): withdraw → quorum →
     // The key, used outside the service while the quorum approves, leaves too little for the one made.
     await provider.send('hardhat_setBalance', [v.address, '0x16345785d8a0000']);
     const made = [a!, b!].find((r) => r.status === 200)!;
-    const failed = await loop.waitFor(v.vaultId, made.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED', 60_000);
-    expect(failed.status).toBe('FAILED');
-    expect(failed.failureReason).toMatch(/^rejected by the ledger: /);
-    expect(failed.failureReason.match(/rejected by the ledger/gi)).toHaveLength(1);
-    expect(failed.failureReason).toMatch(kind === 'hardhat' ? /Sender doesn't have enough funds to send tx/ : /insufficient funds/i);
+    const held = await loop.waitFor(
+      v.vaultId,
+      made.body.operationID,
+      (o) => o.refused !== undefined || o.status === 'FAILED' || o.status === 'CONFIRMED',
+      60_000,
+    );
+    expect(held.status).toBe('BROADCAST');
+    expect(held.failureReason).toBeUndefined();
+    expect(held.refused.errCode).toBe('ERR_INSUFFICIENT_FUNDS');
+    expect(held.refused.answer).toMatch(kind === 'hardhat' ? /Sender doesn't have enough funds to send tx/ : /insufficient funds/i);
+    expect(held.attempts[0].refusals).toHaveLength(1);
+    // Funds come back; the same signed bytes, sent by anyone who holds them, land.
+    await provider.send('hardhat_setBalance', [v.address, '0xde0b6b3a7640000']);
+    const op = (await loop.svc.pipeline!.deps.store.resolve(made.body.operationID))!;
+    const raw = signedOf(op, 0)[0]!.serialized;
+    await provider.send('eth_sendRawTransaction', [raw.startsWith('0x') ? raw : `0x${raw}`]);
+    const done = await loop.waitFor(v.vaultId, made.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED', 60_000);
+    expect(done.status).toBe('CONFIRMED');
+    expect(done.refused).toBeUndefined();
   });
 
   if (kind === 'hardhat') {

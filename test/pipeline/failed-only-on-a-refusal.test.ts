@@ -1,4 +1,3 @@
-import { createServer, type Server } from 'node:http';
 import type { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processBroadcast } from '../../src/withdrawals/jobs/broadcast-job.js';
@@ -6,62 +5,20 @@ import type { PipelineDeps } from '../../src/withdrawals/pipeline-deps.js';
 import { broadcastJobId } from '../../src/withdrawals/jobs/queues.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
+import { only, rpcProxy, type RpcProxy } from './rpc-proxy.js';
 import { provider, RECIPIENT, until, withdraw } from './support.js';
 
-interface RpcCall {
-  id: number;
-  method: string;
-}
-
-/** What the node in front of the service does with one request: answer each call with this error, lose its own answer, or nothing special. */
-type Fault = { error: { code: number; message: string } } | 'lose-answer' | undefined;
-
 /**
- * A JSON-RPC proxy in front of the chain: `fault` sees each request's calls and may answer them
- * with an error without passing them on (a refusal, a failed lookup), or pass them on and lose the
- * answer on the way back (HTTP 502 after the node took them).
- */
-async function rpcProxy(target: string) {
-  const proxy = {
-    url: '',
-    fault: (() => undefined) as (calls: RpcCall[]) => Fault,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-  const server: Server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', async () => {
-      const body = JSON.parse(raw) as RpcCall | RpcCall[];
-      const calls = [body].flat();
-      const fault = proxy.fault(calls);
-      if (fault !== undefined && fault !== 'lose-answer') {
-        const answers = calls.map((c) => ({ jsonrpc: '2.0', id: c.id, error: fault.error }));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(body) ? answers : answers[0]));
-        return;
-      }
-      const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw });
-      const text = await upstream.text();
-      if (fault === 'lose-answer') res.writeHead(502).end('bad gateway');
-      else res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  proxy.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  return proxy;
-}
-
-const only = (calls: RpcCall[], method: string): boolean => calls.length === 1 && calls[0]!.method === method;
-
-/**
- * A withdrawal ends FAILED on a node's answer only when that answer refuses its transaction for
- * good and the withdrawal is still SIGNED, with nothing of it sent since: a lookup that fails is
- * asked again, a refusal leaves the account's book before the next sender comes, and an answer
- * older than a send the node took decides nothing.
+ * A withdrawal ends FAILED on a node's answer only when that answer proves its signed bytes can
+ * never be valid (here geth's bad signature; a refusal that proves nothing holds it open, see
+ * refused-held-open.test.ts) and the withdrawal is still SIGNED, with nothing of it sent since: a
+ * lookup that fails is asked again, a refusal leaves the account's book before the next sender
+ * comes, and an answer older than a send the node took decides nothing.
  */
 describe('FAILED only on a refusal of a withdrawal not sent since', () => {
   let chain: TestChain;
   let loop: Loop;
-  let proxy: Awaited<ReturnType<typeof rpcProxy>>;
+  let proxy: RpcProxy;
   let p: JsonRpcProvider;
   let deps: PipelineDeps;
 
@@ -102,7 +59,7 @@ describe('FAILED only on a refusal of a withdrawal not sent since', () => {
     proxy.fault = (calls) => {
       if (refused || !only(calls, 'eth_sendRawTransaction')) return undefined;
       refused = true;
-      return { error: { code: -32000, message: 'insufficient funds for gas * price + value: have 0 want 10000000000000000' } };
+      return { error: { code: -32000, message: 'invalid sender: invalid transaction v, r, s values' } };
     };
   };
 
@@ -130,7 +87,7 @@ describe('FAILED only on a refusal of a withdrawal not sent since', () => {
     expect((await p.getTransactionReceipt(done.txids[0]))!.status).toBe(1);
   });
 
-  it('a refusal for good leaves the book before the lock is free: the next sender of the account does not send it, and it ends FAILED with nothing on the chain', async () => {
+  it('a refusal that proves the bytes invalid leaves the book before the lock is free: the next sender of the account does not send it, and it ends FAILED with nothing on the chain', async () => {
     const v = await fundedVault();
     refuseNextSend();
     let second: { body: { operationID: string } } | undefined;
@@ -148,7 +105,7 @@ describe('FAILED only on a refusal of a withdrawal not sent since', () => {
     expect(second).toBeDefined();
     expect({ status: done.status, failureReason: done.failureReason }).toEqual({
       status: 'FAILED',
-      failureReason: expect.stringContaining('insufficient funds'),
+      failureReason: expect.stringContaining('invalid transaction v, r, s values'),
     });
     expect(await p.getTransaction(done.txids[0])).toBeNull();
     expect((await deps.store.resolve(second!.body.operationID))!.status).toBe('SIGNED');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PermanentLedgerError } from '../../src/platform/errors.js';
+import { ethRejection } from '../../adaptors/ethereum/network/errors.js';
 import { broadcastJobId, confirmJobId, type OperationJobData, type QueuedOperationJob } from '../../src/withdrawals/jobs/queues.js';
 import { ADMIN_KEY } from '../helpers/service.js';
 import { countBroadcasts, RECIPIENT, startEthLoop, until, withdraw, type EthLoop } from './support.js';
@@ -62,10 +62,10 @@ describe('jobs say which withdrawal they are about, and log each step', () => {
     expect((await eth.loop.svc.call('GET', about.api, { key: ADMIN_KEY })).body.status).toBe('CONFIRMED');
   });
 
-  it("a withdrawal the ledger rejects: its job shows FAILED with the ledger's reason and the node's answer in the log", async () => {
+  it("a withdrawal the ledger rejects for good (bytes that can never be valid): its job shows FAILED with the ledger's reason and the node's answer in the log", async () => {
     eth.counter.restore();
     const counter = countBroadcasts(eth.loop.svc, 'ethdev', async () => {
-      throw new PermanentLedgerError('insufficient funds for gas * price + value');
+      throw ethRejection('invalid sender: invalid transaction v, r, s values', -32000, 'ethdev node refused nonce 0');
     });
     try {
       const v = await eth.loop.vault('ethdev');
@@ -75,9 +75,11 @@ describe('jobs say which withdrawal they are about, and log each step', () => {
       const op = await eth.loop.svc.pipeline!.deps.store.resolve(failed.operationID);
       const b = await dashboardJob(eth, 'broadcast', broadcastJobId(op!.id));
       expect(b.job.data.about).toMatchObject({ ledger: 'ethdev', amount: '0.027182', status: 'FAILED', failureReason: failed.failureReason });
-      expect(failed.failureReason).toContain('insufficient funds for gas');
+      expect(failed.failureReason).toContain('invalid transaction v, r, s values');
       expect(b.job.name).toContain('FAILED');
-      expect(b.logs.join('\n')).toContain('the node answered: Rejected by the ledger: insufficient funds for gas * price + value (final)');
+      expect(b.logs.join('\n')).toContain(
+        'the node answered: Rejected by the ledger: ethdev node refused nonce 0: invalid sender: invalid transaction v, r, s values (final: the transaction can never be valid)',
+      );
       expect(counter.calls).toBe(1);
     } finally {
       counter.restore();

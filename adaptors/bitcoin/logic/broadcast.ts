@@ -37,7 +37,7 @@ export async function broadcast(ctx: BtcContext, tx: SignedTx): Promise<Broadcas
     return { txid: tx.txid, alreadyKnown: false };
   } catch (e) {
     if (!(e instanceof BroadcastRejected)) throw e;
-    const rejection = bitcoinRejection(e.reason, e.code, `${ctx.ledgerId} node refused ${tx.txid}`);
+    const rejection = bitcoinRejection(e.reason, e.code, `${ctx.ledgerId} node refused ${tx.txid}`, ctx.backend.node);
     if (rejection.kind === 'already_known') return { txid: tx.txid, alreadyKnown: true };
     if ((rejection.kind === 'missing_inputs' || rejection.kind === 'inputs_conflict') && (await knownToBackend(ctx, tx, e.reason))) {
       return { txid: tx.txid, alreadyKnown: true };

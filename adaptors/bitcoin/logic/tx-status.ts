@@ -47,7 +47,8 @@ const proves = (o: Outspend) => o.confirmed !== false;
  * A transaction the back end does not know is `failed` when it can never be mined: one of its
  * inputs was spent by another transaction in a block (named in `spentBy`: a conflict, or one of
  * our own replacements), or the unconfirmed transaction that created one of its inputs was
- * replaced by one in a block. A conflicting spend seen only in a mempool leaves it `pending`
+ * replaced by one in a block; `proofConfirmations` is that block's confirmations where the back
+ * end names it. A conflicting spend seen only in a mempool leaves it `pending`
  * (looked at again). It is `unknown` (dropped, to be sent again) while what it spends may still come.
  */
 export async function txStatus(ctx: BtcContext, txid: string, unsigned: UnsignedWithdrawal): Promise<TxStatus> {
@@ -64,6 +65,16 @@ export async function txStatus(ctx: BtcContext, txid: string, unsigned: Unsigned
   };
 }
 
+/**
+ * `proofConfirmations` of a spend in a block: its block's confirmations, where the back end names
+ * the block (Esplora); absent where it cannot (Core's gettxout names neither spender nor block),
+ * and then nothing proves the loss at depth.
+ */
+async function proofOf(ctx: BtcContext, o: Outspend): Promise<{ proofConfirmations?: number }> {
+  if (o.blockHeight === undefined) return {};
+  return { proofConfirmations: Math.max(0, (await ctx.backend.tipHeight()) - o.blockHeight + 1) };
+}
+
 async function unknownTxStatus(ctx: BtcContext, txid: string, inputs: Input[], spends: Outspend[]): Promise<TxStatus> {
   const others = spends.filter((o) => conflicting(o, txid));
   const spent = others.find(proves);
@@ -73,11 +84,12 @@ async function unknownTxStatus(ctx: BtcContext, txid: string, inputs: Input[], s
       confirmations: 0,
       reason: `inputs spent by ${spent.txid ?? 'another transaction'}`,
       ...(spent.txid ? { spentBy: spent.txid } : {}),
+      ...(await proofOf(ctx, spent)),
     };
   const lost = await replacedParent(ctx, inputs);
   if (lost && lost !== 'unconfirmed') {
     const reason = `its input ${lost.input} no longer exists: the transaction that created it was replaced (its input ${lost.parentInput} was spent by ${lost.by ?? 'another transaction'})`;
-    return { state: 'failed', confirmations: 0, reason };
+    return { state: 'failed', confirmations: 0, reason, ...(await proofOf(ctx, lost.spend)) };
   }
   if (lost === 'unconfirmed' || others.length) return { state: 'pending', confirmations: 0 };
   return { state: 'unknown', confirmations: 0 };
@@ -91,7 +103,10 @@ async function unknownTxStatus(ctx: BtcContext, txid: string, inputs: Input[], s
  * nothing; nor does a replacement of it seen only in a mempool (`'unconfirmed'`): a lagging
  * instance may hold one the network never mined.
  */
-async function replacedParent(ctx: BtcContext, inputs: Input[]): Promise<{ input: string; parentInput: string; by?: string } | 'unconfirmed' | undefined> {
+async function replacedParent(
+  ctx: BtcContext,
+  inputs: Input[],
+): Promise<{ input: string; parentInput: string; by?: string; spend: Outspend } | 'unconfirmed' | undefined> {
   const byParent = new Map<string, Input>();
   for (const i of inputs) if (i.parentInputs?.length && !byParent.has(i.txid)) byParent.set(i.txid, i);
   const found = await Promise.all(
@@ -102,8 +117,8 @@ async function replacedParent(ctx: BtcContext, inputs: Input[]): Promise<{ input
       const spends = await read();
       const k = spends.findIndex((o) => conflicting(o, i.txid) && proves(o));
       if (k < 0) return spends.some((o) => conflicting(o, i.txid)) ? ('unconfirmed' as const) : undefined;
-      const by = spends[k]?.txid;
-      return { input: `${i.txid}:${i.vout}`, parentInput: (outpoints[k] as { p: string }).p, ...(by ? { by } : {}) };
+      const spend = spends[k] as Outspend;
+      return { input: `${i.txid}:${i.vout}`, parentInput: (outpoints[k] as { p: string }).p, spend, ...(spend.txid ? { by: spend.txid } : {}) };
     }),
   );
   return found.find((f) => f !== undefined && f !== 'unconfirmed') ?? found.find((f) => f !== undefined);

@@ -41,6 +41,8 @@ export interface Outspend {
    * undefined when the back end cannot tell.
    */
   confirmed?: boolean;
+  /** The height of the spender's block, when the back end names it (Esplora does, Core's gettxout does not). */
+  blockHeight?: number;
 }
 
 /** A transaction's status and the spends of some outpoints, all read from one node at one moment. */
@@ -62,6 +64,8 @@ export class BroadcastRejected extends Error {
 
 export interface BitcoinBackend {
   readonly kind: 'esplora' | 'core';
+  /** The back end's host, as refusals name it: never its path, query or credentials. */
+  readonly node?: string;
   tipHeight(): Promise<number>;
   /** Hash of block 0, to check the back end's network. */
   genesisHash(): Promise<string>;

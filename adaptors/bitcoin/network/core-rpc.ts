@@ -83,6 +83,7 @@ function readOutspend(withMempool: unknown, chainOnly: unknown): Outspend {
  */
 export class CoreRpcBackend implements BitcoinBackend {
   readonly kind = 'core';
+  readonly node: string;
   private readonly url: string;
   private readonly auth?: string;
   private nextId = 1;
@@ -103,6 +104,7 @@ export class CoreRpcBackend implements BitcoinBackend {
     parsed.username = '';
     parsed.password = '';
     this.url = parsed.toString();
+    this.node = parsed.host;
     if (user || pass) this.auth = `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
   }
 

@@ -48,6 +48,7 @@ function rejectionReason(text: string): { reason: string; code?: number } {
 
 export class EsploraBackend implements BitcoinBackend {
   readonly kind = 'esplora';
+  readonly node: string;
   private readonly base: string;
 
   constructor(
@@ -55,6 +56,7 @@ export class EsploraBackend implements BitcoinBackend {
     private readonly fetchFn: typeof fetch,
   ) {
     this.base = url.replace(/\/+$/, '');
+    this.node = new URL(url).host;
   }
 
   private async get(path: string, allow404 = false): Promise<string | undefined> {
@@ -165,7 +167,9 @@ export class EsploraBackend implements BitcoinBackend {
   async outspend(txid: string, vout: number): Promise<Outspend> {
     const r = await this.getJson<{ spent: boolean; txid?: string; status?: EsploraStatus }>(`/tx/${txid}/outspend/${vout}`);
     if (r.spent !== true) return { spent: false };
-    return { spent: true, ...(typeof r.txid === 'string' ? { txid: r.txid } : {}), confirmed: r.status?.confirmed === true };
+    const confirmed = r.status?.confirmed === true;
+    const height = confirmed ? r.status?.block_height : undefined;
+    return { spent: true, ...(typeof r.txid === 'string' ? { txid: r.txid } : {}), confirmed, ...(height !== undefined ? { blockHeight: height } : {}) };
   }
 
   /** Raw hex of a known transaction (tests and diagnostics). */

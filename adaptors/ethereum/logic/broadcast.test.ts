@@ -1,3 +1,4 @@
+import { keccak256, Wallet, hexlify } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, NodeRejectionError } from '../../../src/platform/errors.js';
 import type { LedgerAdaptor, SendOutcome, SignedTx } from '../../../src/ledger/adaptor.js';
@@ -58,6 +59,8 @@ describe('ethereum broadcastMany', () => {
     expect(outcomes[0]).toEqual({ ok: true, result: { txid: winner!.signed.txid, alreadyKnown: false } });
     expect((outcomes[1] as Extract<SendOutcome, { ok: false }>).error).toBeInstanceOf(NodeRejectionError);
     expect((outcomes[1] as { error: NodeRejectionError }).error.kind).toBe('nonce_taken');
+    // The other transaction's block may still leave the chain: no proof that the loser never lands.
+    expect((outcomes[1] as { error: NodeRejectionError }).error).toMatchObject({ invalidForever: false, fields: { node: new URL(h.chain.anvil.url).host } });
     expect(outcomes[2]).toEqual({ ok: true, result: { txid: after!.signed.txid, alreadyKnown: false } });
     await waitReceipt(h, after!.signed.txid);
   });
@@ -186,4 +189,75 @@ describe('ethereum broadcast when the node cannot answer', () => {
       expect(again).toEqual(txs.map((t) => ({ ok: true, result: { txid: t.signed.txid, alreadyKnown: false } })));
     });
   }
+});
+
+/**
+ * What a refusal proves. Only bytes that can never be valid end a signed withdrawal FAILED; an
+ * answer about the node's state (no funds seen yet) or the node itself (on another chain) does not.
+ */
+describe('ethereum broadcast: what a refusal proves', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h.close());
+
+  const refusal = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (e: unknown) => e as NodeRejectionError,
+    );
+
+  it("geth's insufficient funds from a node that has not seen the funding: a refusal, not a proof, naming the node", async () => {
+    const message = 'insufficient funds for gas * price + value: balance 0, tx cost 1000000000000000, overshot 1000000000000000';
+    const through = (async (input: string | URL | Request, init?: RequestInit) => {
+      const body = JSON.parse(String(init?.body)) as { id: number; method: string };
+      if (Array.isArray(body) || body.method !== 'eth_sendRawTransaction') return fetch(input, init);
+      return new Response(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32000, message } }), { status: 200 });
+    }) as typeof fetch;
+    const { adaptor } = countedAdaptor(h, {}, through);
+    const key = newKey(adaptor);
+    await h.chain.funder.sendEth(key.address, ETH);
+    const [tx] = await signedBy(adaptor, key, [1000n]);
+    const e = await refusal(adaptor.broadcast(tx!.signed));
+    expect(e).toBeInstanceOf(NodeRejectionError);
+    expect(e).toMatchObject({ kind: 'insufficient_funds', retryable: false, invalidForever: false, fields: { node: new URL(h.chain.anvil.url).host } });
+  });
+
+  it("bytes signed for another chain than the ledger's are invalid forever", async () => {
+    const adaptor = h.adaptor();
+    const key = newKey(adaptor);
+    const raw = await new Wallet(hexlify(key.priv)).signTransaction({
+      type: 2,
+      chainId: 1,
+      nonce: 0,
+      to: key.address,
+      value: 1n,
+      gasLimit: 21000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 1n,
+    });
+    const e = await refusal(adaptor.broadcast({ txIndex: 0, serialized: raw, txid: keccak256(raw) }));
+    expect(e).toMatchObject({ kind: 'wrong_chain', invalidForever: true });
+  });
+
+  it("a node on another chain than the ledger's refusing bytes signed for the ledger's chain proves nothing of them", async () => {
+    // The ledger says chain 1; the node answering is the dev chain (31337): a misconfigured back end.
+    const adaptor = h.adaptor({ chainId: 1 });
+    const key = newKey(adaptor);
+    const raw = await new Wallet(hexlify(key.priv)).signTransaction({
+      type: 2,
+      chainId: 1,
+      nonce: 0,
+      to: key.address,
+      value: 1n,
+      gasLimit: 21000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 1n,
+    });
+    const e = await refusal(adaptor.broadcast({ txIndex: 0, serialized: raw, txid: keccak256(raw) }));
+    expect(e).toMatchObject({ kind: 'wrong_chain', invalidForever: false });
+    expect(e!.details).toContain('the node is not');
+  });
 });

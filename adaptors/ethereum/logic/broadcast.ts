@@ -23,6 +23,12 @@ function parseSigned(raw: string, expectedTxid: string): { txid: string; from: s
   return { txid, from, nonce: tx.nonce };
 }
 
+/** The chain id signed into raw bytes (undefined for a legacy transaction without one). */
+function chainIdOf(raw: string): number | undefined {
+  const id = Transaction.from(raw).chainId;
+  return id === 0n ? undefined : Number(id);
+}
+
 /** A transaction about to go out: its raw bytes, who sends it, under which number. */
 interface Outgoing {
   raw: string;
@@ -63,8 +69,17 @@ async function answered(ctx: EthContext, tx: Outgoing, answer: Settled<unknown>)
   if (answer.ok) return { txid: tx.txid, alreadyKnown: false };
   const e = answer.error;
   if (!(e instanceof JsonRpcError)) throw e;
-  const rejection = ethRejection(e.rpcMessage, e.rpcCode, `${ctx.ledgerId} node refused nonce ${tx.nonce} of ${tx.from}`);
+  const rejection = ethRejection(e.rpcMessage, e.rpcCode, `${ctx.ledgerId} node refused nonce ${tx.nonce} of ${tx.from}`, ctx.rpc.node);
   if (rejection.kind === 'already_known') return { txid: tx.txid, alreadyKnown: true };
+  if (rejection.kind === 'wrong_chain' && chainIdOf(tx.raw) === ctx.chainId) {
+    // The bytes carry this ledger's chain id: it is the node that is on another chain.
+    throw new NodeRejectionError(
+      'wrong_chain',
+      `${rejection.details} (the transaction is signed for chain ${ctx.chainId}: the node is not)`,
+      false,
+      rejection.fields,
+    );
+  }
   if (rejection.kind === 'nonce_too_low' || rejection.kind === 'replacement_underpriced') {
     if (await knownToNode(ctx, tx, e.rpcMessage)) return { txid: tx.txid, alreadyKnown: true };
     // Not known by hash to the node that answered the lookup, which may lag behind the one that
@@ -72,7 +87,10 @@ async function answered(ctx: EthContext, tx: Outgoing, answer: Settled<unknown>)
     const use = await nonceUse(ctx, tx.from, BigInt(tx.nonce));
     if (use.kind === 'used' && use.hash.toLowerCase() === tx.txid.toLowerCase()) return { txid: tx.txid, alreadyKnown: true };
     if (use.kind !== 'used') throw unprovenNonce(ctx, tx.txid, use);
-    throw new NodeRejectionError('nonce_taken', `nonce ${tx.nonce} of ${tx.from} is used by transaction ${use.hash} (${e.rpcMessage})`, false);
+    // Not invalidForever: the block of the other transaction may still leave the chain; tx-status proves it at depth.
+    throw new NodeRejectionError('nonce_taken', `nonce ${tx.nonce} of ${tx.from} is used by transaction ${use.hash} (${e.rpcMessage})`, false, {
+      node: ctx.rpc.node,
+    });
   }
   throw rejection;
 }

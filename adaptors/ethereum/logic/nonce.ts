@@ -75,7 +75,8 @@ export const NONCE_SEARCH_BLOCKS = 128;
 /** Blocks asked for in one JSON-RPC batch (with their transactions, each can be large). */
 const BLOCKS_PER_REQUEST = 4;
 
-export type NonceUse = { kind: 'used'; hash: string; block: number } | { kind: 'unproven'; why: string };
+/** `confirmations`: of the block holding the user, counted from the head the search started at. */
+export type NonceUse = { kind: 'used'; hash: string; block: number; confirmations: number } | { kind: 'unproven'; why: string };
 
 const hex = (n: number): string => `0x${n.toString(16)}`;
 
@@ -101,7 +102,7 @@ export async function nonceUse(ctx: EthContext, from: string, nonce: bigint): Pr
     const blocks = await ctx.rpc.batch<BlockWithTxs | null>(numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), true] })));
     for (const [i, block] of blocks.entries()) {
       const user = block?.transactions.find((t) => t.from.toLowerCase() === sender && BigInt(t.nonce) === nonce);
-      if (user) return { kind: 'used', hash: user.hash, block: numbers[i] as number };
+      if (user) return { kind: 'used', hash: user.hash, block: numbers[i] as number, confirmations: head - (numbers[i] as number) + 1 };
     }
   }
   return { kind: 'unproven', why: `no transaction of ${from} with nonce ${nonce} in blocks ${oldest}..${head}` };

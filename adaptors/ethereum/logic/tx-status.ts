@@ -22,7 +22,8 @@ interface Receipt {
  * nothing (the token returned `false`): `failed` the same way, but only on a receipt whose
  * logs the node gave and its bloom agrees with (else `pending`, to look again). Not mined and no
  * longer known while the account's mined nonce has passed ours: `failed` only when the block
- * that used the nonce shows another transaction there (`nonceUse`), else `pending`. Known but not mined: `pending`. Unknown to the node while the
+ * that used the nonce shows another transaction there (`nonceUse`), named in `spentBy`, with
+ * that block's confirmations as `proofConfirmations` (the pipeline decides at depth), else `pending`. Known but not mined: `pending`. Unknown to the node while the
  * nonce is still open: `unknown` (dropped from the pool, or reorganised out), to be sent again.
  */
 export async function txStatus(ctx: EthContext, txid: string, unsigned: UnsignedWithdrawal): Promise<TxStatus> {
@@ -68,7 +69,13 @@ export async function txStatus(ctx: EthContext, txid: string, unsigned: Unsigned
   // two may come from different nodes, so the block that used the nonce says whose it was.
   const use = await nonceUse(ctx, state.from, BigInt(state.nonce));
   if (use.kind === 'used' && use.hash.toLowerCase() !== txid.toLowerCase()) {
-    return { state: 'failed', confirmations: 0, reason: `replaced: nonce ${state.nonce} used by transaction ${use.hash}` };
+    return {
+      state: 'failed',
+      confirmations: 0,
+      reason: `replaced: nonce ${state.nonce} used by transaction ${use.hash}`,
+      spentBy: use.hash,
+      proofConfirmations: use.confirmations,
+    };
   }
   return { state: 'pending', confirmations: 0 };
 }

@@ -16,6 +16,13 @@ export interface NodeMessageRow {
   kind: RejectionKind;
   /** Whether the same signed bytes can be accepted later. */
   retryable: boolean;
+  /**
+   * Whether the answer proves the transaction's own bytes can never be valid on this chain, on any
+   * node at any time (a bad signature, another chain's id, gas below the intrinsic minimum). Only
+   * such a refusal ends a signed withdrawal FAILED; every other one leaves it open, since the same
+   * bytes may still land (sent again, or by anyone who holds them). Each row says why.
+   */
+  invalidForever: boolean;
   pattern: RegExp;
   examples: NodeMessageExample[];
 }
@@ -28,8 +35,10 @@ export interface NodeMessageExample {
 
 export const ETH_NODE_MESSAGES: readonly NodeMessageRow[] = [
   {
+    // Not a refusal: the node holds these very bytes.
     kind: 'already_known',
     retryable: false,
+    invalidForever: false,
     // `\b`: "unknown transaction type" is a refusal, not this.
     pattern: /already known|\bknown transaction|already imported|alreadyknown|existing tx with same hash/i,
     examples: [
@@ -45,8 +54,11 @@ export const ETH_NODE_MESSAGES: readonly NodeMessageRow[] = [
     ],
   },
   {
+    // Not forever: another transaction of the same nonce sits in this node's pool; it may be
+    // mined, dropped or unknown to other nodes, and these bytes stay valid if it goes.
     kind: 'replacement_underpriced',
     retryable: false,
+    invalidForever: false,
     pattern: /replacement transaction underpriced|replacementnotallowed|could not replace existing tx/i,
     examples: [
       { client: 'geth', message: 'replacement transaction underpriced' },
@@ -65,8 +77,11 @@ export const ETH_NODE_MESSAGES: readonly NodeMessageRow[] = [
     ],
   },
   {
+    // Not forever: the node's state has a later nonce, i.e. a block used this one; that block may
+    // leave the chain. Only the block holding the other transaction at depth proves it (tx-status).
     kind: 'nonce_too_low',
     retryable: false,
+    invalidForever: false,
     pattern: /nonce too low|oldnonce/i,
     examples: [
       { client: 'geth', message: 'nonce too low: address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8, tx: 0 state: 1' },
@@ -84,6 +99,7 @@ export const ETH_NODE_MESSAGES: readonly NodeMessageRow[] = [
     // earlier nonce is not in yet: the predecessor will fill the gap, so it is worth waiting.
     kind: 'nonce_too_high',
     retryable: true,
+    invalidForever: false,
     pattern: /nonce too high|noncegap|nonce too far in future|nonce is too distant/i,
     examples: [
       { client: 'geth', message: 'nonce too high' },
@@ -99,6 +115,7 @@ export const ETH_NODE_MESSAGES: readonly NodeMessageRow[] = [
     // The signed fee cannot change, but the base fee moves every block and may fall under it.
     kind: 'fee_below_base_fee',
     retryable: true,
+    invalidForever: false,
     pattern: /less than (?:the )?block base fee|fee cap less than block base fee|is too low for the next block|below current base fee/i,
     examples: [
       { client: 'geth', message: 'max fee per gas less than block base fee: address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8, maxFeePerGas: 1, baseFee: 7' },
@@ -113,6 +130,7 @@ export const ETH_NODE_MESSAGES: readonly NodeMessageRow[] = [
     // Under the pool's floor or priced out of a full pool: the floor and the competition move.
     kind: 'fee_too_low',
     retryable: true,
+    invalidForever: false,
     pattern: /transaction underpriced|^underpriced$|fee too low|feetoolow|below configured minimum gas price/i,
     examples: [
       { client: 'geth', message: 'transaction underpriced: tip needed 1, tip permitted 0' },
@@ -125,11 +143,15 @@ export const ETH_NODE_MESSAGES: readonly NodeMessageRow[] = [
     ],
   },
   {
+    // Not forever: a balance is the account's state on that node at that moment; a lagging node
+    // has not imported the funding yet, and funds may arrive.
     kind: 'insufficient_funds',
     retryable: false,
+    invalidForever: false,
     pattern: /insufficient funds|insufficientfunds|upfront cost exceeds account balance|doesn't have enough funds/i,
     examples: [
       { client: 'geth', message: 'insufficient funds for gas * price + value: address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 have 0 want 21000000000000' },
+      { client: 'geth', message: 'insufficient funds for gas * price + value: balance 0, tx cost 1000000000000000, overshot 1000000000000000', code: -32000 },
       { client: 'erigon', message: 'insufficient funds' },
       { client: 'nethermind', message: 'insufficient funds for gas * price + value' },
       { client: 'nethermind (older)', message: 'InsufficientFunds, Account balance: 0, cumulative cost: 21000000000000' },
@@ -144,8 +166,12 @@ export const ETH_NODE_MESSAGES: readonly NodeMessageRow[] = [
     ],
   },
   {
+    // Forever: the intrinsic gas of these bytes (calldata, access list, creation) is fixed by the
+    // chain's rules, the same on every node; a fork that changes it (EIP-2028, EIP-7623) is scheduled
+    // months ahead, far beyond a pending withdrawal's life.
     kind: 'intrinsic_gas_too_low',
     retryable: false,
+    invalidForever: true,
     pattern: /intrinsic gas too low|^intrinsicgas$|intrinsic gas exceeds gas limit|requires at least \d+ gas/i,
     examples: [
       { client: 'geth', message: 'intrinsic gas too low: gas 20000, minimum needed 21000' },
@@ -157,8 +183,11 @@ export const ETH_NODE_MESSAGES: readonly NodeMessageRow[] = [
     ],
   },
   {
+    // Not forever: the block gas limit moves with the validators' votes, and a transaction gas cap
+    // is a node's setting (Hardhat, geth's RPC) or a rule a later fork may lift.
     kind: 'gas_limit_exceeded',
     retryable: false,
+    invalidForever: false,
     pattern: /exceeds block gas limit|gas limit reached|gaslimitexceeded|exceeds transaction gas cap|gas limit too high/i,
     examples: [
       { client: 'geth', message: 'exceeds block gas limit' },
@@ -170,8 +199,12 @@ export const ETH_NODE_MESSAGES: readonly NodeMessageRow[] = [
     ],
   },
   {
+    // Forever when the bytes carry another chain id than this ledger's; when they carry this
+    // ledger's id, the node answering is on another chain (a misconfigured back end), and broadcast
+    // takes `invalidForever` off (broadcast.ts).
     kind: 'wrong_chain',
     retryable: false,
+    invalidForever: true,
     pattern: /invalid chain ?id|wrong chain ?id|chain ?id mismatch|chainid not supported/i,
     examples: [
       { client: 'geth', message: 'invalid chain id for signer' },
@@ -182,8 +215,51 @@ export const ETH_NODE_MESSAGES: readonly NodeMessageRow[] = [
     ],
   },
   {
+    // Not forever: a node that does not know a transaction type yet (not upgraded for the fork
+    // that brought it) refuses it, and an upgraded node takes the same bytes. Before the signature
+    // row: geth words it "invalid sender: transaction type not supported".
+    kind: 'invalid',
+    retryable: false,
+    invalidForever: false,
+    pattern: /transaction type not supported|tx type not supported|unknown transaction type/i,
+    examples: [
+      { client: 'geth', message: 'transaction type not supported' },
+      { client: 'geth', message: 'invalid sender: transaction type not supported' },
+    ],
+  },
+  {
+    // Forever: no sender can be recovered from the signature in these bytes (v, r, s out of range,
+    // no point on the curve), on any node. After the chain id and type rows, which geth words
+    // under the same "invalid sender".
+    kind: 'invalid',
+    retryable: false,
+    invalidForever: true,
+    pattern: /invalid sender|invalid transaction v, r, s values|invalid signature/i,
+    examples: [
+      { client: 'geth', message: 'invalid sender: invalid transaction v, r, s values' },
+      { client: 'geth (older)', message: 'invalid sender' },
+      { client: 'besu', message: 'Invalid signature', code: -32000 },
+    ],
+  },
+  {
+    // Forever: EIP-1559 makes a tip above the fee cap invalid by the transaction's own two fields.
+    kind: 'invalid',
+    retryable: false,
+    invalidForever: true,
+    pattern: /max priority fee per gas higher than max fee per gas|tip above fee cap/i,
+    examples: [
+      {
+        client: 'geth',
+        message:
+          'max priority fee per gas higher than max fee per gas: address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8, maxPriorityFeePerGas: 2, maxFeePerGas: 1',
+      },
+    ],
+  },
+  {
+    // Not forever: pools drain as blocks come.
     kind: 'pool_full',
     retryable: true,
+    invalidForever: false,
     pattern: /txpool is full|sub-pool is full|transaction pool is full/i,
     examples: [
       { client: 'geth', message: 'txpool is full' },
@@ -249,10 +325,17 @@ export function isBlockNotServed(message: string): boolean {
 }
 
 /**
- * A node's refusal of `eth_sendRawTransaction` as a typed error. An unknown text is a permanent
- * `invalid` rejection: sending the same bytes again would get the same answer.
+ * A node's refusal of `eth_sendRawTransaction` as a typed error, naming the node that answered
+ * (its host) where known. An unknown text is a permanent `invalid` rejection (sending the same
+ * bytes again would get the same answer) that proves nothing of the bytes: not `invalidForever`.
  */
-export function ethRejection(message: string, rpcCode: number, context: string): NodeRejectionError {
+export function ethRejection(message: string, rpcCode: number, context: string, node?: string): NodeRejectionError {
   const row = classifyEthMessage(message);
-  return new NodeRejectionError(row?.kind ?? 'invalid', `${context}: ${message}`, row?.retryable ?? false, { nodeCode: rpcCode });
+  return new NodeRejectionError(
+    row?.kind ?? 'invalid',
+    `${context}: ${message}`,
+    row?.retryable ?? false,
+    { nodeCode: rpcCode, ...(node ? { node } : {}) },
+    { invalidForever: row?.invalidForever ?? false },
+  );
 }

@@ -62,12 +62,16 @@ function callError(method: string, error: RpcErrorEntry): Error {
 /** Minimal JSON-RPC 2.0 client over an injected fetch, with batching. */
 export class JsonRpcClient {
   private nextId = 1;
+  /** The node's host, as refusals name it: never the path or query, where providers put API keys. */
+  readonly node: string;
 
   constructor(
     private readonly url: string,
     private readonly fetchFn: typeof fetch,
     private readonly timeoutMs = 10_000,
-  ) {}
+  ) {
+    this.node = new URL(url).host;
+  }
 
   async call<T>(method: string, params: unknown[] = []): Promise<T> {
     const [result] = await this.batch<T>([{ method, params }]);

@@ -197,6 +197,10 @@ async function settleLost(deps: PipelineDeps, look: Look, reorged: number[]): Pr
   if (!foreign) return undefined;
   // Proven only at depth: a conflict in a block that may leave the chain could give way to ours.
   if (lost.some((l) => (l.proof ?? -1) < look.adaptor.confirmations)) return undefined;
+  // The attempts as they are now: a speed-up or cancel added during this look may be what took
+  // the nonce or inputs (sent and mined at once); the next look follows it.
+  const now = new Set(attemptsOf(await deps.store.get(op.id)).flatMap((a) => a.txids));
+  if (lost.some((l) => l.spentBy && !ours.has(l.spentBy) && now.has(l.spentBy))) return undefined;
   deps.metrics?.afterBroadcast.inc({ ledger: op.ledgerId, event: 'conflict' });
   const reason = foreign.spentBy
     ? `conflict: its inputs were spent by transaction ${foreign.spentBy}, which is not this withdrawal's`
