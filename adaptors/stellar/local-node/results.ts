@@ -57,6 +57,7 @@ const TX_ARMS: Record<string, string> = {
   tx_insufficient_fee: 'txInsufficientFee',
   tx_bad_auth_extra: 'txBadAuthExtra',
   tx_not_supported: 'txNotSupported',
+  tx_malformed: 'txMalformed',
 };
 
 export interface OpOutcome {
