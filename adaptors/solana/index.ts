@@ -9,6 +9,7 @@ import { combine } from './logic/combine.js';
 import { craft, release } from './logic/craft.js';
 import { FEE_LEVELS } from './logic/fees.js';
 import { health } from './logic/health.js';
+import { replace } from './logic/replace.js';
 import { txStatus } from './logic/tx-status.js';
 import { SolanaRpc } from './network/rpc.js';
 import { solanaOptionsSchema, type SolanaOptions } from './options.js';
@@ -32,6 +33,7 @@ function createSolanaAdaptor(ledgerId: string, options: SolanaOptions, deps: Ada
     combine: (unsigned, sigs) => combine(unsigned, sigs),
     broadcast: (tx) => broadcast(ctx, tx),
     txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
+    replace: (input) => replace(ctx, input),
   };
 }
 

@@ -1,13 +1,12 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PermanentLedgerError, UnavailableError } from '../../src/platform/errors.js';
+import { NodeRejectionError, PermanentLedgerError, UnavailableError } from '../../src/platform/errors.js';
 import type { LedgerAdaptor, UnsignedWithdrawal, VaultSource } from '../../src/ledger/adaptor.js';
 import { Reservations } from '../../src/ledger/reservations.js';
 import { ed25519Signer } from '../../test/conformance/signers.js';
 import { testRedis } from '../../test/helpers/redis.js';
 import { solanaFamily } from './index.js';
 import { startLocalSolanaNode, type LocalSolanaNode } from './local-node/index.js';
-import { ExpiredTransactionError } from './network/errors.js';
 import { nonceAccountAddress } from './logic/nonce.js';
 import { setUpNonce, signWith, vaultOf } from './test-kit.js';
 
@@ -133,16 +132,24 @@ describe('solana behind a load balancer with nodes that lag', () => {
     expect(await behind.txStatus(signedA.txid, a)).toEqual({ state: 'pending', confirmations: 0 });
     await expect(behind.broadcast(signedA)).rejects.toBeInstanceOf(UnavailableError);
 
-    // At the nonce answer's slot, and past it: proven, whatever node answered.
+    // At the nonce answer's slot, and past it: proven, whatever node answered, read at the
+    // ledger's commitment (finalized): the proof carries the ledger's confirmations.
     for (const offset of [0, 5]) {
       const caughtUp = statusNodeAt(offset);
-      expect(await caughtUp.txStatus(signedA.txid, a)).toMatchObject({ state: 'failed', confirmations: 0, reason: /durable nonce advanced/ });
+      expect(await caughtUp.txStatus(signedA.txid, a)).toMatchObject({
+        state: 'failed',
+        confirmations: 0,
+        reason: /durable nonce advanced without this transaction \(finalized\)/,
+        proofConfirmations: 1,
+      });
+      // The send is refused, and the refusal itself proves nothing (the status check above does).
       const err = await caughtUp.broadcast(signedA).then(
         () => undefined,
         (e: unknown) => e,
       );
-      expect(err).toBeInstanceOf(ExpiredTransactionError);
-      expect((err as ExpiredTransactionError).retryable).toBe(false);
+      expect(err).toBeInstanceOf(NodeRejectionError);
+      expect(err).toMatchObject({ kind: 'nonce_taken', retryable: false, invalidForever: false });
+      expect((err as NodeRejectionError).fields.node).toMatch(/^127\.0\.0\.1:\d+$/);
     }
     expect(node.facade.executed()).not.toContain(signedA.txid);
   });

@@ -1,7 +1,14 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { address, getAddressEncoder, getProgramDerivedAddress, isOffCurveAddress } from '@solana/kit';
-import { ConflictError, InsufficientFundsError, InvalidArgumentError, PermanentLedgerError, VerificationError } from '../../src/platform/errors.js';
+import {
+  ConflictError,
+  InsufficientFundsError,
+  InvalidArgumentError,
+  NodeRejectionError,
+  provesNeverLands,
+  VerificationError,
+} from '../../src/platform/errors.js';
 import { formatAmount } from '../../src/ledger/amounts.js';
 import type { LedgerAdaptor, VaultSource } from '../../src/ledger/adaptor.js';
 import { minReservationMs, Reservations } from '../../src/ledger/reservations.js';
@@ -96,8 +103,14 @@ describe('solana withdrawals against the local node', () => {
     const [signedB] = sign(b);
     await other.broadcast(signedB!);
     const [signedA] = sign(a);
-    expect(await adaptor.txStatus(signedA!.txid, a)).toMatchObject({ state: 'failed', reason: /nonce advanced/ });
-    await expect(adaptor.broadcast(signedA!)).rejects.toBeInstanceOf(PermanentLedgerError);
+    // The proof is the status, read at the ledger's commitment; the node's refusal alone proves nothing.
+    expect(await adaptor.txStatus(signedA!.txid, a)).toMatchObject({ state: 'failed', reason: /nonce advanced/, proofConfirmations: 1 });
+    const refused = await adaptor.broadcast(signedA!).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(NodeRejectionError);
+    expect(provesNeverLands(refused)).toBe(false);
     expect(await other.txStatus(signedB!.txid, b)).toMatchObject({ state: 'confirmed', confirmations: 1 });
   });
 

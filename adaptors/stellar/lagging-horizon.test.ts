@@ -15,7 +15,7 @@ interface Recorded {
   latestLedger: string | null;
 }
 
-const EXPIRED = { state: 'failed', confirmations: 0, reason: 'expired: time bounds passed' };
+const EXPIRED = { state: 'failed', confirmations: 0, reason: 'expired: time bounds passed', proofConfirmations: expect.any(Number) };
 const UNKNOWN = { state: 'unknown', confirmations: 0 };
 const TIMEOUT_S = 60;
 

@@ -75,14 +75,21 @@ describe('Stellar txStatus after the bound with the sequence number spent', () =
     const [taker] = await history(sim, vault.address, 1);
     expect([taker!.source_account, taker!.source_account_sequence]).toEqual([vault.address, sequence]);
     expect(taker!.hash).not.toBe(signed.txid);
-    // Before the bound nothing changes: not found is unknown.
-    expect(await adaptor().txStatus(signed.txid, unsigned)).toEqual(UNKNOWN);
+    // Before the bound too: the account's number is past ours as of a closed ledger, and the
+    // ledger holding the taker proves it (1 confirmation: the latest ledger is the taker's).
+    const replaced = (proofConfirmations: number) => ({
+      state: 'failed',
+      confirmations: 0,
+      reason: `replaced: sequence ${sequence} used by transaction ${taker!.hash}`,
+      spentBy: taker!.hash,
+      proofConfirmations,
+    });
+    expect(await adaptor().txStatus(signed.txid, unsigned)).toEqual(replaced(1));
     sim.advanceTime(TIMEOUT_S * 2);
-    const replaced = { state: 'failed', confirmations: 0, reason: `replaced: sequence ${sequence} used by transaction ${taker!.hash}`, spentBy: taker!.hash };
-    expect(await adaptor().txStatus(signed.txid, unsigned)).toEqual(replaced);
-    // History never changes once visible: days later it is the same answer.
+    expect(await adaptor().txStatus(signed.txid, unsigned)).toEqual(replaced(2));
+    // History never changes once visible: days later it is the same answer, deeper.
     sim.advanceTime(3 * 86_400);
-    expect(await adaptor().txStatus(signed.txid, unsigned)).toEqual(replaced);
+    expect(await adaptor().txStatus(signed.txid, unsigned)).toEqual(replaced(3));
   });
 
   it('a failed transaction that took the number counts too (the history is read with include_failed)', async () => {
@@ -98,6 +105,7 @@ describe('Stellar txStatus after the bound with the sequence number spent', () =
       confirmations: 0,
       reason: `replaced: sequence ${sequence} used by transaction ${taker!.hash}`,
       spentBy: taker!.hash,
+      proofConfirmations: expect.any(Number),
     });
   });
 
@@ -114,6 +122,7 @@ describe('Stellar txStatus after the bound with the sequence number spent', () =
       confirmations: 0,
       reason: `replaced: sequence ${sequence} used by transaction ${taker!.hash}`,
       spentBy: taker!.hash,
+      proofConfirmations: expect.any(Number),
     });
     const pages = seen.filter((u) => u.pathname === `/accounts/${vault.address}/transactions`);
     expect(pages.map((u) => [u.searchParams.get('order'), u.searchParams.get('limit'), u.searchParams.get('include_failed')])).toEqual([
@@ -201,6 +210,7 @@ describe('Stellar txStatus after the bound with the sequence number spent', () =
       state: 'failed',
       confirmations: 0,
       reason: 'expired: time bounds passed; the source account no longer exists',
+      proofConfirmations: 1,
     });
   });
   it('our transaction wrapped in a fee-bump someone else paid (the signed envelope is public once sent) landed: confirmed, not a conflict', async () => {
@@ -247,6 +257,7 @@ describe('Stellar txStatus after the bound: our own fee-bump speed-up and its or
       confirmations: 0,
       reason: `replaced: sequence ${sequence} used by transaction ${signed.txid}, the one this fee-bump wraps, which landed without it`,
       spentBy: signed.txid,
+      proofConfirmations: expect.any(Number),
     });
   });
 
@@ -263,6 +274,7 @@ describe('Stellar txStatus after the bound: our own fee-bump speed-up and its or
       confirmations: 0,
       reason: `replaced: sequence ${sequence} used by transaction ${second!.txid}, another fee-bump of the one this fee-bump wraps (${signed.txid})`,
       spentBy: second!.txid,
+      proofConfirmations: expect.any(Number),
     });
   });
 

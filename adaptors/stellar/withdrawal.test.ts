@@ -214,7 +214,7 @@ describe('stellar withdrawals end to end on the local ledger simulator', () => {
     });
   });
   // Last: it moves the ledger clock a day ahead of ours.
-  it('expired time bounds: broadcast says tx_too_late (permanent) and txStatus fails with the reason', async () => {
+  it('expired time bounds: broadcast says tx_too_late (which proves nothing alone) and txStatus fails with the reason, proven by a closed ledger', async () => {
     const dest = testKey();
     await ledger.fund(dest.address, '1');
     const unsigned = await adaptor.craft(vaultOf(vault), intent({ recipientAddress: dest.address }));
@@ -224,10 +224,12 @@ describe('stellar withdrawals end to end on the local ledger simulator', () => {
     const err = await adaptor.broadcast(signed!).catch((e) => e);
     expect(err).toBeInstanceOf(NodeRejectionError);
     expect(err.details).toMatch(/^tx_too_late: /);
+    expect(err).toMatchObject({ retryable: false, invalidForever: false });
     expect(await adaptor.txStatus(signed!.txid, unsigned)).toEqual({
       state: 'failed',
       confirmations: 0,
       reason: 'expired: time bounds passed',
+      proofConfirmations: 1,
     });
     await adaptor.release(unsigned, `op-${refs}`);
   });

@@ -1,5 +1,5 @@
 import { getBase58Decoder, getTransactionDecoder } from '@solana/kit';
-import { PermanentLedgerError, UnavailableError } from '../../../src/platform/errors.js';
+import { NodeRejectionError, PermanentLedgerError, UnavailableError } from '../../../src/platform/errors.js';
 import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { SolanaContext } from '../context.js';
 import { AlreadyProcessedError, ExpiredTransactionError } from '../network/errors.js';
@@ -7,13 +7,15 @@ import { landing, lifetimeOfMessage } from './landing.js';
 
 /**
  * Sends the wire transaction (base64). A signature the node already knows, before or during
- * the send, is "already known". Preflight failures are permanent for this signed transaction.
- * "Blockhash not found" is also what our own landed durable-nonce transaction gets when sent
- * again (the runtime checks the nonce before its status cache, and the nonce has moved on),
- * and what a node behind says of a blockhash it has not seen yet. So it is final only when
- * landing.ts proves the transaction can never land; found after all, it is already known;
- * anything else (a lookup from a node behind the one that answered for the nonce or the
- * blockhash, a nonce still unused) is retried later, never a refusal.
+ * the send, is "already known". A refusal is a NodeRejectionError naming the node (errors.ts):
+ * invalid forever only for the bytes' own faults; a failed preflight is one node's simulation
+ * at its slot and proves nothing. "Blockhash not found" is also what our own landed
+ * durable-nonce transaction gets when sent again (the runtime checks the nonce before its status
+ * cache, and the nonce has moved on), and what a node behind says of a blockhash it has not seen
+ * yet. Found after all, it is already known; shown expired by landing.ts (at `confirmed`), a
+ * refusal that the status check proves at the ledger's commitment; anything else (a lookup from
+ * a node behind the one that answered for the nonce or the blockhash, a nonce still unused) is
+ * retried later.
  */
 export async function broadcast(ctx: SolanaContext, signed: SignedTx): Promise<BroadcastResult> {
   const bytes = Buffer.from(signed.serialized, 'hex');
@@ -30,7 +32,9 @@ export async function broadcast(ctx: SolanaContext, signed: SignedTx): Promise<B
     if (!(e instanceof ExpiredTransactionError)) throw e;
     const verdict = await landing(ctx.rpc, signed.txid, lifetimeOfMessage(Uint8Array.from(tx.messageBytes)));
     if (verdict.kind === 'landed') return { txid: signed.txid, alreadyKnown: true };
-    if (verdict.kind === 'never') throw new ExpiredTransactionError(`${e.details}; ${verdict.reason}`);
+    if (verdict.kind === 'never') {
+      throw new NodeRejectionError('nonce_taken', `${e.details}; ${verdict.reason}`, false, ctx.rpc.node ? { node: ctx.rpc.node } : {});
+    }
     throw new UnavailableError(`Solana: the node refused ${signed.txid} as expired (${e.details}); not proven: ${verdict.reason}; retrying later`, e);
   }
 }

@@ -12,9 +12,11 @@ const pending = (): TxStatus => ({ state: 'pending', confirmations: 0 });
 
 /**
  * Confirmed once the signature reaches the configured commitment. A transaction the node does
- * not know is failed only when landing.ts proves it can never land: its lifetime is over (the
- * transfer's durable nonce moved on, the setup's blockhash is past its last valid height) and a
- * signature lookup answered at that slot or later does not know it. A lookup from a node behind
+ * not know is failed only when landing.ts proves it can never land: its lifetime is over in the
+ * bank at the configured commitment (the transfer's durable nonce moved on, the setup's blockhash
+ * is past its last valid height) and a signature lookup answered at that slot or later does not
+ * know it; the proof, read at the commitment a confirmation needs, carries the ledger's
+ * `confirmations` (`proofConfirmations`). A lookup from a node behind
  * that proves nothing: pending, looked at again. One that can still land (the durable nonce is
  * still the one it carries, the setup's blockhash is still valid) was dropped: an RPC node
  * stops retrying a transaction after about 150 blocks and forgets it on restart. That is
@@ -29,12 +31,13 @@ export async function txStatus(ctx: SolanaContext, txid: string, unsigned: Unsig
   else if (state.lastValidBlockHeight !== undefined)
     lifetime = { kind: 'blockhash', blockhash: state.lifetime, lastValidBlockHeight: state.lastValidBlockHeight };
   else return pending();
-  const verdict = await landing(ctx.rpc, txid, lifetime);
+  // Read from the bank at the ledger's commitment: at `finalized` no fork can take the proof back.
+  const verdict = await landing(ctx.rpc, txid, lifetime, ctx.options.commitment);
   switch (verdict.kind) {
     case 'landed':
       return found(ctx, verdict.status);
     case 'never':
-      return { state: 'failed', confirmations: 0, reason: verdict.reason };
+      return { state: 'failed', confirmations: 0, reason: verdict.reason, proofConfirmations: ctx.options.confirmations };
     case 'can-land':
       return dropped();
     case 'unproven':

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PermanentLedgerError, UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
-import { AlreadyProcessedError, ExpiredTransactionError, mapNodeError } from './errors.js';
+import { NodeRejectionError, provesNeverLands, UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
+import { AlreadyProcessedError, ExpiredTransactionError, mapNodeError, SOLANA_SEND_REFUSALS, sendRefusalRow } from './errors.js';
 
 describe('solana node errors', () => {
   it('node errors become typed errors once', () => {
@@ -10,11 +10,48 @@ describe('solana node errors', () => {
     expect(mapNodeError('sendTransaction', { code: -32002, message: 'Transaction simulation failed: Blockhash not found' })).toBeInstanceOf(
       ExpiredTransactionError,
     );
-    const rejected = mapNodeError('sendTransaction', { code: -32002, message: 'Transaction simulation failed: InsufficientFundsForRent' });
-    expect(rejected).toBeInstanceOf(PermanentLedgerError);
-    expect(rejected.retryable).toBe(false);
     expect(mapNodeError('getSlot', { code: -32005, message: 'Node is behind by 42 slots' })).toBeInstanceOf(UnavailableError);
     expect(mapNodeError('getSlot', { code: 429, message: 'Too many requests for a specific RPC call' }).retryable).toBe(true);
     expect(mapNodeError('getFoo', { code: -32601, message: 'Method not found' })).toBeInstanceOf(UpstreamError);
+    // Bad parameters of a read are not a refusal of a transaction.
+    expect(mapNodeError('getMultipleAccounts', { code: -32602, message: 'Invalid param: WrongSize' })).not.toBeInstanceOf(NodeRejectionError);
+  });
+
+  describe('refusals of sendTransaction, row by row', () => {
+    for (const row of SOLANA_SEND_REFUSALS) {
+      for (const ex of row.examples) {
+        it(`${row.code} "${ex.message.slice(0, 70)}" → ${row.kind}${row.invalidForever ? ', invalid forever' : ', proves nothing'}`, () => {
+          const body = { code: row.code, message: ex.message, data: ex.data };
+          expect(sendRefusalRow(body)).toBe(row);
+          const err = mapNodeError('sendTransaction', body, 'api.mainnet-beta.solana.com');
+          expect(err).toBeInstanceOf(NodeRejectionError);
+          expect(err).toMatchObject({ kind: row.kind, retryable: false, invalidForever: row.invalidForever, fields: { node: 'api.mainnet-beta.solana.com' } });
+          expect(provesNeverLands(err)).toBe(row.invalidForever);
+          expect(err.details).toContain(ex.message);
+        });
+      }
+    }
+
+    it("a lagging node's preflight proves nothing: insufficient lamports, invalid account data, an account not found", () => {
+      const lagging = [
+        {
+          code: -32002,
+          message: 'Transaction simulation failed: Error processing Instruction 2: custom program error: 0x1',
+          data: { err: { InstructionError: [2, { Custom: 1 }] }, logs: ['Transfer: insufficient lamports 0, need 100000000'] },
+        },
+        {
+          code: -32002,
+          message: 'Transaction simulation failed: Error processing Instruction 2: invalid account data for instruction',
+          data: { err: { InstructionError: [2, 'InvalidAccountData'] } },
+        },
+        {
+          code: -32002,
+          message: 'Transaction simulation failed: Attempt to debit an account but found no record of a prior credit.',
+          data: { err: 'AccountNotFound' },
+        },
+      ];
+      for (const body of lagging) expect(provesNeverLands(mapNodeError('sendTransaction', body))).toBe(false);
+      expect(provesNeverLands(mapNodeError('sendTransaction', { code: -32003, message: 'Transaction signature verification failure' }))).toBe(true);
+    });
   });
 });

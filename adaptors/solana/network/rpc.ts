@@ -1,5 +1,5 @@
 import { UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
-import { mapNodeError, type RpcErrorBody } from './errors.js';
+import { mapNodeError, nodeHost, type RpcErrorBody } from './errors.js';
 
 /** An account as `getMultipleAccounts` returns it with base64 data; null when it does not exist. */
 export interface RpcAccount {
@@ -23,17 +23,24 @@ export interface AtSlot<T> {
 
 const TIMEOUT_MS = 15_000;
 
+/** How settled a bank an answer is read from: voted on by a supermajority, or rooted (final). */
+export type Commitment = 'confirmed' | 'finalized';
+
 /**
  * Solana JSON-RPC over an injected fetch: only the methods the adaptor uses. Transport
  * trouble is a retryable UnavailableError; node errors are mapped once, in errors.ts.
  */
 export class SolanaRpc {
   private id = 0;
+  /** The node's host, as refusals name it (never the path or query: providers put keys there). */
+  readonly node: string | undefined;
 
   constructor(
     private readonly url: string,
     private readonly fetchFn: typeof fetch,
-  ) {}
+  ) {
+    this.node = nodeHost(url);
+  }
 
   async call<T>(method: string, params: unknown[] = []): Promise<T> {
     let res: Response;
@@ -54,7 +61,7 @@ export class SolanaRpc {
     } catch (e) {
       throw new UpstreamError(`Solana RPC ${method}: HTTP ${res.status} with a body that is not JSON`, true, e);
     }
-    if (body.error) throw mapNodeError(method, body.error);
+    if (body.error) throw mapNodeError(method, body.error, this.node);
     if (!('result' in body)) throw new UpstreamError(`Solana RPC ${method}: answer without result`, true);
     return body.result as T;
   }
@@ -68,11 +75,11 @@ export class SolanaRpc {
   }
 
   /**
-   * The block height and slot of one and the same bank (`confirmed`), unlike `getBlockHeight`
+   * The block height and slot of one and the same bank (at `commitment`), unlike `getBlockHeight`
    * and `getSlot` asked apart, which a load balancer may answer from different nodes.
    */
-  async getEpochInfo(): Promise<{ absoluteSlot: number; blockHeight: number }> {
-    const r = await this.call<{ absoluteSlot?: unknown; blockHeight?: unknown }>('getEpochInfo', [{ commitment: 'confirmed' }]);
+  async getEpochInfo(commitment: Commitment = 'confirmed'): Promise<{ absoluteSlot: number; blockHeight: number }> {
+    const r = await this.call<{ absoluteSlot?: unknown; blockHeight?: unknown }>('getEpochInfo', [{ commitment }]);
     if (typeof r.absoluteSlot !== 'number' || typeof r.blockHeight !== 'number')
       throw new UpstreamError('Solana RPC getEpochInfo: answer without absoluteSlot and blockHeight', true);
     return { absoluteSlot: r.absoluteSlot, blockHeight: r.blockHeight };
@@ -91,18 +98,18 @@ export class SolanaRpc {
     return out;
   }
 
-  /** One account with the slot of the answer (`confirmed`). */
-  async getAccountAt(address: string): Promise<AtSlot<RpcAccount | null>> {
+  /** One account with the slot of the answer, as of the bank at `commitment`. */
+  async getAccountAt(address: string, commitment: Commitment = 'confirmed'): Promise<AtSlot<RpcAccount | null>> {
     const r = await this.call<{ context?: { slot?: unknown }; value: (RpcAccount | null)[] }>('getMultipleAccounts', [
       [address],
-      { encoding: 'base64', commitment: 'confirmed' },
+      { encoding: 'base64', commitment },
     ]);
     return { slot: contextSlot('getMultipleAccounts', r), value: r.value[0] ?? null };
   }
 
-  /** Whether the node (`confirmed`) still accepts this blockhash, with the slot of the answer. */
-  async isBlockhashValid(blockhash: string): Promise<AtSlot<boolean>> {
-    const r = await this.call<{ context?: { slot?: unknown }; value: unknown }>('isBlockhashValid', [blockhash, { commitment: 'confirmed' }]);
+  /** Whether the node's bank at `commitment` still accepts this blockhash, with the slot of the answer. */
+  async isBlockhashValid(blockhash: string, commitment: Commitment = 'confirmed'): Promise<AtSlot<boolean>> {
+    const r = await this.call<{ context?: { slot?: unknown }; value: unknown }>('isBlockhashValid', [blockhash, { commitment }]);
     if (typeof r.value !== 'boolean') throw new UpstreamError('Solana RPC isBlockhashValid: answer without a boolean value', true);
     return { slot: contextSlot('isBlockhashValid', r), value: r.value };
   }

@@ -274,6 +274,7 @@ function applyOp(state: LedgerState, work: Map<string, AccountEntry>, op: Operat
   if (op.type === 'payment') return payment(scope, op);
   if (op.type === 'changeTrust') return changeTrust(scope, op);
   if (op.type === 'manageData') return manageData(scope, op);
+  if (op.type === 'bumpSequence') return bumpSequence(scope, op);
   return result('other', 'op_not_supported');
 }
 
@@ -371,4 +372,15 @@ function manageData({ state, src }: OpScope, op: Operation.ManageData): OpOutcom
   }
   src.data.set(op.name, Buffer.from(op.value));
   return result('manageData', 'op_success');
+}
+
+/**
+ * stellar-core's BumpSequenceOpFrame: a negative `bumpTo` is op_bad_seq; one above the source's
+ * number (already its transaction's own, taken before operations run) raises it; else nothing.
+ */
+function bumpSequence({ src }: OpScope, op: Operation.BumpSequence): OpOutcome {
+  const to = BigInt(op.bumpTo);
+  if (to < 0n) return result('bumpSequence', 'op_bad_seq');
+  if (to > src.sequence) src.sequence = to;
+  return result('bumpSequence', 'op_success');
 }

@@ -4,7 +4,7 @@
  * stands in for one. It is NOT stellar-core and NOT Horizon: it implements the Horizon subset
  * the Stellar adaptor uses (`/`, `/accounts/:id`, `/accounts/:id/transactions`, `/fee_stats`, `/ledgers`, `/transactions`
  * POST and GET, `/friendbot`) with Horizon's response and problem+json shapes, and applies
- * payment, create_account, change_trust and manage_data with stellar-core's rules: exact sequence numbers,
+ * payment, create_account, change_trust, manage_data and bump_sequence with stellar-core's rules: exact sequence numbers,
  * base fee, base reserve, time bounds, trustlines, and envelope signatures verified through
  * the Stellar SDK (independently of the adaptor's combine). Fee-bump envelopes (CAP-15) are
  * checked as stellar-core checks them (inner signatures and sequence, fee source signature,

@@ -119,8 +119,16 @@ describe('local Stellar ledger simulator: Horizon shapes and stellar-core rules'
     await rejects(build([alice], [Operation.createAccount({ destination: dest.publicKey(), startingBalance: '1' })]), 'tx_failed', ['op_already_exists']);
     await rejects(build([alice], [pay(dest.publicKey(), '1', new Asset(usd.code, usd.issuer))]), 'tx_failed', ['op_src_no_trust']);
     await rejects(build([alice], [pay(dest.publicKey(), '1'), pay(Keypair.random().publicKey(), '1')]), 'tx_failed', ['op_success', 'op_no_destination']);
-    await rejects(build([alice], [Operation.bumpSequence({ bumpTo: '1' })]), 'tx_failed', ['op_not_supported']);
+    await rejects(build([alice], [Operation.setOptions({ homeDomain: 'example.com' })]), 'tx_failed', ['op_not_supported']);
     expect(ledger.account(dest.publicKey())!.balance).toBe(XLM);
+  });
+
+  it("bump_sequence: to a number at or below the account's changes nothing but consuming the transaction's own; above it raises it", async () => {
+    const before = ledger.account(alice.publicKey())!.sequence;
+    expect((await post(build([alice], [Operation.bumpSequence({ bumpTo: before.toString() })]))).status).toBe(200);
+    expect(ledger.account(alice.publicKey())!.sequence).toBe(before + 1n);
+    expect((await post(build([alice], [Operation.bumpSequence({ bumpTo: (before + 10n).toString() })]))).status).toBe(200);
+    expect(ledger.account(alice.publicKey())!.sequence).toBe(before + 10n);
   });
 
   it('enforces trustlines, their limits and the reserve they need', async () => {

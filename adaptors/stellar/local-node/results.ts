@@ -5,7 +5,7 @@ import { xdr } from '@stellar/stellar-sdk';
  * for them, so `result_xdr` in responses decodes the way a real one does.
  */
 
-export type OpKind = 'payment' | 'createAccount' | 'changeTrust' | 'manageData' | 'other';
+export type OpKind = 'payment' | 'createAccount' | 'changeTrust' | 'manageData' | 'bumpSequence' | 'other';
 
 /** Horizon code → arm name of the operation's XDR result union. */
 const OP_ARMS: Record<Exclude<OpKind, 'other'>, Record<string, string>> = {
@@ -40,6 +40,10 @@ const OP_ARMS: Record<Exclude<OpKind, 'other'>, Record<string, string>> = {
     op_low_reserve: 'manageDataLowReserve',
     op_data_invalid_name: 'manageDataInvalidName',
   },
+  bumpSequence: {
+    op_success: 'bumpSequenceSuccess',
+    op_bad_seq: 'bumpSequenceBadSeq',
+  },
 };
 
 const TX_ARMS: Record<string, string> = {
@@ -53,6 +57,7 @@ const TX_ARMS: Record<string, string> = {
   tx_insufficient_fee: 'txInsufficientFee',
   tx_bad_auth_extra: 'txBadAuthExtra',
   tx_not_supported: 'txNotSupported',
+  tx_malformed: 'txMalformed',
 };
 
 export interface OpOutcome {
@@ -73,6 +78,7 @@ function opResult(o: OpOutcome): xdr.OperationResult {
     createAccount: xdr.CreateAccountResult,
     changeTrust: xdr.ChangeTrustResult,
     manageData: xdr.ManageDataResult,
+    bumpSequence: xdr.BumpSequenceResult,
   };
   const inner = (unions[o.kind] as UnionFactory)[arm]?.();
   const tr = (xdr.OperationResultTr as unknown as UnionFactory)[o.kind]?.(inner) as xdr.OperationResultTr;

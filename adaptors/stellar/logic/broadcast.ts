@@ -2,7 +2,7 @@ import { extractBaseAddress, FeeBumpTransaction, TransactionBuilder, xdr } from 
 import { PermanentLedgerError } from '../../../src/platform/errors.js';
 import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';
-import { codesFromResultXdr, horizonRejection } from '../network/errors.js';
+import { codesFromResultXdr, horizonRejection, nodeHost } from '../network/errors.js';
 import { HorizonSubmitError, SubmissionTimeout } from '../network/horizon.js';
 import { sequenceScope } from './sequence.js';
 
@@ -10,7 +10,9 @@ import { sequenceScope } from './sequence.js';
  * Submits through Horizon (synchronous: it answers once the transaction is in a ledger).
  * `tx_bad_seq` for a transaction that already applied is success; for one whose sequence is
  * still ahead of the account's (an earlier withdrawal not in yet) it is retryable; any other
- * result code is permanent, since the signed transaction cannot change.
+ * result code is a refusal of this signed transaction by this Horizon, which proves it can
+ * never land only where the table says so (errors.ts: a malformed envelope); the refusal names
+ * the Horizon host that answered.
  */
 export async function broadcast(ctx: StellarContext, signed: SignedTx): Promise<BroadcastResult> {
   const envelope = xdr.TransactionEnvelope.fromXDR(signed.serialized, 'hex');
@@ -38,27 +40,32 @@ export async function broadcast(ctx: StellarContext, signed: SignedTx): Promise<
     if (e instanceof SubmissionTimeout) return { txid, alreadyKnown: false };
     if (!(e instanceof HorizonSubmitError)) throw e;
     const codes = e.resultCodes;
+    const node = nodeHost(ctx.options.horizonUrl);
     if (codes.transaction === 'tx_bad_seq') {
       const known = await ctx.horizon.transaction(txid);
       if (known?.successful) {
         await settle();
         return { txid, alreadyKnown: true };
       }
-      if (known) throw horizonRejection(codesFromResultXdr(known.result_xdr));
+      if (known) throw horizonRejection(codesFromResultXdr(known.result_xdr), undefined, node);
       // Not yet consumed: an earlier withdrawal is still on its way, or applied between our
       // submit and this read (the account then already sits one below us). Either way a
       // retry can succeed; only a number the account has passed is lost for good.
       const account = await ctx.horizon.account(source);
       if (account && BigInt(tx.sequence) > BigInt(account.sequence)) {
-        throw horizonRejection(codes, {
-          kind: 'nonce_too_high',
-          retryable: true,
-          details: `sequence ${tx.sequence} is ahead of ${source}'s next (${BigInt(account.sequence) + 1n}): an earlier withdrawal has not reached the ledger yet`,
-        });
+        throw horizonRejection(
+          codes,
+          {
+            kind: 'nonce_too_high',
+            retryable: true,
+            details: `sequence ${tx.sequence} is ahead of ${source}'s next (${BigInt(account.sequence) + 1n}): an earlier withdrawal has not reached the ledger yet`,
+          },
+          node,
+        );
       }
     }
     // tx_failed applied the transaction as failed: its sequence number is spent.
     if (codes.transaction === 'tx_failed') await settle();
-    throw horizonRejection(codes);
+    throw horizonRejection(codes, undefined, node);
   }
 }

@@ -14,7 +14,19 @@ import { stellarState } from './state.js';
  */
 export const UNPROVEN_EXPIRY_GRACE_MS = 60 * 60_000;
 
-const EXPIRED: TxStatus = { state: 'failed', confirmations: 0, reason: 'expired: time bounds passed' };
+/** Expired, proven by ledger `proof` (closed after the bound), with `latest` the newest closed ledger: the proof's confirmations. */
+const expired = (latest: HorizonLedger, proof: number, reason = 'expired: time bounds passed'): TxStatus => ({
+  state: 'failed',
+  confirmations: 0,
+  reason,
+  proofConfirmations: confirmationsOf(latest, proof),
+});
+
+/** Confirmations of closed ledger `sequence` as of `latest` (at least 1: it closed; another instance may be ahead of `latest`). */
+export function confirmationsOf(latest: HorizonLedger, sequence: number): number {
+  return Math.max(1, latest.sequence - sequence + 1);
+}
+
 const UNKNOWN: TxStatus = { state: 'unknown', confirmations: 0 };
 const PENDING: TxStatus = { state: 'pending', confirmations: 0 };
 
@@ -53,19 +65,34 @@ export async function notFoundAfterBound(
   notFoundAsOf: number | undefined,
 ): Promise<TxStatus> {
   const pastBound = (sequence: number | undefined) => closedAfter(ctx, sequence, latest, expiresAt);
-  if (await pastBound(notFoundAsOf)) return EXPIRED;
+  if (notFoundAsOf !== undefined && (await pastBound(notFoundAsOf))) return expired(latest, notFoundAsOf);
   const pastGrace = Date.parse(latest.closed_at) > expiresAt + UNPROVEN_EXPIRY_GRACE_MS;
   const { source, sequence } = stellarState.decode(unsigned.state);
   const account = await ctx.horizon.accountAsOf(source);
   // A missing account (merged) says nothing about whether the transaction applied before it
   // went; the lookup by hash would have found it, unless it lags by more than the grace.
   if (!account.value) {
-    return pastGrace ? { state: 'failed', confirmations: 0, reason: 'expired: time bounds passed; the source account no longer exists' } : UNKNOWN;
+    return pastGrace ? expired(latest, latest.sequence, 'expired: time bounds passed; the source account no longer exists') : UNKNOWN;
   }
   const spent = BigInt(account.value.sequence) >= BigInt(sequence);
-  if (spent) return spentBy(ctx, txid, unsigned, source, BigInt(sequence));
-  if (await pastBound(account.latestLedger)) return EXPIRED;
-  return pastGrace ? EXPIRED : UNKNOWN;
+  if (spent) return spentBy(ctx, txid, unsigned, source, BigInt(sequence), latest);
+  if (account.latestLedger !== undefined && (await pastBound(account.latestLedger))) return expired(latest, account.latestLedger);
+  // The bound passed in `latest`; that the transaction is in no ledger before it rests on the
+  // grace (no instance an hour behind), the proof this fallback stands on.
+  return pastGrace ? expired(latest, latest.sequence) : UNKNOWN;
+}
+
+/**
+ * Before the bound: the transaction is not found, but the source account's sequence number
+ * (as of a closed ledger) may already be at or past ours, taken by another transaction, which
+ * ours can then never follow. Which one, from the account's history (`spentBy`); unspent, it can
+ * still land: `unknown` (sent again).
+ */
+export async function notFoundBeforeBound(ctx: StellarContext, txid: string, unsigned: UnsignedWithdrawal, latest: HorizonLedger): Promise<TxStatus> {
+  const { source, sequence } = stellarState.decode(unsigned.state);
+  const account = await ctx.horizon.account(source);
+  if (!account || BigInt(account.sequence) < BigInt(sequence)) return UNKNOWN;
+  return spentBy(ctx, txid, unsigned, source, BigInt(sequence), latest);
 }
 
 /**
@@ -79,12 +106,13 @@ export async function notFoundAfterBound(
  *   landed unbumped (`hash` is the inner hash) or inside another fee-bump (inner hash): the
  *   payment went through. `failed` with `spentBy` that transaction, as Ethereum's original is
  *   once its speed-up is mined: the withdrawal follows the attempt that landed (or revives it).
- * - Any other: it took the number and ours can never apply: `failed`, replaced, `spentBy` it
- *   (the pipeline fails the withdrawal as a conflict once every attempt is lost).
+ * - Any other: it took the number and ours can never apply: `failed`, replaced, `spentBy` it,
+ *   with the confirmations of its ledger as the proof's (the pipeline fails the withdrawal as a
+ *   conflict once every attempt is lost, or follows it when the taker is its own cancel).
  * - None visible (the history's instance lags too, or the number was spent further back than
  *   the pages read, or skipped by a bump_sequence): `pending`, looked at again later.
  */
-async function spentBy(ctx: StellarContext, txid: string, unsigned: UnsignedWithdrawal, source: string, n: bigint): Promise<TxStatus> {
+async function spentBy(ctx: StellarContext, txid: string, unsigned: UnsignedWithdrawal, source: string, n: bigint, latest: HorizonLedger): Promise<TxStatus> {
   const used = await transactionAt(ctx, source, n);
   if (!used) return PENDING;
   const hashes = [used.hash, used.inner_transaction?.hash];
@@ -97,7 +125,9 @@ async function spentBy(ctx: StellarContext, txid: string, unsigned: UnsignedWith
       : used.hash === inner
         ? `${by}, the one this fee-bump wraps, which landed without it`
         : `${by}, another fee-bump of the one this fee-bump wraps (${inner})`;
-  return { state: 'failed', confirmations: 0, reason, spentBy: used.hash };
+  // The ledger that holds the taker proves it; a closed ledger is final on Stellar (SCP), so its
+  // confirmations reach the usual threshold of 1 at once.
+  return { state: 'failed', confirmations: 0, reason, spentBy: used.hash, proofConfirmations: confirmationsOf(latest, used.ledger) };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { FeeBumpTransaction, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
+import { Account, FeeBumpTransaction, Operation, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
 import { ConflictError, InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { ReplacementInput, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';
@@ -23,18 +23,10 @@ function bidOf(ctx: StellarContext, hex: string): { inner: Transaction; rate: bi
  * and at least the asked level (default HIGH). The inner transaction and its signature stay
  * as they are, so the payment, sequence number and time bounds cannot change.
  *
- * Cancel is refused (409): stellar-core's queue holds one transaction per account sequence
- * number and lets only a fee-bump of that same transaction replace it, so no other
- * transaction can take the number while the original waits; it ends FAILED (expired) once
- * its time bounds pass, or can be sped up.
+ * Cancel: see `cancel` below.
  */
 export async function replace(ctx: StellarContext, input: ReplacementInput): Promise<UnsignedWithdrawal> {
-  if (input.kind === 'cancel') {
-    throw new ConflictError(
-      'a sent Stellar transaction cannot be cancelled: the network queue lets only a fee-bump of the same transaction take its sequence number; speed it up, or it ends FAILED once its time bounds pass',
-      'ERR_NOT_REPLACEABLE',
-    );
-  }
+  if (input.kind === 'cancel') return cancel(ctx, input);
   const signed = input.signed[0];
   const payload = input.unsigned.payloads[0];
   if (!signed || !payload) throw new ConflictError('the withdrawal has no signed transaction to wrap in a fee-bump', 'ERR_NOT_REPLACEABLE');
@@ -57,6 +49,53 @@ export async function replace(ctx: StellarContext, input: ReplacementInput): Pro
     fee: BigInt(bump.fee),
     state: stellarState.encode({ ...state, feeBump: 'true' }),
     ...(input.unsigned.expiresAt ? { expiresAt: input.unsigned.expiresAt } : {}),
+  });
+}
+
+/**
+ * Cancel, the invalidation of the original: a transaction from the vault's account at the
+ * original's own sequence number S holding one `bump_sequence` to S, paying nobody. Stellar
+ * applies a transaction only at exactly the account's sequence + 1, and any applied transaction
+ * (failed ones too) consumes its number, so of two transactions at S at most one ever applies:
+ * - the cancel applies: the account is at S, the original (and any fee-bump of it) needs S - 1
+ *   and can never apply; the withdrawal ends FAILED `cancelled`, the recipient got nothing;
+ * - the original applies first (the same bytes sent from anywhere): the cancel can never apply,
+ *   and the withdrawal follows the original to CONFIRMED.
+ * Why at S and not "the account's next": a cancel at another number would not exclude the
+ * original (at S + 1 it could only follow it; it cannot be below). Why bump to S and not past
+ * it: a higher `bumpTo` would also void the vault's later withdrawals (S + 1, …) in flight. The
+ * bump itself is a no-op (the number is already S once the transaction's own sequence is
+ * consumed), chosen because it touches no balance, no trustline and no other account. It gets
+ * its own time bounds (the quorum may take a while), bids the asked level (default HIGH), and is
+ * signed through the custody service like any withdrawal. It cannot displace the original
+ * from a stellar-core queue that holds it (only a fee-bump of the same transaction can); a
+ * refused original is not in that node's queue.
+ */
+async function cancel(ctx: StellarContext, input: ReplacementInput): Promise<UnsignedWithdrawal> {
+  const payload = input.unsigned.payloads[0];
+  if (!payload) throw new ConflictError('the withdrawal has no transaction to cancel', 'ERR_NOT_REPLACEABLE');
+  const state = stellarState.decode(input.unsigned.state);
+  const sequence = BigInt(state.sequence);
+  const baseFee = BigInt((await ctx.horizon.latestLedger()).base_fee_in_stroops);
+  const fee = await resolveFee(ctx.horizon, input.fee ?? 'HIGH', baseFee);
+  if (fee < baseFee) {
+    throw new InvalidArgumentError(`fee ${fee} stroops is below the network's base fee of ${baseFee}`, { field: 'fee', minimum: baseFee.toString() });
+  }
+  const maxTime = Math.floor(Date.now() / 1000) + ctx.options.timeoutSeconds;
+  // The builder adds one to the account's sequence, so it starts from the one before the original's.
+  const tx = new TransactionBuilder(new Account(state.source, (sequence - 1n).toString()), {
+    fee: fee.toString(),
+    networkPassphrase: ctx.passphrase,
+    timebounds: { minTime: 0, maxTime },
+  })
+    .addOperation(Operation.bumpSequence({ bumpTo: sequence.toString() }))
+    .build();
+  return singlePayloadWithdrawal({
+    ...signingPayload(tx),
+    signer: payload,
+    fee,
+    state: stellarState.encode({ source: state.source, sequence: state.sequence, scope: state.scope, maxTime: String(maxTime), creates: null }),
+    expiresAt: maxTime * 1000,
   });
 }
 

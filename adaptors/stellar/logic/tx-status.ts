@@ -2,15 +2,18 @@ import { extractBaseAddress } from '@stellar/stellar-sdk';
 import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';
 import { codesFromResultXdr, describeCodes } from '../network/errors.js';
-import { notFoundAfterBound } from './expiry.js';
+import { notFoundAfterBound, notFoundBeforeBound } from './expiry.js';
 import { stellarState } from './state.js';
 
 /**
  * Where a transaction stands, from Horizon. A transaction that landed inside a fee-bump the
- * vault paid (our speed-up) is reported as spent by that fee-bump; inside another's, as landed. Not found is `unknown` until the ledger's
- * own close time passes the upper time bound (the network's clock, not ours, decides): the
- * same signed envelope can be submitted again (stellar-core drops queued transactions after a
- * while). After the bound no ledger can include it any more, but whether it is `failed` is
+ * vault paid (our speed-up) is reported as spent by that fee-bump; inside another's, as landed.
+ * Not found, it is lost only on proof from a closed ledger: its sequence number taken by
+ * another transaction (`spentBy`, which may be this withdrawal's own cancel or speed-up), or
+ * its upper time bound passed; each with the confirmations of the ledger that proves it
+ * (`proofConfirmations`). Otherwise `unknown` until the ledger's own close time passes the
+ * upper time bound (the network's clock, not ours, decides): the same signed envelope can be
+ * submitted again (stellar-core drops queued transactions after a while). After the bound no ledger can include it any more, but whether it is `failed` is
  * decided by `notFoundAfterBound`, since the "not found" may come from a Horizon instance that
  * lags behind the one that answered the latest ledger. The two lookups run in parallel: what
  * makes the conclusion sound is what each negative answer's own instance had ingested, not the
@@ -36,5 +39,5 @@ export async function txStatus(ctx: StellarContext, txid: string, unsigned: Unsi
   if (expiresAt !== undefined && Date.parse(latest.closed_at) > expiresAt) {
     return notFoundAfterBound(ctx, txid, unsigned, expiresAt, latest, lookup.latestLedger);
   }
-  return { state: 'unknown', confirmations: 0 };
+  return notFoundBeforeBound(ctx, txid, unsigned, latest);
 }

@@ -65,32 +65,57 @@ export function codesFromResultXdr(resultXdr: string): ResultCodes {
  * before the transaction code it sits under (`tx_failed`); a code not listed is a permanent
  * `ledger_result`. `tx_bad_seq` is refined by the broadcast, which asks the account whether the
  * number is still ahead (retryable) or passed (taken).
+ *
+ * `invalidForever` only where the envelope's own bytes can never be valid, on any node, at any
+ * time: a malformed transaction or operation, none at all. Everything else speaks of the state a
+ * node saw, which changes or differs between nodes, so it proves nothing about the signed bytes:
+ * - `tx_bad_auth`, `tx_bad_auth_extra`: combine already checked the vault's signature over this
+ *   network's hash, so the node's "does not verify" is about the account's signers and
+ *   thresholds as that node has them (changed by a set_options, or a node that lags behind one),
+ *   which the account's owner can change back. A Horizon of another network would say the same
+ *   of every envelope; health checks the passphrase.
+ * - `tx_bad_seq`: the number may be ahead (an earlier withdrawal not in yet) or taken, and what
+ *   took it may be this withdrawal's own transaction (the same bytes sent elsewhere, a fee-bump):
+ *   the status check reads which, from a closed ledger.
+ * - `tx_too_late`: the node's own estimate of the next close time; the status check proves expiry
+ *   from a closed ledger past the bound.
+ * - `tx_insufficient_balance`, `op_underfunded`, `op_low_reserve`: funds can arrive.
+ * - `op_no_destination`, `op_no_trust`, `tx_no_source_account`, `op_already_exists`: accounts
+ *   and trustlines come and go (the recipient may create its account or trustline).
+ * - `tx_not_supported`: a protocol upgrade changes what the ledger supports.
+ * An operation code under `tx_failed` from a synchronous submission usually means the
+ * transaction applied as failed (fee and sequence number spent): the status check then finds it
+ * in its ledger and the withdrawal ends FAILED at the ledger's depth, as proven.
  */
 export interface ResultCodeRow {
   code: string;
   kind: RejectionKind;
   /** Whether the same signed envelope can be accepted later. */
   retryable: boolean;
+  /** Whether the envelope's own bytes can never be valid: only then does the refusal prove the withdrawal never pays. */
+  invalidForever: boolean;
 }
 
 export const HORIZON_RESULT_CODES: readonly ResultCodeRow[] = [
   // Surge pricing: the fee may be enough once the ledger is less busy.
-  { code: 'tx_insufficient_fee', kind: 'fee_too_low', retryable: true },
-  { code: 'tx_too_early', kind: 'not_final', retryable: true },
-  { code: 'tx_internal_error', kind: 'ledger_result', retryable: true },
-  { code: 'tx_bad_seq', kind: 'nonce_taken', retryable: false },
-  { code: 'tx_insufficient_balance', kind: 'insufficient_funds', retryable: false },
-  { code: 'op_underfunded', kind: 'insufficient_funds', retryable: false },
-  { code: 'op_low_reserve', kind: 'insufficient_funds', retryable: false },
-  { code: 'tx_bad_auth', kind: 'invalid', retryable: false },
-  { code: 'tx_bad_auth_extra', kind: 'invalid', retryable: false },
-  { code: 'tx_malformed', kind: 'invalid', retryable: false },
-  { code: 'op_malformed', kind: 'invalid', retryable: false },
-  { code: 'tx_too_late', kind: 'ledger_result', retryable: false },
-  { code: 'tx_no_source_account', kind: 'ledger_result', retryable: false },
-  { code: 'op_no_destination', kind: 'ledger_result', retryable: false },
-  { code: 'op_no_trust', kind: 'ledger_result', retryable: false },
-  { code: 'op_already_exists', kind: 'ledger_result', retryable: false },
+  { code: 'tx_insufficient_fee', kind: 'fee_too_low', retryable: true, invalidForever: false },
+  { code: 'tx_too_early', kind: 'not_final', retryable: true, invalidForever: false },
+  { code: 'tx_internal_error', kind: 'ledger_result', retryable: true, invalidForever: false },
+  { code: 'tx_bad_seq', kind: 'nonce_taken', retryable: false, invalidForever: false },
+  { code: 'tx_insufficient_balance', kind: 'insufficient_funds', retryable: false, invalidForever: false },
+  { code: 'op_underfunded', kind: 'insufficient_funds', retryable: false, invalidForever: false },
+  { code: 'op_low_reserve', kind: 'insufficient_funds', retryable: false, invalidForever: false },
+  { code: 'tx_bad_auth', kind: 'invalid', retryable: false, invalidForever: false },
+  { code: 'tx_bad_auth_extra', kind: 'invalid', retryable: false, invalidForever: false },
+  { code: 'tx_malformed', kind: 'invalid', retryable: false, invalidForever: true },
+  { code: 'tx_missing_operation', kind: 'invalid', retryable: false, invalidForever: true },
+  { code: 'op_malformed', kind: 'invalid', retryable: false, invalidForever: true },
+  { code: 'tx_not_supported', kind: 'ledger_result', retryable: false, invalidForever: false },
+  { code: 'tx_too_late', kind: 'ledger_result', retryable: false, invalidForever: false },
+  { code: 'tx_no_source_account', kind: 'ledger_result', retryable: false, invalidForever: false },
+  { code: 'op_no_destination', kind: 'ledger_result', retryable: false, invalidForever: false },
+  { code: 'op_no_trust', kind: 'ledger_result', retryable: false, invalidForever: false },
+  { code: 'op_already_exists', kind: 'ledger_result', retryable: false, invalidForever: false },
 ];
 
 function rowFor(codes: ResultCodes): ResultCodeRow | undefined {
@@ -102,8 +127,32 @@ function rowFor(codes: ResultCodes): ResultCodeRow | undefined {
   return undefined;
 }
 
-/** Horizon's refusal as a typed error; `details` is the codes in words. */
-export function horizonRejection(codes: ResultCodes, override?: { kind: RejectionKind; retryable: boolean; details?: string }): NodeRejectionError {
+/**
+ * Horizon's refusal as a typed error; `details` is the codes in words, `node` the answering
+ * Horizon's host (never its path or query, where providers put keys). A code not in the table
+ * proves nothing: permanent for now, never invalid forever.
+ */
+export function horizonRejection(
+  codes: ResultCodes,
+  override?: { kind: RejectionKind; retryable: boolean; details?: string },
+  node?: string,
+): NodeRejectionError {
   const row = override ?? rowFor(codes) ?? { kind: 'ledger_result' as const, retryable: false };
-  return new NodeRejectionError(row.kind, override?.details ?? describeCodes(codes), row.retryable, { resultCodes: codes });
+  const invalidForever = 'invalidForever' in row && row.invalidForever;
+  return new NodeRejectionError(
+    row.kind,
+    override?.details ?? describeCodes(codes),
+    row.retryable,
+    { resultCodes: codes, ...(node ? { node } : {}) },
+    { invalidForever },
+  );
+}
+
+/** The host of a back end's URL, as a refusal names the node that answered: no credentials, path or query. */
+export function nodeHost(url: string): string | undefined {
+  try {
+    return new URL(url).host || undefined;
+  } catch {
+    return undefined;
+  }
 }

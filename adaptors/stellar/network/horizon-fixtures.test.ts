@@ -180,7 +180,7 @@ describe('Stellar adaptor against Horizon response fixtures (fixtures/README.md)
     const other = signedAt(4183103229378563n).txid;
     expect(await adaptor.txStatus(other, unsigned)).toEqual({ state: 'unknown', confirmations: 0 });
     const expired = { ...unsigned, expiresAt: 1737454529_000 };
-    expect(await adaptor.txStatus(other, expired)).toEqual({ state: 'failed', confirmations: 0, reason: 'expired: time bounds passed' });
+    expect(await adaptor.txStatus(other, expired)).toEqual({ state: 'failed', confirmations: 0, reason: 'expired: time bounds passed', proofConfirmations: 1 });
     expect(requests.at(-1)).toBe(`GET /accounts/${G}`);
     // Its sequence number spent by then: in a ledger the transaction lookup has not caught up with.
     expect(await adaptor.txStatus(other, { ...expired, state: { ...state, sequence: '4183103229378561' } })).toEqual({ state: 'pending', confirmations: 0 });
@@ -191,6 +191,7 @@ describe('Stellar adaptor against Horizon response fixtures (fixtures/README.md)
       state: 'failed',
       confirmations: 0,
       reason: 'expired: time bounds passed',
+      proofConfirmations: 1,
     });
   });
 });
