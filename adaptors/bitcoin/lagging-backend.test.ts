@@ -5,6 +5,7 @@ import { UnavailableError } from '../../src/platform/errors.js';
 import type { UnsignedWithdrawal } from '../../src/ledger/adaptor.js';
 import { Reservations } from '../../src/ledger/reservations.js';
 import { bitcoinFamily } from './index.js';
+import { SPEND_SEARCH_MARGIN } from './logic/tx-status.js';
 import fixtures from './network/fixtures/core-rpc.json' with { type: 'json' };
 
 /**
@@ -78,14 +79,42 @@ describe('Bitcoin Core that cannot look a transaction up', () => {
     });
   }
 
-  it('a transaction Core truly does not have (txindex synced) with its input spent in a block still fails', async () => {
-    const { fetchFn } = fakeCore([
-      (c) => (c.method === 'getrawtransaction' ? table['getrawtransaction unknown']!.body : c.method === 'gettxout' ? SPENT : table[c.method]!.body),
+  /**
+   * A Core whose chain tip is 2542124 and whose block at `spentAt` (if any) holds X spending
+   * IN:0; `getblock … 2` answers each block's confirmations as Core counts them.
+   */
+  const coreWithBlocks = (spentAt: number | undefined) => {
+    const TIP = 2542124;
+    return fakeCore([
+      (c) => {
+        if (c.method === 'getrawtransaction') return table['getrawtransaction unknown']!.body;
+        if (c.method === 'gettxout') return SPENT;
+        if (c.method === 'getblockhash') return ok(`${String(c.params[0]).padStart(64, '0')}`);
+        if (c.method === 'getblock') {
+          const height = Number(c.params[0]);
+          const tx = [{ txid: h('7'), vin: [{ coinbase: '03' }] }, ...(height === spentAt ? [{ txid: X, vin: [{ txid: IN, vout: 0 }] }] : [])];
+          return ok({ hash: c.params[0], height, confirmations: TIP - height + 1, tx });
+        }
+        return table[c.method]!.body;
+      },
     ]);
+  };
+
+  it('a transaction Core truly does not have (txindex synced) with its input spent in a block fails, naming the spender found in the newest blocks, its block depth as the proof', async () => {
+    const { fetchFn, requests } = coreWithBlocks(2542122);
+    const s = await adaptorOf('core', fetchFn).txStatus(T, unsignedOf([{ txid: IN, vout: 0 }]));
+    expect(s).toEqual({ state: 'failed', confirmations: 0, reason: `inputs spent by ${X}`, spentBy: X, proofConfirmations: 3 });
+    // Newest first, and no further than the block that holds it.
+    expect(requests.filter((r) => r.includes('getblock'))).toHaveLength(3);
+  });
+
+  it('a spend Core shows gone from the chain but in none of the newest blocks proves nothing: failed without proofConfirmations, never FAILED on it', async () => {
+    const { fetchFn, requests } = coreWithBlocks(undefined);
     const s = await adaptorOf('core', fetchFn).txStatus(T, unsignedOf([{ txid: IN, vout: 0 }]));
     expect(s).toMatchObject({ state: 'failed', reason: 'inputs spent by another transaction' });
-    // gettxout names neither the spender nor its block: nothing proves the loss at depth.
     expect(s).not.toHaveProperty('proofConfirmations');
+    // The regtest ledger's 1 confirmation plus the search margin.
+    expect(requests.filter((r) => r.includes('getblock'))).toHaveLength(1 + SPEND_SEARCH_MARGIN);
   });
 
   it('asks getrawtransaction and gettxout in one batch: two nodes behind a balancer never mix their answers', async () => {

@@ -66,30 +66,46 @@ export async function txStatus(ctx: BtcContext, txid: string, unsigned: Unsigned
 }
 
 /**
- * `proofConfirmations` of a spend in a block: its block's confirmations, where the back end names
- * the block (Esplora); absent where it cannot (Core's gettxout names neither spender nor block),
- * and then nothing proves the loss at depth.
+ * Blocks past the ledger's confirmations that Core's recent blocks are searched for a spender:
+ * a spend deeper than that (the service stopped for hours) is never proven, and the withdrawal
+ * stays open rather than FAILED on a guess.
  */
-async function proofOf(ctx: BtcContext, o: Outspend): Promise<{ proofConfirmations?: number }> {
-  if (o.blockHeight === undefined) return {};
-  return { proofConfirmations: Math.max(0, (await ctx.backend.tipHeight()) - o.blockHeight + 1) };
+export const SPEND_SEARCH_MARGIN = 12;
+
+/**
+ * `proofConfirmations` of a spend of `at` in a block: its block's confirmations, where the back
+ * end names the block (Esplora), or where it finds the spender in its newest blocks (Core, whose
+ * gettxout names neither; then the spender is named too). Absent otherwise: nothing proves the
+ * loss at depth.
+ */
+async function proofOf(ctx: BtcContext, o: Outspend, at: Outpoint): Promise<{ proofConfirmations?: number; spentBy?: string }> {
+  if (o.blockHeight !== undefined) return { proofConfirmations: Math.max(0, (await ctx.backend.tipHeight()) - o.blockHeight + 1) };
+  if (o.confirmed === false || !ctx.backend.spendInRecentBlocks) return {};
+  const found = await ctx.backend.spendInRecentBlocks(at.txid, at.vout, ctx.confirmations + SPEND_SEARCH_MARGIN);
+  return found ? { proofConfirmations: found.confirmations, spentBy: found.spender } : {};
 }
 
 async function unknownTxStatus(ctx: BtcContext, txid: string, inputs: Input[], spends: Outspend[]): Promise<TxStatus> {
   const others = spends.filter((o) => conflicting(o, txid));
-  const spent = others.find(proves);
-  if (spent)
+  const k = spends.findIndex((o) => conflicting(o, txid) && proves(o));
+  const spent = spends[k];
+  if (spent) {
+    const proof = await proofOf(ctx, spent, inputs[k] as Input);
+    const by = spent.txid ?? proof.spentBy;
+    if (by === txid) return { state: 'pending', confirmations: 0 };
     return {
       state: 'failed',
       confirmations: 0,
-      reason: `inputs spent by ${spent.txid ?? 'another transaction'}`,
-      ...(spent.txid ? { spentBy: spent.txid } : {}),
-      ...(await proofOf(ctx, spent)),
+      reason: `inputs spent by ${by ?? 'another transaction'}`,
+      ...(by ? { spentBy: by } : {}),
+      ...(proof.proofConfirmations !== undefined ? { proofConfirmations: proof.proofConfirmations } : {}),
     };
+  }
   const lost = await replacedParent(ctx, inputs);
   if (lost && lost !== 'unconfirmed') {
     const reason = `its input ${lost.input} no longer exists: the transaction that created it was replaced (its input ${lost.parentInput} was spent by ${lost.by ?? 'another transaction'})`;
-    return { state: 'failed', confirmations: 0, reason, ...(await proofOf(ctx, lost.spend)) };
+    const proof = await proofOf(ctx, lost.spend, lost.at);
+    return { state: 'failed', confirmations: 0, reason, ...(proof.proofConfirmations !== undefined ? { proofConfirmations: proof.proofConfirmations } : {}) };
   }
   if (lost === 'unconfirmed' || others.length) return { state: 'pending', confirmations: 0 };
   return { state: 'unknown', confirmations: 0 };
@@ -106,7 +122,7 @@ async function unknownTxStatus(ctx: BtcContext, txid: string, inputs: Input[], s
 async function replacedParent(
   ctx: BtcContext,
   inputs: Input[],
-): Promise<{ input: string; parentInput: string; by?: string; spend: Outspend } | 'unconfirmed' | undefined> {
+): Promise<{ input: string; parentInput: string; by?: string; spend: Outspend; at: Outpoint } | 'unconfirmed' | undefined> {
   const byParent = new Map<string, Input>();
   for (const i of inputs) if (i.parentInputs?.length && !byParent.has(i.txid)) byParent.set(i.txid, i);
   const found = await Promise.all(
@@ -118,7 +134,8 @@ async function replacedParent(
       const k = spends.findIndex((o) => conflicting(o, i.txid) && proves(o));
       if (k < 0) return spends.some((o) => conflicting(o, i.txid)) ? ('unconfirmed' as const) : undefined;
       const spend = spends[k] as Outspend;
-      return { input: `${i.txid}:${i.vout}`, parentInput: (outpoints[k] as { p: string }).p, spend, ...(spend.txid ? { by: spend.txid } : {}) };
+      const at = outpoints[k] as { p: string; txid: string; vout: number };
+      return { input: `${i.txid}:${i.vout}`, parentInput: at.p, spend, at: { txid: at.txid, vout: at.vout }, ...(spend.txid ? { by: spend.txid } : {}) };
     }),
   );
   return found.find((f) => f !== undefined && f !== 'unconfirmed') ?? found.find((f) => f !== undefined);

@@ -96,6 +96,13 @@ export interface BitcoinBackend {
    * heights). Absent where the back end has no such request; then the calls are made apart.
    */
   statusAndSpends?(txid: string, outpoints: { txid: string; vout: number }[]): Promise<StatusAndSpends>;
+  /**
+   * The transaction spending output `vout` of `txid` in one of the newest `depth` blocks, and
+   * that block's confirmations as the node that returned the block counts them (a block off its
+   * best chain counts none); undefined when none of them holds it. For a back end whose
+   * `outspend` names no block (Core's gettxout): the depth of a spend is proof of a conflict.
+   */
+  spendInRecentBlocks?(txid: string, vout: number, depth: number): Promise<{ spender: string; confirmations: number } | undefined>;
   /** Why the back end cannot answer `txStatus` for mined transactions (e.g. no txindex), or undefined when it can. */
   indexProblem?(): Promise<string | undefined>;
 }

@@ -237,6 +237,26 @@ export class CoreRpcBackend implements BitcoinBackend {
     return { status, spends: outpoints.map((_, k) => readOutspend(answers[2 + 2 * k], answers[3 + 2 * k])) };
   }
 
+  /**
+   * Core keeps no index of spenders: the newest `depth` blocks are read (`getblock … 2`, newest
+   * first, one at a time since a verbose block is large) until one holds a spender of the output.
+   * Each block's answer carries its own `confirmations` (-1 once off the best chain), so the
+   * proof holds whichever node behind a balancer returned it.
+   */
+  async spendInRecentBlocks(txid: string, vout: number, depth: number): Promise<{ spender: string; confirmations: number } | undefined> {
+    const tip = await this.call<number>('getblockcount');
+    const heights = Array.from({ length: Math.max(0, Math.min(depth, tip + 1)) }, (_, i) => tip - i);
+    const hashes = await this.batch(heights.map((h) => ({ method: 'getblockhash', params: [h] })));
+    for (const hash of hashes) {
+      if (hash instanceof CoreRpcError) throw hash;
+      const block = await this.call<{ confirmations: number; tx: { txid: string; vin: { txid?: string; vout?: number }[] }[] }>('getblock', [hash, 2]);
+      if (block.confirmations < 1) return undefined;
+      const spender = block.tx.find((t) => t.vin.some((i) => i.txid === txid && i.vout === vout));
+      if (spender) return { spender: spender.txid, confirmations: block.confirmations };
+    }
+    return undefined;
+  }
+
   /** `getindexinfo txindex`: `{}` without a txindex, `{txindex: {synced, best_block_height}}` with one. */
   async indexProblem(): Promise<string | undefined> {
     const [r] = await this.batch([{ method: 'getindexinfo', params: ['txindex'] }]);
