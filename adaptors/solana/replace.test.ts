@@ -61,6 +61,8 @@ describe('solana replace: cancel and speed-up on the same durable nonce', () => 
     expect(decoded).toMatchObject({ feePayer: source.changeAddress, createsTokenAccount: false, microLamports: 0n });
     expect(decoded.programs).toEqual(['11111111111111111111111111111111']);
     expect(decoded.solTransfer).toBeUndefined();
+    // Another cancel would be the very same transaction.
+    await expect(adaptor.replace!({ kind: 'cancel', unsigned: cancel, signed: [cancelled], source })).rejects.toMatchObject({ errCode: 'ERR_NOT_REPLACEABLE' });
 
     const before = lamports(source.changeAddress);
     expect(await adaptor.broadcast(cancelled)).toEqual({ txid: cancelled.txid, alreadyKnown: false });

@@ -1,12 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import { Keypair, TransactionBuilder, type Transaction } from '@stellar/stellar-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NodeRejectionError, provesNeverLands } from '../../src/platform/errors.js';
 import { OperationStore } from '../../src/withdrawals/store/operation-store.js';
+import { testRedis } from '../../test/helpers/redis.js';
 import { startLoop, type Loop } from '../../test/helpers/loop.js';
 import { WITHDRAW_KEY } from '../../test/helpers/service.js';
 import { startStellarLedger, type LocalStellarLedger } from './local-node/index.js';
-import { transactionFailed } from './local-node/horizon-json.js';
+import { transactionFailed, transactionMalformed } from './local-node/horizon-json.js';
 import { txFailureXdr } from './local-node/results.js';
+import { signedOnSimulator } from './test-kit.js';
 
 /**
  * A Horizon that refuses a signed withdrawal with an answer that proves nothing about its bytes
@@ -189,5 +192,30 @@ describe('Stellar: the invalidation of a refused withdrawal (INVALIDATE_REFUSED_
     const late = ledger.submit(await signedEnvelope(loop, id));
     expect(late).toMatchObject({ kind: 'rejected', transaction: 'tx_bad_seq' });
     expect(ledger.account(dest)!.balance).toBe(10n * XLM);
+  });
+});
+
+describe('Stellar: an envelope Horizon cannot decode', () => {
+  const { redis, prefix } = testRedis();
+  let ledger: LocalStellarLedger | undefined;
+  afterAll(() => ledger?.stop());
+
+  it('transaction_malformed (400, no result codes) is invalid by its own bytes: a refusal that proves it never lands, naming the node', async () => {
+    const made = await signedOnSimulator(redis, prefix, 300, `malformed-${process.pid}`);
+    ledger = made.sim;
+    const malformed: typeof fetch = async (input, init) => {
+      if (init?.method === 'POST' && new URL(String(input)).pathname === '/transactions') {
+        const p = transactionMalformed(String(new URLSearchParams(String(init.body)).get('tx')));
+        return new Response(JSON.stringify(p.body), { status: p.status, headers: { 'content-type': 'application/problem+json' } });
+      }
+      return fetch(input, init);
+    };
+    const err = await made
+      .adaptor(malformed)
+      .broadcast(made.signed)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NodeRejectionError);
+    expect(provesNeverLands(err)).toBe(true);
+    expect((err as NodeRejectionError).fields.node).toBe(new URL(made.sim.url).host);
   });
 });

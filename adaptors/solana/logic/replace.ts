@@ -32,6 +32,8 @@ export async function replace(ctx: SolanaContext, input: ReplacementInput): Prom
   }
   const lifetime: Lifetime = { kind: 'nonce', nonce: state.lifetime, nonceAccount: state.nonceAccount };
   if (input.kind === 'cancel') {
+    // A cancel of the cancel would be the very same transaction (same nonce, same instruction).
+    if (instructionsOf(stored).length === 1) throw new ConflictError('the cancel is already out: another would be the same transaction', 'ERR_NOT_REPLACEABLE');
     const { message, unsignedTx } = compileMessage(state.vault, lifetime, []);
     return withdrawalOf(unsignedTx, message, payload, LAMPORTS_PER_SIGNATURE, state);
   }
@@ -69,12 +71,10 @@ function withdrawalOf(
 
 /** The original's compute-unit limit and price, and its instructions other than the nonce advance and the compute budget. */
 function budgetOf(serialized: string): { limit: number; micro: bigint; rest: Instruction[] } {
-  const tx = getTransactionDecoder().decode(Buffer.from(serialized, 'hex'));
-  const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(tx.messageBytes));
   let limit: number | undefined;
   let micro = 0n;
   const rest: Instruction[] = [];
-  message.instructions.forEach((ix, i) => {
+  instructionsOf(serialized).forEach((ix, i) => {
     if (ix.programAddress === COMPUTE_BUDGET_PROGRAM_ADDRESS) {
       const kind = ix.data?.[0];
       if (kind === 2) limit = parseSetComputeUnitLimitInstruction(ix as Parsable).data.units;
@@ -87,4 +87,10 @@ function budgetOf(serialized: string): { limit: number; micro: bigint; rest: Ins
   });
   if (limit === undefined) throw new ConflictError('the original transaction sets no compute-unit limit; it cannot be repriced', 'ERR_NOT_REPLACEABLE');
   return { limit, micro, rest };
+}
+
+/** The instructions of a stored transaction, the nonce advance first. */
+function instructionsOf(serialized: string): readonly Instruction[] {
+  const tx = getTransactionDecoder().decode(Buffer.from(serialized, 'hex'));
+  return decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(tx.messageBytes)).instructions;
 }

@@ -1,9 +1,9 @@
 import { extractBaseAddress, FeeBumpTransaction, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
-import { PermanentLedgerError } from '../../../src/platform/errors.js';
+import { NodeRejectionError, PermanentLedgerError } from '../../../src/platform/errors.js';
 import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';
 import { codesFromResultXdr, horizonRejection, nodeHost } from '../network/errors.js';
-import { HorizonSubmitError, SubmissionTimeout } from '../network/horizon.js';
+import { HorizonMalformedError, HorizonSubmitError, SubmissionTimeout } from '../network/horizon.js';
 import { sequenceScope } from './sequence.js';
 
 /**
@@ -38,9 +38,11 @@ export async function broadcast(ctx: StellarContext, signed: SignedTx): Promise<
     // Queued by stellar-core under a surge price: out on the network, not yet in a ledger, so
     // its sequence number stays reserved; the confirmation watch takes it from here.
     if (e instanceof SubmissionTimeout) return { txid, alreadyKnown: false };
+    const node = nodeHost(ctx.options.horizonUrl);
+    // Not decodable: invalid by its own bytes, on any Horizon.
+    if (e instanceof HorizonMalformedError) throw new NodeRejectionError('invalid', e.message, false, node ? { node } : {}, { invalidForever: true });
     if (!(e instanceof HorizonSubmitError)) throw e;
     const codes = e.resultCodes;
-    const node = nodeHost(ctx.options.horizonUrl);
     if (codes.transaction === 'tx_bad_seq') {
       const known = await ctx.horizon.transaction(txid);
       if (known?.successful) {

@@ -13,11 +13,11 @@ import { stellarState } from './state.js';
  * its upper time bound passed; each with the confirmations of the ledger that proves it
  * (`proofConfirmations`). Otherwise `unknown` until the ledger's own close time passes the
  * upper time bound (the network's clock, not ours, decides): the same signed envelope can be
- * submitted again (stellar-core drops queued transactions after a while). After the bound no ledger can include it any more, but whether it is `failed` is
- * decided by `notFoundAfterBound`, since the "not found" may come from a Horizon instance that
- * lags behind the one that answered the latest ledger. The two lookups run in parallel: what
- * makes the conclusion sound is what each negative answer's own instance had ingested, not the
- * order of the requests.
+ * submitted again (stellar-core drops queued transactions after a while). After the bound no
+ * ledger can include it any more, but whether it is `failed` is decided by `notFoundAfterBound`,
+ * since the "not found" may come from a Horizon instance that lags behind the one that answered
+ * the latest ledger. The two lookups run in parallel: what makes the conclusion sound is what
+ * each negative answer's own instance had ingested, not the order of the requests.
  */
 export async function txStatus(ctx: StellarContext, txid: string, unsigned: UnsignedWithdrawal): Promise<TxStatus> {
   const [lookup, latest] = await Promise.all([ctx.horizon.transactionAsOf(txid), ctx.horizon.latestLedger()]);

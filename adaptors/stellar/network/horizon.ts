@@ -88,6 +88,16 @@ export class HorizonSubmitError extends UpstreamError {
 }
 
 /**
+ * Horizon's 400 `transaction_malformed`: it could not decode the envelope at all. The bytes
+ * themselves are at fault, the same on every Horizon at every time.
+ */
+export class HorizonMalformedError extends UpstreamError {
+  constructor(detail: string) {
+    super(`Horizon could not decode the transaction: ${detail}`, false, undefined, 'ERR_LEDGER_REJECTED');
+  }
+}
+
+/**
  * Horizon's 504 on submission: stellar-core has the transaction but did not include it in
  * time (its fee bid is under the surge price, or the network is slow). It may still land.
  */
@@ -242,6 +252,7 @@ export class HorizonClient {
     const problem = body as Problem;
     const codes = problem.extras?.result_codes;
     if (res.status === 400 && codes?.transaction) throw new HorizonSubmitError(codes, problem.extras?.result_xdr);
+    if (res.status === 400 && problem.type?.endsWith('/transaction_malformed')) throw new HorizonMalformedError(problem.detail ?? problem.title ?? 'no detail');
     const why = problem.extras?.reason ?? problem.detail ?? problem.title ?? 'no detail';
     throw new UpstreamError(`Horizon answered HTTP ${res.status} for ${path.split('?')[0]}: ${why}`, false, undefined, 'ERR_UPSTREAM');
   }

@@ -23,7 +23,7 @@ export const replacementRequestSchema = z
 /**
  * What a cancel does, by where the withdrawal stands: before signing, the custody service's
  * sign operation is canceled (the withdrawal ends FAILED, reservations back); once sent, a
- * replacement that pays the funds back to the vault is signed and sent, and whichever
+ * replacement that invalidates the original (see LedgerAdaptor.replace) is signed and sent, and whichever
  * transaction the chain takes decides. Other states answer 409.
  */
 async function cancelWithdrawal(deps: WithdrawalDeps, vaultId: string, id: string, fee?: string): Promise<Operation> {
