@@ -83,7 +83,7 @@ describe('Bitcoin deposits on regtest', () => {
     for (const [chain, index, sats] of paid) txids.push(await regtest.faucet(keyAt(chain, index).address, sats));
     await scan();
     const seen = (await events()).filter((e) => e.type === 'deposit.detected');
-    expect(seen.map((e) => [e.deposit.txid, e.deposit.path, e.deposit.amount, e.deposit.asset])).toEqual(
+    expect(seen.map((e) => [e.deposit.txid, e.deposit.path, e.deposit.baseUnits, e.deposit.asset])).toEqual(
       paid.map(([chain, index, sats], i) => [txids[i], `${chain}/${index}`, String(sats), 'BTC']),
     );
     expect(seen.every((e) => e.deposit.index.startsWith('out:') && e.deposit.from.length > 0)).toBe(true);

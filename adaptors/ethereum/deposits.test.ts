@@ -96,7 +96,7 @@ describe('Ethereum deposits on anvil', () => {
     const toB = await (await wallet.sendTransaction({ to: b.address, value: 2000n })).wait();
     await scan();
     const seen = (await events()).filter((e) => e.type === 'deposit.detected');
-    expect(seen.map((e) => [e.deposit.txid, e.deposit.index, e.deposit.asset, e.deposit.amount, e.deposit.credited, e.vaultId])).toEqual([
+    expect(seen.map((e) => [e.deposit.txid, e.deposit.index, e.deposit.asset, e.deposit.baseUnits, e.deposit.credited, e.vaultId])).toEqual([
       [eth, 'value', 'ETH', (10n ** 18n).toString(), true, a.source.vaultId],
       [token, 'log:0', demo.symbol, '5000000', true, a.source.vaultId],
       [unknown, 'log:0', other.contract.toLowerCase(), '7', false, a.source.vaultId],

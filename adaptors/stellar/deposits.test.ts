@@ -89,13 +89,14 @@ describe('Stellar deposits on the local ledger', () => {
     const out = pay(vault, payer.address, Asset.native(), '1');
     await scan();
     const seen = (await events()).filter((e) => e.type === 'deposit.detected').map((e) => e.deposit);
-    expect(seen.map((d) => [d.index, d.asset, d.amount, d.credited, d.memo, d.muxedId])).toEqual([
+    expect(seen.map((d) => [d.index, d.asset, d.baseUnits, d.credited, d.memo, d.muxedId])).toEqual([
       ['op:0', 'XLM', '1000000000', true, undefined, undefined],
       ['op:0', 'XLM', '125000000', true, 'invoice-42', undefined],
       ['op:0', 'XLM', '10000000', true, '9', '77'],
       ['op:0', 'USD', '32500000', true, undefined, undefined],
       ['op:0', `EUR:${eur.issuer}`, '20000000', false, undefined, undefined],
     ]);
+    expect(seen.map((d) => d.amount)).toEqual(['100', '12.5', '1', '3.25', '20000000']);
     expect(seen.slice(1).map((d) => d.txid)).toEqual([memo, toMuxed, credit, other]);
     expect(seen.map((d) => d.txid)).not.toContain(out);
     expect(seen[1]?.from).toEqual([payer.address]);

@@ -30,8 +30,10 @@ export interface DepositData {
   asset: string;
   /** False for a token that is not configured: recorded, never to be credited. */
   credited: boolean;
-  /** Base units, decimal string. */
+  /** In asset units (`1.5`), as the wallet layer shows amounts; in base units for a token that is not configured (its decimals are unknown). */
   amount: string;
+  /** Base units, decimal string. */
+  baseUnits: string;
   from: string[];
   memo?: string;
   muxedId?: string;
@@ -56,7 +58,8 @@ export const depositViewSchema = z
     index: z.string().describe('Position in the transaction: `out:N` (Bitcoin output), `value` or `log:N` (Ethereum), `op:N` (Stellar), `ix:N` (Solana)'),
     asset: z.string().describe("The asset's symbol, or the token's contract / id when the ledger is not configured with it (then credited is false)"),
     credited: z.boolean().describe('False for a token that is not configured: recorded, not to be credited'),
-    amount: z.string().describe('Base units'),
+    amount: z.string().describe("In asset units (1.5), as balances show them; in base units when credited is false (the token's decimals are unknown)"),
+    baseUnits: z.string().describe('The amount in base units (wei, satoshis, stroops, lamports)'),
     from: z.array(z.string()),
     memo: z.string().optional().describe('The memo the payment carried (Stellar): exchanges route deposits by it'),
     muxedId: z.string().optional().describe('The muxed account id the payment named (Stellar M… addresses)'),

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { LedgerAdaptor } from '../ledger/adaptor.js';
+import { formatAmount } from '../ledger/amounts.js';
 import type { ChainBlock, ChainTip, DepositSource } from '../ledger/deposit-source.js';
 import type { VaultStore } from '../vaults/vault-store.js';
 import { markUsed } from '../vaults/watch-addresses.js';
@@ -40,6 +41,8 @@ export interface PassResult {
  */
 export class LedgerScanner {
   readonly watched: WatchedSet;
+  /** Decimals of each configured asset, by symbol. */
+  private readonly decimals: Map<string, number>;
   private readonly normalize: (a: string) => string;
 
   constructor(
@@ -49,6 +52,7 @@ export class LedgerScanner {
     private readonly opts: ScannerOptions,
   ) {
     this.normalize = source.normalize?.bind(source) ?? ((a: string) => a);
+    this.decimals = new Map(adaptor.assets().map((a) => [a.symbol, a.decimals]));
     this.watched = new WatchedSet(adaptor, deps.vaults, { gapLimit: opts.gapLimit, refreshMs: opts.refreshMs, normalize: this.normalize });
   }
 
@@ -158,7 +162,8 @@ export class LedgerScanner {
         index: t.index,
         asset: t.asset,
         credited: t.configured,
-        amount: t.amount.toString(),
+        amount: this.decimals.has(t.asset) && t.configured ? formatAmount(t.amount, this.decimals.get(t.asset) as number) : t.amount.toString(),
+        baseUnits: t.amount.toString(),
         from: t.from,
         ...(t.memo !== undefined ? { memo: t.memo } : {}),
         ...(t.muxedId !== undefined ? { muxedId: t.muxedId } : {}),

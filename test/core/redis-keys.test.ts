@@ -117,6 +117,7 @@ describe('Redis key names stay as they are on disk', () => {
       asset: 'ETH',
       credited: true,
       amount: '1',
+      baseUnits: '1',
       from: [],
     };
     const block = { height: 2, hash: '0x02', parentHash: '0x01', time: 0, transfers: [] };

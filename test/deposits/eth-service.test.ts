@@ -65,7 +65,7 @@ describe('deposits through the service on anvil', () => {
       async () => (await svc.call('GET', `/api/v1.0/vaults/${vaultId}/deposits`, { key: READ_KEY })).body.items?.[0],
       30_000,
     );
-    expect(detected).toMatchObject({ txid, index: 'log:0', asset: demo.symbol, amount: '1500000', credited: true, address, vaultId });
+    expect(detected).toMatchObject({ txid, index: 'log:0', asset: demo.symbol, amount: '1.5', baseUnits: '1500000', credited: true, address, vaultId });
     await rpc('anvil_mine', ['0x2']);
     await until('the confirmed webhook', () => hooks('deposit.confirmed').length === 1, 30_000);
     const own = hooks().filter((r) => r.body.depositId === detected.depositId);
@@ -92,7 +92,7 @@ describe('deposits through the service on anvil', () => {
     await until('the detected webhook', () => hooks('deposit.detected').some((r) => r.body.deposit.txid === txid), 30_000);
     await rpc('anvil_reorg', [1, []]);
     const reverted = await until('the reverted webhook', () => hooks('deposit.reverted').find((r) => r.body.deposit.txid === txid), 30_000);
-    expect(reverted.body).toMatchObject({ sequence: 2, deposit: { state: 'REVERTED', amount: '7', asset: 'ETH' } });
+    expect(reverted.body).toMatchObject({ sequence: 2, deposit: { state: 'REVERTED', amount: '0.000000000000000007', baseUnits: '7', asset: 'ETH' } });
     const first = await admin('GET', '/admin/deposits?limit=1');
     expect(first.body.items).toHaveLength(1);
     const second = await admin('GET', `/admin/deposits?limit=1&cursor=${first.body.nextCursor}`);

@@ -71,7 +71,7 @@ describe('deposit scan jobs: one scanner per ledger across workers', () => {
     await until(async () => (await store.cursor('fakedev'))?.height === chain.height);
     chain.mineEmpty(1);
     await until(async () => (await events()).filter((e) => e.type === 'deposit.confirmed').length === 7);
-    const detected = (await events()).filter((e) => e.type === 'deposit.detected').map((e) => e.deposit.amount);
+    const detected = (await events()).filter((e) => e.type === 'deposit.detected').map((e) => e.deposit.baseUnits);
     expect(detected).toEqual(['1', '2', '3', '4', '5', '6', '99']);
   });
 });

@@ -52,7 +52,8 @@ describe('the deposit scanner on a chain in memory', () => {
     expect(d).toMatchObject({
       vaultId: 'v1',
       address: to,
-      amount: '5000',
+      amount: '0.00005',
+      baseUnits: '5000',
       state: 'CONFIRMED',
       blockHeight: 1,
       confirmations: 3,
@@ -60,7 +61,7 @@ describe('the deposit scanner on a chain in memory', () => {
       from: ['outsider'],
     });
     const e = (await events())[1] as DepositEvent;
-    expect(e.deposit).toMatchObject({ state: 'CONFIRMED', confirmations: 3, amount: '5000' });
+    expect(e.deposit).toMatchObject({ state: 'CONFIRMED', confirmations: 3, baseUnits: '5000' });
   });
 
   it('leaves out the vault paying itself (change, a move between its addresses), reports a payment from another vault on the receiving side, keeps memos', async () => {
@@ -90,7 +91,8 @@ describe('the deposit scanner on a chain in memory', () => {
     const t = transfer(singleAddress(adaptor, v).address, 1n, { asset: '0xdeadbeef', configured: false, index: 'log:3' });
     chain.mine(t);
     await scan();
-    expect((await events())[0]?.deposit).toMatchObject({ asset: '0xdeadbeef', credited: false, index: 'log:3' });
+    // Its decimals are unknown: the amount stays in base units.
+    expect((await events())[0]?.deposit).toMatchObject({ asset: '0xdeadbeef', credited: false, index: 'log:3', amount: '1', baseUnits: '1' });
   });
 
   it('watches every BIP44 address up to the gap past the last used one, and moves the window as deposits arrive', async () => {
@@ -215,7 +217,7 @@ describe('the deposit scanner on a chain in memory', () => {
     // Two scanners (two workers) from the same cursor, side by side.
     await Promise.all([scan(scanner()), scan(scanner()), scan(scanner())]);
     const all = await events();
-    const detected = all.filter((e) => e.type === 'deposit.detected').map((e) => e.deposit.amount);
+    const detected = all.filter((e) => e.type === 'deposit.detected').map((e) => e.deposit.baseUnits);
     expect(detected).toEqual(['1', '2', '3', '4', '5', '6', '7', '8']);
     expect(all.filter((e) => e.type === 'deposit.confirmed').length).toBe(6);
     expect(new Set(all.map((e) => `${e.depositId}#${e.sequence}`)).size).toBe(all.length);

@@ -559,8 +559,10 @@ export interface components {
             asset: string;
             /** @description False for a token that is not configured: recorded, not to be credited */
             credited: boolean;
-            /** @description Base units */
+            /** @description In asset units (1.5), as balances show them; in base units when credited is false (the token's decimals are unknown) */
             amount: string;
+            /** @description The amount in base units (wei, satoshis, stroops, lamports) */
+            baseUnits: string;
             from: string[];
             /** @description The memo the payment carried (Stellar): exchanges route deposits by it */
             memo?: string;
