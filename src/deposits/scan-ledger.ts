@@ -81,13 +81,15 @@ export class LedgerScanner {
       cursor = (await store.cursor(L)) as Cursor;
       this.deps.logger.info({ ledgerId: L, after: cursor.height }, 'deposit scan starts');
     }
-    await this.watched.refresh();
     let applied = 0;
     // The cursor's height before a reorganisation: orphaned deposits wait for the new chain to reach it.
     let reorgTop: number | undefined;
     for (;;) {
       if (applied >= limits.maxBlocks || Date.now() >= limits.deadline) break;
       if (limits.keepGoing && !(await limits.keepGoing())) break;
+      // Before every block (one ZCARD unless the registry changed): a vault registered during a
+      // long pass is watched in every block scanned after its registration.
+      await this.watched.refresh();
       let block: ChainBlock | undefined;
       if (cursor.height >= tip.height) {
         // Nothing new: unless a block the scanner applied was replaced at the tip's height, wait.

@@ -115,6 +115,20 @@ describe('the deposit scanner on a chain in memory', () => {
     expect(s.watched.size).toBe(15 + 10);
   });
 
+  it('a vault registered during a pass is watched in the blocks scanned after its registration', async () => {
+    const v = singleVault('late');
+    const t = transfer(singleAddress(adaptor, v).address, 9n);
+    chain.mineEmpty(2);
+    chain.mine(t);
+    let looks = 0;
+    const keepGoing = async () => {
+      if (++looks === 2) await vaults.create(v);
+      return true;
+    };
+    await scanner().pass({ maxBlocks: 100, deadline: FAR(), keepGoing });
+    expect(await kinds()).toEqual([`detected ${t.txid} #1`]);
+  });
+
   it('a reorganisation before the depth: a deposit the new chain holds elsewhere stays the same deposit; one it lacks is REVERTED once the chain is as high again', async () => {
     const v = singleVault('v1');
     await vaults.create(v);
