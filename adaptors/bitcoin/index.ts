@@ -7,6 +7,7 @@ import { addressesUsed, getBalances } from './logic/balances.js';
 import { broadcast } from './logic/broadcast.js';
 import { combine } from './logic/combine.js';
 import { craft, release } from './logic/craft.js';
+import { bitcoinDepositSource } from './logic/deposit-source.js';
 import { FEE_LEVELS } from './logic/fees.js';
 import { health } from './logic/health.js';
 import { replace, stuckReason } from './logic/replace.js';
@@ -58,6 +59,7 @@ function createBitcoinAdaptor(ledgerId: string, options: BitcoinOptions, deps: A
     broadcast: (tx) => broadcast(ctx, tx),
     txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
     replace: (input) => replace(ctx, input),
+    depositSource: bitcoinDepositSource(ctx),
     stuckReason: (unsigned) => stuckReason(ctx, unsigned),
   };
 }

@@ -10,6 +10,7 @@ import { broadcast, broadcastMany } from './logic/broadcast.js';
 import { nextSequence, sendOrder } from './logic/send-order.js';
 import { combine } from './logic/combine.js';
 import { craft, release } from './logic/craft.js';
+import { ethereumDepositSource } from './logic/deposit-source.js';
 import { FEE_LEVELS } from './logic/fees.js';
 import { health } from './logic/health.js';
 import { replace, stuckReason } from './logic/replace.js';
@@ -54,6 +55,7 @@ function createEthereumAdaptor(ledgerId: string, options: EthereumOptions, deps:
     txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
     replace: (input) => replace(ctx, input),
     stuckReason: (unsigned) => stuckReason(ctx, unsigned),
+    depositSource: ethereumDepositSource(ctx),
   };
 }
 

@@ -1,3 +1,4 @@
+import { stellarDepositSource } from './logic/deposit-source.js';
 import { ConfigError } from '../../src/platform/config-error.js';
 import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
 import { builtInStellarCodec, stellarAddressCodec } from './address-codec.js';
@@ -51,6 +52,7 @@ function createStellarAdaptor(ledgerId: string, options: StellarOptions, deps: A
     txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
     replace: (input) => replace(ctx, input),
     stuckReason: (unsigned) => stuckReason(ctx, unsigned),
+    depositSource: stellarDepositSource(ctx),
   };
 }
 

@@ -20,6 +20,8 @@ import { mountDashboard } from '../http/dashboard/dashboard.js';
 import type { DocumentedPath } from '../http/openapi.js';
 import type { AnyRouteSpec } from '../http/route.js';
 import { adminWithdrawalRoutes } from '../http/routes/admin-withdrawal-routes.js';
+import { depositRoutes } from '../http/routes/deposit-routes.js';
+import { createDeposits, type Deposits } from '../deposits/deposits.js';
 import { callbackRoute } from '../http/routes/callback-route.js';
 import { replacementRoutes } from '../http/routes/replacement-routes.js';
 import { webhookRoutes } from '../http/routes/webhook-routes.js';
@@ -53,6 +55,7 @@ const API_SHUTDOWN_GRACE_MS = 10_000;
 export interface Pipeline {
   deps: PipelineDeps;
   webhooks: Webhooks;
+  deposits: Deposits;
   routes: AnyRouteSpec[];
   /** Mounts the dashboard; returns its paths for the OpenAPI document. */
   mount(app: Express): DocumentedPath[];
@@ -82,11 +85,21 @@ export function createPipeline(core: Core): Pipeline {
     vaults: core.vaults,
   };
   const webhooks = createWebhooks({ redis: core.redis, prefix: core.prefix, outboxKey: deps.store.outboxKey, config, logger });
-  const allQueues = () => [...queues.all(), webhooks.queue];
+  const deposits = createDeposits({
+    redis: core.redis,
+    prefix: core.prefix,
+    config,
+    logger,
+    registry: core.registry,
+    vaults: core.vaults,
+    metrics: core.metrics,
+  });
+  const allQueues = () => [...queues.all(), webhooks.queue, deposits.queue];
   core.metrics.watchQueues(allQueues());
   return {
     deps,
     webhooks,
+    deposits,
     routes: [
       ...withdrawalRoutes({
         ...deps,
@@ -97,6 +110,7 @@ export function createPipeline(core: Core): Pipeline {
       callbackRoute(deps),
       ...adminWithdrawalRoutes(deps),
       ...webhookRoutes(webhooks.service),
+      ...depositRoutes({ deposits: deposits.store, registry: core.registry, vaults: core.vaults }),
     ],
     mount: (app) =>
       mountDashboard(app, {
@@ -109,13 +123,13 @@ export function createPipeline(core: Core): Pipeline {
         throttle: authThrottleOf(core),
       }),
     startWorkers: async () => {
-      const [pipelineWorkers, webhookWorkers] = await Promise.all([startWorkers(deps, config.redisUrl), webhooks.start()]);
+      const [pipelineWorkers, webhookWorkers, depositWorker] = await Promise.all([startWorkers(deps, config.redisUrl), webhooks.start(), deposits.start()]);
       return {
-        running: () => pipelineWorkers.running() && webhookWorkers.running(),
-        close: async () => void (await Promise.all([pipelineWorkers.close(), webhookWorkers.close()])),
+        running: () => pipelineWorkers.running() && webhookWorkers.running() && depositWorker.running(),
+        close: async () => void (await Promise.all([pipelineWorkers.close(), webhookWorkers.close(), depositWorker.close()])),
       };
     },
-    close: async () => void (await Promise.all([queues.close(), webhooks.close()])),
+    close: async () => void (await Promise.all([queues.close(), webhooks.close(), deposits.close()])),
   };
 }
 
@@ -166,7 +180,7 @@ export async function startApiProcess(): Promise<void> {
   await checkLedgerNetworks(core.registry, logger);
   const pipeline = createPipeline(core);
   const routes = [...pipeline.routes, ...(sandbox ? (await import('../dev/sandbox/sandbox-routes.js')).sandboxRoutes(core, sandbox) : [])];
-  const server = await listen(core, { routes, mount: pipeline.mount }, { custody: () => pipeline.deps.custody.health() });
+  const server = await listen(core, { routes, mount: pipeline.mount }, { custody: () => pipeline.deps.custody.health(), ...pipeline.deposits.healthChecks() });
   // Before anything else is awaited: every request from the first on is tracked.
   const closeServer = prepareGracefulClose(server);
   let workers: Workers | undefined;

@@ -330,6 +330,26 @@ export const ENV = {
     description:
       'Interval between confirmation checks of a broadcast transaction; a check that fails (node down, 429) is retried without end, doubling from 1 s to at most 5 minutes.',
   },
+  depositPollMs: {
+    env: 'DEPOSIT_POLL_MS',
+    schema: int(100, 600_000),
+    default: '2000',
+    description:
+      'How often the deposit scanner of each ledger with a deposit source looks for new blocks; a scan that is behind goes on at once; a node that does not answer is waited for (shown on /status).',
+  },
+  depositReorgWindow: {
+    env: 'DEPOSIT_REORG_WINDOW',
+    schema: int(2, 100_000),
+    default: '200',
+    description:
+      'Blocks (ledgers, slots) whose hashes the deposit scanner keeps to undo a reorganisation; one deeper stops the scan of that ledger with an error on /status. Keep it above every ledger’s confirmations.',
+  },
+  depositStart: {
+    env: 'DEPOSIT_START',
+    schema: json(z.record(z.string(), z.number().int().min(0))),
+    description:
+      'Where a ledger’s first deposit scan starts, as JSON of ledger id → block height (the scan begins after it): `{"eth":21000000}`. A ledger not named starts at its tip when first scanned. Read once: a ledger with a cursor goes on from it.',
+  },
   stuckAfterSeconds: {
     env: 'STUCK_AFTER_SECONDS',
     schema: int(1, 86_400 * 30),

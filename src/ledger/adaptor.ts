@@ -17,6 +17,7 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { PublicKey, SignatureScheme } from './public-key.js';
+import type { DepositSource } from './deposit-source.js';
 import type { Reservations } from './reservations.js';
 
 export type { PublicKey, SignatureScheme };
@@ -328,6 +329,9 @@ export interface LedgerAdaptor {
 
   /** Why a transaction that is not mined may be stuck (fee under the market, predecessor missing), if the node can tell. */
   stuckReason?(unsigned: UnsignedWithdrawal): Promise<string | undefined>;
+
+  /** What arrives at addresses, block by block, for the deposit scanner (deposit-source.ts). Absent: the ledger has no deposit scanning. */
+  readonly depositSource?: DepositSource;
 }
 
 /**

@@ -24,6 +24,12 @@ export interface Metrics {
   reservationEvents: Counter<'ledger' | 'kind'>;
   /** Broadcast withdrawals marked stuck, by ledger; resends of dropped transactions; replacements sent, by kind. */
   afterBroadcast: Counter<'ledger' | 'event'>;
+  /** Deposit events by ledger and kind (detected, confirmed, reverted, reorganised_after_confirmation). */
+  deposits: Counter<'ledger' | 'event'>;
+  /** Blocks (ledgers, slots) the deposit scanner applied, by ledger. */
+  depositBlocks: Counter<'ledger'>;
+  /** How far the deposit scanner is behind the node's tip, in `blocks` and in `seconds` (of block time). */
+  depositLag: Gauge<'ledger' | 'unit'>;
   /** Reports the job counts of these queues (by state) at every scrape. */
   watchQueues(queues: QueueLike[]): void;
   /** Express middleware observing `httpDuration`. */
@@ -118,6 +124,24 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       name: 'byow_after_broadcast_total',
       help: 'Events after the broadcast by ledger: stuck, resent (dropped), reorganised, speed-up, cancel, conflict',
       labelNames: ['ledger', 'event'] as const,
+      registers,
+    }),
+    deposits: new Counter({
+      name: 'byow_deposits_total',
+      help: 'Deposit events by ledger: detected, confirmed, reverted, reorganised_after_confirmation',
+      labelNames: ['ledger', 'event'] as const,
+      registers,
+    }),
+    depositBlocks: new Counter({
+      name: 'byow_deposit_blocks_scanned_total',
+      help: 'Blocks the deposit scanner applied, by ledger',
+      labelNames: ['ledger'] as const,
+      registers,
+    }),
+    depositLag: new Gauge({
+      name: 'byow_deposit_scanner_lag',
+      help: "How far the deposit scanner is behind the node's tip, by ledger, in blocks and in seconds",
+      labelNames: ['ledger', 'unit'] as const,
       registers,
     }),
     watchQueues: (qs) => {

@@ -165,3 +165,49 @@ export const emulatorKeys = (prefix: string) => ({
   token: (sha256: string) => `${prefix}token:${sha256}`,
   ownerTokens: (owner: string) => `${prefix}owner-tokens:${owner}`,
 });
+
+/**
+ * The deposits (deposits/), per ledger `{L}` (the value, not a hash tag: like the operation
+ * store's scripts, the scanner's step writes the shared `outbox` with them, so Redis Cluster
+ * needs the `{hash-tagged}` service prefix):
+ * - `deposit-cursor:{L}`       hash: the last block scanned (`height`, `hash`, `time`)
+ * - `deposit-blocks:{L}`       hash: height → hash of the blocks scanned within the reorg window
+ * - `deposit-window:{L}`       sorted set of deposits in those blocks, by height (a reorg finds them here)
+ * - `deposit-unconfirmed:{L}`  sorted set of DETECTED deposits by block height (the confirmation step)
+ * - `deposit-orphans:{L}`      sorted set of deposits whose block left the best chain, by that height
+ * - `deposit-lock:{L}`         the scanner's lock: the token of the one worker scanning the ledger
+ * - `deposit-node:{L}`         JSON: what the scanner last saw of the node (tip, lag, error), for /status
+ * - `deposit:{depositId}`      hash: one deposit (immutable `data` JSON, state, block, event counter)
+ * - `deposits-by-time`         sorted set of every deposit by detection time (the operator's list)
+ * - `vault-deposits:{vault}`   sorted set of a vault's deposits by detection time
+ */
+export interface DepositKeys {
+  cursor(ledgerId: string): string;
+  blocks(ledgerId: string): string;
+  window(ledgerId: string): string;
+  unconfirmed(ledgerId: string): string;
+  orphans(ledgerId: string): string;
+  lock(ledgerId: string): string;
+  node(ledgerId: string): string;
+  deposit(depositId: string): string;
+  readonly byTime: string;
+  byVault(vaultId: string): string;
+  /** The stream withdrawal events go to as well: one outbox, one dispatcher. */
+  readonly outbox: string;
+}
+
+export function depositKeys(prefix: string): DepositKeys {
+  return {
+    cursor: (l) => `${prefix}deposit-cursor:${l}`,
+    blocks: (l) => `${prefix}deposit-blocks:${l}`,
+    window: (l) => `${prefix}deposit-window:${l}`,
+    unconfirmed: (l) => `${prefix}deposit-unconfirmed:${l}`,
+    orphans: (l) => `${prefix}deposit-orphans:${l}`,
+    lock: (l) => `${prefix}deposit-lock:${l}`,
+    node: (l) => `${prefix}deposit-node:${l}`,
+    deposit: (id) => `${prefix}deposit:${id}`,
+    byTime: `${prefix}deposits-by-time`,
+    byVault: (v) => `${prefix}vault-deposits:${v}`,
+    outbox: operationKeys(prefix).outbox,
+  };
+}

@@ -9,7 +9,7 @@ import type { VaultRecord } from './vault-schema.js';
 
 const bip32 = BIP32Factory(ecc);
 
-function accountNode(record: VaultRecord): BIP32Interface {
+export function accountNode(record: VaultRecord): BIP32Interface {
   const b = record.bip44;
   if (!b) throw new Error('not a BIP44 vault');
   const key = parsePublicKeyArg(b.publicKey, 'secp256k1', 'bip44.publicKey');
@@ -18,9 +18,9 @@ function accountNode(record: VaultRecord): BIP32Interface {
 }
 
 /** `[address, uncompressed public key hex]` of one derived address, as the address index keeps it. */
-type Derived = [string, string];
+export type Derived = [string, string];
 
-function derive(adaptor: LedgerAdaptor, record: VaultRecord, node: BIP32Interface, change: Chain, index: number): Derived {
+export function derive(adaptor: LedgerAdaptor, record: VaultRecord, node: BIP32Interface, change: Chain, index: number): Derived {
   const compressed = node.derive(change).derive(index).publicKey;
   const publicKey: PublicKey = { scheme: 'secp256k1', bytes: Uint8Array.from(compressed) };
   return [adaptor.addressFromPublicKey(publicKey, record.addressFormat), Buffer.from(ecc.pointCompress(compressed, false)).toString('hex')];

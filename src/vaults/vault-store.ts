@@ -63,6 +63,11 @@ export class VaultStore {
     return record;
   }
 
+  /** How many vaults are registered (one ZCARD). */
+  async count(): Promise<number> {
+    return this.redis.zcard(this.indexKey);
+  }
+
   async list(offset: number, limit: number): Promise<{ total: number; items: VaultRecord[] }> {
     const [total, ids] = await Promise.all([this.redis.zcard(this.indexKey), this.redis.zrange(this.indexKey, offset, offset + limit - 1)]);
     if (ids.length === 0) return { total, items: [] };

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { isDepositEntry, parseDepositEntry } from '../deposits/deposit-events.js';
 import { parseOutboxEntry } from '../withdrawals/store/outbox.js';
 import type { WebhookService } from './webhook-service.js';
 
@@ -45,7 +46,7 @@ export function startOutboxDispatcher(opts: {
       for (const [id, fields] of entries) {
         let event;
         try {
-          event = parseOutboxEntry(fields);
+          event = isDepositEntry(fields) ? parseDepositEntry(fields) : parseOutboxEntry(fields);
         } catch (e) {
           // Only the store's scripts write the outbox; an entry that does not parse would block every later one.
           logger.error({ entryId: id, err: (e as Error).message }, 'unreadable outbox entry skipped');

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import { ConflictError, NotFoundError } from '../platform/errors.js';
+import type { DepositEvent } from '../deposits/deposit-events.js';
 import type { WithdrawalEvent } from '../withdrawals/store/outbox.js';
 import type { Delivery, DeliveryStore } from './delivery-store.js';
 import type { Subscription, SubscriptionStore } from './subscription-store.js';
@@ -47,8 +48,9 @@ export class WebhookService {
     await addDeliveryJob(this.deps.queue, d);
   }
 
-  /** Fans one outbox event out to the subscriptions that want it, each in its withdrawal's line. */
-  async dispatch(event: WithdrawalEvent, subscriptions: Subscription[]): Promise<number> {
+  /** Fans one outbox event out to the subscriptions that want it, each in its withdrawal's (deposit's) line. */
+  async dispatch(event: WithdrawalEvent | DepositEvent, subscriptions: Subscription[]): Promise<number> {
+    const line = 'depositId' in event ? { orderKey: event.depositId } : { orderKey: event.withdrawalId, operationID: event.withdrawal.operationID };
     const body = JSON.stringify(event);
     let count = 0;
     for (const sub of subscriptions) {
@@ -59,9 +61,8 @@ export class WebhookService {
           subscriptionId: sub.id,
           eventId: event.id,
           type: event.type,
-          orderKey: event.withdrawalId,
+          ...line,
           sequence: event.sequence,
-          operationID: event.withdrawal.operationID,
           createdAt: event.createdAt,
           body,
         },

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claimProfile } from '../../src/config/profile-marker.js';
 import { createStore } from '../../src/dev/custody-emulator/store.js';
+import { DepositStore } from '../../src/deposits/deposit-store.js';
 import { DashboardSessions } from '../../src/http/dashboard/dashboard-sessions.js';
 import { Reservations } from '../../src/ledger/reservations.js';
 import { Idempotency } from '../../src/withdrawals/store/idempotency.js';
@@ -100,6 +101,45 @@ describe('Redis key names stay as they are on disk', () => {
     await claimProfile(redis, p, 'production');
     const session = createHash('sha256').update(token, 'utf8').digest('hex');
     expect(await keysUnder(p)).toEqual(['vault:v1', 'vaults', 'idem:v1:retry-1', 'webhook-subscriptions', `dashboard:session:${session}`, 'profile'].sort());
+  });
+
+  it('deposits: per-ledger cursor, block window, orphans, lock, node view; a hash per deposit; lists by time; the shared outbox', async () => {
+    const p = `${prefix}dep:`;
+    const store = new DepositStore(redis, p);
+    await store.initCursor('ethdev', { height: 1, hash: '0x01', time: 0 });
+    const data = {
+      depositId: 'ethdev:0xaa:value',
+      ledgerId: 'ethdev',
+      vaultId: 'v1',
+      address: '0xbb',
+      txid: '0xaa',
+      index: 'value',
+      asset: 'ETH',
+      credited: true,
+      amount: '1',
+      baseUnits: '1',
+      from: [],
+    };
+    const block = { height: 2, hash: '0x02', parentHash: '0x01', time: 0, transfers: [] };
+    await store.apply('ethdev', { height: 1, hash: '0x01', time: 0 }, block, [data], { confirmations: 3, window: 10 });
+    await store.unwind('ethdev', { height: 2, hash: '0x02', time: 0 }, 2);
+    await store.lock('ethdev', 'token', 60_000);
+    await store.saveNodeView('ethdev', { at: '' });
+    expect(await keysUnder(p)).toEqual(
+      [
+        'deposit-cursor:ethdev',
+        'deposit-blocks:ethdev',
+        'deposit-orphans:ethdev',
+        'deposit-lock:ethdev',
+        'deposit-node:ethdev',
+        'deposit:ethdev:0xaa:value',
+        'deposits-by-time',
+        'vault-deposits:v1',
+        'outbox',
+      ].sort(),
+    );
+    expect(store.keys.window('ethdev')).toBe(`${p}deposit-window:ethdev`);
+    expect(store.keys.unconfirmed('ethdev')).toBe(`${p}deposit-unconfirmed:ethdev`);
   });
 
   it('the prefixes: the service, BullMQ, the sandbox custody emulator', async () => {

@@ -88,6 +88,13 @@ describe('on a Redis Cluster (three masters, hash-tagged prefix)', () => {
         res.map((r) => loop.waitFor(v.vaultId, r.body.operationID, (o) => o.status === 'CONFIRMED' || o.status === 'FAILED', 60_000)),
       );
       expect(done.map((d) => d.status)).toEqual(Array(12).fill('CONFIRMED'));
+      // The funding is a deposit: the scanner's step (cursor, deposit, outbox in one script) runs on the cluster.
+      const deposit = await until(
+        'the funding as a CONFIRMED deposit',
+        async () => (await loop.svc.call('GET', `/api/v1.0/vaults/${v.vaultId}/deposits?state=CONFIRMED`, { key: ADMIN_KEY })).body.items?.[0],
+        30_000,
+      );
+      expect(deposit).toMatchObject({ amount: '1', asset: 'ETH', vaultId: v.vaultId });
       const p = provider(chain.anvil.url);
       try {
         expect(await p.getTransactionCount(v.address, 'latest')).toBe(12);

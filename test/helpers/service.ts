@@ -94,7 +94,7 @@ export async function startTestService(
   const core = createCore(config, opts.logger ?? pino({ level: 'silent' }), client);
   const pipeline = opts.pipeline ? createPipeline(core) : undefined;
   const ext: AppExtensions = pipeline ? { routes: pipeline.routes, mount: pipeline.mount, ...opts.ext } : (opts.ext ?? {});
-  const health = pipeline ? { custody: () => pipeline.deps.custody.health(), ...opts.healthChecks } : opts.healthChecks;
+  const health = pipeline ? { custody: () => pipeline.deps.custody.health(), ...pipeline.deposits.healthChecks(), ...opts.healthChecks } : opts.healthChecks;
   const server: Server = await listen(core, ext, health, opts.port ?? 0);
   const workers = opts.workers && pipeline ? await pipeline.startWorkers() : undefined;
   const address = server.address();

@@ -226,6 +226,11 @@ describe('OpenAPI document against real responses', () => {
     await sample('GET', `/api/v1.0/admin/withdrawals?vaultId=${simVault.vaultId}&stuck=false&from=2020-01-01T00:00:00Z`, { key: ADMIN_KEY });
     await sample('GET', '/api/v1.0/admin/withdrawals?ledgerId=doge', { key: ADMIN_KEY });
     await sample('GET', '/api/v1.0/admin/withdrawals', { key: READ_KEY });
+    // Deposits: a vault's and the operator's lists (empty here; their items are sampled in test/deposits).
+    await sample('GET', `/api/v1.0/vaults/${simVault.vaultId}/deposits?state=DETECTED,CONFIRMED&limit=5`, { key: READ_KEY });
+    await sample('GET', '/api/v1.0/vaults/no-such-vault/deposits', { key: READ_KEY });
+    await sample('GET', '/api/v1.0/admin/deposits?ledgerId=ethdev&asset=ETH&from=2020-01-01T00:00:00Z', { key: ADMIN_KEY });
+    await sample('GET', '/api/v1.0/admin/deposits?ledgerId=doge', { key: ADMIN_KEY });
 
     // Webhooks, against a receiver on loopback (allowed in this service's configuration).
     const hooks = '/api/v1.0/admin/webhooks';

@@ -180,6 +180,9 @@ describe('the README sandbox walk-through, run with bash against npm start', { t
       out('8').filter((l) => !l.startsWith('{')),
       why,
     ).toEqual(['BROADCAST', 'BROADCAST', 'BROADCAST', 'CONFIRMED', 'original replaced, speed-up confirmed', 'FAILED', expect.stringMatching(/^cancelled: /)]);
+
+    // 9. Deposits: the faucet's two payments of step 2, CONFIRMED; the vault's own cancel of step 8 is none.
+    expect(out('9'), why).toEqual(['10 ETH, 500 DEMO']);
   }
 
   it('reaches what each step says', walkThrough);

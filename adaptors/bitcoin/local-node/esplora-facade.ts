@@ -138,6 +138,13 @@ async function addressStats(node: RegtestNode, address: string): Promise<Record<
   return { address, chain_stats: chain, mempool_stats: mempool };
 }
 
+/** A block by hash as bcoin's `getblock` RPC shows it (its transactions as txids); 404 as Esplora for one it does not have. */
+async function blockInfo(node: RegtestNode, hash: string): Promise<{ hash: string; height: number; previousblockhash?: string; time: number; tx: string[] }> {
+  const r = await node.node.rpc.call({ method: 'getblock', params: [hash, true, false] }, []);
+  if (r.error || !r.result) throw new HttpError(404, 'Block not found');
+  return r.result as { hash: string; height: number; previousblockhash?: string; time: number; tx: string[] };
+}
+
 async function route(node: RegtestNode, method: string, path: string, body: string): Promise<{ status?: number; json?: unknown; text?: string }> {
   let m: RegExpExecArray | null;
   if (method === 'GET' && path === '/blocks/tip/height') return { text: String(node.height) };
@@ -146,6 +153,17 @@ async function route(node: RegtestNode, method: string, path: string, body: stri
     const hash = h <= node.height ? await node.node.chain.getHash(h) : null;
     if (!hash) throw new HttpError(404, 'Block not found');
     return { text: revHex(hash) };
+  }
+  if (method === 'GET' && path === '/blocks/tip/hash') return { text: await node.blockHash(node.height) };
+  if (method === 'GET' && (m = /^\/block\/([0-9a-f]{64})$/.exec(path))) {
+    const b = await blockInfo(node, m[1] as string);
+    return { json: { id: b.hash, height: b.height, previousblockhash: b.previousblockhash ?? null, timestamp: b.time, tx_count: b.tx.length } };
+  }
+  if (method === 'GET' && (m = /^\/block\/([0-9a-f]{64})\/txs\/(\d+)$/.exec(path))) {
+    // Esplora pages a block's transactions 25 at a time, each with its inputs' prevouts.
+    const b = await blockInfo(node, m[1] as string);
+    const page = b.tx.slice(Number(m[2]), Number(m[2]) + 25);
+    return { json: await Promise.all(page.map(async (txid) => txJson(node, await meta(node, txid)))) };
   }
   if (method === 'GET' && (m = /^\/address\/([^/]+)\/utxo$/.exec(path))) {
     const address = decodeURIComponent(m[1] as string);

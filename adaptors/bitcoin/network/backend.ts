@@ -105,4 +105,24 @@ export interface BitcoinBackend {
   spendInRecentBlocks?(txid: string, vout: number, depth: number): Promise<{ spender: string; confirmations: number } | undefined>;
   /** Why the back end cannot answer `txStatus` for mined transactions (e.g. no txindex), or undefined when it can. */
   indexProblem?(): Promise<string | undefined>;
+  /** The best chain's tip: height and hash (for the deposit scanner). Absent where the back end cannot read blocks. */
+  tip?(): Promise<{ height: number; hash: string }>;
+  /** The best chain's block at `height` with every transaction's outputs and its inputs' addresses; undefined past the tip. */
+  blockAt?(height: number): Promise<BackendBlock | undefined>;
+}
+
+/** A block as the deposit scanner reads it. */
+export interface BackendBlock {
+  hash: string;
+  height: number;
+  parentHash: string;
+  /** Seconds since epoch. */
+  time: number;
+  txs: {
+    txid: string;
+    coinbase: boolean;
+    /** Addresses of the outputs the inputs spend (those with a standard script). */
+    from: string[];
+    outputs: { address?: string; value: bigint }[];
+  }[];
 }

@@ -1,5 +1,5 @@
 import { UpstreamError } from '../../../src/platform/errors.js';
-import { BroadcastRejected, type BackendTxStatus, type BitcoinBackend, type Outspend, type Prevout, type Utxo } from './backend.js';
+import { BroadcastRejected, type BackendBlock, type BackendTxStatus, type BitcoinBackend, type Outspend, type Prevout, type Utxo } from './backend.js';
 import { httpRequest, parseJson } from './http.js';
 
 /** Shapes of the Esplora REST API (github.com/Blockstream/esplora/blob/master/API.md). */
@@ -30,7 +30,18 @@ interface EsploraAddress {
 interface EsploraTx {
   txid: string;
   vin: { txid: string; vout: number; is_coinbase: boolean; prevout: { scriptpubkey_address?: string } | null }[];
+  vout?: { scriptpubkey_address?: string; value: number }[];
 }
+interface EsploraBlock {
+  id: string;
+  height: number;
+  previousblockhash: string | null;
+  timestamp: number;
+  tx_count: number;
+}
+
+/** Esplora's page size of `/block/:hash/txs/:start`. */
+const BLOCK_TXS_PAGE = 25;
 
 /** Esplora's broadcast error: `sendrawtransaction RPC error: {"code":-26,"message":"…"}`. */
 function rejectionReason(text: string): { reason: string; code?: number } {
@@ -175,5 +186,34 @@ export class EsploraBackend implements BitcoinBackend {
   /** Raw hex of a known transaction (tests and diagnostics). */
   async txHex(txid: string): Promise<string | undefined> {
     return (await this.get(`/tx/${txid}/hex`, true))?.trim();
+  }
+
+  async tip(): Promise<{ height: number; hash: string }> {
+    const hash = ((await this.get('/blocks/tip/hash')) as string).trim();
+    return { height: (await this.getJson<EsploraBlock>(`/block/${hash}`)).height, hash };
+  }
+
+  /**
+   * The block at `height` and its transactions with their prevouts: `/block-height`, `/block`,
+   * then the pages of `/block/:hash/txs/:start` (25 transactions each) side by side.
+   */
+  async blockAt(height: number): Promise<BackendBlock | undefined> {
+    const hash = (await this.get(`/block-height/${height}`, true))?.trim();
+    if (!hash) return undefined;
+    const b = await this.getJson<EsploraBlock>(`/block/${hash}`);
+    const starts = Array.from({ length: Math.ceil(b.tx_count / BLOCK_TXS_PAGE) }, (_, i) => i * BLOCK_TXS_PAGE);
+    const pages = await Promise.all(starts.map((start) => this.getJson<EsploraTx[]>(`/block/${hash}/txs/${start}`)));
+    return {
+      hash: b.id,
+      height: b.height,
+      parentHash: b.previousblockhash ?? '',
+      time: b.timestamp,
+      txs: pages.flat().map((tx) => ({
+        txid: tx.txid,
+        coinbase: tx.vin.some((i) => i.is_coinbase),
+        from: tx.vin.flatMap((i) => (i.prevout?.scriptpubkey_address ? [i.prevout.scriptpubkey_address] : [])),
+        outputs: (tx.vout ?? []).map((o) => ({ ...(o.scriptpubkey_address ? { address: o.scriptpubkey_address } : {}), value: BigInt(o.value) })),
+      })),
+    };
   }
 }

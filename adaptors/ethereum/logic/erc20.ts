@@ -22,7 +22,7 @@ export function transferRecipient(data: string): string | undefined {
 }
 
 /** `from` and `to` of a `Transfer` log: indexed as ERC-20 declares them, or in the data as some early tokens declared the event. */
-function transferParties(log: ReceiptLog): [string, string] | undefined {
+export function transferParties(log: ReceiptLog): [string, string] | undefined {
   if (log.topics[0]?.toLowerCase() !== TRANSFER_TOPIC) return undefined;
   if (log.topics.length === 3) return [log.topics[1] as string, log.topics[2] as string];
   if (log.topics.length === 1 && log.data && log.data.length === 2 + 3 * 64) {

@@ -1,3 +1,4 @@
+import { ledgerPayments } from './payments-json.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StrKey } from '@stellar/stellar-sdk';
 import { submitEnvelope } from './apply.js';
@@ -149,6 +150,13 @@ export function handler(routes: Routes) {
           _links: { self: { href: `${base}/ledgers?${url.searchParams.toString()}` } },
           _embedded: { records: list.map((h) => ledgerJson(base, h)) },
         });
+      }
+      const payments = /^\/ledgers\/(\d+)\/payments$/.exec(path);
+      if (req.method === 'GET' && payments) {
+        // One page holds a ledger's payments here: the simulator closes a ledger per transaction.
+        if (!state.ledger(Number(payments[1]))) return answer(notFound());
+        const records = url.searchParams.get('cursor') ? [] : ledgerPayments(state, passphrase, Number(payments[1]));
+        return send(res, 200, { _links: { self: { href: `${base}${path}?${url.searchParams.toString()}` } }, _embedded: { records } });
       }
       const ledger = /^\/ledgers\/(\d+)$/.exec(path);
       if (req.method === 'GET' && ledger) {

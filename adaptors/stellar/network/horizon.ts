@@ -30,8 +30,33 @@ export interface HorizonAccount {
 export interface HorizonLedger {
   sequence: number;
   closed_at: string;
+  hash?: string;
+  prev_hash?: string;
   base_fee_in_stroops: number;
   base_reserve_in_stroops: number;
+}
+
+/** A payment operation as `/ledgers/{sequence}/payments?join=transactions` lists it. */
+export interface HorizonPayment {
+  id: string;
+  paging_token: string;
+  type: string;
+  transaction_hash: string;
+  transaction_successful?: boolean;
+  source_account: string;
+  /** payment, path payments */
+  from?: string;
+  to?: string;
+  to_muxed_id?: string;
+  amount?: string;
+  asset_type?: string;
+  asset_code?: string;
+  asset_issuer?: string;
+  /** create_account */
+  account?: string;
+  funder?: string;
+  starting_balance?: string;
+  transaction?: { memo_type?: string; memo?: string };
 }
 
 export interface HorizonFeeStats {
@@ -204,6 +229,22 @@ export class HorizonClient {
       },
     );
     return page?._embedded?.records ?? [];
+  }
+
+  /**
+   * Every payment operation (payment, create_account, path payments…) of ledger `sequence`'s
+   * successful transactions, each with its transaction (memo), a page of 200 at a time.
+   */
+  async ledgerPayments(sequence: number): Promise<HorizonPayment[]> {
+    const out: HorizonPayment[] = [];
+    for (let cursor = ''; ;) {
+      const query = new URLSearchParams({ limit: '200', order: 'asc', include_failed: 'false', join: 'transactions', ...(cursor ? { cursor } : {}) });
+      const page = await this.request<{ _embedded?: { records?: HorizonPayment[] } }>(`/ledgers/${sequence}/payments?${query.toString()}`);
+      const records = page?._embedded?.records ?? [];
+      out.push(...records);
+      if (records.length < 200) return out;
+      cursor = (records.at(-1) as HorizonPayment).paging_token;
+    }
   }
 
   /** Synchronous submission: answers once the transaction is in a ledger, or with its result codes. */

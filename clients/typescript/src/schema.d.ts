@@ -382,6 +382,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1.0/vaults/{vaultId}/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A vault's deposits, newest first: DETECTED, CONFIRMED at the ledger's confirmations, or REVERTED by a reorganisation */
+        get: operations["getVaultsVaultIdDeposits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/admin/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Deposits of every vault, newest first, filtered by ledger, vault, asset, state and detection time */
+        get: operations["getAdminDeposits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/queues": {
         parameters: {
             query?: never;
@@ -512,6 +546,48 @@ export interface components {
             createdAt: string;
             /** @description The event exactly as sent */
             event: unknown;
+        };
+        Deposit: {
+            /** @description `{ledgerId}:{txid}:{index}`: where the value is on chain, the same whatever block holds it */
+            depositId: string;
+            ledgerId: string;
+            vaultId: string;
+            /** @description The vault's address that received */
+            address: string;
+            txid: string;
+            /** @description Position in the transaction: `out:N` (Bitcoin output), `value` or `log:N` (Ethereum), `op:N` (Stellar), `ix:N` (Solana) */
+            index: string;
+            /** @description The asset's symbol, or the token's contract / id when the ledger is not configured with it (then credited is false) */
+            asset: string;
+            /** @description False for a token that is not configured: recorded, not to be credited */
+            credited: boolean;
+            /** @description In asset units (1.5), as balances show them; in base units when credited is false (the token's decimals are unknown) */
+            amount: string;
+            /** @description The amount in base units (wei, satoshis, stroops, lamports) */
+            baseUnits: string;
+            from: string[];
+            /** @description The memo the payment carried (Stellar): exchanges route deposits by it */
+            memo?: string;
+            /** @description The muxed account id the payment named (Stellar M… addresses) */
+            muxedId?: string;
+            /** @description The token account that received, when not the address itself (a Solana associated token account) */
+            account?: string;
+            /** @description BIP44 vaults: change/index of the receiving address */
+            path?: string;
+            /** @enum {string} */
+            state: "DETECTED" | "CONFIRMED" | "REVERTED";
+            blockHeight: number;
+            blockHash: string;
+            /** @description Time of the block that holds it (ISO 8601) */
+            blockTime: string;
+            /** @description Blocks on top of and including its block, as far as the scanner has read (absent once REVERTED) */
+            confirmations?: number;
+            /** @description Its block left the best chain after it was CONFIRMED: look at it by hand */
+            reorganisedAfterConfirmation?: boolean;
+            detectedAt: string;
+            confirmedAt?: string;
+            revertedAt?: string;
+            updatedAt: string;
         };
     };
     responses: never;
@@ -2558,7 +2634,7 @@ export interface operations {
                 "application/json": {
                     /** @description http(s) URL; loopback, link-local and private addresses are refused unless WEBHOOK_ALLOW_PRIVATE */
                     url: string;
-                    /** @description Event types, or * for all: *, withdrawal.created, withdrawal.sign_requested, withdrawal.signed, withdrawal.broadcast, withdrawal.confirmed, withdrawal.failed */
+                    /** @description Event types, or * for all: *, withdrawal.created, withdrawal.sign_requested, withdrawal.signed, withdrawal.broadcast, withdrawal.confirmed, withdrawal.failed, deposit.detected, deposit.confirmed, deposit.reverted */
                     events: string[];
                     /** @description HMAC secret; generated when absent */
                     secret?: string;
@@ -2879,6 +2955,164 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getVaultsVaultIdDeposits: {
+        parameters: {
+            query?: {
+                /** @description One or more of DETECTED, CONFIRMED, REVERTED (comma-separated or repeated) */
+                state?: string | string[];
+                ledgerId?: string;
+                /** @description The asset's symbol, or an unconfigured token's id */
+                asset?: string;
+                /** @description Detected at or after (ISO 8601) */
+                from?: string;
+                /** @description Detected at or before (ISO 8601) */
+                to?: string;
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                vaultId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Deposit"][];
+                        /** @description Present while more may follow; a page can be shorter than limit when few deposits match */
+                        nextCursor?: string;
+                    };
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getAdminDeposits: {
+        parameters: {
+            query?: {
+                /** @description One or more of DETECTED, CONFIRMED, REVERTED (comma-separated or repeated) */
+                state?: string | string[];
+                ledgerId?: string;
+                /** @description The asset's symbol, or an unconfigured token's id */
+                asset?: string;
+                /** @description Detected at or after (ISO 8601) */
+                from?: string;
+                /** @description Detected at or before (ISO 8601) */
+                to?: string;
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                vaultId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Deposit"][];
+                        /** @description Present while more may follow; a page can be shorter than limit when few deposits match */
+                        nextCursor?: string;
+                    };
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

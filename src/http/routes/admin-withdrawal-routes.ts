@@ -12,7 +12,7 @@ import { withdrawalStatusSchema } from './withdrawal-routes.js';
 const SCAN_BUDGET = 5000;
 const BATCH = 200;
 
-const isoTime = (name: string) =>
+export const isoTime = (name: string) =>
   z
     .string()
     .max(40)

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEPOSIT_EVENT_TYPES } from '../../deposits/deposit-events.js';
 import { WITHDRAWAL_EVENT_TYPES } from '../../withdrawals/store/outbox.js';
 import { DELIVERY_STATUSES, type Delivery } from '../../webhooks/delivery-store.js';
 import { withoutSecret } from '../../webhooks/subscription-store.js';
@@ -6,7 +7,7 @@ import type { WebhookService } from '../../webhooks/webhook-service.js';
 import { defineRoute } from '../route.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 
-const EVENT_CHOICES = ['*', ...WITHDRAWAL_EVENT_TYPES];
+const EVENT_CHOICES = ['*', ...WITHDRAWAL_EVENT_TYPES, ...DEPOSIT_EVENT_TYPES];
 
 const subscriptionSchema = z
   .object({ id: z.string(), url: z.string(), events: z.array(z.string()), description: z.string().optional(), createdAt: z.string() })

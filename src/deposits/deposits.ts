@@ -1,0 +1,93 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config/load-config.js';
+import type { LedgerRegistry } from '../ledger/registry.js';
+import type { Metrics } from '../platform/metrics.js';
+import type { VaultStore } from '../vaults/vault-store.js';
+import { createDepositQueue, startDepositWorker, type ScanJob } from './deposit-jobs.js';
+import { DepositStore } from './deposit-store.js';
+import { LedgerScanner } from './scan-ledger.js';
+
+/** How often a scanner reads the vault registry again at the latest (it also does when the number of vaults changes). */
+const WATCH_REFRESH_MS = 30_000;
+
+export interface Deposits {
+  store: DepositStore;
+  queue: Queue<ScanJob>;
+  /** Ledgers with a deposit source. */
+  ledgers: string[];
+  /** One check per scanned ledger for /status: unhealthy while its scan waits (node down or behind, a reorg too deep). */
+  healthChecks(): Record<string, () => Promise<{ healthy: boolean; errorMessage?: string }>>;
+  /** The scan worker and schedules (worker processes). */
+  start(): Promise<{ running(): boolean; close(): Promise<void> }>;
+  close(): Promise<void>;
+}
+
+/** Deposit detection for every configured ledger whose adaptor offers a deposit source. */
+export function createDeposits(opts: {
+  redis: Redis;
+  prefix: string;
+  config: Config;
+  logger: Logger;
+  registry: LedgerRegistry;
+  vaults: VaultStore;
+  metrics?: Metrics;
+}): Deposits {
+  const { redis, prefix, config, logger, registry, vaults, metrics } = opts;
+  const store = new DepositStore(redis, prefix);
+  const queue = createDepositQueue(redis, config);
+  queue.on('error', (err) => logger.debug({ err: err.message, queue: queue.name }, 'queue connection error'));
+  const ledgers = registry.list().filter((a) => a.depositSource);
+  return {
+    store,
+    queue,
+    ledgers: ledgers.map((a) => a.ledgerId),
+    healthChecks: () =>
+      Object.fromEntries(
+        ledgers.map((a) => [
+          `deposits:${a.ledgerId}`,
+          async () => {
+            const view = await store.nodeView(a.ledgerId);
+            if (!view) return { healthy: true };
+            return view.waiting ? { healthy: false, errorMessage: view.waiting } : { healthy: true };
+          },
+        ]),
+      ),
+    start: () => {
+      const scanners = new Map(
+        ledgers.map((a) => [
+          a.ledgerId,
+          new LedgerScanner(
+            a,
+            a.depositSource!,
+            {
+              store,
+              vaults,
+              logger,
+              observer: {
+                applied: (ledger, r) => {
+                  metrics?.depositBlocks.inc({ ledger });
+                  for (const [event, n] of Object.entries({
+                    detected: r.detected,
+                    confirmed: r.confirmed,
+                    reverted: r.reverted,
+                    reorganised_after_confirmation: r.reorganisedAfterConfirmation,
+                  }))
+                    if (n) metrics?.deposits.inc({ ledger, event }, n);
+                },
+                lag: (ledger, blocks, seconds) => {
+                  metrics?.depositLag.set({ ledger, unit: 'blocks' }, blocks);
+                  metrics?.depositLag.set({ ledger, unit: 'seconds' }, seconds);
+                },
+              },
+            },
+            { window: config.depositReorgWindow, gapLimit: config.bip44GapLimit, refreshMs: WATCH_REFRESH_MS, startAfter: config.depositStart?.[a.ledgerId] },
+          ),
+        ]),
+      );
+      return startDepositWorker({ config, logger, queue, store, scanners });
+    },
+    close: () => queue.close(),
+  };
+}
