@@ -88,6 +88,8 @@ describe('secp256k1 callback signatures', () => {
       ).toBe('malformed-signature');
     }
     expect(reasonOf(() => verifySecp256k1(DIGEST, 42 as unknown as string, 1, key))).toBe('malformed-signature');
+    // Not a string, even one that reads as the signature.
+    expect(reasonOf(() => verifySecp256k1(DIGEST, { toString: () => SIG } as unknown as string, 1, key))).toBe('malformed-signature');
     // 0x-prefixed hex is the same signature.
     expect(verifySecp256k1(DIGEST, `0x${SIG}`, 1, key).recoveryId).toBe(1);
   });
@@ -104,6 +106,28 @@ describe('secp256k1 callback signatures', () => {
     // The twin keeps r and takes N - s, padded to 32 bytes.
     expect(Buffer.from(otherS(withS(SECP256K1_N - 1n))).toString('hex')).toBe(`${SIG.slice(0, 64).toLowerCase()}${'0'.repeat(63)}1`);
     expect(Buffer.from(otherS(otherS(Buffer.from(SIG, 'hex')))).toString('hex')).toBe(SIG.toLowerCase());
+  });
+
+  it('keeps an S of exactly half the order, the highest low S, as it is', () => {
+    // Any r that is a curve point's x, any S and digest are a valid signature of the key they recover to.
+    const half = SECP256K1_N >> 1n;
+    const sig = Uint8Array.from(Buffer.from(`${SIG.slice(0, 64)}${half.toString(16).padStart(64, '0')}`, 'hex'));
+    const signer = ecc.recover(DIGEST, sig, 0, true)!;
+    const r = verifySecp256k1(DIGEST, Buffer.from(sig).toString('hex'), 0, { scheme: 'secp256k1', bytes: signer });
+    expect({ recoveryId: r.recoveryId, signature: Buffer.from(r.signature).toString('hex') }).toEqual({
+      recoveryId: 0,
+      signature: Buffer.from(sig).toString('hex'),
+    });
+  });
+
+  it('says what was refused', () => {
+    expect(() =>
+      verifySecp256k1(DIGEST, SIG, 1, parsePublicKey(toCustodyKeyId({ scheme: 'secp256k1', bytes: ecc.pointFromScalar(Buffer.alloc(32, 7))! }), 'secp256k1')),
+    ).toThrowError('signature does not verify against the stored key and digest');
+    expect(() => verifySecp256k1(DIGEST, SIG, 5, key)).toThrowError('v must be 0, 1, 27 or 28, got 5');
+    expect(() => verifySecp256k1(DIGEST, 'ab', 1, key)).toThrowError('signature must be 64 bytes r||s in hex');
+    expect(() => verifySecp256k1(DIGEST, '00'.repeat(64), 1, key)).toThrowError('signature r or s out of range');
+    expect(() => verifySecp256k1(DIGEST.subarray(1), SIG, 1, key)).toThrowError('digest must be 32 bytes');
   });
 
   it('verifies through verifySignature by the key scheme, v 0 when none is given', () => {
