@@ -3,7 +3,8 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // clients/*/src/schema.d.ts is generated (npm run client:generate); clients/*/dist is its build.
-  { ignores: ['node_modules/', 'dist/', 'coverage/', 'bench/results/', 'faults/results/', 'clients/*/dist/', 'clients/*/src/schema.d.ts'] },
+  // .stryker/ holds the mutation runs' sandboxes and reports (npm run mutate).
+  { ignores: ['node_modules/', 'dist/', 'coverage/', '.stryker/', 'bench/results/', 'faults/results/', 'clients/*/dist/', 'clients/*/src/schema.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

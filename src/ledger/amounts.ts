@@ -6,23 +6,23 @@ import { InvalidArgumentError } from '../platform/errors.js';
  */
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
-const EXPONENT = /^(\d+)(?:\.(\d+))?e([+-]?\d+)$/i;
+/** How JavaScript writes a number in exponent form: one digit, a fraction maybe, a signed exponent. */
+const EXPONENT = /^(\d)(?:\.(\d+))?e([+-]\d+)$/;
 
 /** A JSON number is only trusted while its shortest text names one decimal exactly. */
 const MAX_NUMBER_SIGNIFICANT_DIGITS = 15;
 
-/** Expands `1.5e-7` into `0.00000015` without arithmetic on floats. */
+/**
+ * Expands `1.5e-7` into `0.00000015` without arithmetic on floats. JavaScript writes a number in
+ * exponent form only below 1e-6 and from 1e21, with a non-zero first digit (ECMAScript
+ * Number::toString), so the point lands before every digit or after them all.
+ */
 function expandExponent(text: string): string {
   const m = EXPONENT.exec(text);
   if (!m) return text;
-  const intPart = m[1] ?? '';
-  const fracPart = m[2] ?? '';
-  const exp = Number(m[3]);
-  const digits = (intPart + fracPart).replace(/^0+(?=\d)/, '');
-  const point = intPart.replace(/^0+(?=\d)/, '').length + exp;
-  if (point <= 0) return `0.${'0'.repeat(-point)}${digits}`;
-  if (point >= digits.length) return digits + '0'.repeat(point - digits.length);
-  return `${digits.slice(0, point)}.${digits.slice(point)}`;
+  const digits = (m[1] as string) + (m[2] ?? '');
+  const point = 1 + Number(m[3]);
+  return point < 0 ? `0.${'0'.repeat(-point)}${digits}` : digits + '0'.repeat(point - digits.length);
 }
 
 function significantDigits(text: string): number {
@@ -51,7 +51,7 @@ export function parseAmount(input: unknown, decimals: number, what = 'amount'): 
   if (text.startsWith('-')) throw new InvalidArgumentError(`${what} must be positive, got ${text}`);
   const m = DECIMAL.exec(text);
   if (!m) throw new InvalidArgumentError(`${what} ${JSON.stringify(text)} is not a decimal number`);
-  const intPart = m[1] ?? '0';
+  const intPart = m[1] as string;
   const frac = (m[2] ?? '').replace(/0+$/, '');
   if (frac.length > decimals) {
     throw new InvalidArgumentError(`${what} ${text} has ${frac.length} decimal places; this asset allows at most ${decimals}`);

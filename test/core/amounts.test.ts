@@ -13,6 +13,18 @@ describe('parseAmount', () => {
     [1e-7, 8, 10n],
     [1.5e3, 0, 1500n],
     [123.456, 3, 123456n],
+    // Trailing zeros past the asset's decimals say nothing more.
+    ['1.500', 1, 15n],
+    ['007.10', 2, 710n],
+    // A JSON number in exponent form (as JavaScript writes below 1e-6 and from 1e21), expanded without floats.
+    [1.23e-7, 9, 123n],
+    [5e-7, 7, 5n],
+    [1e21, 0, 10n ** 21n],
+    [1.2345e21, 2, 12345n * 10n ** 19n],
+    // Fifteen significant digits are exact in a JSON number; zeros around them do not count.
+    [123456789012345, 0, 123456789012345n],
+    [0.000123456789012345, 18, 123456789012345n],
+    [1e18, 0, 10n ** 18n],
   ] as const)('%s with %i decimals → %s', (input, decimals, expected) => {
     expect(parseAmount(input, decimals)).toBe(expected);
   });
@@ -34,11 +46,28 @@ describe('parseAmount', () => {
     [Number.NaN, 'finite'],
     [-0.5, 'positive'],
     [Number('12345678901234567890'), 'as a decimal string'],
+    [1234567890123456, 'as a decimal string'],
+    [0.1234567890123456, 'as a decimal string'],
+    [Number.POSITIVE_INFINITY, 'finite'],
+    [1e-7, 'at most 2'],
     [null, 'positive decimal'],
     [{}, 'positive decimal'],
   ] as const)('%s → 422 (%s)', (input, message) => {
     expect(() => parseAmount(input, 2)).toThrowError(InvalidArgumentError);
     expect(() => parseAmount(input, 2)).toThrowError(message);
+  });
+
+  it('names what it parsed and why it refused it', () => {
+    expect(() => parseAmount('1.123', 2, 'fee')).toThrowError('fee 1.123 has 3 decimal places; this asset allows at most 2');
+    expect(() => parseAmount('-1', 2, 'fee')).toThrowError('fee must be positive, got -1');
+    expect(() => parseAmount('x', 2, 'fee')).toThrowError('fee "x" is not a decimal number');
+    expect(() => parseAmount('0', 2, 'fee')).toThrowError('fee must be greater than zero');
+    expect(() => parseAmount(Number.NaN, 2, 'fee')).toThrowError('fee must be a finite number');
+    expect(() => parseAmount(true, 2, 'fee')).toThrowError('fee must be a positive decimal number or string');
+    expect(() => parseAmount(1234567890123456, 2, 'fee')).toThrowError(
+      'fee 1234567890123456 has more significant digits than a JSON number carries exactly; send it as a decimal string',
+    );
+    expect(() => parseAmount('1.123', 2)).toThrowError(/: amount 1\.123 has/);
   });
 });
 
@@ -50,6 +79,12 @@ describe('formatAmount', () => {
     [0n, 8, '0'],
     [-150n, 2, '-1.5'],
     [42n, 0, '42'],
+    [4200n, 0, '4200'],
+    [5n, 2, '0.05'],
+    [100n, 2, '1'],
+    [1050n, 3, '1.05'],
+    [-1n, 18, '-0.000000000000000001'],
+    [-100n, 2, '-1'],
   ] as const)('%s / 10^%i → %s', (units, decimals, text) => {
     expect(formatAmount(units, decimals)).toBe(text);
     if (units > 0n) expect(parseAmount(text, decimals)).toBe(units);

@@ -81,6 +81,9 @@ describe('ed25519 signatures (RFC 8032 test vectors)', () => {
         for (const bit of [0, 7, 255, 256, 300, 500]) {
           expect(refusal(() => verifyEd25519(bytes(v.message), flip(v.signature, bit), key))).toBe('bad-signature');
         }
+        expect(() => verifyEd25519(bytes(v.message), flip(v.signature, 0), key)).toThrowError(
+          'ed25519 signature does not verify against the stored key and digest',
+        );
       });
 
       it('refuses another message: one bit flipped, or one byte more', () => {

@@ -20,11 +20,10 @@ describe('a Redis that accepts connections but never answers', () => {
 
   it('fails a request-path command after the command timeout instead of hanging', async () => {
     const redis = connectRedis(url, pino({ level: 'silent' }), 'unresponsive');
-    const started = Date.now();
+    // A hang would hold the test to its own timeout; the answer is the client's command timeout.
     const err = await redis.get('anything').catch((e: Error) => e);
     redis.disconnect();
     expect(err).toBeInstanceOf(Error);
-    expect((err as Error).message).toMatch(/timed out/i);
-    expect(Date.now() - started).toBeLessThan(15_000);
+    expect((err as Error).message).toMatch(/^Command timed out$/);
   });
 });

@@ -45,6 +45,16 @@ describe('secp256k1 recovery and verification', () => {
     }
   });
 
+  it('verifies nothing, without throwing, against a key that is no curve point', () => {
+    const digest = randomBytes(32);
+    const { signature } = ecc.signRecoverable(digest, randomBytes(32));
+    const notAKey = Uint8Array.from([0x02, ...new Uint8Array(32).fill(0xff)]);
+    for (const impl of [secp256k1, wasmSecp256k1]) {
+      expect(impl.verify(digest, signature, notAKey)).toBe(false);
+      expect(impl.verify(digest, signature, new Uint8Array(33))).toBe(false);
+    }
+  });
+
   it('recovers nothing where r is no curve point, like tiny-secp256k1', () => {
     const digest = randomBytes(32);
     // r = 5: no point of the curve has x = 5 (x³ + 7 is no square mod p).

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { SendOrderBook, waitDelayMs } from '../../src/withdrawals/sending/send-order.js';
 import { testRedis } from '../helpers/redis.js';
 
@@ -69,8 +69,9 @@ describe('send-order book', () => {
     expect((await book.readyAndTryLock('ethdev', '0x123', 0n, 'op-0', 'dead')).locked).toBe(true);
     expect(await book.extend('ethdev', '0x123', 'dead')).toBe(true);
     expect(await book.extend('ethdev', '0x123', 'other')).toBe(false);
-    await redis.pexpire(`${prefix}send-lock:{ethdev:0x123}`, 1);
-    await new Promise((r) => setTimeout(r, 20));
+    const lock = `${prefix}send-lock:{ethdev:0x123}`;
+    await redis.pexpire(lock, 1);
+    await vi.waitUntil(async () => (await redis.exists(lock)) === 0, { timeout: 10_000, interval: 5 });
     expect((await book.readyAndTryLock('ethdev', '0x123', 0n, 'op-0', 'alive')).locked).toBe(true);
     expect(await book.extend('ethdev', '0x123', 'dead')).toBe(false);
   });

@@ -1,5 +1,7 @@
 import { scryptSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tokenHash } from '../../src/dev/custody-emulator/auth.js';
+import { emulatorKeys } from '../../src/platform/redis-keys.js';
 import { ADMIN, dropPrefix, expectProblem, startHarness, type Harness } from './harness.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -132,7 +134,8 @@ describe('custody emulator authentication', () => {
     const clock = { now: Date.parse('2020-01-01T00:00:00Z') };
     const h = await setup(clock);
     const token = (await h.login()).json.access_token as string;
-    await new Promise((r) => setTimeout(r, 50));
+    // Redis keeps the token for the emulator clock's 20 minutes (measured on the wall clock, it would already be gone).
+    expect(await h.redis.pttl(emulatorKeys(h.prefix).token(tokenHash(token)))).toBeGreaterThan(19 * 60 * 1000);
     expect((await h.call('GET', '/accounts', undefined, { token })).status).toBe(200);
     clock.now += 19 * 60 * 1000;
     expect((await h.call('GET', '/accounts', undefined, { token })).status).toBe(200);

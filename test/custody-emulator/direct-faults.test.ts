@@ -96,8 +96,8 @@ describe('in-memory custody emulator: faults set directly', () => {
 
   it('dropCallback never delivers, yet the operation is COMPLETED; a resend after clearing delivers', async () => {
     const { receiver, custody, vault, client, operationID } = await signWith({ dropCallback: true });
+    // Settled: every delivery attempt, dropped ones included, has finished.
     await custody.control.settled();
-    await new Promise((r) => setTimeout(r, 30));
     expect(receiver.hits()).toBe(0);
     expect(await client.getSignOperation(operationID)).toMatchObject({ status: 'COMPLETED', isApproved: true });
     custody.control.setFaults({}, vault.vaultId);

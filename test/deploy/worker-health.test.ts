@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/dev/free-port.js';
 import { startWorkerHealthServer, workerStatus, type WorkerHealthDeps } from '../../src/http/worker-health-server.js';
 import { httpCaller, startTestService, type TestService } from '../helpers/service.js';
+import { until } from '../pipeline/support.js';
 
 /** The worker process's /status and /metrics, served by real queue workers on the run's real Redis. */
 describe('worker health and metrics endpoint', () => {
@@ -38,11 +39,14 @@ describe('worker health and metrics endpoint', () => {
 
   it('serves the Prometheus metrics of the jobs this process ran', async () => {
     // The reconciliation job runs every second in this worker; its duration is counted here.
-    let text = '';
-    for (let i = 0; i < 100 && !/byow_job_duration_seconds_count\{queue="reconcile",outcome="completed"\} [1-9]/.test(text); i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      text = (await call('GET', '/metrics')).body as string;
-    }
+    const text = await until(
+      'a completed reconciliation counted',
+      async () => {
+        const metrics = (await call('GET', '/metrics')).body as string;
+        return /byow_job_duration_seconds_count\{queue="reconcile",outcome="completed"\} [1-9]/.test(metrics) && metrics;
+      },
+      30_000,
+    );
     expect(text).toMatch(/byow_job_duration_seconds_count\{queue="reconcile",outcome="completed"\} [1-9]/);
     expect(text).toMatch(/byow_queue_jobs\{queue="broadcast",state="waiting"\} 0/);
   });

@@ -7,7 +7,7 @@ import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
 import { operationFor, responseErrors, type OpenApiDoc } from '../helpers/openapi.js';
 import { ADMIN_KEY, READ_KEY, WITHDRAW_KEY } from '../helpers/service.js';
-import { postCallback, signedCallbackBody } from '../pipeline/support.js';
+import { postCallback, signedCallbackBody, until } from '../pipeline/support.js';
 
 const RECIPIENT = '0x00000000000000000000000000000000000000C1';
 
@@ -28,17 +28,6 @@ async function startWebhookReceiver(): Promise<{ url: string; close(): Promise<v
         server.closeAllConnections();
       }),
   };
-}
-
-/** Polls until `probe` returns a value. */
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('timed out');
 }
 
 /**
@@ -241,7 +230,11 @@ describe('OpenAPI document against real responses', () => {
     const test = await sample('POST', `${hooks}/${sub.body.id}/test`, { key: ADMIN_KEY });
     expect(test.status).toBe(202);
     await sample('POST', `${hooks}/nope/test`, { key: ADMIN_KEY });
-    await until(async () => (await svc.call('GET', `${hooks}/${sub.body.id}/deliveries?status=delivered`, { key: ADMIN_KEY })).body.items[0]);
+    await until(
+      'a delivered delivery',
+      async () => (await svc.call('GET', `${hooks}/${sub.body.id}/deliveries?status=delivered`, { key: ADMIN_KEY })).body.items[0],
+      30_000,
+    );
     const deliveries = await sample('GET', `${hooks}/${sub.body.id}/deliveries?limit=1`, { key: ADMIN_KEY });
     expect(deliveries.body.items.length).toBe(1);
     await sample('GET', `${hooks}/nope/deliveries`, { key: ADMIN_KEY });
@@ -253,7 +246,11 @@ describe('OpenAPI document against real responses', () => {
     // A receiver that answers 500 until its retry window (1 s here) is over: failed, then sent again.
     const failing = (await svc.call('POST', hooks, { key: ADMIN_KEY, body: { url: `${receiver.url}/fail`, events: ['*'] } })).body;
     await svc.call('POST', `${hooks}/${failing.id}/test`, { key: ADMIN_KEY });
-    const failed = await until(async () => (await svc.call('GET', `${hooks}/${failing.id}/deliveries?status=failed`, { key: ADMIN_KEY })).body.items[0]);
+    const failed = await until(
+      'a failed delivery',
+      async () => (await svc.call('GET', `${hooks}/${failing.id}/deliveries?status=failed`, { key: ADMIN_KEY })).body.items[0],
+      30_000,
+    );
     const again = await sample('POST', `${hooks}/${failing.id}/deliveries/${failed.id}/retry`, { key: ADMIN_KEY });
     expect(again.status, JSON.stringify(again.body)).toBe(202);
     expect((await sample('DELETE', `${hooks}/${sub.body.id}`, { key: ADMIN_KEY })).status).toBe(204);

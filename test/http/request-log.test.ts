@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { REQUEST_LOG_FIELDS, requestLog } from '../../src/http/request-log.js';
 
 /** One line per request, at the level its status says, with the id the caller sent when it is well formed. */
@@ -31,7 +31,8 @@ describe('request log', () => {
   afterAll(() => close());
 
   const lineOf = async (id: string) => {
-    for (let i = 0; i < 50 && !lines.some((l) => l.reqId === id && l.msg !== 'request rejected'); i++) await new Promise((r) => setTimeout(r, 10));
+    // The request's own line is written once its answer is complete, after every other line of it.
+    await vi.waitUntil(() => lines.some((l) => l.reqId === id && l.msg !== 'request rejected'), { timeout: 15_000, interval: 10 });
     return lines.filter((l) => l.reqId === id);
   };
 

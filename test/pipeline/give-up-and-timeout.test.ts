@@ -2,6 +2,7 @@ import type { JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestChain } from '../helpers/chain.js';
 import type { Loop } from '../helpers/loop.js';
+import { broadcastJobId } from '../../src/withdrawals/jobs/queues.js';
 import { type BroadcastCounter, type EthLoop, RECIPIENT, startEthLoop, type SwitchableProxy, until, withdraw } from './support.js';
 
 /**
@@ -43,8 +44,12 @@ describe('stalled withdrawals', () => {
       expect(failed.failureReason).toMatch(/not signed within 3 s/);
       // A late callback for it is refused: nothing is broadcast for a FAILED withdrawal.
       loop.custody.control.setFaults({}, v.vaultId);
+      const resent = loop.custody.control.operation(res.body.operationID)!.deliveries.length;
       expect((await fetch(`${loop.custody.url}/operations/sign/${res.body.operationID}/resend`, { method: 'POST' })).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 300));
+      // The service has answered the resent callback: had it taken it, its broadcast job would be queued by now.
+      await until('the resent callback answered', () => loop.custody.control.operation(res.body.operationID)!.deliveries[resent], 30_000);
+      const op = (await loop.svc.pipeline!.deps.store.resolve(res.body.operationID))!;
+      expect(await loop.svc.pipeline!.deps.queues.broadcast.getJob(broadcastJobId(op.id))).toBeUndefined();
       expect(counter.calls).toBe(0);
     } finally {
       custody.getSignOperation = realLookup;

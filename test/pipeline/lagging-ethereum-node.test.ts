@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnvil, type LocalAnvil } from '../../adaptors/ethereum/local-node/local-anvil.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { startLoop, type Loop } from '../helpers/loop.js';
-import { provider, RECIPIENT, withdraw } from './support.js';
+import { provider, RECIPIENT, until, withdraw } from './support.js';
 
 interface Call {
   id: number;
@@ -109,7 +109,16 @@ describe('Ethereum behind a gateway with a lagging replica', () => {
   /** While the lookups lag the withdrawal stays BROADCAST; once they catch up it is CONFIRMED and paid once. */
   async function heldThenConfirmed(vaultId: string, id: string, before: bigint) {
     await loop.waitFor(vaultId, id, (o) => o.status === 'BROADCAST');
-    await new Promise((r) => setTimeout(r, 2_500));
+    // The watcher has looked through the lagging replica, and acted on its answer, several times
+    // (each of its rounds asks by hash, so a round that starts shows the one before it has ended),
+    // or the withdrawal has left BROADCAST.
+    const from = gw.log.length;
+    const lookedAgain = () => gw.log.slice(from).filter((l) => l.to === 'lagging').length >= 6;
+    await until(
+      'rounds of lookups answered by the lagging replica',
+      async () => lookedAgain() || (await loop.waitFor(vaultId, id, () => true)).status !== 'BROADCAST',
+      30_000,
+    );
     const meanwhile = await loop.waitFor(vaultId, id, () => true);
     expect(meanwhile.status, JSON.stringify(meanwhile.history)).toBe('BROADCAST');
     gw.route = () => 'fresh';

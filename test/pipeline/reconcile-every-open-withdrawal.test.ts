@@ -1,7 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { processReconcile, type ReconcileLimits } from '../../src/withdrawals/jobs/reconcile-job.js';
 import { key, payload } from '../helpers/operation-kit.js';
 import { reconcileHarness, signOperation, waitingOperation } from './reconcile-support.js';
+import { until } from './support.js';
 
 const MINUTE = 60_000;
 
@@ -51,14 +52,22 @@ describe('reconciliation reaches every open withdrawal', () => {
   it('a run stops at its lookup budget, the next goes on where it stopped, and after the last one the walk starts again from the oldest', async () => {
     const ops = await waiting(7, 9, 'budget');
     const ids = ops.map((o) => o.operationID);
+    const limits: ReconcileLimits = { pageSize: 2, lookups: 3, concurrency: 2, runMs: 60_000 };
+    // A lookup is answered once two have been asked at once, or once the run has asked its
+    // whole budget (the last may be alone): a run that asks one at a time never gets to two.
+    let runStart = 0;
     h.custody.answer = async (id) => {
-      await new Promise((r) => setTimeout(r, 5));
+      await until('two lookups at once, or the run budget asked', () => h.custody.mostInFlight === 2 || h.lookups.length - runStart === limits.lookups).catch(
+        () => undefined,
+      );
       return signOperation(id, 'PENDING');
     };
-    const limits: ReconcileLimits = { pageSize: 2, lookups: 3, concurrency: 2, runMs: 60_000 };
     h.custody.mostInFlight = 0;
     const runs = [];
-    for (let i = 0; i < 4; i++) runs.push((await run(limits)).lookups.sort());
+    for (let i = 0; i < 4; i++) {
+      runStart = h.lookups.length;
+      runs.push((await run(limits)).lookups.sort());
+    }
     expect(runs).toEqual([ids.slice(0, 3), ids.slice(3, 6), ids.slice(6), ids.slice(0, 3)].map((r) => r.sort()));
     expect(h.custody.mostInFlight).toBe(2);
     for (const op of ops) await h.store.transition(op.id, ['EXECUTING'], 'FAILED');
@@ -67,15 +76,20 @@ describe('reconciliation reaches every open withdrawal', () => {
 
   it('a run stops starting checks once its time is spent; the next run goes on where it stopped', async () => {
     const ops = await waiting(6, 8, 'time');
+    // The first lookup takes the whole run's time (the clock moves past it while custody answers).
+    const realNow = Date.now.bind(Date);
+    let skew = 0;
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + skew);
     h.custody.answer = async (id) => {
-      await new Promise((r) => setTimeout(r, 60));
+      skew += 2 * MINUTE;
       return signOperation(id, 'PENDING');
     };
-    const limits: ReconcileLimits = { pageSize: 100, lookups: 1000, concurrency: 1, runMs: 100 };
+    const limits: ReconcileLimits = { pageSize: 100, lookups: 1000, concurrency: 1, runMs: MINUTE };
     const first = (await run(limits)).lookups;
-    expect(first.length).toBeGreaterThanOrEqual(1);
-    expect(first.length).toBeLessThan(ops.length);
-    const second = (await run({ ...limits, runMs: 60_000 })).lookups;
+    clock.mockRestore();
+    h.custody.answer = async (id) => signOperation(id, 'PENDING');
+    expect(first).toEqual([ops[0]!.operationID]);
+    const second = (await run(limits)).lookups;
     expect([...first, ...second]).toEqual(ops.map((o) => o.operationID));
     for (const op of ops) await h.store.transition(op.id, ['EXECUTING'], 'FAILED');
   });

@@ -154,7 +154,13 @@ describe('webhook deliveries to a real receiver', () => {
     await until('test event', () => receiver.received.find((r) => r.body.type === 'webhook.test'));
     const op = await lifeOf(store);
     await until('confirmed event', () => receiver.received.find((r) => r.body.withdrawalId === op.id));
-    await new Promise((r) => setTimeout(r, 300));
+    // Every event of the withdrawal has been dispatched (the outbox is empty) and every delivery
+    // the subscription got has been made: any other event sent to it would be in by now.
+    await until('every event dispatched and delivered', async () => {
+      if ((await svc.core.redis.xlen(store.outboxKey)) > 0) return false;
+      const deliveries = (await admin('GET', `/${created.body.id}/deliveries?limit=200`)).body.items as { status: string }[];
+      return deliveries.every((d) => d.status === 'delivered');
+    });
     expect(receiver.received.map((r) => r.body.type)).toEqual(['webhook.test', 'withdrawal.confirmed']);
     expect(receiver.received.every((r) => verified(r, 'my-own-secret-0123456789'))).toBe(true);
     expect(verified({ ...receiver.received[0]!, raw: receiver.received[0]!.raw.replace('webhook.test', 'webhook.tesT') }, 'my-own-secret-0123456789')).toBe(
