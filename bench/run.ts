@@ -2,10 +2,11 @@
  * `npm run bench` (`-- --quick` for a smoke run under a minute): starts what it needs (Redis,
  * anvil, the custody emulator, the real API and worker entry points as their own processes,
  * a bare Express echo server) and measures side by side in one run, so the machine's noise
- * cancels in the ratios. Prints one table and writes bench/results/latest.json.
+ * cancels in the ratios. Prints one table (bench/table.ts: a row per family and figure, each
+ * ending in its ratio against the reference of the same run) and writes bench/results/latest.json.
  */
 import { randomUUID } from 'node:crypto';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -50,6 +51,7 @@ import {
 } from './procs.js';
 import { workerMemory, type WorkerMemory } from './worker-memory.js';
 import { apiMemory, type ApiMemory } from './api-memory.js';
+import { formatTable, verdict, type Row } from './table.js';
 
 const quick = process.argv.includes('--quick');
 // `-- --only=ingest,pipeline` runs only the named phases (ingest, address, status, create, api-memory, pipeline, idle, memory, utxo).
@@ -820,203 +822,170 @@ async function cleanRedis(url: string, prefixes: string[]): Promise<void> {
   }
 }
 
-function report(f: Figures): void {
-  const rows: [string, string, string, string, string][] = [];
-  const yes = (ok: boolean) => (ok ? 'met' : 'MISSED');
+/** The figures as the table's rows (bench/table.ts): one per family and figure, each against its reference. */
+function rows(f: Figures): Row[] {
+  const out: Row[] = [];
+  const add = (family: string, figure: string, value: string, reference: string, notes: string, ratio?: number) =>
+    out.push({ family, figure, value, reference, notes, ratio });
   if (f.callbacks) {
-    const { service: s, echo: e, ratio } = f.callbacks;
-    rows.push([
-      `callback ingest, ${SIZES.connections} conn${API_PROCESSES > 1 ? `, ${API_PROCESSES} API processes` : ''} (req/s)`,
+    const { service: s, echo: e, ratio, apiCpuMsPerCallback: apiCpu, echoCpuMsPerRequest: echoCpu } = f.callbacks;
+    const conn = `${SIZES.connections} conn${API_PROCESSES > 1 ? `, ${API_PROCESSES} API processes` : ''}`;
+    add(
+      'Ethereum',
+      `callback ingest, ${conn} (req/s)`,
       `${Math.round(s.rps)}`,
       `echo ${Math.round(e.rps)}`,
-      `ratio ${r2(ratio)}`,
-      `≥ 0.5: ${yes(ratio >= 0.5)}`,
-    ]);
-    rows.push(['callback ingest p50 / p99 (ms)', `${s.p50} / ${s.p99}`, `echo ${e.p50} / ${e.p99}`, '', `p99 < 50: ${yes(s.p99 < 50)}`]);
-    const { apiCpuMsPerCallback: apiCpu, echoCpuMsPerRequest: echoCpu } = f.callbacks;
-    rows.push(['callback ingest: server CPU per request (ms)', `${apiCpu}`, `echo ${echoCpu}`, `× ${r1(apiCpu / echoCpu)}`, '']);
-    rows.push([
-      'callback ingest: load generator CPU per request (ms)',
-      `${Math.round(s.loadCpuMs * 1000) / 1000}`,
-      `echo ${Math.round(e.loadCpuMs * 1000) / 1000}`,
-      '',
-      '',
-    ]);
-    rows.push([
-      `callback ingest: Redis CPU per callback (ms)${f.callbacks.ownRedis ? '' : ', shared Redis'}`,
-      `${f.callbacks.redisCpuMsPerCallback}`,
-      '',
-      '',
-      '',
-    ]);
-    rows.push(['callback ingest non-2xx / jobs enqueued', `${s.non2xx + s.errors} / ${f.callbacks.enqueued}`, '', '', '']);
+      `≥ 0.5 ${verdict(ratio >= 0.5)}; ${s.non2xx + s.errors} non-2xx, ${f.callbacks.enqueued} jobs enqueued`,
+      ratio,
+    );
+    add('Ethereum', 'callback ingest p50 / p99 (ms)', `${s.p50} / ${s.p99}`, `echo ${e.p50} / ${e.p99}`, `p99 < 50 ${verdict(s.p99 < 50)}`, e.p99 / s.p99);
+    add(
+      'Ethereum',
+      'callback ingest CPU per request (ms)',
+      `${apiCpu}`,
+      `echo ${echoCpu}`,
+      `load generator ${Math.round(s.loadCpuMs * 1000) / 1000} (echo ${Math.round(e.loadCpuMs * 1000) / 1000}); Redis ${f.callbacks.redisCpuMsPerCallback}${f.callbacks.ownRedis ? '' : ' (shared Redis)'}`,
+      echoCpu / apiCpu,
+    );
   }
+  const familyOf: Record<string, string> = { ethdev: 'Ethereum', btcregtest: 'Bitcoin', stellardev: 'Stellar', solanadev: 'Solana' };
   for (const [id, a] of Object.entries(f.address ?? {})) {
-    rows.push([
-      `address-from-publickey ${id} (keys/s)`,
+    add(
+      familyOf[id] ?? id,
+      `address-from-publickey, ${BATCH}-key batches (keys/s)`,
       `${a.httpKeysPerSec}`,
-      `raw ${a.rawKeysPerSec}`,
-      `ratio ${r2(a.ratio)}`,
-      `≥ 0.8: ${yes(a.ratio >= 0.8)}`,
-    ]);
+      `library ${a.rawKeysPerSec}`,
+      `≥ 0.8 ${verdict(a.ratio >= 0.8)}`,
+      a.ratio,
+    );
   }
   if (f.statusUnderBatches) {
     const { threads: t, slices: s } = f.statusUnderBatches;
-    const row = (what: string, b: StatusUnderBatches, target: string): [string, string, string, string, string] => [
-      `GET /status p50 / p99 (ms), ${b.batches} × ${b.keysPerBatch}-key batches, ${what}`,
-      `${b.loaded.msP50} / ${b.loaded.msP99}`,
-      `idle ${b.idle.msP50} / ${b.idle.msP99}; max ${b.loaded.msMax}, n ${b.loaded.count}`,
-      `batches ${b.batchesMs} ms`,
-      target,
-    ];
-    rows.push(row('derivation threads', t, `p99 < 20: ${yes(t.loaded.msP99 < 20)}`));
-    rows.push(row('main thread (DERIVE_THREADS=0)', s, 'reference'));
+    add(
+      'service',
+      `GET /status p50 / p99 (ms), ${t.batches} × ${t.keysPerBatch}-key batches`,
+      `${t.loaded.msP50} / ${t.loaded.msP99}`,
+      `DERIVE_THREADS=0 ${s.loaded.msP50} / ${s.loaded.msP99}`,
+      `p99 < 20 ${verdict(t.loaded.msP99 < 20)}; idle ${t.idle.msP50} / ${t.idle.msP99}; max ${t.loaded.msMax}; batches ${t.batchesMs} ms (${s.batchesMs} ms)`,
+      s.loaded.msP99 / t.loaded.msP99,
+    );
   }
   if (f.create) {
     const c = f.create;
-    rows.push([
-      `withdrawals created, one ETH vault, ${c.inFlight} in flight, distinct recipients (withdrawals/s)`,
+    const calls =
+      Object.entries(c.calls)
+        .map(([m, n]) => `${m} ${n}`)
+        .join(', ') || 'none';
+    add(
+      'Ethereum',
+      `withdrawals created, one vault, ${c.inFlight} in flight (withdrawals/s)`,
       `${c.perSecond}`,
-      `${c.created} in ${c.seconds} s, ${c.refused} refused`,
-      '',
-      `≥ 200: ${yes(c.perSecond >= 200 && c.refused === 0)}`,
-    ]);
-    rows.push(['withdrawal POST p50 / p99 (ms)', `${c.msP50} / ${c.msP99}`, `API CPU ${c.apiCpuMsPerWithdrawal} ms per withdrawal`, '', '']);
-    rows.push([
-      'node round trips per withdrawal',
-      `${c.roundTripsPerWithdrawal}`,
-      `${c.callsPerWithdrawal} calls: ${
-        Object.entries(c.calls)
-          .map(([m, n]) => `${m} ${n}`)
-          .join(', ') || 'none'
-      }`,
-      '',
-      '',
-    ]);
-    rows.push(['nonces of the created withdrawals', `${c.nonces.unique} distinct of ${c.nonces.count}`, '', '', `0..n-1: ${yes(c.nonces.contiguous)}`]);
+      '–',
+      `≥ 200 ${verdict(c.perSecond >= 200 && c.refused === 0)}; ${c.created} in ${c.seconds} s, ${c.refused} refused; POST p50 / p99 ${c.msP50} / ${c.msP99} ms; API CPU ${c.apiCpuMsPerWithdrawal} ms each; node round trips ${c.roundTripsPerWithdrawal} each (${calls}); nonces 0..n-1 ${verdict(c.nonces.contiguous)}`,
+    );
   }
   for (const p of [f.pipeline, f.backlog]) {
     if (!p) continue;
     const live = p.mode === 'live';
-    rows.push([`drain (${p.mode}) ${p.withdrawals} ETH withdrawals: create (s)`, `${p.createSeconds}`, `${p.created} created`, '', '']);
-    rows.push([
-      live ? 'drain (live): first callback → last broadcast (s)' : 'drain (backlog): signed withdrawals held, broadcasts resumed → last broadcast (s)',
+    add(
+      'Ethereum',
+      live
+        ? `drain, live: ${p.withdrawals} withdrawals, first callback → last broadcast (s)`
+        : `drain, backlog: ${p.withdrawals} signed withdrawals, resume → last broadcast (s)`,
       `${p.drainSeconds} (${p.broadcastsPerSecond}/s)`,
-      `bare client ${p.bare.seconds} s (${p.bare.perSecond}/s) at height ${p.bare.height}`,
-      `ratio ${p.drainRatio}`,
-      `≥ 0.5: ${yes(p.drainRatio >= 0.5)}`,
-    ]);
-    rows.push([
-      `drain (${p.mode}): node round trip carrying each eth_sendRawTransaction, p50 (ms; a batch counts for each of its transactions)`,
-      `${p.rpcMsP50}`,
-      `bare client ${p.bare.rpcMsP50}`,
-      '',
-      '',
-    ]);
-    rows.push([
-      `drain (${p.mode}): node sends / distinct transactions`,
-      `${p.nodeSends} / ${p.distinctSent}`,
-      `in ${p.sendRequests} requests`,
-      '',
-      `none twice: ${yes(p.nodeSends === p.distinctSent && p.distinctSent === p.withdrawals)}`,
-    ]);
-    if (live) rows.push(['drain (live): callback accepted → BROADCAST p50 (ms)', `${p.callbackToBroadcastMsP50}`, '(includes queue wait)', '', '']);
-    rows.push([`drain (${p.mode}): first callback → last callback accepted (s)`, `${p.callbacksAcceptedSeconds}`, '(the receiver)', '', '']);
-    rows.push([
-      `drain (${p.mode}): nonces of the vault`,
-      `${p.nonces.first}..${p.nonces.last} (${p.nonces.count})`,
-      `chain count ${p.nonces.chainCount}`,
-      '',
-      `no gap: ${yes(p.nonces.contiguous && p.nonces.chainCount === p.withdrawals)}`,
-    ]);
-    rows.push([
-      `drain (${p.mode}): CPU per withdrawal, worker${WORKER_PROCESSES > 1 ? `s (${WORKER_PROCESSES} processes)` : ''} / API (ms)`,
-      `${p.workerCpuMsPerWithdrawal} / ${p.apiCpuMsPerWithdrawal}`,
-      `worker until idle ${p.workerCpuMsPerWithdrawalUntilIdle ?? '?'}`,
-      '',
-      '',
-    ]);
-    rows.push([`drain (${p.mode}): failed withdrawals / worker RSS (MB)`, `${p.failed} / ${p.workerRssMB}`, '', '', '']);
+      `bare client ${p.bare.seconds} (${p.bare.perSecond}/s)`,
+      [
+        `≥ 0.5 ${verdict(p.drainRatio >= 0.5)}`,
+        `sends ${p.nodeSends} / distinct ${p.distinctSent} in ${p.sendRequests} requests, none twice ${verdict(p.nodeSends === p.distinctSent && p.distinctSent === p.withdrawals)}`,
+        `nonces ${p.nonces.first}..${p.nonces.last} (${p.nonces.count}), chain count ${p.nonces.chainCount}, no gap ${verdict(p.nonces.contiguous && p.nonces.chainCount === p.withdrawals)}`,
+        `send RPC p50 ${p.rpcMsP50} ms (bare ${p.bare.rpcMsP50})`,
+        ...(live ? [`callback accepted → BROADCAST p50 ${p.callbackToBroadcastMsP50} ms`] : []),
+        `callbacks accepted in ${p.callbacksAcceptedSeconds} s`,
+        `CPU per withdrawal worker ${p.workerCpuMsPerWithdrawal} (until idle ${p.workerCpuMsPerWithdrawalUntilIdle ?? '?'}) / API ${p.apiCpuMsPerWithdrawal} ms`,
+        `${p.failed} failed; worker RSS ${p.workerRssMB} MB; created in ${p.createSeconds} s`,
+      ].join('; '),
+      p.drainRatio,
+    );
   }
   if (f.utxo) {
     const u = f.utxo;
     for (const [name, c] of [
-      ['withdrawal, few inputs', u.small],
-      ['withdrawal, ~750 coins', u.large],
-      ['consolidation (to itself)', u.consolidate],
+      ['few inputs', u.small],
+      ['~750 coins', u.large],
+      ['consolidation', u.consolidate],
     ] as const) {
-      rows.push([
-        `btc craft, ${u.utxos}-coin vault: ${name} p50 / max (ms)`,
+      add(
+        'Bitcoin',
+        `craft from a ${u.utxos}-coin vault, ${name}: p50 / max (ms)`,
         `${c.msP50} / ${c.msMax}`,
-        `${c.inputs} inputs, ${c.vbytes} vB`,
         `node listing p50 ${u.listingMsP50}`,
-        `< 200: ${yes(c.msP50 < 200)}`,
-      ]);
+        `< 200 ${verdict(c.msP50 < 200)}; ${c.inputs} inputs, ${c.vbytes} vB${name === '~750 coins' ? `; combine p50 ${u.combineLargeMsP50} ms` : ''}`,
+        u.listingMsP50 / c.msP50,
+      );
     }
-    rows.push([`btc combine, ${u.large.inputs} inputs p50 (ms)`, `${u.combineLargeMsP50}`, '', '', '']);
   }
   if (f.idle) {
     const i = f.idle;
-    rows.push([
+    add(
+      'Ethereum',
       `idle: callback accepted → node took it, beyond the node's time, p50 / p99 (ms), ${i.withdrawals} one at a time`,
       `${i.beyondMsP50} / ${i.beyondMsP99}`,
-      `max ${i.beyondMsMax}; total p50 ${i.totalMsP50}`,
       `node RPC p50 ${i.rpcMsP50}`,
-      `p50 ≤ 15, p99 ≤ 50: ${yes(i.beyondMsP50 <= 15 && i.beyondMsP99 <= 50)}`,
-    ]);
+      `p50 ≤ 15, p99 ≤ 50 ${verdict(i.beyondMsP50 <= 15 && i.beyondMsP99 <= 50)}; max ${i.beyondMsMax}; total p50 ${i.totalMsP50}`,
+      i.rpcMsP50 / i.totalMsP50,
+    );
   }
-  if (f.apiMemory) {
-    for (const [how, m] of [
-      ['built, node', f.apiMemory.built],
-      ['tsx', f.apiMemory.tsx],
-    ] as const) {
-      if (!m) continue;
-      rows.push([
-        `API (${how}) after ${m.requests} mixed requests: RSS settled / heap used (MB)`,
-        `${m.rssMB} / ${m.heapUsedMB}`,
-        `start ${m.rssAtStartMB} / ${m.heapUsedAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}`,
-        `heap committed ${m.heapCommittedMB}, ${m.majorGCs} full GCs, metric series ${m.metricSeries.before} → ${m.metricSeries.after}, ${m.violations} contract violations`,
-        `< 200: ${yes(m.rssMB < 200)}`,
-      ]);
-    }
+  for (const [how, m] of [
+    ['built, node', f.apiMemory?.built],
+    ['tsx', f.apiMemory?.tsx],
+  ] as const) {
+    if (!m) continue;
+    add(
+      'service',
+      `API (${how}) after ${m.requests} mixed requests: RSS settled / heap used (MB)`,
+      `${m.rssMB} / ${m.heapUsedMB}`,
+      '–',
+      `< 200 ${verdict(m.rssMB < 200)}; start ${m.rssAtStartMB} / ${m.heapUsedAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}; heap committed ${m.heapCommittedMB}, ${m.majorGCs} full GCs; metric series ${m.metricSeries.before} → ${m.metricSeries.after}; ${m.violations} contract violations`,
+    );
   }
-  if (f.memory) {
-    for (const [how, m] of [
-      ['built, node', f.memory.built],
-      ['tsx', f.memory.tsx],
-    ] as const) {
-      rows.push([
-        `worker (${how}) after ${m.jobs} jobs: RSS settled / heap used (MB)`,
-        `${m.rssMB} / ${m.heapUsedMB}`,
-        `start ${m.rssAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}`,
-        `heap committed ${m.heapCommittedMB}, ${m.majorGCs} full GCs, ${m.keptCompleted} jobs kept`,
-        `< 200: ${yes(m.rssMB < 200)}`,
-      ]);
-    }
+  for (const [how, m] of [
+    ['built, node', f.memory?.built],
+    ['tsx', f.memory?.tsx],
+  ] as const) {
+    if (!m) continue;
+    add(
+      'service',
+      `worker (${how}) after ${m.jobs} jobs: RSS settled / heap used (MB)`,
+      `${m.rssMB} / ${m.heapUsedMB}`,
+      '–',
+      `< 200 ${verdict(m.rssMB < 200)}; start ${m.rssAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}; heap committed ${m.heapCommittedMB}, ${m.majorGCs} full GCs, ${m.keptCompleted} jobs kept`,
+    );
   }
-  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => r[i]?.length ?? 0), 4));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i] as number)).join(' | ')} |`;
+  return out;
+}
+
+function report(f: Figures): void {
   const machine = {
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model ?? 'unknown',
     memoryGB: r1(totalmem() / 1024 ** 3),
     node: process.version,
     platform: `${process.platform}-${process.arch}`,
+    loadAverage: loadavg().map(r2),
   };
   const seconds = r1((performance.now() - t0) / 1000);
+  const table = rows(f);
   process.stdout.write(
     [
       '',
-      `byow bench (${quick ? 'quick' : 'full'}) — ${machine.cpus} cpus (${machine.cpuModel}), node ${machine.node}, ${seconds} s`,
-      line(['figure', 'value', 'reference', 'ratio', 'target']),
-      line(widths.map((w) => '-'.repeat(w))),
-      ...rows.map(line),
+      `byow bench (${quick ? 'quick' : 'full'}) — ${machine.cpus} cpus (${machine.cpuModel}), node ${machine.node}, load average ${machine.loadAverage.join(' ')}, ${seconds} s`,
+      ...formatTable(table),
       '',
     ].join('\n'),
   );
   writeFileSync(
     path.join(RESULTS, 'latest.json'),
-    `${JSON.stringify({ at: new Date().toISOString(), mode: quick ? 'quick' : 'full', seconds, machine, sizes: SIZES, figures: f }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), mode: quick ? 'quick' : 'full', seconds, machine, sizes: SIZES, table, figures: f }, null, 2)}\n`,
   );
 }
 
