@@ -29,7 +29,11 @@ import { startAnvil } from '../adaptors/ethereum/local-node/local-anvil.js';
 import { ensureRedis } from '../src/dev/local-redis.js';
 import { createPhase, type CreateFigures } from './create-phase.js';
 import { signCallback } from '../src/security/callback-hmac.js';
-import { bareSend, type BareSend } from './bare-sender.js';
+import type { BareSend, DrainKit, OrderCheck, ServiceHandle } from './drain-kit.js';
+import { ethereumDrainKit } from './drain-ethereum.js';
+import { bitcoinDrainKit } from './drain-bitcoin.js';
+import { stellarDrainKit } from './drain-stellar.js';
+import { solanaDrainKit } from './drain-solana.js';
 import { idleLatency, type IdleLatency } from './idle-latency.js';
 import { prepareCallbacks, randomKeys } from './fixtures.js';
 import { statusUnderBatches, type StatusUnderBatches } from './status-under-batches.js';
@@ -53,16 +57,58 @@ import { workerMemory, type WorkerMemory } from './worker-memory.js';
 import { apiMemory, type ApiMemory } from './api-memory.js';
 import { formatTable, verdict, type Row } from './table.js';
 
+const PHASES = [
+  'utxo',
+  'ingest',
+  'address',
+  'status',
+  'create',
+  'api-memory',
+  'pipeline',
+  'pipeline-ethereum',
+  'pipeline-bitcoin',
+  'pipeline-stellar',
+  'pipeline-solana',
+  'idle',
+  'memory',
+];
+const USAGE = `npm run bench [-- --quick] [-- --only=<phase>,...]
+  --quick         a smoke run with smaller counts
+  --only=...      only these phases: ${PHASES.join(', ')}
+                  (pipeline drains every family; pipeline-<family> one family)
+  Environment: REDIS_URL, BENCH_CPU_PROF=1, BENCH_HEAP_SNAPSHOT=1, BENCH_API_PROCESSES, BENCH_WORKER_PROCESSES,
+  BENCH_SERVICE_NODE_FLAGS, BENCH_LOG_LEVEL (see docs/performance.md)
+`;
+if (process.argv.includes('--help')) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 const quick = process.argv.includes('--quick');
-// `-- --only=ingest,pipeline` runs only the named phases (ingest, address, status, create, api-memory, pipeline, idle, memory, utxo).
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice('--only='.length)
   .split(',');
+const unknown = only?.filter((p) => !PHASES.includes(p)) ?? [];
+if (unknown.length) {
+  process.stderr.write(`unknown phase ${unknown.join(', ')}\n${USAGE}`);
+  process.exit(2);
+}
 const want = (phase: string): boolean => !only || only.includes(phase);
 const SIZES = quick
-  ? { callbacks: 1_500, warmup: 300, connections: 50, addressSeconds: 1, withdrawals: 100, idle: 30, jobs: 5_000, apiRequests: 2_000 }
-  : { callbacks: 20_000, warmup: 2_000, connections: 50, addressSeconds: 4, withdrawals: 1_000, idle: 200, jobs: 100_000, apiRequests: 24_000 };
+  ? { callbacks: 1_500, warmup: 300, connections: 50, addressSeconds: 1, withdrawals: 100, familyWithdrawals: 100, idle: 30, jobs: 5_000, apiRequests: 2_000 }
+  : {
+      callbacks: 20_000,
+      warmup: 2_000,
+      connections: 50,
+      addressSeconds: 4,
+      withdrawals: 1_000,
+      familyWithdrawals: 500,
+      idle: 200,
+      jobs: 100_000,
+      apiRequests: 24_000,
+    };
+/** Whether a family's drain (bench/drain-kit.ts) runs: phase `pipeline` (every family) or `pipeline-<family>`. */
+const wantDrain = (family: 'ethereum' | 'bitcoin' | 'stellar' | 'solana'): boolean => want('pipeline') || (only?.includes(`pipeline-${family}`) ?? false);
 const BATCH = 1_000;
 const SECRET = 'bench-callback-secret-0123456789';
 const API_KEY = 'bench-api-key-0123456789abcdef0123';
@@ -142,8 +188,8 @@ interface Figures {
   address?: Record<string, { httpKeysPerSec: number; rawKeysPerSec: number; ratio: number; batchP50Ms: number }>;
   statusUnderBatches?: { threads: StatusUnderBatches; slices: StatusUnderBatches };
   create?: CreateFigures;
-  pipeline?: DrainFigures;
-  backlog?: DrainFigures;
+  /** Per family, live then backlog. */
+  drains?: DrainFigures[];
   utxo?: UtxoFigures;
   idle?: IdleLatency;
   memory?: { tsx: WorkerMemory; built: WorkerMemory };
@@ -151,21 +197,24 @@ interface Figures {
 }
 
 interface DrainFigures {
+  family: string;
   mode: 'live' | 'backlog';
   withdrawals: number;
   created: number;
+  /** Creations answered 503 and asked again (Bitcoin: coins claimed by concurrent withdrawals of the vault). */
+  createRetries: number;
   createSeconds: number;
   /** live: first callback → last broadcast; backlog: broadcasts resumed → last broadcast. */
   drainSeconds: number;
   broadcastsPerSecond: number;
-  /** The same node taking as many pre-signed transactions from a bare client, one at a time. */
+  /** The same node taking as many pre-signed transactions from a bare client, one at a time, through the same facade. */
   bare: BareSend;
   drainRatio: number;
   rpcMsP50: number;
-  /** eth_sendRawTransaction calls for the vault's transactions, and distinct transactions among them. */
+  /** Transactions the workers sent to the node during the drain, and distinct transactions among them. */
   nodeSends: number;
   distinctSent: number;
-  /** HTTP requests that carried the vault's sends (a JSON-RPC batch is one). */
+  /** HTTP requests that carried them (a JSON-RPC batch is one). */
   sendRequests: number;
   /** Runs of the withdrawals' broadcast jobs up to the drain's end (looks again included). */
   broadcastRuns: number;
@@ -174,7 +223,8 @@ interface DrainFigures {
   callbackToBroadcastMsP50: number;
   /** First callback sent → last one accepted by the API: the receiver's share of the drain. */
   callbacksAcceptedSeconds: number;
-  nonces: { first: number; last: number; count: number; contiguous: boolean; chainCount: number };
+  /** The family's ordering rule (nonces, coins, sequences, durable nonces), checked on the node. */
+  order: OrderCheck;
   failed: number;
   /** CPU of the worker per withdrawal during the drain (live: from the first callback; backlog: from the resume), and of the API. */
   workerCpuMsPerWithdrawal: number;
@@ -242,7 +292,17 @@ async function main(): Promise<void> {
     // ---------------------------------------------------------------- a Bitcoin vault of 2,000 coins (own bcoin node)
     if (want('utxo')) figures.utxo = await utxoBench(redisUrl, prefix, { utxos: 2_000, rounds: quick ? 3 : 10 }, log);
 
-    const b = await startServices(stops, prefix, redisUrl, redis);
+    // The other families' nodes start first: the service processes are configured with them.
+    const kits: DrainKit[] = [];
+    const starters = { bitcoin: bitcoinDrainKit, stellar: stellarDrainKit, solana: solanaDrainKit };
+    for (const family of ['bitcoin', 'stellar', 'solana'] as const) {
+      if (!wantDrain(family)) continue;
+      const kit = await starters[family]();
+      stops.push(kit.stop);
+      kits.push(kit);
+    }
+    const b = await startServices(stops, prefix, redisUrl, redis, kits);
+    if (wantDrain('ethereum')) kits.unshift(ethereumDrainKit(b.anvil.url, RECIPIENT));
     if (want('ingest')) figures.callbacks = await ingestPhase(b);
     if (want('address')) figures.address = await addressPhase(b);
     if (want('status')) figures.statusUnderBatches = await statusPhase(b);
@@ -251,10 +311,9 @@ async function main(): Promise<void> {
 
     // ---------------------------------------------------------------- pipeline
     const w = await startWorkers(b);
-    if (want('pipeline')) {
+    for (const kit of kits) {
       // Each drain ends once the worker is idle, so the backlog drain starts on a quiet worker.
-      figures.pipeline = await drain(b, w, 'live');
-      figures.backlog = await drain(b, w, 'backlog');
+      figures.drains = [...(figures.drains ?? []), await drain(b, w, kit, 'live'), await drain(b, w, kit, 'backlog')];
     }
     if (want('idle')) figures.idle = await idlePhase(b, w);
     if (want('memory')) figures.memory = await memoryPhase(b, w);
@@ -275,7 +334,7 @@ async function main(): Promise<void> {
  * One API process (src/main.ts) and, from the pipeline phase on, one worker process
  * (src/worker-main.ts), as deployed; the custody emulator runs here.
  */
-async function startServices(stops: Bench['stops'], prefix: string, redisUrl: string, redis: Redis): Promise<Bench> {
+async function startServices(stops: Bench['stops'], prefix: string, redisUrl: string, redis: Redis, kits: DrainKit[]): Promise<Bench> {
   const anvil = await startAnvil({ blockTime: 1 });
   stops.push(anvil.stop);
 
@@ -325,6 +384,8 @@ async function startServices(stops: Bench['stops'], prefix: string, redisUrl: st
     // Address derivation needs no node: closed ports.
     btcregtest: { backend: 'esplora', url: 'http://127.0.0.1:9' },
     stellardev: { horizonUrl: 'http://127.0.0.1:9' },
+    // The drained families' ledgers on their nodes.
+    ...Object.fromEntries(kits.map((k) => [k.ledgerId, k.options])),
   };
   const env = serviceEnv(redisUrl, prefix, port, ledgers, custody.url);
   const config = loadConfig(env, families, 'bench');
@@ -568,12 +629,55 @@ async function workerIdle({ redis, config }: Bench, { worker }: Workers): Promis
   await queues.close();
 }
 
+/** The service as a drain kit uses it: vault registration, withdrawals, waiting for confirmations. */
+function serviceHandle(b: Bench): ServiceHandle {
+  return {
+    registerVault: async (ledgerId, scheme) => {
+      const vault = b.custody.control.createVault(scheme, { ledger: ledgerId });
+      const reg = await call(b, 'POST', '/api/v1.0/admin/vaults', { vaultId: vault.vaultId, ledgerId, publicKey: vault.publicKey });
+      if (reg.status !== 201) throw new Error(`vault registration: ${JSON.stringify(reg.body)}`);
+      return { vaultId: vault.vaultId, address: reg.body.address as string };
+    },
+    withdraw: async (vaultId, body) => {
+      // A 503 (the node did not answer in time, coins held by concurrent withdrawals) is asked again, as a client should.
+      for (let attempt = 1; ; attempt++) {
+        const r = await call(b, 'POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, body);
+        if (r.status === 200) return r.body.operationID as string;
+        if (r.status !== 503 || attempt === 20) throw new Error(`withdrawal from ${vaultId}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+      }
+    },
+    confirmed: async (operationIDs) => {
+      await waitFor(
+        `${operationIDs.length} withdrawals confirmed`,
+        b.api.child,
+        async () => {
+          const ops = await readOperations(b, operationIDs);
+          const failed = ops.find((o) => o?.status === 'FAILED');
+          if (failed) throw new Error(`withdrawal ${failed.operationID} FAILED: ${JSON.stringify(failed.history.at(-1))}`);
+          return ops.every((o) => o?.status === 'CONFIRMED');
+        },
+        180_000,
+      );
+    },
+    log,
+  };
+}
+
+/** The withdrawals' records, in the order of their ids (undefined where one is unknown). */
+async function readOperations({ store }: Bench, operationIDs: string[]): Promise<(Operation | undefined)[]> {
+  const out: (Operation | undefined)[] = [];
+  for (let i = 0; i < operationIDs.length; i += 200)
+    out.push(...(await Promise.all(operationIDs.slice(i, i + 200).map(async (id) => (await store.resolve(id)) ?? undefined))));
+  return out;
+}
+
 /**
- * Creates `n` withdrawals from the vault, 64 requests in flight, and holds their signed
+ * Creates one withdrawal per vault index (64 requests in flight), and holds their signed
  * callbacks until every one is signed; returns the gate that releases them.
  */
-async function createHeld(b: Bench, vaultId: string, n: number) {
-  log(`pipeline: ${n} ETH withdrawals created (64 requests in flight), their signed callbacks held until all are created`);
+async function createHeld(b: Bench, kit: DrainKit, vaults: string[]) {
+  const n = vaults.length;
+  log(`pipeline (${kit.family}): ${n} withdrawals created (64 requests in flight), their signed callbacks held until all are created`);
   let release = () => undefined as void;
   const gate = { open: new Promise<void>((r) => (release = r)), release: () => release(), waiting: 0 };
   b.tap.held = gate;
@@ -583,61 +687,52 @@ async function createHeld(b: Bench, vaultId: string, n: number) {
   let nextIndex = 0;
   const operationIDs: string[] = [];
   const refusals: string[] = [];
+  let retried = 0;
   await Promise.all(
     Array.from({ length: 64 }, async () => {
       while (nextIndex < n) {
         const i = nextIndex++;
-        const r = await call(b, 'POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, { recipientAddress: RECIPIENT, amount: '0.001', description: `bench ${i}` });
-        if (r.status === 200) operationIDs.push(r.body.operationID as string);
-        else refusals.push(`${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+        // A 503 (Bitcoin: coins claimed by concurrent withdrawals of the same vault) is asked
+        // again, as a client should; the retries are counted.
+        for (let attempt = 1; ; attempt++) {
+          const r = await call(b, 'POST', `/api/v1.0/vaults/${vaults[i]}/withdrawals`, { ...kit.withdrawal(i), description: `bench ${i}` });
+          if (r.status === 200) operationIDs.push(r.body.operationID as string);
+          else if (r.status === 503 && attempt < 20) {
+            retried++;
+            continue;
+          } else refusals.push(`${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+          break;
+        }
       }
     }),
   );
   const createSeconds = (Date.now() - createStart) / 1000;
   if (refusals.length) log(`${refusals.length} withdrawals refused, e.g. ${refusals[0]}`);
+  if (retried) log(`${retried} creations answered 503 and were asked again`);
   await waitFor('every withdrawal signed', undefined, () => gate.waiting >= operationIDs.length, 120_000);
-  return { operationIDs, createSeconds, gate };
-}
-
-/** The nonces of the vault's transactions as the node has them, sorted, and the account's pending transaction count. */
-async function chainNonces(anvilUrl: string, txids: string[], address: string): Promise<{ nonces: number[]; chainCount: number }> {
-  const nonces: number[] = [];
-  for (let i = 0; i < txids.length; i += 100) {
-    const batch = txids.slice(i, i + 100).map((h, k) => ({ jsonrpc: '2.0', id: k, method: 'eth_getTransactionByHash', params: [h] }));
-    const res = (await (await fetch(anvilUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(batch) })).json()) as {
-      result: { nonce: string } | null;
-    }[];
-    for (const r of res) if (r.result) nonces.push(Number(BigInt(r.result.nonce)));
-  }
-  nonces.sort((x, y) => x - y);
-  const countRes = (await (
-    await fetch(anvilUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionCount', params: [address, 'pending'] }),
-    })
-  ).json()) as { result: string };
-  return { nonces, chainCount: Number(BigInt(countRes.result)) };
+  return { operationIDs, createSeconds, gate, retried };
 }
 
 /**
- * One drain of signed withdrawals from a fresh vault. `live`: the held callbacks are
- * released and the receiver and the worker run at once (first callback → last broadcast).
- * `backlog`: broadcasts are paused while the receiver accepts every callback, then resumed:
- * the worker alone takes the service's signed withdrawals to the node (resume → last broadcast).
+ * One drain of signed withdrawals of one family, from vaults of their own. `live`: the held
+ * callbacks are released and the receiver and the worker run at once (first callback → last
+ * broadcast). `backlog`: broadcasts are paused while the receiver accepts every callback, then
+ * resumed: the worker alone takes the service's signed withdrawals to the node (resume → last
+ * broadcast). The reference, just before: the kit's bare client sending as many pre-signed
+ * transactions to the same node.
  */
-async function drain(b: Bench, w: Workers, mode: 'live' | 'backlog'): Promise<DrainFigures> {
-  const { tap, redis, config, store, api, anvil } = b;
+async function drain(b: Bench, w: Workers, kit: DrainKit, mode: 'live' | 'backlog'): Promise<DrainFigures> {
+  const { tap, redis, config, api } = b;
   const { worker, extraWorkers, workersCpuSeconds, workersStats } = w;
-  const n = SIZES.withdrawals;
-  const { vaultId, address } = await fundedVault(b);
-  const { operationIDs, createSeconds, gate } = await createHeld(b, vaultId, n);
+  const n = kit.family === 'Ethereum' ? SIZES.withdrawals : SIZES.familyWithdrawals;
+  const vaults = await kit.vaults(serviceHandle(b), n);
+  const { operationIDs, createSeconds, gate, retried } = await createHeld(b, kit, vaults);
 
-  log(`drain reference: ${n} pre-signed transactions from a fresh account, sent one at a time by a bare client`);
-  const bare = await bareSend(anvil.url, n, RECIPIENT);
+  log(`drain reference (${kit.family}): ${n} pre-signed transactions sent one at a time by a bare client`);
+  const bare = await kit.bare(n);
   log(`bare client: ${n} in ${r2(bare.seconds)} s (${r1(bare.perSecond)}/s, RPC p50 ${r1(bare.rpcMsP50)} ms) from height ${bare.height}`);
 
-  log(`drain (${mode}): ${operationIDs.length} signed callbacks released`);
+  log(`drain (${kit.family}, ${mode}): ${operationIDs.length} signed callbacks released`);
   const queues = createQueues(redis, config);
   if (mode === 'backlog') await queues.broadcast.pause();
   tap.firstCallback = Infinity;
@@ -664,7 +759,7 @@ async function drain(b: Bench, w: Workers, mode: 'live' | 'backlog'): Promise<Dr
   let lastRead = Date.now();
   const everyOneOut = async () => {
     lastRead = Date.now();
-    ops = (await store.listForVault(vaultId, 0, n + 10)).items;
+    ops = (await readOperations(b, operationIDs)).filter((o): o is Operation => o !== undefined);
     return ops.length === operationIDs.length && ops.every((o) => ['BROADCAST', 'CONFIRMED', 'FAILED'].includes(o.status));
   };
   // While the drain runs, only the workers' send counters are asked (a message each):
@@ -674,7 +769,7 @@ async function drain(b: Bench, w: Workers, mode: 'live' | 'backlog'): Promise<Dr
   await waitFor(
     'every withdrawal sent',
     worker,
-    async () => (await workersSent()) >= sentBefore + n || (Date.now() - lastRead > 2000 && everyOneOut()),
+    async () => (await workersSent()) >= sentBefore + operationIDs.length || (Date.now() - lastRead > 2000 && everyOneOut()),
     300_000,
   );
   await waitFor('every withdrawal broadcast', worker, everyOneOut, 300_000);
@@ -682,26 +777,22 @@ async function drain(b: Bench, w: Workers, mode: 'live' | 'backlog'): Promise<Dr
   const sent = ops.filter((o) => Number.isFinite(broadcastAt(o)));
   const lastBroadcast = Math.max(...sent.map(broadcastAt));
   // Up to the last look at the store (a few polls past the last broadcast); confirmation checks included.
-  const workerCpuMs = ((workersCpuSeconds() - workerCpu0) * 1000) / n;
-  const apiCpuMs = ((cpuSeconds(api.child) - apiCpu0) * 1000) / n;
+  const workerCpuMs = ((workersCpuSeconds() - workerCpu0) * 1000) / operationIDs.length;
+  const apiCpuMs = ((cpuSeconds(api.child) - apiCpu0) * 1000) / operationIDs.length;
   const all = await workersStats();
   const stats = all[0] as ChildStats;
-  const vaultTxids = new Set(sent.map((o) => (o.txids[0] as string).toLowerCase()));
-  const vaultSends = all.flatMap((s) => s.sends).filter((s) => vaultTxids.has(s.txid.toLowerCase()));
+  // Every send of the workers since the drain began: the drain's vaults are the only ones sending.
+  const drainSends = all.flatMap((s, k) => s.sends.slice(countersBefore[k]?.sent ?? 0));
   const callbackToBroadcast = sent.map((o) => broadcastAt(o) - (tap.accepted.get(o.unsigned.payloads[0]?.digest ?? '') ?? NaN)).filter(Number.isFinite);
-
-  // No nonce gap: the vault's transactions carry exactly the nonces 0..n-1.
-  const { nonces, chainCount } = await chainNonces(
-    anvil.url,
-    sent.map((o) => o.txids[0] as string),
-    address,
-  );
+  const order = await kit.check(sent);
   const drainSeconds = (lastBroadcast - (mode === 'backlog' ? resumedAt : tap.firstCallback)) / 1000;
   const lastAccepted = Math.max(...sent.map((o) => tap.accepted.get(o.unsigned.payloads[0]?.digest ?? '') ?? -Infinity));
   const result: DrainFigures = {
+    family: kit.family,
     mode,
     withdrawals: n,
     created: operationIDs.length,
+    createRetries: retried,
     createSeconds: r2(createSeconds),
     drainSeconds: r2(drainSeconds),
     broadcastsPerSecond: r1(sent.length / drainSeconds),
@@ -709,26 +800,20 @@ async function drain(b: Bench, w: Workers, mode: 'live' | 'backlog'): Promise<Dr
     drainRatio: r2(sent.length / drainSeconds / bare.perSecond),
     rpcMsP50: r1(
       pct(
-        vaultSends.map((s) => s.ms),
+        drainSends.map((s) => s.ms),
         50,
       ),
     ),
-    nodeSends: vaultSends.length,
-    distinctSent: new Set(vaultSends.map((s) => s.txid.toLowerCase())).size,
+    nodeSends: drainSends.length,
+    distinctSent: new Set(drainSends.map((s) => s.txid.toLowerCase())).size,
     // The sends of one batch share the moment its answer was read.
-    sendRequests: new Set(vaultSends.map((s) => s.at)).size,
+    sendRequests: new Set(drainSends.map((s) => s.at)).size,
     workerGcs: { minor: stats.gc.minor - gcBefore.minor, major: stats.gc.major - gcBefore.major },
     // Runs of the withdrawals' broadcast jobs so far: one each, plus a run for every look again.
     broadcastRuns: (await Promise.all(ops.map((o) => queues.broadcast.getJob(broadcastJobId(o.id))))).reduce((a, j) => a + (j?.attemptsStarted ?? 0), 0),
     callbackToBroadcastMsP50: r1(pct(callbackToBroadcast, 50)),
     callbacksAcceptedSeconds: r2((lastAccepted - tap.firstCallback) / 1000),
-    nonces: {
-      first: nonces[0] ?? -1,
-      last: nonces[nonces.length - 1] ?? -1,
-      count: nonces.length,
-      contiguous: nonces.length === n && nonces.every((x, i) => x === i),
-      chainCount,
-    },
+    order,
     failed: ops.filter((o) => o.status === 'FAILED').length,
     workerCpuMsPerWithdrawal: r2(workerCpuMs),
     apiCpuMsPerWithdrawal: r2(apiCpuMs),
@@ -736,9 +821,9 @@ async function drain(b: Bench, w: Workers, mode: 'live' | 'backlog'): Promise<Dr
   };
   // The rest of the withdrawals' life in the worker: confirmations, and whatever looks again.
   await workerIdle(b, w);
-  result.workerCpuMsPerWithdrawalUntilIdle = r2(((workersCpuSeconds() - workerCpu0) * 1000) / n);
+  result.workerCpuMsPerWithdrawalUntilIdle = r2(((workersCpuSeconds() - workerCpu0) * 1000) / operationIDs.length);
   await queues.close();
-  log(`drain (${mode}): ${JSON.stringify(result)}`);
+  log(`drain (${kit.family}, ${mode}): ${JSON.stringify(result)}`);
   return result;
 }
 
@@ -884,11 +969,10 @@ function rows(f: Figures): Row[] {
       `≥ 200 ${verdict(c.perSecond >= 200 && c.refused === 0)}; ${c.created} in ${c.seconds} s, ${c.refused} refused; POST p50 / p99 ${c.msP50} / ${c.msP99} ms; API CPU ${c.apiCpuMsPerWithdrawal} ms each; node round trips ${c.roundTripsPerWithdrawal} each (${calls}); nonces 0..n-1 ${verdict(c.nonces.contiguous)}`,
     );
   }
-  for (const p of [f.pipeline, f.backlog]) {
-    if (!p) continue;
+  for (const p of f.drains ?? []) {
     const live = p.mode === 'live';
     add(
-      'Ethereum',
+      p.family,
       live
         ? `drain, live: ${p.withdrawals} withdrawals, first callback → last broadcast (s)`
         : `drain, backlog: ${p.withdrawals} signed withdrawals, resume → last broadcast (s)`,
@@ -896,13 +980,14 @@ function rows(f: Figures): Row[] {
       `bare client ${p.bare.seconds} (${p.bare.perSecond}/s)`,
       [
         `≥ 0.5 ${verdict(p.drainRatio >= 0.5)}`,
-        `sends ${p.nodeSends} / distinct ${p.distinctSent} in ${p.sendRequests} requests, none twice ${verdict(p.nodeSends === p.distinctSent && p.distinctSent === p.withdrawals)}`,
-        `nonces ${p.nonces.first}..${p.nonces.last} (${p.nonces.count}), chain count ${p.nonces.chainCount}, no gap ${verdict(p.nonces.contiguous && p.nonces.chainCount === p.withdrawals)}`,
-        `send RPC p50 ${p.rpcMsP50} ms (bare ${p.bare.rpcMsP50})`,
+        `sends ${p.nodeSends} / distinct ${p.distinctSent} in ${p.sendRequests} requests, none twice ${verdict(p.nodeSends === p.distinctSent && p.distinctSent === p.created)}`,
+        `${p.order.rule} ${verdict(p.order.ok)}: ${p.order.detail}`,
+        `send p50 ${p.rpcMsP50} ms (bare ${p.bare.rpcMsP50})`,
         ...(live ? [`callback accepted → BROADCAST p50 ${p.callbackToBroadcastMsP50} ms`] : []),
         `callbacks accepted in ${p.callbacksAcceptedSeconds} s`,
         `CPU per withdrawal worker ${p.workerCpuMsPerWithdrawal} (until idle ${p.workerCpuMsPerWithdrawalUntilIdle ?? '?'}) / API ${p.apiCpuMsPerWithdrawal} ms`,
-        `${p.failed} failed; worker RSS ${p.workerRssMB} MB; created in ${p.createSeconds} s`,
+        `${p.failed} failed; worker RSS ${p.workerRssMB} MB; ${p.created} created in ${p.createSeconds} s${p.createRetries ? ` (${p.createRetries} 503s asked again)` : ''}`,
+        ...(p.bare.note ? [`bare: ${p.bare.note}`] : []),
       ].join('; '),
       p.drainRatio,
     );
