@@ -35,7 +35,7 @@ import { bitcoinDrainKit } from './drain-bitcoin.js';
 import { stellarDrainKit } from './drain-stellar.js';
 import { solanaDrainKit } from './drain-solana.js';
 import { idleLatency, type IdleLatency } from './idle-latency.js';
-import { prepareCallbacks, randomKeys } from './fixtures.js';
+import { CALLBACK_SHAPES, prepareCallbacks, randomKeys } from './fixtures.js';
 import { statusUnderBatches, type StatusUnderBatches } from './status-under-batches.js';
 import { utxoBench, type UtxoFigures } from './utxo.js';
 import type { LoadResult } from './load.js';
@@ -60,6 +60,10 @@ import { formatTable, verdict, type Row } from './table.js';
 const PHASES = [
   'utxo',
   'ingest',
+  'ingest-ethereum',
+  'ingest-bitcoin',
+  'ingest-stellar',
+  'ingest-solana',
   'address',
   'status',
   'create',
@@ -75,7 +79,7 @@ const PHASES = [
 const USAGE = `npm run bench [-- --quick] [-- --only=<phase>,...]
   --quick         a smoke run with smaller counts
   --only=...      only these phases: ${PHASES.join(', ')}
-                  (pipeline drains every family; pipeline-<family> one family)
+                  (ingest and pipeline measure every family; ingest-<family>, pipeline-<family> one family)
   Environment: REDIS_URL, BENCH_CPU_PROF=1, BENCH_HEAP_SNAPSHOT=1, BENCH_API_PROCESSES, BENCH_WORKER_PROCESSES,
   BENCH_SERVICE_NODE_FLAGS, BENCH_LOG_LEVEL (see docs/performance.md)
 `;
@@ -107,8 +111,10 @@ const SIZES = quick
       jobs: 100_000,
       apiRequests: 24_000,
     };
-/** Whether a family's drain (bench/drain-kit.ts) runs: phase `pipeline` (every family) or `pipeline-<family>`. */
-const wantDrain = (family: 'ethereum' | 'bitcoin' | 'stellar' | 'solana'): boolean => want('pipeline') || (only?.includes(`pipeline-${family}`) ?? false);
+type FamilyName = 'ethereum' | 'bitcoin' | 'stellar' | 'solana';
+/** Whether a family's part of a phase runs: `ingest` or `pipeline` (every family), or `ingest-<family>`, `pipeline-<family>`. */
+const wantFamily = (phase: 'ingest' | 'pipeline', family: FamilyName): boolean => want(phase) || (only?.includes(`${phase}-${family}`) ?? false);
+const wantDrain = (family: FamilyName): boolean => wantFamily('pipeline', family);
 const BATCH = 1_000;
 const SECRET = 'bench-callback-secret-0123456789';
 const API_KEY = 'bench-api-key-0123456789abcdef0123';
@@ -174,17 +180,8 @@ async function startWorker(name: string, env: Record<string, string>, opts: Star
 }
 
 interface Figures {
-  callbacks?: {
-    service: LoadResult;
-    echo: LoadResult;
-    ratio: number;
-    enqueued: number;
-    apiCpuMsPerCallback: number;
-    echoCpuMsPerRequest: number;
-    redisCpuMsPerCallback: number;
-    /** The Redis was started by the bench (REDIS_URL did not answer), so its CPU is the callbacks' alone. */
-    ownRedis: boolean;
-  };
+  /** Callback ingest, per family's callback shape. */
+  ingest?: IngestFigures[];
   address?: Record<string, { httpKeysPerSec: number; rawKeysPerSec: number; ratio: number; batchP50Ms: number }>;
   statusUnderBatches?: { threads: StatusUnderBatches; slices: StatusUnderBatches };
   create?: CreateFigures;
@@ -196,12 +193,27 @@ interface Figures {
   apiMemory?: { tsx?: ApiMemory; built?: ApiMemory };
 }
 
+interface IngestFigures {
+  family: string;
+  /** The callback's shape in words: `10 secp256k1 signatures`. */
+  shape: string;
+  service: LoadResult;
+  echo: LoadResult;
+  ratio: number;
+  enqueued: number;
+  apiCpuMsPerCallback: number;
+  echoCpuMsPerRequest: number;
+  redisCpuMsPerCallback: number;
+  /** The Redis was started by the bench (REDIS_URL did not answer), so its CPU is the callbacks' alone. */
+  ownRedis: boolean;
+}
+
 interface DrainFigures {
   family: string;
   mode: 'live' | 'backlog';
   withdrawals: number;
   created: number;
-  /** Creations answered 503 and asked again (Bitcoin: coins claimed by concurrent withdrawals of the vault). */
+  /** Creations asked again after a 503 (Bitcoin: coins claimed by concurrent withdrawals of the vault) or a lost connection. */
   createRetries: number;
   createSeconds: number;
   /** live: first callback → last broadcast; backlog: broadcasts resumed → last broadcast. */
@@ -303,7 +315,9 @@ async function main(): Promise<void> {
     }
     const b = await startServices(stops, prefix, redisUrl, redis, kits);
     if (wantDrain('ethereum')) kits.unshift(ethereumDrainKit(b.anvil.url, RECIPIENT));
-    if (want('ingest')) figures.callbacks = await ingestPhase(b);
+    for (const family of ['ethereum', 'bitcoin', 'stellar', 'solana'] as const) {
+      if (wantFamily('ingest', family)) figures.ingest = [...(figures.ingest ?? []), await ingestPhase(b, family)];
+    }
     if (want('address')) figures.address = await addressPhase(b);
     if (want('status')) figures.statusUnderBatches = await statusPhase(b);
     if (want('create')) figures.create = await creationPhase(b);
@@ -384,6 +398,8 @@ async function startServices(stops: Bench['stops'], prefix: string, redisUrl: st
     // Address derivation needs no node: closed ports.
     btcregtest: { backend: 'esplora', url: 'http://127.0.0.1:9' },
     stellardev: { horizonUrl: 'http://127.0.0.1:9' },
+    // Callbacks need no node either.
+    solanadev: { rpcUrl: 'http://127.0.0.1:9' },
     // The drained families' ledgers on their nodes.
     ...Object.fromEntries(kits.map((k) => [k.ledgerId, k.options])),
   };
@@ -409,27 +425,35 @@ async function startServices(stops: Bench['stops'], prefix: string, redisUrl: st
   return { stops, prefix, redisUrl, redis, anvil, custody, tap, env, config, store, api, echo, echoPort, built };
 }
 
-/** Callback ingest: the receiver against a bare echo server, the same signed bodies to each. */
-async function ingestPhase({ store, api, echo, echoPort, redis, redisUrl, config, prefix }: Bench): Promise<NonNullable<Figures['callbacks']>> {
-  const warmFile = path.join(RESULTS, 'callbacks-warmup.jsonl');
-  const mainFile = path.join(RESULTS, 'callbacks.jsonl');
-  log(`pre-creating ${SIZES.warmup + SIZES.callbacks} operations with signed callbacks`);
-  await prepareCallbacks(store, 'ethdev', SIZES.warmup, warmFile, `warm-${run}`);
-  await prepareCallbacks(store, 'ethdev', SIZES.callbacks, mainFile, `main-${run}`);
-  const cbUrl = `${api.url}/api/v1.0/sign_complete_callback?ledgerId=ethdev`;
+/**
+ * Callback ingest of one family's callback shape (bench/fixtures.ts): the receiver against a
+ * bare echo server, the same signed bodies to each. Ethereum gets the full count, the other
+ * families a quarter (a Bitcoin callback carries ten signatures).
+ */
+async function ingestPhase(b: Bench, family: FamilyName): Promise<IngestFigures> {
+  const { store, api, echo, echoPort, redis, redisUrl, config, prefix } = b;
+  const shape = CALLBACK_SHAPES[family];
+  const count = family === 'ethereum' ? SIZES.callbacks : Math.round(SIZES.callbacks / 4);
+  const warmup = family === 'ethereum' ? SIZES.warmup : Math.round(SIZES.warmup / 4);
+  const warmFile = path.join(RESULTS, `callbacks-${family}-warmup.jsonl`);
+  const mainFile = path.join(RESULTS, `callbacks-${family}.jsonl`);
+  log(`pre-creating ${warmup + count} ${shape.ledgerId} operations with signed callbacks (${shape.payloads} × ${shape.scheme})`);
+  await prepareCallbacks(store, shape, warmup, warmFile, `warm-${family}-${run}`);
+  await prepareCallbacks(store, shape, count, mainFile, `main-${family}-${run}`);
+  const cbUrl = `${api.url}/api/v1.0/sign_complete_callback?ledgerId=${shape.ledgerId}`;
   const echoUrl = `http://127.0.0.1:${echoPort}/echo`;
   const c = SIZES.connections;
-  log(`callback ingest: warm-up, then ${SIZES.callbacks} requests each to the echo server and the receiver, ${c} connections`);
+  log(`callback ingest (${family}): warm-up, then ${count} requests each to the echo server and the receiver, ${c} connections`);
   const common = { method: 'POST' as const, connections: c, hmacSecret: SECRET };
   const [, warm] = (await runLoad([
-    { ...common, url: echoUrl, amount: SIZES.warmup, bodiesFile: warmFile },
-    { ...common, url: cbUrl, amount: SIZES.warmup, bodiesFile: warmFile },
+    { ...common, url: echoUrl, amount: warmup, bodiesFile: warmFile },
+    { ...common, url: cbUrl, amount: warmup, bodiesFile: warmFile },
   ])) as [LoadResult, LoadResult];
   if (warm.non2xx) throw new Error(`${warm.non2xx} warm-up callbacks were refused; see ${api.child.log}`);
   // Each measured pass alone, so the CPU its server used is known (a figure that other load on the machine does not inflate).
   const measured = async (server: Child, url: string) => {
     const before = cpuSeconds(server);
-    const [result] = (await runLoad([{ ...common, url, amount: SIZES.callbacks, bodiesFile: mainFile }])) as [LoadResult];
+    const [result] = (await runLoad([{ ...common, url, amount: count, bodiesFile: mainFile }])) as [LoadResult];
     return { result, cpuMsPerRequest: ((cpuSeconds(server) - before) * 1000) / result.requests };
   };
   const { result: echoResult, cpuMsPerRequest: echoCpuMs } = await measured(echo, echoUrl);
@@ -444,7 +468,9 @@ async function ingestPhase({ store, api, echo, echoPort, redis, redisUrl, config
   await redis.del(operationKeys(servicePrefix(prefix)).open);
   await queues.close();
   const enqueued = Object.values(counts).reduce((x, y) => x + y, 0);
-  const figures = {
+  const figures: IngestFigures = {
+    family: shape.family,
+    shape: `${shape.payloads} ${shape.scheme} signature${shape.payloads > 1 ? 's' : ''} over ${shape.dataBytes} bytes`,
     service,
     echo: echoResult,
     ratio: service.rps / echoResult.rps,
@@ -455,7 +481,7 @@ async function ingestPhase({ store, api, echo, echoPort, redis, redisUrl, config
     ownRedis: redisUrl !== (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'),
   };
   log(
-    `callbacks ${r1(service.rps)} req/s (p99 ${service.p99} ms, API CPU ${apiCpuMs.toFixed(3)} ms each) vs echo ${r1(echoResult.rps)} req/s (CPU ${echoCpuMs.toFixed(3)} ms each); ${enqueued} jobs enqueued`,
+    `callbacks (${family}) ${r1(service.rps)} req/s (p99 ${service.p99} ms, API CPU ${apiCpuMs.toFixed(3)} ms each) vs echo ${r1(echoResult.rps)} req/s (CPU ${echoCpuMs.toFixed(3)} ms each); ${enqueued} jobs enqueued`,
   );
   return figures;
 }
@@ -600,6 +626,33 @@ async function call({ api }: Bench, method: string, p: string, body?: unknown) {
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
+/**
+ * Creates a withdrawal under an Idempotency-Key of its own, asking again while the answer is a
+ * 503 or a lost connection (a loaded machine drops some): the key makes a repeat the same
+ * withdrawal, never a second one. Returns the last answer and how many times it asked again.
+ */
+async function createWithdrawal(
+  { api }: Bench,
+  vaultId: string,
+  body: unknown,
+  key: string,
+): Promise<{ status: number; body: Record<string, any>; retries: number }> {
+  for (let retries = 0; ; retries++) {
+    const last = retries === 19;
+    try {
+      const res = await fetch(`${api.url}/api/v1.0/vaults/${vaultId}/withdrawals`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify(body),
+      });
+      const answer = { status: res.status, body: (await res.json()) as Record<string, any>, retries };
+      if (answer.status !== 503 || last) return answer;
+    } catch (e) {
+      if (last) throw e;
+    }
+  }
+}
+
 /** A custody vault registered here and funded with 100 ETH. */
 async function fundedVault(b: Bench) {
   const vault = b.custody.control.createVault('ECDSA', { ledger: 'ethdev' });
@@ -639,12 +692,9 @@ function serviceHandle(b: Bench): ServiceHandle {
       return { vaultId: vault.vaultId, address: reg.body.address as string };
     },
     withdraw: async (vaultId, body) => {
-      // A 503 (the node did not answer in time, coins held by concurrent withdrawals) is asked again, as a client should.
-      for (let attempt = 1; ; attempt++) {
-        const r = await call(b, 'POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, body);
-        if (r.status === 200) return r.body.operationID as string;
-        if (r.status !== 503 || attempt === 20) throw new Error(`withdrawal from ${vaultId}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
-      }
+      const r = await createWithdrawal(b, vaultId, body, `${vaultId}-${body.description}`);
+      if (r.status !== 200) throw new Error(`withdrawal from ${vaultId}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+      return r.body.operationID as string;
     },
     confirmed: async (operationIDs) => {
       await waitFor(
@@ -688,27 +738,23 @@ async function createHeld(b: Bench, kit: DrainKit, vaults: string[]) {
   const operationIDs: string[] = [];
   const refusals: string[] = [];
   let retried = 0;
+  const batch = randomUUID().slice(0, 8);
   await Promise.all(
     Array.from({ length: 64 }, async () => {
       while (nextIndex < n) {
         const i = nextIndex++;
         // A 503 (Bitcoin: coins claimed by concurrent withdrawals of the same vault) is asked
         // again, as a client should; the retries are counted.
-        for (let attempt = 1; ; attempt++) {
-          const r = await call(b, 'POST', `/api/v1.0/vaults/${vaults[i]}/withdrawals`, { ...kit.withdrawal(i), description: `bench ${i}` });
-          if (r.status === 200) operationIDs.push(r.body.operationID as string);
-          else if (r.status === 503 && attempt < 20) {
-            retried++;
-            continue;
-          } else refusals.push(`${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
-          break;
-        }
+        const r = await createWithdrawal(b, vaults[i] as string, { ...kit.withdrawal(i), description: `bench ${i}` }, `${batch}-${i}`);
+        retried += r.retries;
+        if (r.status === 200) operationIDs.push(r.body.operationID as string);
+        else refusals.push(`${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
       }
     }),
   );
   const createSeconds = (Date.now() - createStart) / 1000;
   if (refusals.length) log(`${refusals.length} withdrawals refused, e.g. ${refusals[0]}`);
-  if (retried) log(`${retried} creations answered 503 and were asked again`);
+  if (retried) log(`${retried} creations answered 503 or lost their connection and were asked again`);
   await waitFor('every withdrawal signed', undefined, () => gate.waiting >= operationIDs.length, 120_000);
   return { operationIDs, createSeconds, gate, retried };
 }
@@ -912,24 +958,31 @@ function rows(f: Figures): Row[] {
   const out: Row[] = [];
   const add = (family: string, figure: string, value: string, reference: string, notes: string, ratio?: number) =>
     out.push({ family, figure, value, reference, notes, ratio });
-  if (f.callbacks) {
-    const { service: s, echo: e, ratio, apiCpuMsPerCallback: apiCpu, echoCpuMsPerRequest: echoCpu } = f.callbacks;
+  for (const i of f.ingest ?? []) {
+    const { service: s, echo: e, ratio, apiCpuMsPerCallback: apiCpu, echoCpuMsPerRequest: echoCpu } = i;
     const conn = `${SIZES.connections} conn${API_PROCESSES > 1 ? `, ${API_PROCESSES} API processes` : ''}`;
     add(
-      'Ethereum',
-      `callback ingest, ${conn} (req/s)`,
+      i.family,
+      `callback ingest, ${i.shape}, ${conn} (req/s)`,
       `${Math.round(s.rps)}`,
       `echo ${Math.round(e.rps)}`,
-      `≥ 0.5 ${verdict(ratio >= 0.5)}; ${s.non2xx + s.errors} non-2xx, ${f.callbacks.enqueued} jobs enqueued`,
+      `≥ 0.5 ${verdict(ratio >= 0.5)}; ${s.requests} requests, ${s.non2xx + s.errors} non-2xx, ${i.enqueued} jobs enqueued`,
       ratio,
     );
-    add('Ethereum', 'callback ingest p50 / p99 (ms)', `${s.p50} / ${s.p99}`, `echo ${e.p50} / ${e.p99}`, `p99 < 50 ${verdict(s.p99 < 50)}`, e.p99 / s.p99);
     add(
-      'Ethereum',
-      'callback ingest CPU per request (ms)',
+      i.family,
+      `callback ingest p50 / p99 (ms), ${i.shape}`,
+      `${s.p50} / ${s.p99}`,
+      `echo ${e.p50} / ${e.p99}`,
+      `p99 < 50 ${verdict(s.p99 < 50)}`,
+      e.p99 / s.p99,
+    );
+    add(
+      i.family,
+      `callback ingest CPU per request (ms), ${i.shape}`,
       `${apiCpu}`,
       `echo ${echoCpu}`,
-      `load generator ${Math.round(s.loadCpuMs * 1000) / 1000} (echo ${Math.round(e.loadCpuMs * 1000) / 1000}); Redis ${f.callbacks.redisCpuMsPerCallback}${f.callbacks.ownRedis ? '' : ' (shared Redis)'}`,
+      `load generator ${Math.round(s.loadCpuMs * 1000) / 1000} (echo ${Math.round(e.loadCpuMs * 1000) / 1000}); Redis ${i.redisCpuMsPerCallback}${i.ownRedis ? '' : ' (shared Redis)'}`,
       echoCpu / apiCpu,
     );
   }
@@ -986,7 +1039,7 @@ function rows(f: Figures): Row[] {
         ...(live ? [`callback accepted → BROADCAST p50 ${p.callbackToBroadcastMsP50} ms`] : []),
         `callbacks accepted in ${p.callbacksAcceptedSeconds} s`,
         `CPU per withdrawal worker ${p.workerCpuMsPerWithdrawal} (until idle ${p.workerCpuMsPerWithdrawalUntilIdle ?? '?'}) / API ${p.apiCpuMsPerWithdrawal} ms`,
-        `${p.failed} failed; worker RSS ${p.workerRssMB} MB; ${p.created} created in ${p.createSeconds} s${p.createRetries ? ` (${p.createRetries} 503s asked again)` : ''}`,
+        `${p.failed} failed; worker RSS ${p.workerRssMB} MB; ${p.created} created in ${p.createSeconds} s${p.createRetries ? ` (${p.createRetries} asked again)` : ''}`,
         ...(p.bare.note ? [`bare: ${p.bare.note}`] : []),
       ].join('; '),
       p.drainRatio,
