@@ -1,7 +1,8 @@
 /**
- * `npm run bench` (`-- --quick` for a smoke run under a minute): starts what it needs (Redis,
- * anvil, the custody emulator, the real API and worker entry points as their own processes,
- * a bare Express echo server) and measures side by side in one run, so the machine's noise
+ * `npm run bench` (`-- --quick` for a smoke run, `-- --help` for the phases): starts what it
+ * needs (Redis, anvil, the other families' local nodes for their drains, the custody emulator,
+ * the real API and worker entry points as their own processes, a bare Express echo server)
+ * and measures side by side in one run, so the machine's noise
  * cancels in the ratios. Prints one table (bench/table.ts: a row per family and figure, each
  * ending in its ratio against the reference of the same run) and writes bench/results/latest.json.
  */
@@ -692,7 +693,7 @@ function serviceHandle(b: Bench): ServiceHandle {
       return { vaultId: vault.vaultId, address: reg.body.address as string };
     },
     withdraw: async (vaultId, body) => {
-      const r = await createWithdrawal(b, vaultId, body, `${vaultId}-${body.description}`);
+      const r = await createWithdrawal(b, vaultId, body, randomUUID());
       if (r.status !== 200) throw new Error(`withdrawal from ${vaultId}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
       return r.body.operationID as string;
     },
