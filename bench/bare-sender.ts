@@ -4,18 +4,9 @@
  * sends them one at a time, each after the node answered the previous one (no gap is ever
  * open, as the pipeline's ordered sending keeps none).
  */
-import { performance } from 'node:perf_hooks';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
-
-export interface BareSend {
-  /** The node's block height when the bare client started (the node's cost per transaction grows with it). */
-  height: number;
-  transactions: number;
-  seconds: number;
-  perSecond: number;
-  rpcMsP50: number;
-}
+import { sendOneAtATime, type BareSend } from './drain-kit.js';
 
 async function rpc(url: string, method: string, params: unknown[], id = 1): Promise<unknown> {
   const res = await fetch(url, {
@@ -52,17 +43,9 @@ export async function bareSend(rpcUrl: string, n: number, to: string): Promise<B
       }),
     );
   }
-  const rpcMs: number[] = [];
-  const started = performance.now();
-  for (const [i, raw] of raws.entries()) {
-    const t = performance.now();
-    await rpc(rpcUrl, 'eth_sendRawTransaction', [raw], i);
-    rpcMs.push(performance.now() - t);
-  }
-  const seconds = (performance.now() - started) / 1000;
+  const { seconds, rpcMsP50 } = await sendOneAtATime(raws, async (raw, i) => void (await rpc(rpcUrl, 'eth_sendRawTransaction', [raw], i)));
   // Taken means in the node's pool (anvil mines them a moment later), as for the pipeline's sends.
   const count = Number(BigInt((await rpc(rpcUrl, 'eth_getTransactionCount', [wallet.address, 'pending'])) as string));
   if (count !== n) throw new Error(`bare client: the node holds ${count} of ${n} transactions`);
-  rpcMs.sort((a, b) => a - b);
-  return { height, transactions: n, seconds, perSecond: n / seconds, rpcMsP50: rpcMs[Math.floor(n / 2)] as number };
+  return { height, transactions: n, seconds, perSecond: n / seconds, rpcMsP50 };
 }

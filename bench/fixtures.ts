@@ -1,18 +1,48 @@
 /** Data the bench prepares: pre-created operations with real signatures, and key batches. */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, randomBytes, sign } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import * as ecc from 'tiny-secp256k1';
+import type { HashAlgorithm } from '../src/ledger/adaptor.js';
 import { toCustodyKeyId, type PublicKey } from '../src/ledger/public-key.js';
 import type { Operation } from '../src/withdrawals/model/operation.js';
 import type { OperationStore } from '../src/withdrawals/store/operation-store.js';
 
-/** A fixed signing key, known to the bench only (stands in for a custody vault key). */
+/** Fixed signing keys, known to the bench only (stand-ins for custody vault keys). */
 const PRIVATE = createHash('sha256').update('byow bench vault key').digest();
+// PKCS#8 wrapping of a raw 32-byte ed25519 seed, so node:crypto can sign with it.
+const ED_PRIVATE = createPrivateKey({
+  key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), createHash('sha256').update('byow bench ed25519 key').digest()]),
+  format: 'der',
+  type: 'pkcs8',
+});
 
 export const benchKey: PublicKey = { scheme: 'secp256k1', bytes: Uint8Array.from(ecc.pointFromScalar(PRIVATE, true) as Uint8Array) };
+const benchEdKey: PublicKey = { scheme: 'ed25519', bytes: Uint8Array.from(createPublicKey(ED_PRIVATE).export({ format: 'der', type: 'spki' }).subarray(-32)) };
 
-export function fakeOperation(id: string, ledgerId: string, digest: string, status: Operation['status'] = 'EXECUTING'): Operation {
+/**
+ * What one family's signing callback carries: the key's scheme, how many entries (one per
+ * payload: a Bitcoin withdrawal signs each input), and how many bytes each signed entry has
+ * (a 32-byte digest, or Solana's whole message, which ed25519 signs as it is).
+ */
+export interface CallbackShape {
+  ledgerId: string;
+  scheme: 'secp256k1' | 'ed25519';
+  payloads: number;
+  dataBytes: number;
+  hashAlgorithm: HashAlgorithm;
+}
+
+export const ETHEREUM_CALLBACK: CallbackShape = { ledgerId: 'ethdev', scheme: 'secp256k1', payloads: 1, dataBytes: 32, hashAlgorithm: 'SHA3_256' };
+
+export function fakeOperation(
+  id: string,
+  ledgerId: string,
+  digest: string | string[],
+  status: Operation['status'] = 'EXECUTING',
+  key: PublicKey = benchKey,
+): Operation {
   const now = new Date().toISOString();
+  const digests = [digest].flat();
   return {
     id,
     operationID: id,
@@ -22,16 +52,14 @@ export function fakeOperation(id: string, ledgerId: string, digest: string, stat
     recipientAddress: '0x00000000000000000000000000000000000000B0',
     unsigned: {
       txs: [{ serialized: '00' }],
-      payloads: [
-        {
-          digest,
-          keyId: toCustodyKeyId(benchKey),
-          publicKey: Buffer.from(benchKey.bytes).toString('hex'),
-          hashAlgorithm: 'SHA3_256',
-          txIndex: 0,
-          inputIndex: 0,
-        },
-      ],
+      payloads: digests.map((d, inputIndex) => ({
+        digest: d,
+        keyId: toCustodyKeyId(key),
+        publicKey: Buffer.from(key.bytes).toString('hex'),
+        hashAlgorithm: 'SHA3_256',
+        txIndex: 0,
+        inputIndex,
+      })),
       fee: '0',
       state: {},
     },
@@ -44,28 +72,39 @@ export function fakeOperation(id: string, ledgerId: string, digest: string, stat
   };
 }
 
+/** Signs `data` with the bench key of `scheme`: the signature as upper-case hex and its v, as the custody service sends them. */
+function signEntry(scheme: CallbackShape['scheme'], data: Buffer): { signature: string; v: number } {
+  if (scheme === 'ed25519') return { signature: sign(null, data, ED_PRIVATE).toString('hex').toUpperCase(), v: 0 };
+  const { signature, recoveryId } = ecc.signRecoverable(data, PRIVATE);
+  return { signature: Buffer.from(signature).toString('hex').toUpperCase(), v: recoveryId };
+}
+
 /**
- * Stores `count` operations of one payload each (a random digest for the bench key) and
- * writes the matching callback bodies, one JSON text per line, as the custody service
- * would send them: the key as DER SPKI hex, the signature r||s upper-case hex, v 0/1.
+ * Stores `count` operations of the shape's payloads each (random data signed by the bench key
+ * of its scheme) and writes the matching callback bodies, one JSON text per line, as the
+ * custody service would send them: the key as DER SPKI hex per entry, the signatures r||s (or
+ * ed25519's R||S) upper-case hex, v per entry.
  */
-export async function prepareCallbacks(store: OperationStore, ledgerId: string, count: number, file: string, tag: string): Promise<void> {
-  const keyId = toCustodyKeyId(benchKey);
+export async function prepareCallbacks(store: OperationStore, shape: CallbackShape, count: number, file: string, tag: string): Promise<void> {
+  const key = shape.scheme === 'ed25519' ? benchEdKey : benchKey;
+  const keyId = toCustodyKeyId(key);
   const lines: string[] = [];
   for (let start = 0; start < count; start += 500) {
     const batch: Promise<void>[] = [];
     for (let i = start; i < Math.min(count, start + 500); i++) {
-      const digest = randomBytes(32);
-      const { signature, recoveryId } = ecc.signRecoverable(digest, PRIVATE);
-      const hex = digest.toString('hex');
-      batch.push(store.create(fakeOperation(`${tag}-${i}`, ledgerId, hex)));
+      const data = Array.from({ length: shape.payloads }, () => randomBytes(shape.dataBytes));
+      const signed = data.map((d) => signEntry(shape.scheme, d));
+      const hex = data.map((d) => d.toString('hex'));
+      const op = fakeOperation(`${tag}-${i}`, shape.ledgerId, hex, 'EXECUTING', key);
+      for (const p of op.unsigned.payloads) p.hashAlgorithm = shape.hashAlgorithm;
+      batch.push(store.create(op));
       lines.push(
         JSON.stringify({
-          publicKeys: [keyId],
+          publicKeys: hex.map(() => keyId),
           providerData: JSON.stringify({ reference: `${tag}-${i}` }),
-          dataToSign: [hex],
-          signatures: [Buffer.from(signature).toString('hex').toUpperCase()],
-          v: [recoveryId],
+          dataToSign: hex,
+          signatures: signed.map((s) => s.signature),
+          v: signed.map((s) => s.v),
         }),
       );
     }
@@ -86,3 +125,16 @@ export function randomKeys(count: number): { secp: Uint8Array[]; ed: Buffer[] } 
   const ed = Array.from({ length: count }, () => randomBytes(32));
   return { secp, ed };
 }
+
+/**
+ * Each family's callback as the custody service sends it for a withdrawal: Ethereum one
+ * secp256k1 signature over a 32-byte digest; Bitcoin one per input, here a 10-input withdrawal;
+ * Stellar one ed25519 signature over the transaction hash; Solana one ed25519 signature over
+ * the whole message (a transfer with its durable nonce advance and compute budget: ~250 bytes).
+ */
+export const CALLBACK_SHAPES: Record<'ethereum' | 'bitcoin' | 'stellar' | 'solana', CallbackShape & { family: string }> = {
+  ethereum: { family: 'Ethereum', ...ETHEREUM_CALLBACK },
+  bitcoin: { family: 'Bitcoin', ledgerId: 'btcregtest', scheme: 'secp256k1', payloads: 10, dataBytes: 32, hashAlgorithm: 'DOUBLE_SHA256' },
+  stellar: { family: 'Stellar', ledgerId: 'stellardev', scheme: 'ed25519', payloads: 1, dataBytes: 32, hashAlgorithm: 'SHA256' },
+  solana: { family: 'Solana', ledgerId: 'solanadev', scheme: 'ed25519', payloads: 1, dataBytes: 250, hashAlgorithm: 'PLAIN' },
+};

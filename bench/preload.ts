@@ -1,11 +1,13 @@
 /**
  * Loaded with `--import` into the service processes the bench starts (src/main.ts,
- * src/worker-main.ts), so they run unchanged. It records how long each
- * `eth_sendRawTransaction` takes at the node (request sent → answer read) and when the answer
- * was read (epoch ms, sub-millisecond: `performance.timeOrigin + now()`), keyed by txid,
- * counts the JSON-RPC requests sent to the node (HTTP round trips, and calls by method, a
- * batch counting once as a round trip), and answers the bench's messages:
- * - `counters`: the number of `eth_sendRawTransaction` calls so far and the GC counts;
+ * src/worker-main.ts), so they run unchanged. It records every transaction the process sends
+ * to a node, of every family (`eth_sendRawTransaction`, Solana's `sendTransaction`, Esplora's
+ * `POST /tx`, Horizon's `POST /transactions`): how long the node took (request sent → answer
+ * read), when the answer was read (epoch ms, sub-millisecond: `performance.timeOrigin + now()`)
+ * and the transaction's identity; it counts the JSON-RPC requests sent to the node (HTTP round
+ * trips, and calls by method, a batch counting once as a round trip), and answers the bench's
+ * messages:
+ * - `counters`: the number of sends so far and the GC counts;
  * - `stats`: those figures, process.memoryUsage(), the peak RSS, V8's heap spaces, the GC
  *   counts and process.cpuUsage();
  * - `{kind: 'heap-snapshot', file}`: writes a V8 heap snapshot there (to compare two of them
@@ -13,15 +15,18 @@
  */
 import { constants, performance, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
+import { createHash } from 'node:crypto';
 import { keccak256 } from 'ethers';
 
 // The raw bytes are kept and hashed, once each, when the bench asks: hashing on the send path
-// would bill the measured process for the measurement.
-const sends: { raw?: string; txid?: string; ms: number; at: number }[] = [];
+// would bill the measured process for the measurement. An Ethereum send's id is its txid (the
+// bench matches it with the withdrawals'); the other families' is the SHA-256 of the
+// transaction as sent, enough to tell a transaction sent twice from two transactions.
+const sends: { raw?: string; eth?: boolean; txid?: string; ms: number; at: number }[] = [];
 const hashedSends = (): { txid: string; ms: number; at: number }[] =>
   sends.map((s) => {
     if (s.raw !== undefined) {
-      s.txid = keccak256(s.raw);
+      s.txid = s.eth ? keccak256(s.raw) : createHash('sha256').update(s.raw).digest('hex');
       delete s.raw;
     }
     return { txid: s.txid as string, ms: s.ms, at: s.at };
@@ -29,6 +34,26 @@ const hashedSends = (): { txid: string; ms: number; at: number }[] =>
 const rpc = { roundTrips: 0, calls: {} as Record<string, number> };
 const realFetch = globalThis.fetch;
 const METHOD = /"method":"([\w]+)"/g;
+const SENDS = /"(eth_sendRawTransaction|sendTransaction)"/;
+
+/** The transactions a request sends to a node, if it is a send: raw payloads, and whether they are Ethereum's. */
+function sentIn(input: string | URL | Request, body: string): { raws: string[]; eth: boolean } | undefined {
+  if (SENDS.test(body)) {
+    try {
+      const calls = [JSON.parse(body)].flat() as { method: string; params: string[] }[];
+      const raws = calls.filter((c) => SENDS.test(`"${c.method}"`) && c.params[0]).map((c) => c.params[0] as string);
+      return { raws, eth: calls.some((c) => c.method === 'eth_sendRawTransaction') };
+    } catch {
+      return undefined;
+    }
+  }
+  const url = input instanceof Request ? input.url : String(input);
+  const path = new URL(url).pathname;
+  // Esplora's POST /tx takes the hex; Horizon's POST /transactions a form with the envelope.
+  if (path.endsWith('/tx')) return { raws: [body.trim()], eth: false };
+  if (path.endsWith('/transactions')) return { raws: [new URLSearchParams(body).get('tx') ?? body], eth: false };
+  return undefined;
+}
 
 globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
   const body = init?.body;
@@ -36,18 +61,13 @@ globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Pr
     rpc.roundTrips += 1;
     for (const m of body.matchAll(METHOD)) rpc.calls[m[1] as string] = (rpc.calls[m[1] as string] ?? 0) + 1;
   }
-  if (typeof body !== 'string' || !body.includes('"eth_sendRawTransaction"')) return realFetch(input, init);
+  const sent = typeof body === 'string' && init?.method === 'POST' ? sentIn(input, body) : undefined;
+  if (!sent) return realFetch(input, init);
   const started = performance.now();
   const res = await realFetch(input, init);
   const text = await res.text();
   const ended = performance.now();
-  const ms = ended - started;
-  try {
-    const calls = [JSON.parse(body)].flat() as { method: string; params: string[] }[];
-    for (const c of calls) if (c.method === 'eth_sendRawTransaction' && c.params[0]) sends.push({ raw: c.params[0], ms, at: performance.timeOrigin + ended });
-  } catch {
-    /* not ours to judge */
-  }
+  for (const raw of sent.raws) sends.push({ raw, eth: sent.eth, ms: ended - started, at: performance.timeOrigin + ended });
   return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
 };
 

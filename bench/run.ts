@@ -1,11 +1,13 @@
 /**
- * `npm run bench` (`-- --quick` for a smoke run under a minute): starts what it needs (Redis,
- * anvil, the custody emulator, the real API and worker entry points as their own processes,
- * a bare Express echo server) and measures side by side in one run, so the machine's noise
- * cancels in the ratios. Prints one table and writes bench/results/latest.json.
+ * `npm run bench` (`-- --quick` for a smoke run, `-- --help` for the phases): starts what it
+ * needs (Redis, anvil, the other families' local nodes for their drains, the custody emulator,
+ * the real API and worker entry points as their own processes, a bare Express echo server)
+ * and measures side by side in one run, so the machine's noise
+ * cancels in the ratios. Prints one table (bench/table.ts: a row per family and figure, each
+ * ending in its ratio against the reference of the same run) and writes bench/results/latest.json.
  */
 import { randomUUID } from 'node:crypto';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,9 +30,13 @@ import { startAnvil } from '../adaptors/ethereum/local-node/local-anvil.js';
 import { ensureRedis } from '../src/dev/local-redis.js';
 import { createPhase, type CreateFigures } from './create-phase.js';
 import { signCallback } from '../src/security/callback-hmac.js';
-import { bareSend, type BareSend } from './bare-sender.js';
+import type { BareSend, DrainKit, OrderCheck, ServiceHandle } from './drain-kit.js';
+import { ethereumDrainKit } from './drain-ethereum.js';
+import { bitcoinDrainKit } from './drain-bitcoin.js';
+import { stellarDrainKit } from './drain-stellar.js';
+import { solanaDrainKit } from './drain-solana.js';
 import { idleLatency, type IdleLatency } from './idle-latency.js';
-import { prepareCallbacks, randomKeys } from './fixtures.js';
+import { CALLBACK_SHAPES, prepareCallbacks, randomKeys } from './fixtures.js';
 import { statusUnderBatches, type StatusUnderBatches } from './status-under-batches.js';
 import { utxoBench, type UtxoFigures } from './utxo.js';
 import type { LoadResult } from './load.js';
@@ -50,17 +56,66 @@ import {
 } from './procs.js';
 import { workerMemory, type WorkerMemory } from './worker-memory.js';
 import { apiMemory, type ApiMemory } from './api-memory.js';
+import { formatTable, verdict, type Row } from './table.js';
 
+const PHASES = [
+  'utxo',
+  'ingest',
+  'ingest-ethereum',
+  'ingest-bitcoin',
+  'ingest-stellar',
+  'ingest-solana',
+  'address',
+  'status',
+  'create',
+  'api-memory',
+  'pipeline',
+  'pipeline-ethereum',
+  'pipeline-bitcoin',
+  'pipeline-stellar',
+  'pipeline-solana',
+  'idle',
+  'memory',
+];
+const USAGE = `npm run bench [-- --quick] [-- --only=<phase>,...]
+  --quick         a smoke run with smaller counts
+  --only=...      only these phases: ${PHASES.join(', ')}
+                  (ingest and pipeline measure every family; ingest-<family>, pipeline-<family> one family)
+  Environment: REDIS_URL, BENCH_CPU_PROF=1, BENCH_HEAP_SNAPSHOT=1, BENCH_API_PROCESSES, BENCH_WORKER_PROCESSES,
+  BENCH_SERVICE_NODE_FLAGS, BENCH_LOG_LEVEL (see docs/performance.md)
+`;
+if (process.argv.includes('--help')) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 const quick = process.argv.includes('--quick');
-// `-- --only=ingest,pipeline` runs only the named phases (ingest, address, status, create, api-memory, pipeline, idle, memory, utxo).
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice('--only='.length)
   .split(',');
+const unknown = only?.filter((p) => !PHASES.includes(p)) ?? [];
+if (unknown.length) {
+  process.stderr.write(`unknown phase ${unknown.join(', ')}\n${USAGE}`);
+  process.exit(2);
+}
 const want = (phase: string): boolean => !only || only.includes(phase);
 const SIZES = quick
-  ? { callbacks: 1_500, warmup: 300, connections: 50, addressSeconds: 1, withdrawals: 100, idle: 30, jobs: 5_000, apiRequests: 2_000 }
-  : { callbacks: 20_000, warmup: 2_000, connections: 50, addressSeconds: 4, withdrawals: 1_000, idle: 200, jobs: 100_000, apiRequests: 24_000 };
+  ? { callbacks: 1_500, warmup: 300, connections: 50, addressSeconds: 1, withdrawals: 100, familyWithdrawals: 100, idle: 30, jobs: 5_000, apiRequests: 2_000 }
+  : {
+      callbacks: 20_000,
+      warmup: 2_000,
+      connections: 50,
+      addressSeconds: 4,
+      withdrawals: 1_000,
+      familyWithdrawals: 500,
+      idle: 200,
+      jobs: 100_000,
+      apiRequests: 24_000,
+    };
+type FamilyName = 'ethereum' | 'bitcoin' | 'stellar' | 'solana';
+/** Whether a family's part of a phase runs: `ingest` or `pipeline` (every family), or `ingest-<family>`, `pipeline-<family>`. */
+const wantFamily = (phase: 'ingest' | 'pipeline', family: FamilyName): boolean => want(phase) || (only?.includes(`${phase}-${family}`) ?? false);
+const wantDrain = (family: FamilyName): boolean => wantFamily('pipeline', family);
 const BATCH = 1_000;
 const SECRET = 'bench-callback-secret-0123456789';
 const API_KEY = 'bench-api-key-0123456789abcdef0123';
@@ -126,44 +181,53 @@ async function startWorker(name: string, env: Record<string, string>, opts: Star
 }
 
 interface Figures {
-  callbacks?: {
-    service: LoadResult;
-    echo: LoadResult;
-    ratio: number;
-    enqueued: number;
-    apiCpuMsPerCallback: number;
-    echoCpuMsPerRequest: number;
-    redisCpuMsPerCallback: number;
-    /** The Redis was started by the bench (REDIS_URL did not answer), so its CPU is the callbacks' alone. */
-    ownRedis: boolean;
-  };
+  /** Callback ingest, per family's callback shape. */
+  ingest?: IngestFigures[];
   address?: Record<string, { httpKeysPerSec: number; rawKeysPerSec: number; ratio: number; batchP50Ms: number }>;
   statusUnderBatches?: { threads: StatusUnderBatches; slices: StatusUnderBatches };
   create?: CreateFigures;
-  pipeline?: DrainFigures;
-  backlog?: DrainFigures;
+  /** Per family, live then backlog. */
+  drains?: DrainFigures[];
   utxo?: UtxoFigures;
   idle?: IdleLatency;
   memory?: { tsx: WorkerMemory; built: WorkerMemory };
   apiMemory?: { tsx?: ApiMemory; built?: ApiMemory };
 }
 
+interface IngestFigures {
+  family: string;
+  /** The callback's shape in words: `10 secp256k1 signatures`. */
+  shape: string;
+  service: LoadResult;
+  echo: LoadResult;
+  ratio: number;
+  enqueued: number;
+  apiCpuMsPerCallback: number;
+  echoCpuMsPerRequest: number;
+  redisCpuMsPerCallback: number;
+  /** The Redis was started by the bench (REDIS_URL did not answer), so its CPU is the callbacks' alone. */
+  ownRedis: boolean;
+}
+
 interface DrainFigures {
+  family: string;
   mode: 'live' | 'backlog';
   withdrawals: number;
   created: number;
+  /** Creations asked again after a 503 (Bitcoin: coins claimed by concurrent withdrawals of the vault) or a lost connection. */
+  createRetries: number;
   createSeconds: number;
   /** live: first callback → last broadcast; backlog: broadcasts resumed → last broadcast. */
   drainSeconds: number;
   broadcastsPerSecond: number;
-  /** The same node taking as many pre-signed transactions from a bare client, one at a time. */
+  /** The same node taking as many pre-signed transactions from a bare client, one at a time, through the same facade. */
   bare: BareSend;
   drainRatio: number;
   rpcMsP50: number;
-  /** eth_sendRawTransaction calls for the vault's transactions, and distinct transactions among them. */
+  /** Transactions the workers sent to the node during the drain, and distinct transactions among them. */
   nodeSends: number;
   distinctSent: number;
-  /** HTTP requests that carried the vault's sends (a JSON-RPC batch is one). */
+  /** HTTP requests that carried them (a JSON-RPC batch is one). */
   sendRequests: number;
   /** Runs of the withdrawals' broadcast jobs up to the drain's end (looks again included). */
   broadcastRuns: number;
@@ -172,7 +236,8 @@ interface DrainFigures {
   callbackToBroadcastMsP50: number;
   /** First callback sent → last one accepted by the API: the receiver's share of the drain. */
   callbacksAcceptedSeconds: number;
-  nonces: { first: number; last: number; count: number; contiguous: boolean; chainCount: number };
+  /** The family's ordering rule (nonces, coins, sequences, durable nonces), checked on the node. */
+  order: OrderCheck;
   failed: number;
   /** CPU of the worker per withdrawal during the drain (live: from the first callback; backlog: from the resume), and of the API. */
   workerCpuMsPerWithdrawal: number;
@@ -240,8 +305,20 @@ async function main(): Promise<void> {
     // ---------------------------------------------------------------- a Bitcoin vault of 2,000 coins (own bcoin node)
     if (want('utxo')) figures.utxo = await utxoBench(redisUrl, prefix, { utxos: 2_000, rounds: quick ? 3 : 10 }, log);
 
-    const b = await startServices(stops, prefix, redisUrl, redis);
-    if (want('ingest')) figures.callbacks = await ingestPhase(b);
+    // The other families' nodes start first: the service processes are configured with them.
+    const kits: DrainKit[] = [];
+    const starters = { bitcoin: bitcoinDrainKit, stellar: stellarDrainKit, solana: solanaDrainKit };
+    for (const family of ['bitcoin', 'stellar', 'solana'] as const) {
+      if (!wantDrain(family)) continue;
+      const kit = await starters[family]();
+      stops.push(kit.stop);
+      kits.push(kit);
+    }
+    const b = await startServices(stops, prefix, redisUrl, redis, kits);
+    if (wantDrain('ethereum')) kits.unshift(ethereumDrainKit(b.anvil.url, RECIPIENT));
+    for (const family of ['ethereum', 'bitcoin', 'stellar', 'solana'] as const) {
+      if (wantFamily('ingest', family)) figures.ingest = [...(figures.ingest ?? []), await ingestPhase(b, family)];
+    }
     if (want('address')) figures.address = await addressPhase(b);
     if (want('status')) figures.statusUnderBatches = await statusPhase(b);
     if (want('create')) figures.create = await creationPhase(b);
@@ -249,10 +326,9 @@ async function main(): Promise<void> {
 
     // ---------------------------------------------------------------- pipeline
     const w = await startWorkers(b);
-    if (want('pipeline')) {
+    for (const kit of kits) {
       // Each drain ends once the worker is idle, so the backlog drain starts on a quiet worker.
-      figures.pipeline = await drain(b, w, 'live');
-      figures.backlog = await drain(b, w, 'backlog');
+      figures.drains = [...(figures.drains ?? []), await drain(b, w, kit, 'live'), await drain(b, w, kit, 'backlog')];
     }
     if (want('idle')) figures.idle = await idlePhase(b, w);
     if (want('memory')) figures.memory = await memoryPhase(b, w);
@@ -273,7 +349,7 @@ async function main(): Promise<void> {
  * One API process (src/main.ts) and, from the pipeline phase on, one worker process
  * (src/worker-main.ts), as deployed; the custody emulator runs here.
  */
-async function startServices(stops: Bench['stops'], prefix: string, redisUrl: string, redis: Redis): Promise<Bench> {
+async function startServices(stops: Bench['stops'], prefix: string, redisUrl: string, redis: Redis, kits: DrainKit[]): Promise<Bench> {
   const anvil = await startAnvil({ blockTime: 1 });
   stops.push(anvil.stop);
 
@@ -323,6 +399,10 @@ async function startServices(stops: Bench['stops'], prefix: string, redisUrl: st
     // Address derivation needs no node: closed ports.
     btcregtest: { backend: 'esplora', url: 'http://127.0.0.1:9' },
     stellardev: { horizonUrl: 'http://127.0.0.1:9' },
+    // Callbacks need no node either.
+    solanadev: { rpcUrl: 'http://127.0.0.1:9' },
+    // The drained families' ledgers on their nodes.
+    ...Object.fromEntries(kits.map((k) => [k.ledgerId, k.options])),
   };
   const env = serviceEnv(redisUrl, prefix, port, ledgers, custody.url);
   const config = loadConfig(env, families, 'bench');
@@ -346,27 +426,35 @@ async function startServices(stops: Bench['stops'], prefix: string, redisUrl: st
   return { stops, prefix, redisUrl, redis, anvil, custody, tap, env, config, store, api, echo, echoPort, built };
 }
 
-/** Callback ingest: the receiver against a bare echo server, the same signed bodies to each. */
-async function ingestPhase({ store, api, echo, echoPort, redis, redisUrl, config, prefix }: Bench): Promise<NonNullable<Figures['callbacks']>> {
-  const warmFile = path.join(RESULTS, 'callbacks-warmup.jsonl');
-  const mainFile = path.join(RESULTS, 'callbacks.jsonl');
-  log(`pre-creating ${SIZES.warmup + SIZES.callbacks} operations with signed callbacks`);
-  await prepareCallbacks(store, 'ethdev', SIZES.warmup, warmFile, `warm-${run}`);
-  await prepareCallbacks(store, 'ethdev', SIZES.callbacks, mainFile, `main-${run}`);
-  const cbUrl = `${api.url}/api/v1.0/sign_complete_callback?ledgerId=ethdev`;
+/**
+ * Callback ingest of one family's callback shape (bench/fixtures.ts): the receiver against a
+ * bare echo server, the same signed bodies to each. Ethereum gets the full count, the other
+ * families a quarter (a Bitcoin callback carries ten signatures).
+ */
+async function ingestPhase(b: Bench, family: FamilyName): Promise<IngestFigures> {
+  const { store, api, echo, echoPort, redis, redisUrl, config, prefix } = b;
+  const shape = CALLBACK_SHAPES[family];
+  const count = family === 'ethereum' ? SIZES.callbacks : Math.round(SIZES.callbacks / 4);
+  const warmup = family === 'ethereum' ? SIZES.warmup : Math.round(SIZES.warmup / 4);
+  const warmFile = path.join(RESULTS, `callbacks-${family}-warmup.jsonl`);
+  const mainFile = path.join(RESULTS, `callbacks-${family}.jsonl`);
+  log(`pre-creating ${warmup + count} ${shape.ledgerId} operations with signed callbacks (${shape.payloads} × ${shape.scheme})`);
+  await prepareCallbacks(store, shape, warmup, warmFile, `warm-${family}-${run}`);
+  await prepareCallbacks(store, shape, count, mainFile, `main-${family}-${run}`);
+  const cbUrl = `${api.url}/api/v1.0/sign_complete_callback?ledgerId=${shape.ledgerId}`;
   const echoUrl = `http://127.0.0.1:${echoPort}/echo`;
   const c = SIZES.connections;
-  log(`callback ingest: warm-up, then ${SIZES.callbacks} requests each to the echo server and the receiver, ${c} connections`);
+  log(`callback ingest (${family}): warm-up, then ${count} requests each to the echo server and the receiver, ${c} connections`);
   const common = { method: 'POST' as const, connections: c, hmacSecret: SECRET };
   const [, warm] = (await runLoad([
-    { ...common, url: echoUrl, amount: SIZES.warmup, bodiesFile: warmFile },
-    { ...common, url: cbUrl, amount: SIZES.warmup, bodiesFile: warmFile },
+    { ...common, url: echoUrl, amount: warmup, bodiesFile: warmFile },
+    { ...common, url: cbUrl, amount: warmup, bodiesFile: warmFile },
   ])) as [LoadResult, LoadResult];
   if (warm.non2xx) throw new Error(`${warm.non2xx} warm-up callbacks were refused; see ${api.child.log}`);
   // Each measured pass alone, so the CPU its server used is known (a figure that other load on the machine does not inflate).
   const measured = async (server: Child, url: string) => {
     const before = cpuSeconds(server);
-    const [result] = (await runLoad([{ ...common, url, amount: SIZES.callbacks, bodiesFile: mainFile }])) as [LoadResult];
+    const [result] = (await runLoad([{ ...common, url, amount: count, bodiesFile: mainFile }])) as [LoadResult];
     return { result, cpuMsPerRequest: ((cpuSeconds(server) - before) * 1000) / result.requests };
   };
   const { result: echoResult, cpuMsPerRequest: echoCpuMs } = await measured(echo, echoUrl);
@@ -381,7 +469,9 @@ async function ingestPhase({ store, api, echo, echoPort, redis, redisUrl, config
   await redis.del(operationKeys(servicePrefix(prefix)).open);
   await queues.close();
   const enqueued = Object.values(counts).reduce((x, y) => x + y, 0);
-  const figures = {
+  const figures: IngestFigures = {
+    family: shape.family,
+    shape: `${shape.payloads} ${shape.scheme} signature${shape.payloads > 1 ? 's' : ''} over ${shape.dataBytes} bytes`,
     service,
     echo: echoResult,
     ratio: service.rps / echoResult.rps,
@@ -392,7 +482,7 @@ async function ingestPhase({ store, api, echo, echoPort, redis, redisUrl, config
     ownRedis: redisUrl !== (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'),
   };
   log(
-    `callbacks ${r1(service.rps)} req/s (p99 ${service.p99} ms, API CPU ${apiCpuMs.toFixed(3)} ms each) vs echo ${r1(echoResult.rps)} req/s (CPU ${echoCpuMs.toFixed(3)} ms each); ${enqueued} jobs enqueued`,
+    `callbacks (${family}) ${r1(service.rps)} req/s (p99 ${service.p99} ms, API CPU ${apiCpuMs.toFixed(3)} ms each) vs echo ${r1(echoResult.rps)} req/s (CPU ${echoCpuMs.toFixed(3)} ms each); ${enqueued} jobs enqueued`,
   );
   return figures;
 }
@@ -537,6 +627,33 @@ async function call({ api }: Bench, method: string, p: string, body?: unknown) {
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
+/**
+ * Creates a withdrawal under an Idempotency-Key of its own, asking again while the answer is a
+ * 503 or a lost connection (a loaded machine drops some): the key makes a repeat the same
+ * withdrawal, never a second one. Returns the last answer and how many times it asked again.
+ */
+async function createWithdrawal(
+  { api }: Bench,
+  vaultId: string,
+  body: unknown,
+  key: string,
+): Promise<{ status: number; body: Record<string, any>; retries: number }> {
+  for (let retries = 0; ; retries++) {
+    const last = retries === 19;
+    try {
+      const res = await fetch(`${api.url}/api/v1.0/vaults/${vaultId}/withdrawals`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify(body),
+      });
+      const answer = { status: res.status, body: (await res.json()) as Record<string, any>, retries };
+      if (answer.status !== 503 || last) return answer;
+    } catch (e) {
+      if (last) throw e;
+    }
+  }
+}
+
 /** A custody vault registered here and funded with 100 ETH. */
 async function fundedVault(b: Bench) {
   const vault = b.custody.control.createVault('ECDSA', { ledger: 'ethdev' });
@@ -566,12 +683,52 @@ async function workerIdle({ redis, config }: Bench, { worker }: Workers): Promis
   await queues.close();
 }
 
+/** The service as a drain kit uses it: vault registration, withdrawals, waiting for confirmations. */
+function serviceHandle(b: Bench): ServiceHandle {
+  return {
+    registerVault: async (ledgerId, scheme) => {
+      const vault = b.custody.control.createVault(scheme, { ledger: ledgerId });
+      const reg = await call(b, 'POST', '/api/v1.0/admin/vaults', { vaultId: vault.vaultId, ledgerId, publicKey: vault.publicKey });
+      if (reg.status !== 201) throw new Error(`vault registration: ${JSON.stringify(reg.body)}`);
+      return { vaultId: vault.vaultId, address: reg.body.address as string };
+    },
+    withdraw: async (vaultId, body) => {
+      const r = await createWithdrawal(b, vaultId, body, randomUUID());
+      if (r.status !== 200) throw new Error(`withdrawal from ${vaultId}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+      return r.body.operationID as string;
+    },
+    confirmed: async (operationIDs) => {
+      await waitFor(
+        `${operationIDs.length} withdrawals confirmed`,
+        b.api.child,
+        async () => {
+          const ops = await readOperations(b, operationIDs);
+          const failed = ops.find((o) => o?.status === 'FAILED');
+          if (failed) throw new Error(`withdrawal ${failed.operationID} FAILED: ${JSON.stringify(failed.history.at(-1))}`);
+          return ops.every((o) => o?.status === 'CONFIRMED');
+        },
+        180_000,
+      );
+    },
+    log,
+  };
+}
+
+/** The withdrawals' records, in the order of their ids (undefined where one is unknown). */
+async function readOperations({ store }: Bench, operationIDs: string[]): Promise<(Operation | undefined)[]> {
+  const out: (Operation | undefined)[] = [];
+  for (let i = 0; i < operationIDs.length; i += 200)
+    out.push(...(await Promise.all(operationIDs.slice(i, i + 200).map(async (id) => (await store.resolve(id)) ?? undefined))));
+  return out;
+}
+
 /**
- * Creates `n` withdrawals from the vault, 64 requests in flight, and holds their signed
+ * Creates one withdrawal per vault index (64 requests in flight), and holds their signed
  * callbacks until every one is signed; returns the gate that releases them.
  */
-async function createHeld(b: Bench, vaultId: string, n: number) {
-  log(`pipeline: ${n} ETH withdrawals created (64 requests in flight), their signed callbacks held until all are created`);
+async function createHeld(b: Bench, kit: DrainKit, vaults: string[]) {
+  const n = vaults.length;
+  log(`pipeline (${kit.family}): ${n} withdrawals created (64 requests in flight), their signed callbacks held until all are created`);
   let release = () => undefined as void;
   const gate = { open: new Promise<void>((r) => (release = r)), release: () => release(), waiting: 0 };
   b.tap.held = gate;
@@ -581,11 +738,16 @@ async function createHeld(b: Bench, vaultId: string, n: number) {
   let nextIndex = 0;
   const operationIDs: string[] = [];
   const refusals: string[] = [];
+  let retried = 0;
+  const batch = randomUUID().slice(0, 8);
   await Promise.all(
     Array.from({ length: 64 }, async () => {
       while (nextIndex < n) {
         const i = nextIndex++;
-        const r = await call(b, 'POST', `/api/v1.0/vaults/${vaultId}/withdrawals`, { recipientAddress: RECIPIENT, amount: '0.001', description: `bench ${i}` });
+        // A 503 (Bitcoin: coins claimed by concurrent withdrawals of the same vault) is asked
+        // again, as a client should; the retries are counted.
+        const r = await createWithdrawal(b, vaults[i] as string, { ...kit.withdrawal(i), description: `bench ${i}` }, `${batch}-${i}`);
+        retried += r.retries;
         if (r.status === 200) operationIDs.push(r.body.operationID as string);
         else refusals.push(`${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
       }
@@ -593,49 +755,31 @@ async function createHeld(b: Bench, vaultId: string, n: number) {
   );
   const createSeconds = (Date.now() - createStart) / 1000;
   if (refusals.length) log(`${refusals.length} withdrawals refused, e.g. ${refusals[0]}`);
+  if (retried) log(`${retried} creations answered 503 or lost their connection and were asked again`);
   await waitFor('every withdrawal signed', undefined, () => gate.waiting >= operationIDs.length, 120_000);
-  return { operationIDs, createSeconds, gate };
-}
-
-/** The nonces of the vault's transactions as the node has them, sorted, and the account's pending transaction count. */
-async function chainNonces(anvilUrl: string, txids: string[], address: string): Promise<{ nonces: number[]; chainCount: number }> {
-  const nonces: number[] = [];
-  for (let i = 0; i < txids.length; i += 100) {
-    const batch = txids.slice(i, i + 100).map((h, k) => ({ jsonrpc: '2.0', id: k, method: 'eth_getTransactionByHash', params: [h] }));
-    const res = (await (await fetch(anvilUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(batch) })).json()) as {
-      result: { nonce: string } | null;
-    }[];
-    for (const r of res) if (r.result) nonces.push(Number(BigInt(r.result.nonce)));
-  }
-  nonces.sort((x, y) => x - y);
-  const countRes = (await (
-    await fetch(anvilUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionCount', params: [address, 'pending'] }),
-    })
-  ).json()) as { result: string };
-  return { nonces, chainCount: Number(BigInt(countRes.result)) };
+  return { operationIDs, createSeconds, gate, retried };
 }
 
 /**
- * One drain of signed withdrawals from a fresh vault. `live`: the held callbacks are
- * released and the receiver and the worker run at once (first callback → last broadcast).
- * `backlog`: broadcasts are paused while the receiver accepts every callback, then resumed:
- * the worker alone takes the service's signed withdrawals to the node (resume → last broadcast).
+ * One drain of signed withdrawals of one family, from vaults of their own. `live`: the held
+ * callbacks are released and the receiver and the worker run at once (first callback → last
+ * broadcast). `backlog`: broadcasts are paused while the receiver accepts every callback, then
+ * resumed: the worker alone takes the service's signed withdrawals to the node (resume → last
+ * broadcast). The reference, just before: the kit's bare client sending as many pre-signed
+ * transactions to the same node.
  */
-async function drain(b: Bench, w: Workers, mode: 'live' | 'backlog'): Promise<DrainFigures> {
-  const { tap, redis, config, store, api, anvil } = b;
+async function drain(b: Bench, w: Workers, kit: DrainKit, mode: 'live' | 'backlog'): Promise<DrainFigures> {
+  const { tap, redis, config, api } = b;
   const { worker, extraWorkers, workersCpuSeconds, workersStats } = w;
-  const n = SIZES.withdrawals;
-  const { vaultId, address } = await fundedVault(b);
-  const { operationIDs, createSeconds, gate } = await createHeld(b, vaultId, n);
+  const n = kit.family === 'Ethereum' ? SIZES.withdrawals : SIZES.familyWithdrawals;
+  const vaults = await kit.vaults(serviceHandle(b), n);
+  const { operationIDs, createSeconds, gate, retried } = await createHeld(b, kit, vaults);
 
-  log(`drain reference: ${n} pre-signed transactions from a fresh account, sent one at a time by a bare client`);
-  const bare = await bareSend(anvil.url, n, RECIPIENT);
+  log(`drain reference (${kit.family}): ${n} pre-signed transactions sent one at a time by a bare client`);
+  const bare = await kit.bare(n);
   log(`bare client: ${n} in ${r2(bare.seconds)} s (${r1(bare.perSecond)}/s, RPC p50 ${r1(bare.rpcMsP50)} ms) from height ${bare.height}`);
 
-  log(`drain (${mode}): ${operationIDs.length} signed callbacks released`);
+  log(`drain (${kit.family}, ${mode}): ${operationIDs.length} signed callbacks released`);
   const queues = createQueues(redis, config);
   if (mode === 'backlog') await queues.broadcast.pause();
   tap.firstCallback = Infinity;
@@ -662,7 +806,7 @@ async function drain(b: Bench, w: Workers, mode: 'live' | 'backlog'): Promise<Dr
   let lastRead = Date.now();
   const everyOneOut = async () => {
     lastRead = Date.now();
-    ops = (await store.listForVault(vaultId, 0, n + 10)).items;
+    ops = (await readOperations(b, operationIDs)).filter((o): o is Operation => o !== undefined);
     return ops.length === operationIDs.length && ops.every((o) => ['BROADCAST', 'CONFIRMED', 'FAILED'].includes(o.status));
   };
   // While the drain runs, only the workers' send counters are asked (a message each):
@@ -672,7 +816,7 @@ async function drain(b: Bench, w: Workers, mode: 'live' | 'backlog'): Promise<Dr
   await waitFor(
     'every withdrawal sent',
     worker,
-    async () => (await workersSent()) >= sentBefore + n || (Date.now() - lastRead > 2000 && everyOneOut()),
+    async () => (await workersSent()) >= sentBefore + operationIDs.length || (Date.now() - lastRead > 2000 && everyOneOut()),
     300_000,
   );
   await waitFor('every withdrawal broadcast', worker, everyOneOut, 300_000);
@@ -680,26 +824,22 @@ async function drain(b: Bench, w: Workers, mode: 'live' | 'backlog'): Promise<Dr
   const sent = ops.filter((o) => Number.isFinite(broadcastAt(o)));
   const lastBroadcast = Math.max(...sent.map(broadcastAt));
   // Up to the last look at the store (a few polls past the last broadcast); confirmation checks included.
-  const workerCpuMs = ((workersCpuSeconds() - workerCpu0) * 1000) / n;
-  const apiCpuMs = ((cpuSeconds(api.child) - apiCpu0) * 1000) / n;
+  const workerCpuMs = ((workersCpuSeconds() - workerCpu0) * 1000) / operationIDs.length;
+  const apiCpuMs = ((cpuSeconds(api.child) - apiCpu0) * 1000) / operationIDs.length;
   const all = await workersStats();
   const stats = all[0] as ChildStats;
-  const vaultTxids = new Set(sent.map((o) => (o.txids[0] as string).toLowerCase()));
-  const vaultSends = all.flatMap((s) => s.sends).filter((s) => vaultTxids.has(s.txid.toLowerCase()));
+  // Every send of the workers since the drain began: the drain's vaults are the only ones sending.
+  const drainSends = all.flatMap((s, k) => s.sends.slice(countersBefore[k]?.sent ?? 0));
   const callbackToBroadcast = sent.map((o) => broadcastAt(o) - (tap.accepted.get(o.unsigned.payloads[0]?.digest ?? '') ?? NaN)).filter(Number.isFinite);
-
-  // No nonce gap: the vault's transactions carry exactly the nonces 0..n-1.
-  const { nonces, chainCount } = await chainNonces(
-    anvil.url,
-    sent.map((o) => o.txids[0] as string),
-    address,
-  );
+  const order = await kit.check(sent);
   const drainSeconds = (lastBroadcast - (mode === 'backlog' ? resumedAt : tap.firstCallback)) / 1000;
   const lastAccepted = Math.max(...sent.map((o) => tap.accepted.get(o.unsigned.payloads[0]?.digest ?? '') ?? -Infinity));
   const result: DrainFigures = {
+    family: kit.family,
     mode,
     withdrawals: n,
     created: operationIDs.length,
+    createRetries: retried,
     createSeconds: r2(createSeconds),
     drainSeconds: r2(drainSeconds),
     broadcastsPerSecond: r1(sent.length / drainSeconds),
@@ -707,26 +847,20 @@ async function drain(b: Bench, w: Workers, mode: 'live' | 'backlog'): Promise<Dr
     drainRatio: r2(sent.length / drainSeconds / bare.perSecond),
     rpcMsP50: r1(
       pct(
-        vaultSends.map((s) => s.ms),
+        drainSends.map((s) => s.ms),
         50,
       ),
     ),
-    nodeSends: vaultSends.length,
-    distinctSent: new Set(vaultSends.map((s) => s.txid.toLowerCase())).size,
+    nodeSends: drainSends.length,
+    distinctSent: new Set(drainSends.map((s) => s.txid.toLowerCase())).size,
     // The sends of one batch share the moment its answer was read.
-    sendRequests: new Set(vaultSends.map((s) => s.at)).size,
+    sendRequests: new Set(drainSends.map((s) => s.at)).size,
     workerGcs: { minor: stats.gc.minor - gcBefore.minor, major: stats.gc.major - gcBefore.major },
     // Runs of the withdrawals' broadcast jobs so far: one each, plus a run for every look again.
     broadcastRuns: (await Promise.all(ops.map((o) => queues.broadcast.getJob(broadcastJobId(o.id))))).reduce((a, j) => a + (j?.attemptsStarted ?? 0), 0),
     callbackToBroadcastMsP50: r1(pct(callbackToBroadcast, 50)),
     callbacksAcceptedSeconds: r2((lastAccepted - tap.firstCallback) / 1000),
-    nonces: {
-      first: nonces[0] ?? -1,
-      last: nonces[nonces.length - 1] ?? -1,
-      count: nonces.length,
-      contiguous: nonces.length === n && nonces.every((x, i) => x === i),
-      chainCount,
-    },
+    order,
     failed: ops.filter((o) => o.status === 'FAILED').length,
     workerCpuMsPerWithdrawal: r2(workerCpuMs),
     apiCpuMsPerWithdrawal: r2(apiCpuMs),
@@ -734,9 +868,9 @@ async function drain(b: Bench, w: Workers, mode: 'live' | 'backlog'): Promise<Dr
   };
   // The rest of the withdrawals' life in the worker: confirmations, and whatever looks again.
   await workerIdle(b, w);
-  result.workerCpuMsPerWithdrawalUntilIdle = r2(((workersCpuSeconds() - workerCpu0) * 1000) / n);
+  result.workerCpuMsPerWithdrawalUntilIdle = r2(((workersCpuSeconds() - workerCpu0) * 1000) / operationIDs.length);
   await queues.close();
-  log(`drain (${mode}): ${JSON.stringify(result)}`);
+  log(`drain (${kit.family}, ${mode}): ${JSON.stringify(result)}`);
   return result;
 }
 
@@ -820,203 +954,177 @@ async function cleanRedis(url: string, prefixes: string[]): Promise<void> {
   }
 }
 
-function report(f: Figures): void {
-  const rows: [string, string, string, string, string][] = [];
-  const yes = (ok: boolean) => (ok ? 'met' : 'MISSED');
-  if (f.callbacks) {
-    const { service: s, echo: e, ratio } = f.callbacks;
-    rows.push([
-      `callback ingest, ${SIZES.connections} conn${API_PROCESSES > 1 ? `, ${API_PROCESSES} API processes` : ''} (req/s)`,
+/** The figures as the table's rows (bench/table.ts): one per family and figure, each against its reference. */
+function rows(f: Figures): Row[] {
+  const out: Row[] = [];
+  const add = (family: string, figure: string, value: string, reference: string, notes: string, ratio?: number) =>
+    out.push({ family, figure, value, reference, notes, ratio });
+  for (const i of f.ingest ?? []) {
+    const { service: s, echo: e, ratio, apiCpuMsPerCallback: apiCpu, echoCpuMsPerRequest: echoCpu } = i;
+    const conn = `${SIZES.connections} conn${API_PROCESSES > 1 ? `, ${API_PROCESSES} API processes` : ''}`;
+    add(
+      i.family,
+      `callback ingest, ${i.shape}, ${conn} (req/s)`,
       `${Math.round(s.rps)}`,
       `echo ${Math.round(e.rps)}`,
-      `ratio ${r2(ratio)}`,
-      `≥ 0.5: ${yes(ratio >= 0.5)}`,
-    ]);
-    rows.push(['callback ingest p50 / p99 (ms)', `${s.p50} / ${s.p99}`, `echo ${e.p50} / ${e.p99}`, '', `p99 < 50: ${yes(s.p99 < 50)}`]);
-    const { apiCpuMsPerCallback: apiCpu, echoCpuMsPerRequest: echoCpu } = f.callbacks;
-    rows.push(['callback ingest: server CPU per request (ms)', `${apiCpu}`, `echo ${echoCpu}`, `× ${r1(apiCpu / echoCpu)}`, '']);
-    rows.push([
-      'callback ingest: load generator CPU per request (ms)',
-      `${Math.round(s.loadCpuMs * 1000) / 1000}`,
-      `echo ${Math.round(e.loadCpuMs * 1000) / 1000}`,
-      '',
-      '',
-    ]);
-    rows.push([
-      `callback ingest: Redis CPU per callback (ms)${f.callbacks.ownRedis ? '' : ', shared Redis'}`,
-      `${f.callbacks.redisCpuMsPerCallback}`,
-      '',
-      '',
-      '',
-    ]);
-    rows.push(['callback ingest non-2xx / jobs enqueued', `${s.non2xx + s.errors} / ${f.callbacks.enqueued}`, '', '', '']);
+      `≥ 0.5 ${verdict(ratio >= 0.5)}; ${s.requests} requests, ${s.non2xx + s.errors} non-2xx, ${i.enqueued} jobs enqueued`,
+      ratio,
+    );
+    add(
+      i.family,
+      `callback ingest p50 / p99 (ms), ${i.shape}`,
+      `${s.p50} / ${s.p99}`,
+      `echo ${e.p50} / ${e.p99}`,
+      `p99 < 50 ${verdict(s.p99 < 50)}`,
+      e.p99 / s.p99,
+    );
+    add(
+      i.family,
+      `callback ingest CPU per request (ms), ${i.shape}`,
+      `${apiCpu}`,
+      `echo ${echoCpu}`,
+      `load generator ${Math.round(s.loadCpuMs * 1000) / 1000} (echo ${Math.round(e.loadCpuMs * 1000) / 1000}); Redis ${i.redisCpuMsPerCallback}${i.ownRedis ? '' : ' (shared Redis)'}`,
+      echoCpu / apiCpu,
+    );
   }
+  const familyOf: Record<string, string> = { ethdev: 'Ethereum', btcregtest: 'Bitcoin', stellardev: 'Stellar', solanadev: 'Solana' };
   for (const [id, a] of Object.entries(f.address ?? {})) {
-    rows.push([
-      `address-from-publickey ${id} (keys/s)`,
+    add(
+      familyOf[id] ?? id,
+      `address-from-publickey, ${BATCH}-key batches (keys/s)`,
       `${a.httpKeysPerSec}`,
-      `raw ${a.rawKeysPerSec}`,
-      `ratio ${r2(a.ratio)}`,
-      `≥ 0.8: ${yes(a.ratio >= 0.8)}`,
-    ]);
+      `library ${a.rawKeysPerSec}`,
+      `≥ 0.8 ${verdict(a.ratio >= 0.8)}`,
+      a.ratio,
+    );
   }
   if (f.statusUnderBatches) {
     const { threads: t, slices: s } = f.statusUnderBatches;
-    const row = (what: string, b: StatusUnderBatches, target: string): [string, string, string, string, string] => [
-      `GET /status p50 / p99 (ms), ${b.batches} × ${b.keysPerBatch}-key batches, ${what}`,
-      `${b.loaded.msP50} / ${b.loaded.msP99}`,
-      `idle ${b.idle.msP50} / ${b.idle.msP99}; max ${b.loaded.msMax}, n ${b.loaded.count}`,
-      `batches ${b.batchesMs} ms`,
-      target,
-    ];
-    rows.push(row('derivation threads', t, `p99 < 20: ${yes(t.loaded.msP99 < 20)}`));
-    rows.push(row('main thread (DERIVE_THREADS=0)', s, 'reference'));
+    add(
+      'service',
+      `GET /status p50 / p99 (ms), ${t.batches} × ${t.keysPerBatch}-key batches`,
+      `${t.loaded.msP50} / ${t.loaded.msP99}`,
+      `DERIVE_THREADS=0 ${s.loaded.msP50} / ${s.loaded.msP99}`,
+      `p99 < 20 ${verdict(t.loaded.msP99 < 20)}; idle ${t.idle.msP50} / ${t.idle.msP99}; max ${t.loaded.msMax}; batches ${t.batchesMs} ms (${s.batchesMs} ms)`,
+      s.loaded.msP99 / t.loaded.msP99,
+    );
   }
   if (f.create) {
     const c = f.create;
-    rows.push([
-      `withdrawals created, one ETH vault, ${c.inFlight} in flight, distinct recipients (withdrawals/s)`,
+    const calls =
+      Object.entries(c.calls)
+        .map(([m, n]) => `${m} ${n}`)
+        .join(', ') || 'none';
+    add(
+      'Ethereum',
+      `withdrawals created, one vault, ${c.inFlight} in flight (withdrawals/s)`,
       `${c.perSecond}`,
-      `${c.created} in ${c.seconds} s, ${c.refused} refused`,
-      '',
-      `≥ 200: ${yes(c.perSecond >= 200 && c.refused === 0)}`,
-    ]);
-    rows.push(['withdrawal POST p50 / p99 (ms)', `${c.msP50} / ${c.msP99}`, `API CPU ${c.apiCpuMsPerWithdrawal} ms per withdrawal`, '', '']);
-    rows.push([
-      'node round trips per withdrawal',
-      `${c.roundTripsPerWithdrawal}`,
-      `${c.callsPerWithdrawal} calls: ${
-        Object.entries(c.calls)
-          .map(([m, n]) => `${m} ${n}`)
-          .join(', ') || 'none'
-      }`,
-      '',
-      '',
-    ]);
-    rows.push(['nonces of the created withdrawals', `${c.nonces.unique} distinct of ${c.nonces.count}`, '', '', `0..n-1: ${yes(c.nonces.contiguous)}`]);
+      '–',
+      `≥ 200 ${verdict(c.perSecond >= 200 && c.refused === 0)}; ${c.created} in ${c.seconds} s, ${c.refused} refused; POST p50 / p99 ${c.msP50} / ${c.msP99} ms; API CPU ${c.apiCpuMsPerWithdrawal} ms each; node round trips ${c.roundTripsPerWithdrawal} each (${calls}); nonces 0..n-1 ${verdict(c.nonces.contiguous)}`,
+    );
   }
-  for (const p of [f.pipeline, f.backlog]) {
-    if (!p) continue;
+  for (const p of f.drains ?? []) {
     const live = p.mode === 'live';
-    rows.push([`drain (${p.mode}) ${p.withdrawals} ETH withdrawals: create (s)`, `${p.createSeconds}`, `${p.created} created`, '', '']);
-    rows.push([
-      live ? 'drain (live): first callback → last broadcast (s)' : 'drain (backlog): signed withdrawals held, broadcasts resumed → last broadcast (s)',
+    add(
+      p.family,
+      live
+        ? `drain, live: ${p.withdrawals} withdrawals, first callback → last broadcast (s)`
+        : `drain, backlog: ${p.withdrawals} signed withdrawals, resume → last broadcast (s)`,
       `${p.drainSeconds} (${p.broadcastsPerSecond}/s)`,
-      `bare client ${p.bare.seconds} s (${p.bare.perSecond}/s) at height ${p.bare.height}`,
-      `ratio ${p.drainRatio}`,
-      `≥ 0.5: ${yes(p.drainRatio >= 0.5)}`,
-    ]);
-    rows.push([
-      `drain (${p.mode}): node round trip carrying each eth_sendRawTransaction, p50 (ms; a batch counts for each of its transactions)`,
-      `${p.rpcMsP50}`,
-      `bare client ${p.bare.rpcMsP50}`,
-      '',
-      '',
-    ]);
-    rows.push([
-      `drain (${p.mode}): node sends / distinct transactions`,
-      `${p.nodeSends} / ${p.distinctSent}`,
-      `in ${p.sendRequests} requests`,
-      '',
-      `none twice: ${yes(p.nodeSends === p.distinctSent && p.distinctSent === p.withdrawals)}`,
-    ]);
-    if (live) rows.push(['drain (live): callback accepted → BROADCAST p50 (ms)', `${p.callbackToBroadcastMsP50}`, '(includes queue wait)', '', '']);
-    rows.push([`drain (${p.mode}): first callback → last callback accepted (s)`, `${p.callbacksAcceptedSeconds}`, '(the receiver)', '', '']);
-    rows.push([
-      `drain (${p.mode}): nonces of the vault`,
-      `${p.nonces.first}..${p.nonces.last} (${p.nonces.count})`,
-      `chain count ${p.nonces.chainCount}`,
-      '',
-      `no gap: ${yes(p.nonces.contiguous && p.nonces.chainCount === p.withdrawals)}`,
-    ]);
-    rows.push([
-      `drain (${p.mode}): CPU per withdrawal, worker${WORKER_PROCESSES > 1 ? `s (${WORKER_PROCESSES} processes)` : ''} / API (ms)`,
-      `${p.workerCpuMsPerWithdrawal} / ${p.apiCpuMsPerWithdrawal}`,
-      `worker until idle ${p.workerCpuMsPerWithdrawalUntilIdle ?? '?'}`,
-      '',
-      '',
-    ]);
-    rows.push([`drain (${p.mode}): failed withdrawals / worker RSS (MB)`, `${p.failed} / ${p.workerRssMB}`, '', '', '']);
+      `bare client ${p.bare.seconds} (${p.bare.perSecond}/s)`,
+      [
+        `≥ 0.5 ${verdict(p.drainRatio >= 0.5)}`,
+        `sends ${p.nodeSends} / distinct ${p.distinctSent} in ${p.sendRequests} requests, none twice ${verdict(p.nodeSends === p.distinctSent && p.distinctSent === p.created)}`,
+        `${p.order.rule} ${verdict(p.order.ok)}: ${p.order.detail}`,
+        `send p50 ${p.rpcMsP50} ms (bare ${p.bare.rpcMsP50})`,
+        ...(live ? [`callback accepted → BROADCAST p50 ${p.callbackToBroadcastMsP50} ms`] : []),
+        `callbacks accepted in ${p.callbacksAcceptedSeconds} s`,
+        `CPU per withdrawal worker ${p.workerCpuMsPerWithdrawal} (until idle ${p.workerCpuMsPerWithdrawalUntilIdle ?? '?'}) / API ${p.apiCpuMsPerWithdrawal} ms`,
+        `${p.failed} failed; worker RSS ${p.workerRssMB} MB; ${p.created} created in ${p.createSeconds} s${p.createRetries ? ` (${p.createRetries} asked again)` : ''}`,
+        ...(p.bare.note ? [`bare: ${p.bare.note}`] : []),
+      ].join('; '),
+      p.drainRatio,
+    );
   }
   if (f.utxo) {
     const u = f.utxo;
     for (const [name, c] of [
-      ['withdrawal, few inputs', u.small],
-      ['withdrawal, ~750 coins', u.large],
-      ['consolidation (to itself)', u.consolidate],
+      ['few inputs', u.small],
+      ['~750 coins', u.large],
+      ['consolidation', u.consolidate],
     ] as const) {
-      rows.push([
-        `btc craft, ${u.utxos}-coin vault: ${name} p50 / max (ms)`,
+      add(
+        'Bitcoin',
+        `craft from a ${u.utxos}-coin vault, ${name}: p50 / max (ms)`,
         `${c.msP50} / ${c.msMax}`,
-        `${c.inputs} inputs, ${c.vbytes} vB`,
         `node listing p50 ${u.listingMsP50}`,
-        `< 200: ${yes(c.msP50 < 200)}`,
-      ]);
+        `< 200 ${verdict(c.msP50 < 200)}; ${c.inputs} inputs, ${c.vbytes} vB${name === '~750 coins' ? `; combine p50 ${u.combineLargeMsP50} ms` : ''}`,
+        u.listingMsP50 / c.msP50,
+      );
     }
-    rows.push([`btc combine, ${u.large.inputs} inputs p50 (ms)`, `${u.combineLargeMsP50}`, '', '', '']);
   }
   if (f.idle) {
     const i = f.idle;
-    rows.push([
+    add(
+      'Ethereum',
       `idle: callback accepted → node took it, beyond the node's time, p50 / p99 (ms), ${i.withdrawals} one at a time`,
       `${i.beyondMsP50} / ${i.beyondMsP99}`,
-      `max ${i.beyondMsMax}; total p50 ${i.totalMsP50}`,
       `node RPC p50 ${i.rpcMsP50}`,
-      `p50 ≤ 15, p99 ≤ 50: ${yes(i.beyondMsP50 <= 15 && i.beyondMsP99 <= 50)}`,
-    ]);
+      `p50 ≤ 15, p99 ≤ 50 ${verdict(i.beyondMsP50 <= 15 && i.beyondMsP99 <= 50)}; max ${i.beyondMsMax}; total p50 ${i.totalMsP50}`,
+      i.rpcMsP50 / i.totalMsP50,
+    );
   }
-  if (f.apiMemory) {
-    for (const [how, m] of [
-      ['built, node', f.apiMemory.built],
-      ['tsx', f.apiMemory.tsx],
-    ] as const) {
-      if (!m) continue;
-      rows.push([
-        `API (${how}) after ${m.requests} mixed requests: RSS settled / heap used (MB)`,
-        `${m.rssMB} / ${m.heapUsedMB}`,
-        `start ${m.rssAtStartMB} / ${m.heapUsedAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}`,
-        `heap committed ${m.heapCommittedMB}, ${m.majorGCs} full GCs, metric series ${m.metricSeries.before} → ${m.metricSeries.after}, ${m.violations} contract violations`,
-        `< 200: ${yes(m.rssMB < 200)}`,
-      ]);
-    }
+  for (const [how, m] of [
+    ['built, node', f.apiMemory?.built],
+    ['tsx', f.apiMemory?.tsx],
+  ] as const) {
+    if (!m) continue;
+    add(
+      'service',
+      `API (${how}) after ${m.requests} mixed requests: RSS settled / heap used (MB)`,
+      `${m.rssMB} / ${m.heapUsedMB}`,
+      '–',
+      `< 200 ${verdict(m.rssMB < 200)}; start ${m.rssAtStartMB} / ${m.heapUsedAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}; heap committed ${m.heapCommittedMB}, ${m.majorGCs} full GCs; metric series ${m.metricSeries.before} → ${m.metricSeries.after}; ${m.violations} contract violations`,
+    );
   }
-  if (f.memory) {
-    for (const [how, m] of [
-      ['built, node', f.memory.built],
-      ['tsx', f.memory.tsx],
-    ] as const) {
-      rows.push([
-        `worker (${how}) after ${m.jobs} jobs: RSS settled / heap used (MB)`,
-        `${m.rssMB} / ${m.heapUsedMB}`,
-        `start ${m.rssAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}`,
-        `heap committed ${m.heapCommittedMB}, ${m.majorGCs} full GCs, ${m.keptCompleted} jobs kept`,
-        `< 200: ${yes(m.rssMB < 200)}`,
-      ]);
-    }
+  for (const [how, m] of [
+    ['built, node', f.memory?.built],
+    ['tsx', f.memory?.tsx],
+  ] as const) {
+    if (!m) continue;
+    add(
+      'service',
+      `worker (${how}) after ${m.jobs} jobs: RSS settled / heap used (MB)`,
+      `${m.rssMB} / ${m.heapUsedMB}`,
+      '–',
+      `< 200 ${verdict(m.rssMB < 200)}; start ${m.rssAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}; heap committed ${m.heapCommittedMB}, ${m.majorGCs} full GCs, ${m.keptCompleted} jobs kept`,
+    );
   }
-  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => r[i]?.length ?? 0), 4));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i] as number)).join(' | ')} |`;
+  return out;
+}
+
+function report(f: Figures): void {
   const machine = {
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model ?? 'unknown',
     memoryGB: r1(totalmem() / 1024 ** 3),
     node: process.version,
     platform: `${process.platform}-${process.arch}`,
+    loadAverage: loadavg().map(r2),
   };
   const seconds = r1((performance.now() - t0) / 1000);
+  const table = rows(f);
   process.stdout.write(
     [
       '',
-      `byow bench (${quick ? 'quick' : 'full'}) — ${machine.cpus} cpus (${machine.cpuModel}), node ${machine.node}, ${seconds} s`,
-      line(['figure', 'value', 'reference', 'ratio', 'target']),
-      line(widths.map((w) => '-'.repeat(w))),
-      ...rows.map(line),
+      `byow bench (${quick ? 'quick' : 'full'}) — ${machine.cpus} cpus (${machine.cpuModel}), node ${machine.node}, load average ${machine.loadAverage.join(' ')}, ${seconds} s`,
+      ...formatTable(table),
       '',
     ].join('\n'),
   );
   writeFileSync(
     path.join(RESULTS, 'latest.json'),
-    `${JSON.stringify({ at: new Date().toISOString(), mode: quick ? 'quick' : 'full', seconds, machine, sizes: SIZES, figures: f }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), mode: quick ? 'quick' : 'full', seconds, machine, sizes: SIZES, table, figures: f }, null, 2)}\n`,
   );
 }
 
