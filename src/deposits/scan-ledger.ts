@@ -79,7 +79,9 @@ export class LedgerScanner {
       if (!start) return this.wait(`the node has no block ${this.opts.startAfter ?? tip.height} to start after yet`, tip);
       await store.initCursor(L, start);
       cursor = (await store.cursor(L)) as Cursor;
-      this.deps.logger.info({ ledgerId: L, after: cursor.height }, 'deposit scan starts');
+      // Debug: it comes once per ledger, on the first scan, which in the sandbox runs after the
+      // banner that must stay the last thing a start prints; how far behind a scan is shows on /metrics.
+      this.deps.logger.debug({ ledgerId: L, after: cursor.height }, 'deposit scan starts');
     }
     let applied = 0;
     // The cursor's height before a reorganisation: orphaned deposits wait for the new chain to reach it.
