@@ -100,9 +100,10 @@ describe('one sender per account', () => {
     const v = await loop.vault('ethdev');
     await chain.funder.sendEth(v.address, 10n ** 18n);
     const { first, second, release } = await laterSignedFirst(loop, unsigned, v.vaultId, ['nonce 0, signed late', 'nonce 1, waits']);
-    const more = await Promise.all(
-      [2, 3, 4].map((n) => withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: `0.0${n}`, description: `nonce ${n}, waits` })),
-    );
+    // One after another: a withdrawal's nonce is taken as its POST arrives, so `ids` is in nonce order.
+    const more = [];
+    for (const n of [2, 3, 4])
+      more.push(await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: `0.0${n}`, description: `nonce ${n}, waits` }));
     const ids = [first, second, ...more].map((r) => r.body.operationID as string);
     await Promise.all(ids.slice(1).map((id) => loop.waitFor(v.vaultId, id, (o) => o.status === 'SIGNED')));
     // SIGNED comes before a job records its withdrawal ready for the account's sender: wait until
