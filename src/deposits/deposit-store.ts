@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { idsNewestFirst, type TimeIndexEntry, type TimePage } from '../platform/time-index.js';
 import type { ChainBlock } from '../ledger/deposit-source.js';
 import { depositKeys, type DepositKeys } from '../platform/redis-keys.js';
 import { depositFromFields, type DepositData, type DepositView } from './deposit.js';
@@ -165,29 +166,8 @@ export class DepositStore {
    * Deposit ids detected in [fromMs, toMs], newest first, from the vault's index or the index
    * of all deposits; `before` continues after the last entry of a previous page.
    */
-  async idsNewestFirst(opts: {
-    vaultId?: string;
-    fromMs: number;
-    toMs: number;
-    before?: { ms: number; id: string };
-    count: number;
-  }): Promise<{ id: string; ms: number }[]> {
-    const key = opts.vaultId ? this.keys.byVault(opts.vaultId) : this.keys.byTime;
-    const max = opts.before ? Math.min(opts.before.ms, opts.toMs) : opts.toMs;
-    const out: { id: string; ms: number }[] = [];
-    // Entries of one millisecond come in reverse member order; the ones up to the cursor's id were on earlier pages.
-    const skip = (e: { id: string; ms: number }) => opts.before !== undefined && e.ms === opts.before.ms && e.id >= opts.before.id;
-    let offset = 0;
-    while (out.length < opts.count) {
-      const flat = await this.redis.zrevrangebyscore(key, max, opts.fromMs, 'WITHSCORES', 'LIMIT', offset, opts.count);
-      if (flat.length === 0) break;
-      offset += flat.length / 2;
-      for (let i = 0; i < flat.length; i += 2) {
-        const e = { id: flat[i] as string, ms: Number(flat[i + 1]) };
-        if (!skip(e) && out.length < opts.count) out.push(e);
-      }
-    }
-    return out;
+  async idsNewestFirst(opts: TimePage & { vaultId?: string }): Promise<TimeIndexEntry[]> {
+    return idsNewestFirst(this.redis, opts.vaultId ? this.keys.byVault(opts.vaultId) : this.keys.byTime, opts);
   }
 
   /** Takes or renews the ledger's scanner lock for `ttlMs`; false while another worker holds it. */
