@@ -11,6 +11,7 @@ import { FEE_LEVELS } from './logic/fees.js';
 import { health } from './logic/health.js';
 import { replace } from './logic/replace.js';
 import { txStatus } from './logic/tx-status.js';
+import { vaultSetup } from './logic/vault-setup.js';
 import { SolanaRpc } from './network/rpc.js';
 import { solanaOptionsSchema, type SolanaOptions } from './options.js';
 
@@ -34,6 +35,7 @@ function createSolanaAdaptor(ledgerId: string, options: SolanaOptions, deps: Ada
     broadcast: (tx) => broadcast(ctx, tx),
     txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
     replace: (input) => replace(ctx, input),
+    vaultSetup: (source) => vaultSetup(ctx, source),
   };
 }
 

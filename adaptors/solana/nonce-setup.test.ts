@@ -47,6 +47,7 @@ describe('durable nonce setup when SOL reached the nonce address first', () => {
     expect(early).toBeInstanceOf(ConflictError);
     expect((early as ConflictError).errCode).toBe('ERR_NONCE_ACCOUNT_MISSING');
     expect((early as ConflictError).details).toContain(nonce);
+    expect((early as ConflictError).fields).toEqual({ nonceAddress: nonce, minimum: missing.toString() });
     const short = await send(source, nonce, missing - 1n, 'short').catch((e: unknown) => e);
     expect(short).toBeInstanceOf(InvalidArgumentError);
     expect((short as InvalidArgumentError).fields).toEqual({ minimum: missing.toString() });

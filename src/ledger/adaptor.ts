@@ -174,6 +174,18 @@ export interface TxStatus {
   proofConfirmations?: number;
 }
 
+/** A vault's one-time setup (`LedgerAdaptor.vaultSetup`): a payment of the native asset from the vault. */
+export interface VaultSetup {
+  /** What it makes, for people and clients: `nonce-account`. */
+  kind: string;
+  /** Where the setup pays `amount` (a Solana vault's nonce address). */
+  recipientAddress: string;
+  /** Base units of the native asset it pays (a rent-exempt minimum); the fee comes on top. */
+  amount: bigint;
+  /** Why this amount, in words. */
+  why: string;
+}
+
 export type ReplacementKind = 'speed-up' | 'cancel';
 
 /** What `replace` builds from: the latest attempt of a broadcast withdrawal. */
@@ -326,6 +338,14 @@ export interface LedgerAdaptor {
    * fee below the minimum (naming it). Absent: the ledger offers no replacement.
    */
   replace?(input: ReplacementInput): Promise<UnsignedWithdrawal>;
+
+  /**
+   * Optional: a transaction the vault must make once before its withdrawals can be crafted (a
+   * Solana vault's durable-nonce account), or undefined when none is needed now. The core makes
+   * it as a withdrawal of its own to `recipientAddress` (its own sign request, fee and amount),
+   * ahead of the withdrawal that needed it, and crafts that one once the setup is confirmed.
+   */
+  vaultSetup?(source: VaultSource): Promise<VaultSetup | undefined>;
 
   /** Why a transaction that is not mined may be stuck (fee under the market, predecessor missing), if the node can tell. */
   stuckReason?(unsigned: UnsignedWithdrawal): Promise<string | undefined>;

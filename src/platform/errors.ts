@@ -85,8 +85,8 @@ export class NotFoundError extends AppError {
 }
 
 export class ConflictError extends AppError {
-  constructor(details: string, errCode = 'ERR_CONFLICT') {
-    super(409, errCode, 'Conflict', details);
+  constructor(details: string, errCode = 'ERR_CONFLICT', fields?: Record<string, unknown>) {
+    super(409, errCode, 'Conflict', details, false, { fields });
   }
 }
 

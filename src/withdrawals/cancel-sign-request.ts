@@ -38,6 +38,11 @@ export async function cancelSignRequest(deps: PipelineDeps, op: Operation): Prom
       `Withdrawal ${label} is ${op.status}; only a withdrawal waiting for signatures (EXECUTING) can have its signing canceled`,
       'ERR_NOT_CANCELABLE',
     );
+  if (op.setup?.status === 'waiting') {
+    // Nothing was crafted or sent to be signed yet; the setup goes on (the vault keeps what it makes).
+    await failOperation(deps, op, `canceled on request while it waited for its vault's ${op.setup.kind} setup`, ['EXECUTING']);
+    return settled(deps, op);
+  }
   if (!op.operationID) {
     if (signRequestMayBeInFlight(deps, op)) throw new SignRequestInFlightError(label);
     await failOperation(deps, op, 'canceled on request before the sign request reached the custody service', ['EXECUTING']);

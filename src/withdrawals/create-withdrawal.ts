@@ -5,11 +5,11 @@ import type { AssetInfo, LedgerAdaptor, VaultAddress } from '../ledger/adaptor.j
 import { ALL_ASSETS, resolveAssets } from '../ledger/registry.js';
 import { singleAddress, vaultAddresses, vaultSource } from '../vaults/vault-addresses.js';
 import type { VaultStore } from '../vaults/vault-store.js';
-import { failOperation } from './fail-operation.js';
 import type { IdempotencyClaim } from './store/idempotency.js';
 import { newOperation, toStored, type Operation } from './model/operation.js';
 import type { WithdrawalDeps } from './pipeline-deps.js';
-import { signCallbackUrl } from '../platform/api-base.js';
+import { requestSignature } from './request-sign.js';
+import { withSetupFirst } from './setup-first.js';
 
 export interface WithdrawalInput {
   recipientAddress?: string;
@@ -96,29 +96,20 @@ function checkNotToItself(adaptor: LedgerAdaptor, own: VaultAddress[], recipient
   );
 }
 
-/**
- * The withdrawal ended FAILED (a cancel, reconciliation) while its sign request was on its way:
- * the sign operation just made must not ask approvers to sign it. Canceled at the custody
- * service; the withdrawal stays FAILED whatever the outcome, so the outcome is only logged.
- * A withdrawal that moved on instead (signed by a fast callback) is left alone by the caller.
- */
-async function cancelLateSignOperation(deps: WithdrawalDeps, op: Operation, operationID: string): Promise<void> {
-  const ids = { withdrawalId: op.id, operationID };
-  try {
-    await deps.custody.cancelOperation(operationID);
-    deps.logger.warn(ids, 'withdrawal ended while its sign request was on its way; its sign operation was canceled at the custody service');
-  } catch (err) {
-    deps.logger.error(
-      { ...ids, err },
-      'withdrawal ended while its sign request was on its way; its sign operation could not be canceled: cancel it at the custody service',
-    );
-  }
+/** How a withdrawal comes to be made: by a client, or by the service as a vault's setup. */
+export interface CreateOptions {
+  /** The Idempotency-Key claim the request must still hold when the withdrawal is stored. */
+  claim?: IdempotencyClaim;
+  /** Made by the service as the vault's one-time setup for withdrawal `setupFor` (which waits for it). */
+  setupFor?: string;
 }
 
 /**
  * Builds a withdrawal, stores it durably, then asks the custody service to sign it.
  * If the sign request fails, the operation ends FAILED and its reservations are returned.
  * If the operation ended meanwhile, the sign operation the request made is canceled.
+ * A vault that needs its one-time setup first (`LedgerAdaptor.vaultSetup`) gets it as a
+ * withdrawal of its own, and this one waits for it, uncrafted (setup-first.ts).
  */
 export async function createWithdrawal(
   deps: WithdrawalDeps,
@@ -126,8 +117,7 @@ export async function createWithdrawal(
   input: WithdrawalInput,
   /** Fixed by the caller when it must know the id before the withdrawal exists (Idempotency-Key). */
   id: string = randomUUID(),
-  /** The Idempotency-Key claim the request must still hold when the withdrawal is stored. */
-  claim?: IdempotencyClaim,
+  opts: CreateOptions = {},
 ): Promise<Operation> {
   const vault = await deps.vaults.find(vaultId);
   if (!vault) throw new NotFoundError(`Vault '${vaultId}' is not registered`);
@@ -142,6 +132,26 @@ export async function createWithdrawal(
   checkNotToItself(adaptor, source.addresses, recipientAddress);
 
   const allowOffCurve = input.allowOffCurveRecipient === true ? { allowOffCurveRecipient: true } : {};
+  const request = {
+    recipientAddress: input.recipientAddress ?? recipientAddress,
+    ...(input.recipientVault ? { recipientVault: input.recipientVault } : {}),
+    asset: asset.symbol,
+    amount: String(input.amount),
+    description: input.description,
+    fee,
+    ...(input.memo ? { memo: input.memo } : {}),
+    ...allowOffCurve,
+  };
+  const fields = { id, vaultId, ledgerId: adaptor.ledgerId, request, recipientAddress, ...(opts.setupFor ? { setupFor: opts.setupFor } : {}) };
+
+  const setup = opts.setupFor ? undefined : await adaptor.vaultSetup?.(source);
+  // A withdrawal to the setup's own address is the setup, asked for by hand.
+  if (setup && setup.recipientAddress !== recipientAddress) {
+    return withSetupFirst(deps, adaptor, { fields, setup, claim: opts.claim }, (setupInput, setupId) =>
+      createWithdrawal(deps, vaultId, setupInput, setupId, { setupFor: id }),
+    );
+  }
+
   const unsigned = await adaptor.craft(source, {
     reference: id,
     recipientAddress,
@@ -151,25 +161,9 @@ export async function createWithdrawal(
     ...(input.memo ? { memo: input.memo } : {}),
     ...allowOffCurve,
   });
-  const op = newOperation({
-    id,
-    vaultId,
-    ledgerId: adaptor.ledgerId,
-    request: {
-      recipientAddress: input.recipientAddress ?? recipientAddress,
-      ...(input.recipientVault ? { recipientVault: input.recipientVault } : {}),
-      asset: asset.symbol,
-      amount: String(input.amount),
-      description: input.description,
-      fee,
-      ...(input.memo ? { memo: input.memo } : {}),
-      ...allowOffCurve,
-    },
-    recipientAddress,
-    unsigned: toStored(unsigned),
-  });
+  const op = newOperation({ ...fields, unsigned: toStored(unsigned) });
   try {
-    await deps.store.create(op, claim);
+    await deps.store.create(op, opts.claim);
   } catch (e) {
     // A release lost here too does not hold for good: a nonce or sequence number is taken back
     // by the account's next reservation after a grace period (ledger/reservations.ts); claimed
@@ -179,24 +173,5 @@ export async function createWithdrawal(
     });
     throw e;
   }
-  const callbackUrl = deps.config.publicUrl ? signCallbackUrl(deps.config.publicUrl, adaptor.ledgerId) : undefined;
-  try {
-    const { operationID } = await deps.custody.requestSign(vaultId, {
-      description: input.description,
-      dataToSign: unsigned.payloads.map((p) => p.digest),
-      publicKeys: unsigned.payloads.map((p) => p.keyId),
-      rawTransactions: unsigned.payloads.map((p) => p.preimage ?? ''),
-      ledgerHashAlgorithm: unsigned.payloads[0]?.hashAlgorithm ?? 'NONE',
-      ledger: adaptor.ledgerId.toUpperCase(),
-      // A hint only: the receiver matches callbacks by the digests stored above.
-      providerData: JSON.stringify({ reference: id, request: op.request, txs: unsigned.txs }),
-      ...(callbackUrl ? { callbackUrl } : {}),
-    });
-    const linked = await deps.store.linkCustodyId(op, operationID);
-    if (linked.status === 'FAILED') await cancelLateSignOperation(deps, linked, operationID);
-    return linked;
-  } catch (e) {
-    await failOperation(deps, op, `the custody service did not accept the sign request: ${(e as Error).message}`, ['EXECUTING']);
-    throw e;
-  }
+  return requestSignature(deps, adaptor, op, unsigned);
 }

@@ -17,6 +17,8 @@ export async function failOperation(
   const moved = await deps.store.transition(op.id, from, 'FAILED', () => ({ refused: undefined, stuck: undefined, ...change, failureReason: reason }), reason);
   if (!moved) return false;
   deps.logger.warn({ withdrawalId: op.id, operationID: op.operationID, reason }, 'withdrawal failed');
+  // One that waited for its vault's setup had nothing crafted, so nothing claimed.
+  if (op.unsigned.payloads.length === 0) return true;
   try {
     await deps.registry.get(op.ledgerId).release(fromStored(op.unsigned), op.id);
   } catch (e) {

@@ -65,6 +65,7 @@ export async function craft(ctx: SolanaContext, source: VaultSource, intent: Wit
       new ConflictError(
         `another withdrawal of vault ${source.vaultId} holds its durable nonce until it is broadcast or fails; retry after it is confirmed`,
         'ERR_NONCE_IN_USE',
+        { nonceAddress: nonceAccount },
       ),
   );
   return reserveAndBuild(ctx.deps.logger, [nonceHeld], () => {
@@ -147,6 +148,7 @@ async function setupPlan(
       `vault ${source.vaultId} has no durable nonce account yet. Create it once with a SOL withdrawal of at least ` +
         `${sol(minimum)} (${why}) to the vault's nonce address ${nonceAccount}; once that is confirmed, withdrawals work.`,
       'ERR_NONCE_ACCOUNT_MISSING',
+      { nonceAddress: nonceAccount, minimum: minimum.toString() },
     );
   }
   if (!asset.native) throw new InvalidArgumentError(`the nonce account ${nonceAccount} is created with SOL, not ${asset.symbol}`);
@@ -168,7 +170,10 @@ function transferPlan(intent: WithdrawalIntent, asset: AssetInfo, vault: string,
   const { nonceAccount, mint } = r;
   const state = readNonceAccount(nonceAcc, nonceAccount);
   if (state.authority !== vault)
-    throw new ConflictError(`nonce account ${nonceAccount} answers to ${state.authority}, not to the vault ${vault}`, 'ERR_NONCE_AUTHORITY');
+    throw new ConflictError(`nonce account ${nonceAccount} answers to ${state.authority}, not to the vault ${vault}`, 'ERR_NONCE_AUTHORITY', {
+      nonceAddress: nonceAccount,
+      authority: state.authority,
+    });
   const lifetime: Lifetime = { kind: 'nonce', nonce: state.nonce, nonceAccount };
   const plan = mint
     ? tokenPlan(
@@ -253,7 +258,7 @@ function solPlan(recipient: string, intent: WithdrawalIntent, acc: RpcAccount | 
 }
 
 /** What the setup must pay the nonce address so that it holds its rent-exempt minimum (at least 1 lamport), and why. */
-function setupMinimum(existing: RpcAccount | null | undefined, nonceRent: bigint): { minimum: bigint; why: string } {
+export function setupMinimum(existing: RpcAccount | null | undefined, nonceRent: bigint): { minimum: bigint; why: string } {
   const held = BigInt(existing?.lamports ?? 0);
   if (held === 0n) return { minimum: nonceRent, why: 'its rent-exempt minimum' };
   return { minimum: held < nonceRent ? nonceRent - held : 1n, why: `its rent-exempt minimum ${sol(nonceRent)}, of which ${sol(held)} is already there` };

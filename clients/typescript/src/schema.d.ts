@@ -1548,7 +1548,7 @@ export interface operations {
                             withdrawalId: string;
                             /** @description The custody operation id, as in the spec sample; equal to operationID. Absent until the custody service accepted the sign request (never this service's own id) */
                             id?: string;
-                            /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST always has it; the routes accept it */
+                            /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST has it, unless the withdrawal waits for its vault's setup (setup); the routes accept it */
                             operationID?: string;
                             /** @enum {string} */
                             status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
@@ -1570,6 +1570,28 @@ export interface operations {
                                     serialized: string;
                                 }[];
                             };
+                            /** @description Set when the vault needed a one-time setup first (a Solana vault's durable-nonce account): made as a withdrawal of its own (setup.withdrawalId), after which this one is crafted and sent to be signed; its id and operationID come then */
+                            setup?: {
+                                /** @description What the setup makes: nonce-account */
+                                kind: string;
+                                /** @description The setup's own withdrawal: its sign request, transaction and fee */
+                                withdrawalId: string;
+                                /** @description Where the setup pays (the nonce address) */
+                                recipientAddress: string;
+                                /** @description Base units of the native asset the setup pays (the account rent), besides its fee */
+                                amount: string;
+                                /**
+                                 * @description waiting: this withdrawal is crafted once the setup is CONFIRMED; done; failed (and so is this withdrawal)
+                                 * @enum {string}
+                                 */
+                                status: "waiting" | "done" | "failed";
+                                /** @description The setup transaction's fee, base units of the native asset, once it is done */
+                                fee?: string;
+                                /** @description The setup transaction, once it is done */
+                                txids?: string[];
+                            };
+                            /** @description On a vault's setup withdrawal: the withdrawalId of the withdrawal it was made for */
+                            setupFor?: string;
                             vaultId: string;
                             ledgerId: string;
                             txids: string[];
@@ -1682,7 +1704,7 @@ export interface operations {
                         withdrawalId: string;
                         /** @description The custody operation id, as in the spec sample; equal to operationID. Absent until the custody service accepted the sign request (never this service's own id) */
                         id?: string;
-                        /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST always has it; the routes accept it */
+                        /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST has it, unless the withdrawal waits for its vault's setup (setup); the routes accept it */
                         operationID?: string;
                         /** @enum {string} */
                         status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
@@ -1704,6 +1726,28 @@ export interface operations {
                                 serialized: string;
                             }[];
                         };
+                        /** @description Set when the vault needed a one-time setup first (a Solana vault's durable-nonce account): made as a withdrawal of its own (setup.withdrawalId), after which this one is crafted and sent to be signed; its id and operationID come then */
+                        setup?: {
+                            /** @description What the setup makes: nonce-account */
+                            kind: string;
+                            /** @description The setup's own withdrawal: its sign request, transaction and fee */
+                            withdrawalId: string;
+                            /** @description Where the setup pays (the nonce address) */
+                            recipientAddress: string;
+                            /** @description Base units of the native asset the setup pays (the account rent), besides its fee */
+                            amount: string;
+                            /**
+                             * @description waiting: this withdrawal is crafted once the setup is CONFIRMED; done; failed (and so is this withdrawal)
+                             * @enum {string}
+                             */
+                            status: "waiting" | "done" | "failed";
+                            /** @description The setup transaction's fee, base units of the native asset, once it is done */
+                            fee?: string;
+                            /** @description The setup transaction, once it is done */
+                            txids?: string[];
+                        };
+                        /** @description On a vault's setup withdrawal: the withdrawalId of the withdrawal it was made for */
+                        setupFor?: string;
                     };
                 };
             };
@@ -1814,7 +1858,7 @@ export interface operations {
                         withdrawalId: string;
                         /** @description The custody operation id, as in the spec sample; equal to operationID. Absent until the custody service accepted the sign request (never this service's own id) */
                         id?: string;
-                        /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST always has it; the routes accept it */
+                        /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST has it, unless the withdrawal waits for its vault's setup (setup); the routes accept it */
                         operationID?: string;
                         /** @enum {string} */
                         status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
@@ -1836,6 +1880,28 @@ export interface operations {
                                 serialized: string;
                             }[];
                         };
+                        /** @description Set when the vault needed a one-time setup first (a Solana vault's durable-nonce account): made as a withdrawal of its own (setup.withdrawalId), after which this one is crafted and sent to be signed; its id and operationID come then */
+                        setup?: {
+                            /** @description What the setup makes: nonce-account */
+                            kind: string;
+                            /** @description The setup's own withdrawal: its sign request, transaction and fee */
+                            withdrawalId: string;
+                            /** @description Where the setup pays (the nonce address) */
+                            recipientAddress: string;
+                            /** @description Base units of the native asset the setup pays (the account rent), besides its fee */
+                            amount: string;
+                            /**
+                             * @description waiting: this withdrawal is crafted once the setup is CONFIRMED; done; failed (and so is this withdrawal)
+                             * @enum {string}
+                             */
+                            status: "waiting" | "done" | "failed";
+                            /** @description The setup transaction's fee, base units of the native asset, once it is done */
+                            fee?: string;
+                            /** @description The setup transaction, once it is done */
+                            txids?: string[];
+                        };
+                        /** @description On a vault's setup withdrawal: the withdrawalId of the withdrawal it was made for */
+                        setupFor?: string;
                         vaultId: string;
                         ledgerId: string;
                         txids: string[];
@@ -1956,7 +2022,7 @@ export interface operations {
                         withdrawalId: string;
                         /** @description The custody operation id, as in the spec sample; equal to operationID. Absent until the custody service accepted the sign request (never this service's own id) */
                         id?: string;
-                        /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST always has it; the routes accept it */
+                        /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST has it, unless the withdrawal waits for its vault's setup (setup); the routes accept it */
                         operationID?: string;
                         /** @enum {string} */
                         status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
@@ -1978,6 +2044,28 @@ export interface operations {
                                 serialized: string;
                             }[];
                         };
+                        /** @description Set when the vault needed a one-time setup first (a Solana vault's durable-nonce account): made as a withdrawal of its own (setup.withdrawalId), after which this one is crafted and sent to be signed; its id and operationID come then */
+                        setup?: {
+                            /** @description What the setup makes: nonce-account */
+                            kind: string;
+                            /** @description The setup's own withdrawal: its sign request, transaction and fee */
+                            withdrawalId: string;
+                            /** @description Where the setup pays (the nonce address) */
+                            recipientAddress: string;
+                            /** @description Base units of the native asset the setup pays (the account rent), besides its fee */
+                            amount: string;
+                            /**
+                             * @description waiting: this withdrawal is crafted once the setup is CONFIRMED; done; failed (and so is this withdrawal)
+                             * @enum {string}
+                             */
+                            status: "waiting" | "done" | "failed";
+                            /** @description The setup transaction's fee, base units of the native asset, once it is done */
+                            fee?: string;
+                            /** @description The setup transaction, once it is done */
+                            txids?: string[];
+                        };
+                        /** @description On a vault's setup withdrawal: the withdrawalId of the withdrawal it was made for */
+                        setupFor?: string;
                         vaultId: string;
                         ledgerId: string;
                         txids: string[];
@@ -2143,7 +2231,7 @@ export interface operations {
                         withdrawalId: string;
                         /** @description The custody operation id, as in the spec sample; equal to operationID. Absent until the custody service accepted the sign request (never this service's own id) */
                         id?: string;
-                        /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST always has it; the routes accept it */
+                        /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST has it, unless the withdrawal waits for its vault's setup (setup); the routes accept it */
                         operationID?: string;
                         /** @enum {string} */
                         status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
@@ -2165,6 +2253,28 @@ export interface operations {
                                 serialized: string;
                             }[];
                         };
+                        /** @description Set when the vault needed a one-time setup first (a Solana vault's durable-nonce account): made as a withdrawal of its own (setup.withdrawalId), after which this one is crafted and sent to be signed; its id and operationID come then */
+                        setup?: {
+                            /** @description What the setup makes: nonce-account */
+                            kind: string;
+                            /** @description The setup's own withdrawal: its sign request, transaction and fee */
+                            withdrawalId: string;
+                            /** @description Where the setup pays (the nonce address) */
+                            recipientAddress: string;
+                            /** @description Base units of the native asset the setup pays (the account rent), besides its fee */
+                            amount: string;
+                            /**
+                             * @description waiting: this withdrawal is crafted once the setup is CONFIRMED; done; failed (and so is this withdrawal)
+                             * @enum {string}
+                             */
+                            status: "waiting" | "done" | "failed";
+                            /** @description The setup transaction's fee, base units of the native asset, once it is done */
+                            fee?: string;
+                            /** @description The setup transaction, once it is done */
+                            txids?: string[];
+                        };
+                        /** @description On a vault's setup withdrawal: the withdrawalId of the withdrawal it was made for */
+                        setupFor?: string;
                         vaultId: string;
                         ledgerId: string;
                         txids: string[];
@@ -2441,7 +2551,7 @@ export interface operations {
                             withdrawalId: string;
                             /** @description The custody operation id, as in the spec sample; equal to operationID. Absent until the custody service accepted the sign request (never this service's own id) */
                             id?: string;
-                            /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST always has it; the routes accept it */
+                            /** @description The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST has it, unless the withdrawal waits for its vault's setup (setup); the routes accept it */
                             operationID?: string;
                             /** @enum {string} */
                             status: "EXECUTING" | "SIGNED" | "BROADCAST" | "CONFIRMED" | "FAILED";
@@ -2463,6 +2573,28 @@ export interface operations {
                                     serialized: string;
                                 }[];
                             };
+                            /** @description Set when the vault needed a one-time setup first (a Solana vault's durable-nonce account): made as a withdrawal of its own (setup.withdrawalId), after which this one is crafted and sent to be signed; its id and operationID come then */
+                            setup?: {
+                                /** @description What the setup makes: nonce-account */
+                                kind: string;
+                                /** @description The setup's own withdrawal: its sign request, transaction and fee */
+                                withdrawalId: string;
+                                /** @description Where the setup pays (the nonce address) */
+                                recipientAddress: string;
+                                /** @description Base units of the native asset the setup pays (the account rent), besides its fee */
+                                amount: string;
+                                /**
+                                 * @description waiting: this withdrawal is crafted once the setup is CONFIRMED; done; failed (and so is this withdrawal)
+                                 * @enum {string}
+                                 */
+                                status: "waiting" | "done" | "failed";
+                                /** @description The setup transaction's fee, base units of the native asset, once it is done */
+                                fee?: string;
+                                /** @description The setup transaction, once it is done */
+                                txids?: string[];
+                            };
+                            /** @description On a vault's setup withdrawal: the withdrawalId of the withdrawal it was made for */
+                            setupFor?: string;
                             vaultId: string;
                             ledgerId: string;
                             txids: string[];

@@ -6,6 +6,7 @@ import {
   OPERATION_STATUSES,
   renderedAttemptSchema,
   refusedMarkSchema,
+  setupMarkSchema,
   stuckMarkSchema,
   withdrawalRequestRecordSchema,
 } from '../../withdrawals/model/operation.js';
@@ -47,13 +48,19 @@ export const withdrawalResponseSchema = z.object({
     .string()
     .optional()
     .describe(
-      "The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST always has it; the routes accept it",
+      "The custody service's operation id of the sign request, once the custody service accepted it; absent before (never this service's own id). A fresh 200 of the POST has it, unless the withdrawal waits for its vault's setup (setup); the routes accept it",
     ),
   status: z.enum(OPERATION_STATUSES),
   isComplete: z.boolean(),
   description: z.string(),
   recipientVault: z.string().optional(),
   appData: z.object({ request: withdrawalRequestRecordSchema, txs: z.array(z.object({ serialized: z.string() })) }),
+  setup: setupMarkSchema
+    .optional()
+    .describe(
+      "Set when the vault needed a one-time setup first (a Solana vault's durable-nonce account): made as a withdrawal of its own (setup.withdrawalId), after which this one is crafted and sent to be signed; its id and operationID come then",
+    ),
+  setupFor: z.string().optional().describe("On a vault's setup withdrawal: the withdrawalId of the withdrawal it was made for"),
 });
 
 export const withdrawalStatusSchema = withdrawalResponseSchema.extend({
@@ -98,7 +105,7 @@ export function withdrawalRoutes(deps: WithdrawalDeps & { idempotency: Idempoten
       handler: async ({ params, body, req }) => {
         let made: Operation | undefined;
         const id = await deps.idempotency.run(params.vaultId, req.header('idempotency-key'), body, async (id, claim) => {
-          made = await createWithdrawal(deps, params.vaultId, body, id, claim);
+          made = await createWithdrawal(deps, params.vaultId, body, id, { claim });
           return made.id;
         });
         // A replayed Idempotency-Key answers with the withdrawal as it stands now.

@@ -4,6 +4,19 @@ import { withdrawalIdOf, type QueuedOperationJob } from './queues.js';
 import { noJournal, type JobJournal } from './job-journal.js';
 import { reconcileAttempts } from '../sending/reconcile-attempts.js';
 import { watchBroadcast } from '../sending/watch-broadcast.js';
+import { continueAfterSetup } from '../setup-first.js';
+import type { Operation } from '../model/operation.js';
+
+/** A vault setup that ended: the withdrawal that waited for it is crafted now (or failed); reconciliation looks again if this fails. */
+async function moveOnAfterSetup(deps: PipelineDeps, setup: Operation, journal: JobJournal): Promise<void> {
+  const waiting = setup.setupFor as string;
+  try {
+    const after = await continueAfterSetup(deps, waiting);
+    await journal.log(`the withdrawal it was made for, ${waiting}, is ${after?.status ?? 'not stored'}${after?.operationID ? ', sent to be signed' : ''}`);
+  } catch (err) {
+    deps.logger.warn({ withdrawalId: setup.id, waiting, err }, 'vault setup ended; the withdrawal waiting for it moves on at reconciliation');
+  }
+}
 
 /**
  * Tracks a broadcast withdrawal until it is final (see watch-broadcast.ts for stuck, dropped,
@@ -23,6 +36,7 @@ export async function processConfirm(
   if (await watchBroadcast(deps, op)) {
     const done = await deps.store.get(op.id);
     await journal.log(`confirmations ${done.confirmations}/${threshold} (${done.status.toLowerCase()})${done.failureReason ? `: ${done.failureReason}` : ''}`);
+    if (done.setupFor) await moveOnAfterSetup(deps, done, journal);
     return done.status.toLowerCase();
   }
   await reconcileAttempts(deps, op);

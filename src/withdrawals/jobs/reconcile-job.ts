@@ -6,6 +6,7 @@ import type { OpenEntry } from '../store/operation-store.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import { addBroadcastJob, broadcastJobId } from './queues.js';
 import { settleFromCustody, type SettleOutcome } from '../settle-from-custody.js';
+import { continueAfterSetup } from '../setup-first.js';
 
 /**
  * How much one run does. A custody lookup is an HTTP call to a service that also takes our
@@ -38,7 +39,7 @@ export const reconcileLimits = (config: PipelineDeps['config']): ReconcileLimits
 });
 
 /** What reconciliation does with one open withdrawal, decided from its record alone. */
-type Check = { kind: 'none' } | { kind: 'restart-broadcast' } | { kind: 'fail'; reason: string } | { kind: 'ask-custody' };
+type Check = { kind: 'none' } | { kind: 'restart-broadcast' } | { kind: 'fail'; reason: string } | { kind: 'ask-custody' } | { kind: 'after-setup' };
 
 type Result = 'recovered' | 'failed' | 'unchanged';
 
@@ -48,9 +49,13 @@ export interface ReconcileTally {
   failed: number;
 }
 
-function checkFor(op: Operation | undefined, now: number): Check {
+function checkFor(op: Operation | undefined, now: number, graceMs: number): Check {
   if (op?.status === 'SIGNED') return { kind: 'restart-broadcast' };
   if (op?.status !== 'EXECUTING') return { kind: 'none' };
+  // Waiting for its vault's setup: the confirm job moves it on at once; this look is the net under it.
+  if (op.setup?.status === 'waiting') return { kind: 'after-setup' };
+  // Crafted after its setup, its sign request may be on its way (its age counts from then).
+  if (op.setup?.status === 'done' && !op.operationID && Date.parse(op.updatedAt) > now - graceMs) return { kind: 'none' };
   // An expired transaction can no longer be accepted by the ledger, signed or not.
   if (op.unsigned.expiresAt && op.unsigned.expiresAt < now) return { kind: 'fail', reason: 'expired: the ledger would no longer accept the transaction' };
   if (!op.operationID) return { kind: 'fail', reason: 'the sign request never reached the custody service' };
@@ -134,6 +139,13 @@ async function perform(deps: PipelineDeps, op: Operation | undefined, check: Che
   if (!op || check.kind === 'none') return 'unchanged';
   if (check.kind === 'fail') return (await failOperation(deps, op, check.reason, ['EXECUTING'])) ? 'failed' : 'unchanged';
   if (check.kind === 'ask-custody') return askCustody(deps, op, now);
+  if (check.kind === 'after-setup') {
+    const after = await continueAfterSetup(deps, op.id).catch((e: unknown) => {
+      deps.logger.warn({ withdrawalId: op.id, err: isAppError(e) ? e.message : e }, 'withdrawal waiting for its vault setup: not moved on this time');
+      return op;
+    });
+    return after?.status === 'FAILED' ? 'failed' : after?.setup?.status === 'done' ? 'recovered' : 'unchanged';
+  }
   if (await restartBroadcast(deps, op).catch(() => false)) deps.logger.warn({ withdrawalId: op.id }, 'restarted a broadcast that had given up');
   return 'unchanged';
 }
@@ -154,7 +166,7 @@ async function checkPage(
   const worker = async (): Promise<void> => {
     while (!stopped && next < page.length) {
       const op = ops.get((page[next] as OpenEntry).id);
-      const check = checkFor(op, run.now);
+      const check = checkFor(op, run.now, deps.config.reconcileAfterSeconds * 1000);
       if (!run.budget.take(check)) {
         stopped = true;
         return;

@@ -69,6 +69,10 @@ export interface Operation {
   refused?: RefusedMark;
   /** Set while the live transaction waits longer than the stuck threshold; cleared once mined. */
   stuck?: StuckMark;
+  /** A withdrawal that waited for its vault's one-time setup before it could be crafted (setup-first.ts). */
+  setup?: SetupMark;
+  /** A vault's setup: the id of the withdrawal it was made for (that one is crafted once this is CONFIRMED). */
+  setupFor?: string;
   confirmations: number;
   failureReason?: string;
   createdAt: string;
@@ -167,6 +171,23 @@ export const refusedMarkSchema = z.object({
   invalidateAfter: z.string().optional(),
 });
 export type RefusedMark = z.infer<typeof refusedMarkSchema>;
+
+/**
+ * On a withdrawal that needed its vault's one-time setup (a Solana durable-nonce account) first:
+ * the setup is a withdrawal of its own (`withdrawalId`: its sign request, transaction and fee),
+ * and this one is crafted and sent to be signed once the setup is CONFIRMED. Stored and shown.
+ */
+export const SETUP_STATUSES = ['waiting', 'done', 'failed'] as const;
+export const setupMarkSchema = z.object({
+  kind: z.string().describe('What the setup makes: nonce-account'),
+  withdrawalId: z.string().describe("The setup's own withdrawal: its sign request, transaction and fee"),
+  recipientAddress: z.string().describe('Where the setup pays (the nonce address)'),
+  amount: z.string().describe('Base units of the native asset the setup pays (the account rent), besides its fee'),
+  status: z.enum(SETUP_STATUSES).describe('waiting: this withdrawal is crafted once the setup is CONFIRMED; done; failed (and so is this withdrawal)'),
+  fee: z.string().optional().describe("The setup transaction's fee, base units of the native asset, once it is done"),
+  txids: z.array(z.string()).optional().describe('The setup transaction, once it is done'),
+});
+export type SetupMark = z.infer<typeof setupMarkSchema>;
 
 /** Set on an operation while its sent transaction waits longer than the stuck threshold: stored and shown as it is. */
 export const stuckMarkSchema = z.object({ since: z.string(), reason: z.string() });

@@ -17,6 +17,8 @@ export function withdrawalSummary(op: Operation) {
     description: op.request.description,
     ...(op.request.recipientVault ? { recipientVault: op.request.recipientVault } : {}),
     appData: { request: op.request, txs: op.unsigned.txs },
+    ...(op.setup ? { setup: op.setup } : {}),
+    ...(op.setupFor ? { setupFor: op.setupFor } : {}),
   };
 }
 
