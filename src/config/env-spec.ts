@@ -350,6 +350,12 @@ export const ENV = {
     description:
       'Where a ledger’s first deposit scan starts, as JSON of ledger id → block height (the scan begins after it): `{"eth":21000000}`. A ledger not named starts at its tip when first scanned. Read once: a ledger with a cursor goes on from it.',
   },
+  depositConfirmations: {
+    env: 'DEPOSIT_CONFIRMATIONS',
+    schema: json(z.record(z.string(), z.number().int().min(1).max(100_000))),
+    description:
+      'How deep a deposit’s block must be before it is CONFIRMED, per ledger, when not the ledger’s `confirmations` (which withdrawals use): JSON of ledger id → blocks, `{"eth":12}`. Keep it under DEPOSIT_REORG_WINDOW.',
+  },
   stuckAfterSeconds: {
     env: 'STUCK_AFTER_SECONDS',
     schema: int(1, 86_400 * 30),

@@ -82,7 +82,13 @@ export function createDeposits(opts: {
                 },
               },
             },
-            { window: config.depositReorgWindow, gapLimit: config.bip44GapLimit, refreshMs: WATCH_REFRESH_MS, startAfter: config.depositStart?.[a.ledgerId] },
+            {
+              window: config.depositReorgWindow,
+              gapLimit: config.bip44GapLimit,
+              refreshMs: WATCH_REFRESH_MS,
+              startAfter: config.depositStart?.[a.ledgerId],
+              confirmations: config.depositConfirmations?.[a.ledgerId],
+            },
           ),
         ]),
       );

@@ -22,6 +22,8 @@ export interface ScannerOptions {
   refreshMs: number;
   /** Where a ledger's first scan starts: after this block. Absent: after the tip at the first scan. */
   startAfter?: number;
+  /** How deep a deposit's block must be to be CONFIRMED, when not the ledger's `confirmations` (DEPOSIT_CONFIRMATIONS). */
+  confirmations?: number;
 }
 
 /** How one pass ended. */
@@ -120,7 +122,10 @@ export class LedgerScanner {
         continue;
       }
       const found = this.depositsIn(block);
-      const result = await store.apply(L, cursor, block, found, { confirmations: this.adaptor.confirmations, window: this.opts.window });
+      const result = await store.apply(L, cursor, block, found, {
+        confirmations: this.opts.confirmations ?? this.adaptor.confirmations,
+        window: this.opts.window,
+      });
       if (!result) {
         // Another worker applied it first: go on from where it is.
         cursor = (await store.cursor(L)) as Cursor;

@@ -64,6 +64,21 @@ describe('the deposit scanner on a chain in memory', () => {
     expect(e.deposit).toMatchObject({ state: 'CONFIRMED', confirmations: 3, baseUnits: '5000' });
   });
 
+  it('confirms at DEPOSIT_CONFIRMATIONS when it names the ledger, not at the ledger depth withdrawals use', async () => {
+    const v = singleVault('v1');
+    await vaults.create(v);
+    const t = transfer(singleAddress(adaptor, v).address, 5000n);
+    const s = new LedgerScanner(adaptor, chain, { store, vaults, logger }, { window: 10, gapLimit: 5, refreshMs: 60_000, startAfter: 0, confirmations: 5 });
+    chain.mine(t);
+    chain.mineEmpty(3);
+    await scan(s);
+    // Four deep: the ledger's 3 would have confirmed it.
+    expect(await kinds()).toEqual([`detected ${t.txid} #1`]);
+    chain.mineEmpty(1);
+    await scan(s);
+    expect(await kinds()).toEqual([`detected ${t.txid} #1`, `confirmed ${t.txid} #2`]);
+  });
+
   it('leaves out the vault paying itself (change, a move between its addresses), reports a payment from another vault on the receiving side, keeps memos', async () => {
     const a = bip44Vault('a');
     const b = singleVault('b');
