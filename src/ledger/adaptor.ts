@@ -381,6 +381,12 @@ export interface LocalLedgerNode {
    * replaced, dropped and reorganised withdrawals on demand). Absent: the node offers none.
    */
   mining?: LocalNodeMining;
+  /**
+   * Optional: how deep the sandbox counts a deposit on this node (DEPOSIT_CONFIRMATIONS), when it
+   * should differ from the ledger's `confirmations`: deeper than one block lets a reorganisation
+   * on demand revert a deposit before it is confirmed.
+   */
+  depositConfirmations?: number;
   stop(): Promise<void>;
 }
 

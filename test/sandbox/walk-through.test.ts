@@ -180,6 +180,12 @@ describe('the README sandbox walk-through, run with bash against npm start', { t
 
     // 9. Deposits: the faucet's two payments of step 2, CONFIRMED; the vault's own cancel of step 8 is none.
     expect(out('9'), why).toEqual(['10 ETH, 500 DEMO']);
+
+    // 10. A payment in a block that a reorganisation replaced: DETECTED at 1 of 2 blocks, then REVERTED, each told to the sink in order.
+    const ten = out('10');
+    expect(ten[0], why).toContain('deposit.reverted');
+    expect(ten.slice(1, 3), why).toEqual(['true', expect.stringMatching(/^0x[0-9a-f]{64}$/)]);
+    expect(ten.slice(4), why).toEqual(['1 ETH, 1 of 2', expect.stringMatching(/^\d+$/), '1 ETH', 'deposit.detected, deposit.reverted', 'false']);
   }
 
   it('reaches what each step says', walkThrough);

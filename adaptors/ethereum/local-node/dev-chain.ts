@@ -28,16 +28,17 @@ export class DevChainFunder {
     return { symbol, contract: await contract.getAddress(), decimals };
   }
 
-  async sendEth(to: string, wei: bigint): Promise<string> {
+  /** Sends and, unless `wait` is false (a node that mines nothing now), waits until it is mined. */
+  async sendEth(to: string, wei: bigint, wait = true): Promise<string> {
     const tx = await this.signer.sendTransaction({ to, value: wei });
-    await tx.wait();
+    if (wait) await tx.wait();
     return tx.hash;
   }
 
-  async sendToken(token: string, to: string, units: bigint): Promise<string> {
+  async sendToken(token: string, to: string, units: bigint, wait = true): Promise<string> {
     const erc20 = new Contract(token, ['function transfer(address,uint256) returns (bool)'], this.signer);
     const tx = (await erc20.getFunction('transfer')(to, units)) as { hash: string; wait(): Promise<unknown> };
-    await tx.wait();
+    if (wait) await tx.wait();
     return tx.hash;
   }
 

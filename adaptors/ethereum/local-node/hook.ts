@@ -20,12 +20,19 @@ export async function startEthereumLocalNode(): Promise<LocalLedgerNode> {
   };
   try {
     const token = await funder.deployDemoToken();
+    const mining = anvilMining(anvil.url, BLOCK_TIME_S);
     return {
       ledgerId: 'ethdev',
       options: { rpcUrl: anvil.url, tokens: [token], confirmations: 1 },
+      // Deposits count at 2 blocks, so one reorganised away on demand (POST /sandbox/mining reorg) is REVERTED, not confirmed first.
+      depositConfirmations: 2,
       description: `ethdev      anvil JSON-RPC ${anvil.url} (chain 31337), demo ERC-20 ${token.symbol} at ${token.contract}`,
-      faucet: (address, asset, units) => (asset === token.symbol ? funder.sendToken(token.contract, address, units) : funder.sendEth(address, units)),
-      mining: anvilMining(anvil.url, BLOCK_TIME_S),
+      // While mining is paused a payment waits in anvil's pool: the faucet answers with its hash at once.
+      faucet: async (address, asset, units) => {
+        const wait = !(await mining.state()).paused;
+        return asset === token.symbol ? funder.sendToken(token.contract, address, units, wait) : funder.sendEth(address, units, wait);
+      },
+      mining,
       stop,
     };
   } catch (e) {

@@ -117,5 +117,34 @@ export function sandboxRoutes(core: Pick<AppContext, 'registry' | 'vaults' | 'cu
         return { ledgerId: adaptor.ledgerId, action: body.action, ...(await mining.state()), actions };
       },
     }),
+    defineRoute({
+      method: 'post',
+      path: '/sandbox/webhook-sink',
+      summary: 'SANDBOX: a webhook receiver to subscribe (POST /admin/webhooks with this URL): keeps the latest 200 events it receives',
+      tags: ['sandbox'],
+      body: z.record(z.string(), z.unknown()),
+      response: z.object({ received: z.string() }),
+      handler: async ({ body, req }) => ({ received: sandbox.webhookSink.receive(req.headers, body).id }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/sandbox/webhook-sink',
+      summary: 'SANDBOX: the webhook events the sink received, newest first (of one type with ?type=)',
+      tags: ['sandbox'],
+      scope: 'read',
+      query: z.object({ type: z.string().max(64).optional() }),
+      response: z.object({
+        items: z.array(
+          z.object({
+            receivedAt: z.string(),
+            type: z.string(),
+            id: z.string(),
+            signed: z.boolean().describe('Came with X-Webhook-Timestamp and X-Webhook-Signature (not checked: the sink has no secret)'),
+            body: z.unknown(),
+          }),
+        ),
+      }),
+      handler: async ({ query }) => ({ items: sandbox.webhookSink.list(query.type) }),
+    }),
   ];
 }

@@ -11,6 +11,7 @@ import { custodyEmulatorPrefix } from '../../platform/redis-keys.js';
 import { freshSandboxState } from './sandbox-state.js';
 import { prettyLogDestination, printBanner, sandboxLogFormat } from './sandbox-log.js';
 import type { DestinationStream } from 'pino';
+import { WebhookSink } from './webhook-sink.js';
 
 /**
  * The sandbox profile: with no configuration, the service runs against local nodes it
@@ -36,6 +37,8 @@ export interface Sandbox {
   faucets: Record<string, Faucet>;
   /** Block production controls of the nodes that offer them (`LocalLedgerNode.mining`), by ledger id. */
   mining: Record<string, LocalNodeMining>;
+  /** Where the sandbox's webhook subscriptions can point (`/sandbox/webhook-sink`). */
+  webhookSink: WebhookSink;
   stop(): Promise<void>;
 }
 
@@ -119,6 +122,11 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
         publicUrl,
         inProcessWorker: config.inProcessWorker ?? true,
         confirmPollMs: Math.min(config.confirmPollMs, 1000),
+        // A node's own deposit depth (one that can reorganise a block before it counts), unless DEPOSIT_CONFIRMATIONS says otherwise.
+        depositConfirmations: {
+          ...Object.fromEntries(localNodes.flatMap((n) => (n.depositConfirmations ? [[n.ledgerId, n.depositConfirmations] as const] : []))),
+          ...config.depositConfirmations,
+        },
         // Every secret the sandbox made up is censored like a configured one.
         secrets: [...config.secrets, custodyAdmin.password, ...(apiKey ? [apiKey] : [])],
       },
@@ -128,6 +136,7 @@ export async function startSandbox(config: Config, families: readonly LedgerFami
       custody,
       faucets,
       mining,
+      webhookSink: new WebhookSink(),
       stop,
     };
   } catch (e) {
