@@ -182,7 +182,8 @@ describe('the README sandbox walk-through, run with bash against npm start', { t
     ).toEqual(['BROADCAST', 'BROADCAST', 'BROADCAST', 'CONFIRMED', 'original replaced, speed-up confirmed', 'FAILED', expect.stringMatching(/^cancelled: /)]);
 
     // 9. Deposits: the faucet's two payments of step 2, CONFIRMED; the vault's own cancel of step 8 is none.
-    expect(out('9'), why).toEqual(['10 ETH, 500 DEMO']);
+    //    Solana: step 6's faucet SOL and USDC; the vault's nonce setup and USDC withdrawal are none.
+    expect(out('9'), why).toEqual(['10 ETH, 500 DEMO', '100 USDC, 2 SOL']);
   }
 
   it('reaches what each step says', walkThrough);
