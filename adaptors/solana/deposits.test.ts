@@ -1,4 +1,4 @@
-import { getTransactionEncoder, type Address } from '@solana/kit';
+import { getAddressEncoder, getTransactionEncoder, type Address } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { newLocalKey, signedTransaction } from './local-node/keys.js';
 import { LocalMint } from './local-node/mint.js';
 import { associatedTokenAccount } from './logic/accounts.js';
 import { LAMPORTS_PER_SIGNATURE } from './logic/fees.js';
+import { SolanaRpc } from './network/rpc.js';
 import { localAdaptor, setUpNonce, signWith, vaultOf } from './test-kit.js';
 
 /**
@@ -124,6 +125,38 @@ describe('Solana deposits on LiteSVM', () => {
       [tokTx.txid, 'sol-0', 'USDC', '1000000'],
     ]);
     expect(seen.every((d) => d.from.includes(addressOf(b)))).toBe(true);
+  });
+
+  it('a transaction the vault pays for is its own even where value arrives at it: reported with the vault among its senders, no deposit', async () => {
+    const own = newLocalKey();
+    const helper = newLocalKey();
+    await vaults.create({
+      vaultId: 'sol-own',
+      ledgerId: 'solanadev',
+      kind: 'single',
+      publicKey: Buffer.from(getAddressEncoder().encode(own.address)).toString('hex'),
+      createdAt: '',
+    });
+    const funding = await node.fund(own.address, 'SOL', 10_000_000n);
+    await node.fund(helper.address, 'SOL', 50_000_000n);
+    await scan();
+    const before = (await detected()).length;
+    // The vault pays the fee; the helper's lamports arrive at the vault.
+    const tx = signedTransaction([own, helper], node.svm.latestBlockhash(), [
+      getTransferSolInstruction({ source: helper.signer, destination: own.address, amount: 20_000_000n }),
+    ]);
+    const sig = await new SolanaRpc(node.url, fetch).sendTransaction(Buffer.from(getTransactionEncoder().encode(tx)).toString('base64'));
+    const slot = (await store.cursor('solanadev'))!.height;
+    await scan();
+    const seen = (await detected()).slice(before);
+    expect(seen.map((d) => d.txid)).toEqual([]);
+    expect((await detected()).find((d) => d.txid === funding)?.vaultId).toBe('sol-own');
+    // The source reports it; the scanner leaves it out because the vault is among its senders.
+    const blocks = await Promise.all(
+      Array.from({ length: (await store.cursor('solanadev'))!.height - slot }, (_, i) => adaptor.depositSource!.block(slot + 1 + i)),
+    );
+    const transfer = blocks.flatMap((b) => b?.transfers ?? []).find((t) => t.txid === sig);
+    expect(transfer).toMatchObject({ to: own.address, amount: 20_000_000n, from: [own.address, helper.address] });
   });
 
   it('ignores a failed transaction that landed (its fee charged, nothing moved)', async () => {

@@ -165,6 +165,11 @@ describe('local Solana node: blocks as Agave serves them', () => {
       error: { code: -32007, message: `Slot ${from + 1} was skipped, or missing due to ledger jump to recent snapshot` },
     });
     expect(await call('getBlock', [slot + 1, FULL])).toMatchObject({ error: { code: -32004, message: `Block not available for slot ${slot + 1}` } });
+    // Before the node's first block: cleaned up, as a node started from a snapshot answers.
+    const [first] = await result<number[]>('getBlocks', [slot - 1_000, slot, { commitment: 'finalized' }]);
+    expect(await call('getBlock', [first! - 1, FULL])).toMatchObject({
+      error: { code: -32001, message: `Block ${first! - 1} cleaned up, does not exist on node. First available block: ${first}` },
+    });
     expect(await result<number[]>('getBlocks', [from, slot + 10, { commitment: 'finalized' }])).toEqual([from, slot]);
     expect(await result<number[]>('getBlocks', [from, { commitment: 'confirmed' }])).toEqual([from, slot]);
   });

@@ -26,6 +26,8 @@ export function getBlock(log: BlockLog, params: unknown[], currentSlot: number):
   const slot = asSlot(params[0]);
   const config = blockConfig(params[1]);
   if (slot > currentSlot) return fail(-32004, `Block not available for slot ${slot}`);
+  // Before the node's ledger begins (its first block, or blocks pruned since), as Agave's check_slot_cleaned_up.
+  if (slot < log.firstAvailable) return fail(-32001, `Block ${slot} cleaned up, does not exist on node. First available block: ${log.firstAvailable}`);
   const block = log.get(slot);
   if (!block) return fail(-32007, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`);
   return encodeBlock(block, config);

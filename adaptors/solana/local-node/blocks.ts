@@ -15,6 +15,8 @@ const LAMPORTS_PER_SIGNATURE = 5_000n;
 /** Agave's compute-unit limit of a transaction that sets none: 200,000 per instruction, at most 1.4 million. */
 const DEFAULT_UNITS_PER_INSTRUCTION = 200_000n;
 const MAX_UNITS = 1_400_000n;
+/** Blocks kept, as a node keeps a bounded ledger: older ones are cleaned up (about 11 hours of mainnet slots). */
+const KEPT_BLOCKS = 100_000;
 /** The parent hash of the node's first block: Agave's for genesis, the default hash (32 zero bytes). */
 const ZERO_HASH = '11111111111111111111111111111111';
 
@@ -103,9 +105,9 @@ export class BlockLog {
     return this.tip.blockHeight;
   }
 
-  /** The slot of the latest block. */
-  get latestSlot(): number {
-    return this.tip.slot;
+  /** The slot of the oldest block kept: below it, blocks are cleaned up (or before the node began). */
+  get firstAvailable(): number {
+    return this.blocks.keys().next().value as number;
   }
 
   /** Runs the transaction on the SVM and notes what its block will show of it (when it lands). */
@@ -170,6 +172,8 @@ export class BlockLog {
     };
     this.pending = [];
     this.blocks.set(slot, block);
+    // Slots only grow: the map's first key is the oldest block.
+    if (this.blocks.size > KEPT_BLOCKS) this.blocks.delete(this.firstAvailable);
     this.tip = block;
     return block;
   }
