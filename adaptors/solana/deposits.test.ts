@@ -159,6 +159,21 @@ describe('Solana deposits on LiteSVM', () => {
     expect(transfer).toMatchObject({ to: own.address, amount: 20_000_000n, from: [own.address, helper.address] });
   });
 
+  it('keeps the memo a payment carries (the Memo program), as exchanges route by it', async () => {
+    const payer = newLocalKey();
+    await node.fund(payer.address, 'SOL', 50_000_000n);
+    await scan();
+    const before = (await detected()).length;
+    const memo = { programAddress: 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr' as Address, accounts: [], data: new TextEncoder().encode('invoice-42') };
+    const tx = signedTransaction([payer], node.svm.latestBlockhash(), [
+      getTransferSolInstruction({ source: payer.signer, destination: addressOf(a) as Address, amount: 3_000_000n }),
+      memo,
+    ]);
+    const sig = await new SolanaRpc(node.url, fetch).sendTransaction(Buffer.from(getTransactionEncoder().encode(tx)).toString('base64'));
+    await scan();
+    expect((await detected()).slice(before).map((d) => [d.txid, d.vaultId, d.baseUnits, d.memo])).toEqual([[sig, 'sol-0', '3000000', 'invoice-42']]);
+  });
+
   it('ignores a failed transaction that landed (its fee charged, nothing moved)', async () => {
     const payer = newLocalKey();
     await node.fund(payer.address, 'SOL', 10_000_000n);

@@ -30,7 +30,7 @@ export interface ChainTransfer {
   amount: bigint;
   /** Addresses the value came from (Bitcoin: the spent outputs' addresses). Used to tell a vault's own transfers. */
   from: string[];
-  /** The memo the transaction carries (Stellar), as text. */
+  /** The memo the transaction carries (Stellar; Solana's Memo program), as text. */
   memo?: string;
   /** The id of a muxed destination (Stellar `M…`), when the payment named one. */
   muxedId?: string;

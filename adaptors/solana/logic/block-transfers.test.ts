@@ -99,6 +99,14 @@ describe('Solana block transfers from balances', () => {
     expect(await blockTransfers(block(failed), opts)).toEqual([]);
   });
 
+  it('carries the memo of the Memo program instructions on every transfer of the transaction', async () => {
+    const t = tx({ sig: 's5', keys: ['payer', 'A', 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'], pre: [10_000, 0, 1], post: [4_000, 1_000, 1], fee: 5000 });
+    // "invoice-42" in base58, as json encoding gives instruction data.
+    t.transaction.message.instructions.push({ programIdIndex: 2, accounts: [], data: '6vZ6K5zNUceJUR' });
+    const [transfer] = await blockTransfers(block(t), opts);
+    expect(transfer).toMatchObject({ to: 'A', memo: 'invoice-42' });
+  });
+
   it('indexes count the lookup tables’ accounts after the message’s keys', async () => {
     const out = await blockTransfers(
       block(tx({ sig: 's4', keys: ['payer'], pre: [10_000, 0, 0], post: [4_000, 1_000, 0], fee: 5000, loaded: { writable: ['L'], readonly: ['R'] } })),

@@ -1,6 +1,10 @@
+import { getBase58Encoder } from '@solana/kit';
 import type { ChainTransfer } from '../../../src/ledger/deposit-source.js';
 import { UpstreamError } from '../../../src/platform/errors.js';
 import type { RpcBlock, RpcBlockTransaction, RpcTokenBalance } from '../network/rpc.js';
+
+/** The SPL Memo program, v2 and v1: their instruction data is the memo's UTF-8 text. */
+const MEMO_PROGRAMS = new Set(['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo']);
 
 export interface TransferOptions {
   nativeSymbol: string;
@@ -29,6 +33,8 @@ export interface TransferOptions {
  *   (static keys, then the lookup tables' writable and read-only ones): signed into the message,
  *   the same in whatever block the transaction lands, one per account and asset.
  * - A failed transaction (`meta.err`) moved nothing but its fee: none of it is reported.
+ * - `memo`: the text of the transaction's Memo program instructions (top level; several joined
+ *   by a newline), on each of its transfers: what exchanges route Solana deposits by.
  */
 export async function blockTransfers(block: RpcBlock, opts: TransferOptions): Promise<ChainTransfer[]> {
   const out: ChainTransfer[] = [];
@@ -45,13 +51,14 @@ async function transactionTransfers(tx: RpcBlockTransaction, opts: TransferOptio
   const keys = [...tx.transaction.message.accountKeys, ...(meta.loadedAddresses?.writable ?? []), ...(meta.loadedAddresses?.readonly ?? [])];
   const feePayer = keys[0] as string;
   const out: ChainTransfer[] = [];
+  const memo = memoOf(tx, keys);
 
   const change = keys.map((_, i) => BigInt(meta.postBalances[i] ?? 0) - BigInt(meta.preBalances[i] ?? 0) + (i === 0 ? BigInt(meta.fee) : 0n));
   const solFrom = unique([feePayer, ...keys.filter((_, i) => (change[i] as bigint) < 0n)]);
   keys.forEach((to, i) => {
     const amount = change[i] as bigint;
     if (amount <= 0n || (opts.watching && !opts.watching(to))) return;
-    out.push({ txid, index: `sol:${i}`, to, asset: opts.nativeSymbol, configured: true, amount, from: solFrom });
+    out.push({ txid, index: `sol:${i}`, to, asset: opts.nativeSymbol, configured: true, amount, from: solFrom, ...(memo !== undefined ? { memo } : {}) });
   });
 
   const pre = byIndex(meta.preTokenBalances);
@@ -78,10 +85,18 @@ async function transactionTransfers(tx: RpcBlockTransaction, opts: TransferOptio
       configured: credited,
       amount: m.delta,
       from: unique([feePayer, ...moved.filter((o) => o.mint === m.mint && o.delta < 0n).map((o) => o.owner)]),
+      ...(memo !== undefined ? { memo } : {}),
       account,
     });
   }
   return out;
+}
+
+function memoOf(tx: RpcBlockTransaction, keys: string[]): string | undefined {
+  const texts = tx.transaction.message.instructions
+    .filter((ix) => MEMO_PROGRAMS.has(keys[ix.programIdIndex] ?? ''))
+    .map((ix) => new TextDecoder().decode(Uint8Array.from(getBase58Encoder().encode(ix.data))));
+  return texts.length ? texts.join('\n') : undefined;
 }
 
 function byIndex(list: RpcTokenBalance[] | null | undefined): Map<number, RpcTokenBalance> {
