@@ -162,7 +162,7 @@ export function mapNodeError(method: string, err: RpcErrorBody, node?: string): 
   if (EXPIRED.test(detail)) return new ExpiredTransactionError(message);
   if (err.code === -32004 || err.code === -32014) return new BlockNotAvailableError(message);
   if (err.code === -32007 || err.code === -32009) return new SlotSkippedError(message);
-  if (err.code === -32005 || err.code === -32004 || err.code === -32603 || RATE.test(err.message)) return new UnavailableError(message);
+  if (err.code === -32005 || err.code === -32603 || RATE.test(err.message)) return new UnavailableError(message);
   const row = method === 'sendTransaction' ? sendRefusalRow(err) : undefined;
   if (row) return new NodeRejectionError(row.kind, message, false, node ? { node } : {}, { invalidForever: row.invalidForever });
   if (method === 'sendTransaction' && (err.code === -32002 || err.code === -32003))
