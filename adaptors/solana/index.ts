@@ -7,6 +7,7 @@ import { getBalances } from './logic/balances.js';
 import { broadcast } from './logic/broadcast.js';
 import { combine } from './logic/combine.js';
 import { craft, release } from './logic/craft.js';
+import { solanaDepositSource } from './logic/deposit-source.js';
 import { FEE_LEVELS } from './logic/fees.js';
 import { health } from './logic/health.js';
 import { replace } from './logic/replace.js';
@@ -36,6 +37,7 @@ function createSolanaAdaptor(ledgerId: string, options: SolanaOptions, deps: Ada
     txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
     replace: (input) => replace(ctx, input),
     vaultSetup: (source) => vaultSetup(ctx, source),
+    depositSource: solanaDepositSource(ctx),
   };
 }
 

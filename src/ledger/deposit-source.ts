@@ -17,7 +17,8 @@ export interface ChainTransfer {
    * Where in the transaction the value arrives, unique within it and the same in whatever block
    * the transaction lands: `out:3` (Bitcoin output), `log:12` (an ERC-20 Transfer log's index in
    * the transaction), `value` (Ethereum's native value), `op:0` (Stellar operation),
-   * `ix:2` (Solana instruction). With the txid it keys the deposit.
+   * `sol:1`/`spl:3` (Solana: the receiving account's index among the transaction's account
+   * keys, for lamports or tokens). With the txid it keys the deposit.
    */
   index: string;
   /** The address that receives (a Solana token account is reported as its owner, see `account`). */
@@ -29,7 +30,7 @@ export interface ChainTransfer {
   amount: bigint;
   /** Addresses the value came from (Bitcoin: the spent outputs' addresses). Used to tell a vault's own transfers. */
   from: string[];
-  /** The memo the transaction carries (Stellar), as text. */
+  /** The memo the transaction carries (Stellar; Solana's Memo program), as text. */
   memo?: string;
   /** The id of a muxed destination (Stellar `M…`), when the payment named one. */
   muxedId?: string;

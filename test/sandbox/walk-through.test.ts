@@ -179,7 +179,8 @@ describe('the README sandbox walk-through, run with bash against npm start', { t
     ).toEqual(['BROADCAST', 'BROADCAST', 'BROADCAST', 'CONFIRMED', 'original replaced, speed-up confirmed', 'FAILED', expect.stringMatching(/^cancelled: /)]);
 
     // 9. Deposits: the faucet's two payments of step 2, CONFIRMED; the vault's own cancel of step 8 is none.
-    expect(out('9'), why).toEqual(['10 ETH, 500 DEMO']);
+    //    Solana: step 6's faucet SOL and USDC; the vault's nonce setup and its withdrawals are none.
+    expect(out('9'), why).toEqual(['10 ETH, 500 DEMO', '100 USDC, 2 SOL']);
 
     // 10. A payment in a block that a reorganisation replaced: DETECTED at 1 of 2 blocks, then REVERTED, each told to the sink in order.
     const ten = out('10');

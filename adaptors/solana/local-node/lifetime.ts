@@ -4,14 +4,14 @@ import type { LiteSVM } from 'litesvm';
 const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 /** The System program's AdvanceNonceAccount instruction (u32 little-endian 4). */
 const ADVANCE_NONCE = 4;
-/** A blockhash is accepted for 150 slots after the slot that produced it. */
+/** A blockhash is accepted for 150 blocks after the block that produced it (Agave's MAX_PROCESSING_AGE). */
 export const BLOCKHASH_VALID_SLOTS = 150n;
 
 /**
  * The runtime's transaction-age rule, which the facade applies because LiteSVM accepts only
  * its very latest blockhash (every executed transaction starts a new slot, so a transaction
  * crafted a moment earlier would be refused). A transaction is valid if its lifetime token is
- * a blockhash of the last 150 slots, or (durable nonce) if its first instruction advances a
+ * a blockhash of the last 150 blocks (block heights: skipped slots do not count), or (durable nonce) if its first instruction advances a
  * nonce account whose stored nonce is that token. LiteSVM's own blockhash check is off;
  * everything else (signatures, programs, the nonce advance itself) it still executes.
  */
@@ -20,23 +20,23 @@ export class RecentBlockhashes {
 
   constructor(private readonly svm: LiteSVM) {}
 
-  /** Notes the current blockhash with its slot; called at start and after each new slot. */
-  record(slot: bigint): void {
-    this.issued.set(this.svm.latestBlockhash(), slot);
-    for (const [hash, at] of this.issued) if (slot - at > BLOCKHASH_VALID_SLOTS) this.issued.delete(hash);
+  /** Notes the current blockhash with its block height; called at start and after each new block. */
+  record(height: bigint): void {
+    this.issued.set(this.svm.latestBlockhash(), height);
+    for (const [hash, at] of this.issued) if (height - at > BLOCKHASH_VALID_SLOTS) this.issued.delete(hash);
   }
 
-  /** Whether a transaction with this blockhash is accepted at `slot` (isBlockhashValid). */
-  isValid(blockhash: string, slot: bigint): boolean {
+  /** Whether a transaction with this blockhash is accepted at block height `height` (isBlockhashValid). */
+  isValid(blockhash: string, height: bigint): boolean {
     const at = this.issued.get(blockhash);
-    return at !== undefined && slot - at <= BLOCKHASH_VALID_SLOTS;
+    return at !== undefined && height - at <= BLOCKHASH_VALID_SLOTS;
   }
 
-  /** Why the message's lifetime is not acceptable at `slot`, or undefined when it is. */
-  refusal(messageBytes: Uint8Array, slot: bigint): string | undefined {
+  /** Why the message's lifetime is not acceptable at block height `height`, or undefined when it is. */
+  refusal(messageBytes: Uint8Array, height: bigint): string | undefined {
     const message = getCompiledTransactionMessageDecoder().decode(messageBytes);
     const token = message.lifetimeToken;
-    if (this.isValid(token, slot)) return undefined;
+    if (this.isValid(token, height)) return undefined;
     // Legacy and v0 messages list compiled instructions; the adaptor sends v0.
     if (!('instructions' in message) || !('staticAccounts' in message)) return 'BlockhashNotFound';
     const first = message.instructions[0];

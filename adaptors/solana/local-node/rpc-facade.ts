@@ -1,6 +1,19 @@
-import { getBase58Decoder, getBase64Encoder, getBase64Decoder, getTransactionDecoder, address as toAddress, type Address, type Signature } from '@solana/kit';
+import {
+  getBase58Decoder,
+  getBase64Encoder,
+  getBase64Decoder,
+  getTransactionDecoder,
+  address as toAddress,
+  type Address,
+  type Signature,
+  type Transaction,
+} from '@solana/kit';
 import { FailedTransactionMetadata, type EpochSchedule, type LiteSVM } from 'litesvm';
+import { getBlock, getBlocks } from './block-rpc.js';
+import { BlockLog, type Execution } from './blocks.js';
 import { RecentBlockhashes } from './lifetime.js';
+import { fail, type RpcError } from './rpc-error.js';
+import { describeFailure } from './tx-error.js';
 
 /**
  * A Solana JSON-RPC facade over an in-process LiteSVM: exactly the methods the Solana adaptor
@@ -8,27 +21,34 @@ import { RecentBlockhashes } from './lifetime.js';
  * System, SPL Token and Associated Token Account programs, real signature and blockhash or
  * durable-nonce checks). What LiteSVM has no notion of (a genesis hash, a fee market) is
  * answered plainly or refused with "method not found"; nothing is made up.
+ *
+ * Blocks: every transaction the node runs (sent, or its own faucet and mint payments) goes into
+ * the block of the next slot, which closes at once (blocks.ts records what getBlock shows of
+ * it). So the slot the node is at always has a complete block: a transaction executed while the
+ * clock is at slot N carries N's blockhash and lands in N + 1, as on a cluster. `skipSlots`
+ * leaves slots without a block, as leaders that produce nothing do.
  */
 
-export interface RpcError {
-  code: number;
-  message: string;
-  data?: unknown;
-}
+export type { RpcError };
 
 interface Landed {
   slot: bigint;
+  err: unknown;
 }
 
 type Params = unknown[];
 
-const fail = (code: number, message: string, data?: unknown): never => {
-  throw Object.assign(new Error(message), { rpc: { code, message, data } satisfies RpcError });
-};
-
 export class SvmRpcFacade {
-  /** Signatures of the transactions that executed, with their slot: what getSignatureStatuses reports. */
+  /** Signatures of the transactions that landed, with their slot and error: what getSignatureStatuses reports. */
   private readonly landed = new Map<string, Landed>();
+
+  /** The transactions sendTransaction executed, in order. */
+  private readonly sentAndExecuted: string[] = [];
+
+  private readonly blocks: BlockLog;
+
+  /** Slots the next block comes after, left without a block (skipSlots). */
+  private skipping = 0;
 
   /**
    * The first signature of every decodable sendTransaction request, in order, whether it
@@ -43,18 +63,50 @@ export class SvmRpcFacade {
 
   constructor(private readonly svm: LiteSVM) {
     this.recent = new RecentBlockhashes(svm);
-    this.recent.record(this.slot());
+    this.blocks = new BlockLog({ slot: Number(this.slot()), blockhash: svm.latestBlockhash() });
+    this.recent.record(this.height());
   }
 
   private slot(): bigint {
     return this.svm.getClock().slot;
   }
 
-  /** A new slot with a new blockhash, as a validator moves on after including transactions. */
+  /** The latest block's height: the slot, less the slots skipped. */
+  private height(): bigint {
+    return BigInt(this.blocks.height);
+  }
+
+  /**
+   * The next block, with a new blockhash and the transactions run since the last one, as a
+   * validator moves on after including transactions; after the slots `skipSlots` asked for.
+   */
   nextSlot(): void {
-    this.svm.warpToSlot(this.slot() + 1n);
+    const skipped = BigInt(this.skipping);
+    this.skipping = 0;
+    this.svm.warpToSlot(this.slot() + 1n + skipped);
     this.svm.expireBlockhash();
-    this.recent.record(this.slot());
+    this.blocks.close(Number(this.slot()), this.svm.latestBlockhash());
+    this.recent.record(this.height());
+  }
+
+  /** The next `n` slots get no block (their leaders produce nothing): the next block's parent is the latest one. */
+  skipSlots(n: number): void {
+    this.skipping += n;
+  }
+
+  /**
+   * Runs one of the node's own transactions (faucet, mint) in the next block, which closes:
+   * recorded like a sent one, not checked for age (the node signs it with its latest blockhash).
+   */
+  execute(tx: Transaction): Execution {
+    const ran = this.blocks.run(this.svm, tx);
+    if (ran.landed) this.land(ran);
+    return ran;
+  }
+
+  private land(ran: Execution): void {
+    this.nextSlot();
+    this.landed.set(ran.signature, { slot: this.slot(), err: ran.err });
   }
 
   /**
@@ -86,15 +138,15 @@ export class SvmRpcFacade {
       case 'getSlot':
         return Number(this.slot());
       case 'getBlockHeight':
-        // Block heights here are slots: every slot has a block, and lastValidBlockHeight below counts in them.
-        return Number(this.slot());
+        // Blocks produced: the slot less the skipped slots. lastValidBlockHeight below counts in them, as Agave's does.
+        return Number(this.height());
       case 'getEpochInfo':
         return this.epochInfo();
       case 'isBlockhashValid':
         if (typeof params[0] !== 'string') return fail(-32602, 'Invalid param: expected a blockhash');
-        return { context, value: this.recent.isValid(params[0], this.slot()) };
+        return { context, value: this.recent.isValid(params[0], this.height()) };
       case 'getLatestBlockhash':
-        return { context, value: { blockhash: this.svm.latestBlockhash(), lastValidBlockHeight: Number(this.slot()) + 150 } };
+        return { context, value: { blockhash: this.svm.latestBlockhash(), lastValidBlockHeight: Number(this.height()) + 150 } };
       case 'getMinimumBalanceForRentExemption':
         return Number(this.svm.minimumBalanceForRentExemption(BigInt(asCount(params[0], 'data length'))));
       case 'getMultipleAccounts':
@@ -106,6 +158,10 @@ export class SvmRpcFacade {
         return this.send(params);
       case 'getSignatureStatuses':
         return { context, value: asList(params[0]).map((s) => this.status(String(s))) };
+      case 'getBlock':
+        return getBlock(this.blocks, params, Number(this.slot()));
+      case 'getBlocks':
+        return getBlocks(this.blocks, params, Number(this.slot()));
       default:
         return fail(-32601, `Method not found: ${method} is not served by the local LiteSVM node`);
     }
@@ -115,10 +171,10 @@ export class SvmRpcFacade {
   private epochInfo(): unknown {
     const slot = this.slot();
     const { epoch, slotIndex, slotsInEpoch } = epochOf(this.svm.getEpochSchedule(), slot);
-    // Block heights here are slots (see getBlockHeight). LiteSVM keeps no transaction count.
+    // LiteSVM keeps no transaction count.
     return {
       absoluteSlot: Number(slot),
-      blockHeight: Number(slot),
+      blockHeight: Number(this.height()),
       epoch: Number(epoch),
       slotIndex: Number(slotIndex),
       slotsInEpoch: Number(slotsInEpoch),
@@ -140,9 +196,10 @@ export class SvmRpcFacade {
   }
 
   private send(params: Params): string {
-    const [wire, config] = params as [unknown, { encoding?: string } | undefined];
+    const [wire, config] = params as [unknown, { encoding?: string; skipPreflight?: unknown } | undefined];
     if (typeof wire !== 'string') return fail(-32602, 'invalid transaction: expected an encoded string');
     if (config?.encoding !== 'base64') return fail(-32602, 'the local node accepts base64-encoded transactions only');
+    if (config.skipPreflight !== undefined && typeof config.skipPreflight !== 'boolean') return fail(-32602, 'Invalid params: skipPreflight is a boolean');
     let tx;
     try {
       tx = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
@@ -156,7 +213,17 @@ export class SvmRpcFacade {
     // The runtime's order (Agave's check_transactions: check_age, then check_status_cache only
     // for what passed): a landed durable-nonce transaction has moved its nonce on, so sent again
     // it is "Blockhash not found", not "already processed".
-    const stale = this.recent.refusal(Uint8Array.from(tx.messageBytes), this.slot());
+    const stale = this.recent.refusal(Uint8Array.from(tx.messageBytes), this.height());
+    if (config.skipPreflight === true) {
+      // Without preflight the node forwards what decodes and whose signatures verify; the leader
+      // drops a stale or repeated one, and runs the rest: one that fails after its fee is
+      // charged lands in the block with its error.
+      if (stale || this.landed.has(signature)) return signature;
+      const ran = this.blocks.run(this.svm, tx);
+      if (!ran.landed && ran.err === 'SignatureFailure') return fail(-32003, 'Transaction signature verification failure');
+      if (ran.landed) this.landAsSent(ran);
+      return signature;
+    }
     if (stale) return fail(-32002, `Transaction simulation failed: ${stale}`, { err: stale });
     if (this.landed.has(signature))
       return fail(-32002, 'Transaction simulation failed: This transaction has already been processed', { err: 'AlreadyProcessed' });
@@ -171,26 +238,36 @@ export class SvmRpcFacade {
       this.dropping = false;
       return signature;
     }
-    const result = this.svm.sendTransaction(tx);
-    if (result instanceof FailedTransactionMetadata) {
-      const err = describeFailure(result);
-      return fail(-32002, `Transaction simulation failed: ${err}`, { err, logs: result.meta().logs() });
+    const ran = this.blocks.run(this.svm, tx);
+    if (!ran.landed && ran.result instanceof FailedTransactionMetadata) {
+      const err = describeFailure(ran.result);
+      return fail(-32002, `Transaction simulation failed: ${err}`, { err, logs: ran.result.meta().logs() });
     }
-    this.landed.set(signature, { slot: this.slot() });
-    this.nextSlot();
+    this.landAsSent(ran);
     return signature;
   }
 
-  /** Signatures of the transactions executed through sendTransaction, in order. */
+  private landAsSent(ran: Execution): void {
+    this.land(ran);
+    this.sentAndExecuted.push(ran.signature);
+  }
+
+  /** Signatures of the transactions executed through sendTransaction, in order (failed ones that landed included). */
   executed(): string[] {
-    return [...this.landed.keys()];
+    return [...this.sentAndExecuted];
   }
 
   private status(signature: string): unknown {
     const hit = this.landed.get(signature as Signature);
     if (!hit) return null;
     // One in-process node with no forks: an executed transaction is final at once.
-    return { slot: Number(hit.slot), confirmations: null, err: null, confirmationStatus: 'finalized', status: { Ok: null } };
+    return {
+      slot: Number(hit.slot),
+      confirmations: null,
+      err: hit.err,
+      confirmationStatus: 'finalized',
+      status: hit.err === null ? { Ok: null } : { Err: hit.err },
+    };
   }
 }
 
@@ -233,13 +310,4 @@ function asAddress(v: unknown): Address {
 function asCount(v: unknown, what: string): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 10 * 1024 * 1024) return fail(-32602, `Invalid param: ${what}`);
   return v;
-}
-
-/** LiteSVM's error as text: the fieldless ones are enum numbers, so name them from its debug form. */
-function describeFailure(result: FailedTransactionMetadata): string {
-  const err = result.err();
-  const text = typeof err === 'object' ? `${err.constructor.name} ${JSON.stringify(err, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}` : '';
-  const debug = result.toString();
-  const named = /err: ([A-Za-z]+(?:\([^)]*\))?)/.exec(debug)?.[1];
-  return named ?? (text || debug.slice(0, 500));
 }

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { NodeRejectionError, provesNeverLands, UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
-import { AlreadyProcessedError, ExpiredTransactionError, mapNodeError, SOLANA_SEND_REFUSALS, sendRefusalRow } from './errors.js';
+import {
+  AlreadyProcessedError,
+  BlockNotAvailableError,
+  ExpiredTransactionError,
+  mapNodeError,
+  SlotSkippedError,
+  SOLANA_SEND_REFUSALS,
+  sendRefusalRow,
+} from './errors.js';
 
 describe('solana node errors', () => {
   it('node errors become typed errors once', () => {
@@ -15,6 +23,22 @@ describe('solana node errors', () => {
     expect(mapNodeError('getFoo', { code: -32601, message: 'Method not found' })).toBeInstanceOf(UpstreamError);
     // Bad parameters of a read are not a refusal of a transaction.
     expect(mapNodeError('getMultipleAccounts', { code: -32602, message: 'Invalid param: WrongSize' })).not.toBeInstanceOf(NodeRejectionError);
+  });
+
+  it("getBlock's answers for a slot without a block, in Agave's words: skipped (a block of no one), or not there yet (retried)", () => {
+    for (const [code, message] of [
+      [-32007, 'Slot 311350484 was skipped, or missing due to ledger jump to recent snapshot'],
+      [-32009, 'Slot 311350484 was skipped, or missing in long-term storage'],
+    ] as const)
+      expect(mapNodeError('getBlock', { code, message })).toBeInstanceOf(SlotSkippedError);
+    for (const [code, message] of [
+      [-32004, 'Block not available for slot 311350484'],
+      [-32014, 'Block status not yet available for slot 311350484'],
+    ] as const) {
+      const err = mapNodeError('getBlock', { code, message });
+      expect(err).toBeInstanceOf(BlockNotAvailableError);
+      expect(err).toBeInstanceOf(UnavailableError);
+    }
   });
 
   describe('refusals of sendTransaction, row by row', () => {

@@ -25,6 +25,20 @@ export class ExpiredTransactionError extends PermanentLedgerError {
   }
 }
 
+/** The node has no block at this slot (yet): beyond its root, its status not complete (-32004, -32014). */
+export class BlockNotAvailableError extends UnavailableError {}
+
+/**
+ * The slot has no block on the node's rooted chain (-32007, -32009): skipped by its leader, or
+ * missing because the node started from a later snapshot (the same answer; the deposit source
+ * tells them apart by the parent it then looks for).
+ */
+export class SlotSkippedError extends UpstreamError {
+  constructor(message: string) {
+    super(message, false, undefined, 'ERR_SLOT_SKIPPED');
+  }
+}
+
 const ALREADY = /AlreadyProcessed|already been processed/i;
 const EXPIRED = /BlockhashNotFound|Blockhash not found|BlockhashNotExpired|invalid nonce|NonceNoRecentBlockhashes|advance nonce/i;
 const RATE = /rate limit|too many requests/i;
@@ -146,7 +160,9 @@ export function mapNodeError(method: string, err: RpcErrorBody, node?: string): 
   const detail = `${err.message} ${JSON.stringify(err.data ?? '')}`;
   if (ALREADY.test(detail)) return new AlreadyProcessedError(message);
   if (EXPIRED.test(detail)) return new ExpiredTransactionError(message);
-  if (err.code === -32005 || err.code === -32004 || err.code === -32603 || RATE.test(err.message)) return new UnavailableError(message);
+  if (err.code === -32004 || err.code === -32014) return new BlockNotAvailableError(message);
+  if (err.code === -32007 || err.code === -32009) return new SlotSkippedError(message);
+  if (err.code === -32005 || err.code === -32603 || RATE.test(err.message)) return new UnavailableError(message);
   const row = method === 'sendTransaction' ? sendRefusalRow(err) : undefined;
   if (row) return new NodeRejectionError(row.kind, message, false, node ? { node } : {}, { invalidForever: row.invalidForever });
   if (method === 'sendTransaction' && (err.code === -32002 || err.code === -32003))

@@ -21,6 +21,39 @@ export interface AtSlot<T> {
   value: T;
 }
 
+/** A token account's balance in a transaction's meta (`getBlock`, json encoding). */
+export interface RpcTokenBalance {
+  accountIndex: number;
+  mint: string;
+  owner?: string;
+  programId?: string;
+  uiTokenAmount: { amount: string; decimals: number };
+}
+
+/** A transaction of a block as `getBlock` gives it with json encoding. */
+export interface RpcBlockTransaction {
+  transaction: { signatures: string[]; message: { accountKeys: string[]; instructions: { programIdIndex: number; accounts: number[]; data: string }[] } };
+  meta: {
+    err: unknown;
+    fee: number;
+    preBalances: number[];
+    postBalances: number[];
+    preTokenBalances?: RpcTokenBalance[] | null;
+    postTokenBalances?: RpcTokenBalance[] | null;
+    loadedAddresses?: { writable: string[]; readonly: string[] } | null;
+  } | null;
+}
+
+export interface RpcBlock {
+  blockhash: string;
+  previousBlockhash: string;
+  parentSlot: number;
+  blockHeight: number | null;
+  /** Unix seconds; null where the node does not know it. */
+  blockTime: number | null;
+  transactions?: RpcBlockTransaction[];
+}
+
 const TIMEOUT_MS = 15_000;
 
 /** How settled a bank an answer is read from: voted on by a supermajority, or rooted (final). */
@@ -124,6 +157,20 @@ export class SolanaRpc {
 
   getRecentPrioritizationFees(accounts: string[]): Promise<{ slot: number; prioritizationFee: number }[]> {
     return this.call('getRecentPrioritizationFees', [accounts]);
+  }
+
+  /**
+   * The block at `slot` as the bank at `commitment` has it (json encoding, v0 transactions
+   * read, no rewards); `details: 'none'` for its header only. Null when the node answers none;
+   * a skipped slot is a SlotSkippedError, one not reached yet a BlockNotAvailableError.
+   */
+  getBlock(slot: number, commitment: Commitment, details: 'full' | 'none'): Promise<RpcBlock | null> {
+    return this.call('getBlock', [slot, { encoding: 'json', transactionDetails: details, maxSupportedTransactionVersion: 0, rewards: false, commitment }]);
+  }
+
+  /** The slots from `start` to `end` that have a block, at `commitment`. */
+  getBlocks(start: number, end: number, commitment: Commitment): Promise<number[]> {
+    return this.call('getBlocks', [start, end, { commitment }]);
   }
 
   sendTransaction(base64: string): Promise<string> {
