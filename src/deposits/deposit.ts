@@ -61,7 +61,7 @@ export const depositViewSchema = z
     amount: z.string().describe("In asset units (1.5), as balances show them; in base units when credited is false (the token's decimals are unknown)"),
     baseUnits: z.string().describe('The amount in base units (wei, satoshis, stroops, lamports)'),
     from: z.array(z.string()),
-    memo: z.string().optional().describe('The memo the payment carried (Stellar; Solana's Memo program): exchanges route deposits by it'),
+    memo: z.string().optional().describe('The memo the payment carried (Stellar, or the Solana Memo program): exchanges route deposits by it'),
     muxedId: z.string().optional().describe('The muxed account id the payment named (Stellar M… addresses)'),
     account: z.string().optional().describe('The token account that received, when not the address itself (a Solana associated token account)'),
     path: z.string().optional().describe('BIP44 vaults: change/index of the receiving address'),

@@ -566,7 +566,7 @@ export interface components {
             /** @description The amount in base units (wei, satoshis, stroops, lamports) */
             baseUnits: string;
             from: string[];
-            /** @description The memo the payment carried (Stellar): exchanges route deposits by it */
+            /** @description The memo the payment carried (Stellar, or the Solana Memo program): exchanges route deposits by it */
             memo?: string;
             /** @description The muxed account id the payment named (Stellar M… addresses) */
             muxedId?: string;
