@@ -179,10 +179,13 @@ export const UNWIND_BLOCK = luaScript(
   {
     keys: ['cursor', 'blocks', 'window', 'unconfirmed', 'orphans', '...deposit keys'],
     args: ['height', 'hash', 'reorg top', 'now ISO', '...deposit ids'],
-    returns: '1 done, 0 when the cursor moved, -1 when the block below is older than the window (a reorg deeper than it)',
+    returns:
+      '1 done, 0 when the cursor moved or the block gained a deposit since the caller read them (a back-fill), -1 when the block below is older than the window (a reorg deeper than it)',
   },
   `${CURSOR_IS_LUA}
 if not cursorIs(KEYS[1], ARGV[1], ARGV[2]) then return 0 end
+-- A back-fill may have added a deposit of this block since the caller read the list: read it again.
+if redis.call('ZCOUNT', KEYS[3], ARGV[1], ARGV[1]) ~= #KEYS - 5 then return 0 end
 local height = tonumber(ARGV[1])
 local below = redis.call('HGET', KEYS[2], tostring(height - 1))
 if not below then return -1 end
