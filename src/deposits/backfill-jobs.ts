@@ -44,12 +44,11 @@ export async function enqueueBackfill(queue: Queue<BackfillJob>, b: BackfillView
  * done or over; a worker killed mid-pass leaves the job stalled, and BullMQ gives it to another
  * worker, which goes on from the back-fill's cursor.
  */
-export async function startBackfillWorker(opts: {
-  config: Config;
-  logger: Logger;
-  store: BackfillStore;
-  scanners: Map<string, BackfillScanner>;
-}): Promise<{ running(): boolean; close(): Promise<void> }> {
+export async function startBackfillWorker(opts: { config: Config; logger: Logger; store: BackfillStore; scanners: Map<string, BackfillScanner> }): Promise<{
+  running(): boolean;
+  /** Lets the current passes end (each hands its job over); `force`: leaves them as a killed worker would, their jobs to stall. */
+  close(force?: boolean): Promise<void>;
+}> {
   const { config, logger, store, scanners } = opts;
   let closing = false;
   // Blocking worker connection: it must retry forever rather than fail a command.
@@ -82,9 +81,9 @@ export async function startBackfillWorker(opts: {
   );
   return {
     running: () => worker.isRunning() && !worker.closing,
-    close: async () => {
+    close: async (force = false) => {
       closing = true;
-      await worker.close();
+      await worker.close(force);
       connection.disconnect();
     },
   };

@@ -6,6 +6,7 @@ import { backfillJobName, createBackfillQueue, enqueueBackfill, startBackfillWor
 import { BackfillStore, type BackfillView } from '../../src/deposits/backfill-store.js';
 import { parseDepositEntry, type DepositEvent } from '../../src/deposits/deposit-events.js';
 import { UNWIND_BLOCK } from '../../src/deposits/deposit-scripts.js';
+import type { DepositSource } from '../../src/ledger/deposit-source.js';
 import { DepositStore } from '../../src/deposits/deposit-store.js';
 import { LedgerScanner } from '../../src/deposits/scan-ledger.js';
 import { singleAddress } from '../../src/vaults/vault-addresses.js';
@@ -249,6 +250,58 @@ describe("back-fill of a vault's earlier deposits, on a chain in memory", () => 
       expect(job?.name).toBe('backfill deposits fakedev v1');
     } finally {
       await worker.close();
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+  });
+
+  it('a worker killed mid-way leaves the job stalled: another worker takes it up from the cursor, each deposit told once', async () => {
+    const config = {
+      redisUrl: url,
+      keyPrefix: prefix.replace(/:$/, ''),
+      depositPollMs: 100,
+      jobLockMs: 1000,
+      retainCompletedJobs: 10,
+      retainFailedJobs: 10,
+    } as Config;
+    const queue = createBackfillQueue(redis, config);
+    const v = singleVault('v1');
+    const to = singleAddress(adaptor, v).address;
+    for (let i = 1; i <= 12; i++) chain.mine(transfer(to, BigInt(i)));
+    await scan();
+    await vaults.create(v);
+    // The first worker's node stops answering at block 6 and never comes back: the worker is as good as dead.
+    let reached: () => void;
+    const stuck = new Promise<void>((r) => (reached = r));
+    const dying: DepositSource = {
+      tip: () => chain.tip(),
+      block: async (h) => {
+        if (h < 6) return chain.block(h);
+        reached();
+        return new Promise<undefined>(() => undefined);
+      },
+    };
+    const first = await startBackfillWorker({
+      config,
+      logger,
+      store: backfills,
+      scanners: new Map([['fakedev', new BackfillScanner(adaptor, dying, { backfills, vaults, logger }, { gapLimit: 5 })]]),
+    });
+    let second: Awaited<ReturnType<typeof startBackfillWorker>> | undefined;
+    try {
+      await enqueueBackfill(queue, await startFrom('v1', 1));
+      await stuck;
+      expect(await backfills.get('v1')).toMatchObject({ height: 5, state: 'RUNNING' });
+      // Killed: its lock is no longer renewed.
+      await first.close(true);
+      second = await startBackfillWorker({ config, logger, store: backfills, scanners: new Map([['fakedev', backfiller()]]) });
+      await until(async () => (await backfills.get('v1'))?.state === 'DONE');
+      expect(await backfills.get('v1')).toMatchObject({ height: 12, found: 12, detected: 12 });
+      const detected = (await events()).filter((e) => e.type === 'deposit.detected').map((e) => e.deposit.baseUnits);
+      expect(detected).toEqual(Array.from({ length: 12 }, (_, i) => String(i + 1)));
+      await until(async () => (await queue.getJobs(['completed'])).length === 1);
+    } finally {
+      await second?.close();
       await queue.obliterate({ force: true });
       await queue.close();
     }
