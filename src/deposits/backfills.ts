@@ -20,9 +20,10 @@ export interface Backfills {
    * Starts the back-fill of a vault's deposits from `fromHeight` up to the block the live scan
    * of its ledger has read (replacing the vault's back-fill before, if any). Throws 422 for a
    * vault that is not registered, a ledger without deposits, a height past the tip or past the
-   * live scan; 409 while the ledger's scan has not started.
+   * live scan; 409 while the ledger's scan has not started. `reaches`: whether the caller's key
+   * may act on the vault on its ledger; a vault it may not is answered as one not registered.
    */
-  request(vaultId: string, fromHeight: number): Promise<BackfillView>;
+  request(vaultId: string, fromHeight: number, reaches?: (ledgerId: string) => boolean): Promise<BackfillView>;
   /** The back-fill workers (worker processes). */
   start(): Promise<{ running(): boolean; close(): Promise<void> }>;
   close(): Promise<void>;
@@ -47,9 +48,9 @@ export function createBackfills(opts: {
   return {
     store,
     queue,
-    request: async (vaultId, fromHeight) => {
+    request: async (vaultId, fromHeight, reaches = () => true) => {
       const record = await vaults.find(vaultId);
-      if (!record) throw new InvalidArgumentError(`vaultId '${vaultId}' is not a registered vault`);
+      if (!record || !reaches(record.ledgerId)) throw new InvalidArgumentError(`vaultId '${vaultId}' is not a registered vault`);
       const adaptor = ledgers.get(record.ledgerId);
       if (!adaptor)
         throw new InvalidArgumentError(

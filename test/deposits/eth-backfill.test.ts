@@ -34,6 +34,13 @@ describe('deposit back-fill through the service on anvil', () => {
     return ((await res.json()) as { result: T }).result;
   };
   const height = async () => Number(await rpc<string>('eth_blockNumber'));
+  /** An admin key limited to another ledger's vaults. */
+  const OTHER_LEDGER_KEY = 'test-other-ledger-admin-0123456789abc';
+  const keys = [
+    { name: 'admin', key: ADMIN_KEY, scopes: ['admin', 'read', 'withdraw'] },
+    { name: 'reader', key: READ_KEY, scopes: ['read'] },
+    { name: 'btc-admin', key: OTHER_LEDGER_KEY, scopes: ['admin'], ledgers: ['btcmain'] },
+  ];
   const admin = (method: string, path: string, body?: unknown) => svc.call(method, `/api/v1.0${path}`, { key: ADMIN_KEY, body });
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   /** The deposit events delivered, each once (delivery is at least once: deduplicated by event id). */
@@ -48,7 +55,11 @@ describe('deposit back-fill through the service on anvil', () => {
     startHeight = await height();
     svc = await startTestService(
       { ethdev: { rpcUrl: anvil.url, tokens: [demo], confirmations: 2 } },
-      { pipeline: true, workers: true, env: { DEPOSIT_POLL_MS: '200', DEPOSIT_START: JSON.stringify({ ethdev: startHeight }), WEBHOOK_ALLOW_PRIVATE: 'true' } },
+      {
+        pipeline: true,
+        workers: true,
+        env: { DEPOSIT_POLL_MS: '200', DEPOSIT_START: JSON.stringify({ ethdev: startHeight }), WEBHOOK_ALLOW_PRIVATE: 'true', API_KEYS: JSON.stringify(keys) },
+      },
     );
     receiver = await startReceiver();
     const sub = await admin('POST', '/admin/webhooks', { url: receiver.url, events: ['deposit.detected', 'deposit.confirmed', 'deposit.reverted'] });
@@ -81,8 +92,11 @@ describe('deposit back-fill through the service on anvil', () => {
     }
     const none = await admin('GET', '/admin/deposits/backfill/never-asked');
     expect(none.status).toBe(404);
-    // A read key may not ask for one.
+    // A read key may not ask for one; an admin key of another ledger is told the vault is not there.
     expect((await svc.call('POST', '/api/v1.0/admin/deposits/backfill', { key: READ_KEY, body: { vaultId, fromHeight: 1 } })).status).toBe(403);
+    const elsewhere = await svc.call('POST', '/api/v1.0/admin/deposits/backfill', { key: OTHER_LEDGER_KEY, body: { vaultId, fromHeight: 1 } });
+    expect(elsewhere.status).toBe(422);
+    expect(elsewhere.body.details).toBe(`vaultId '${vaultId}' is not a registered vault`);
     expect((await admin('DELETE', `/admin/vaults/${vaultId}`)).status).toBe(200);
   });
 

@@ -3,6 +3,7 @@ import type { Backfills } from '../../deposits/backfills.js';
 import { backfillViewSchema } from '../../deposits/backfill-store.js';
 import { NotFoundError } from '../../platform/errors.js';
 import { vaultIdSchema } from '../../vaults/vault-schema.js';
+import { reachesVault } from '../key-reach.js';
 import { defineRoute } from '../route.js';
 
 const body = z.object({
@@ -30,7 +31,8 @@ export function depositBackfillRoutes(backfills: Pick<Backfills, 'request' | 'st
       response: backfillViewSchema,
       errors: [409, 422, 503],
       responses: { 409: { description: "The ledger's deposit scan has not started yet" } },
-      handler: ({ body: b }) => backfills.request(b.vaultId, b.fromHeight),
+      // The key's reach was checked by the vault's name; its ledger is known once the vault is read.
+      handler: ({ body: b, auth }) => backfills.request(b.vaultId, b.fromHeight, (ledgerId) => reachesVault(auth, b.vaultId, ledgerId)),
     }),
     defineRoute({
       method: 'get',
