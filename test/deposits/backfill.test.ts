@@ -6,7 +6,11 @@ import { backfillJobName, createBackfillQueue, enqueueBackfill, startBackfillWor
 import { BackfillStore, type BackfillView } from '../../src/deposits/backfill-store.js';
 import { parseDepositEntry, type DepositEvent } from '../../src/deposits/deposit-events.js';
 import { UNWIND_BLOCK } from '../../src/deposits/deposit-scripts.js';
+import { createBackfills } from '../../src/deposits/backfills.js';
+import type { LedgerAdaptor } from '../../src/ledger/adaptor.js';
 import type { DepositSource } from '../../src/ledger/deposit-source.js';
+import type { LedgerRegistry } from '../../src/ledger/registry.js';
+import type { AppError } from '../../src/platform/errors.js';
 import { DepositStore } from '../../src/deposits/deposit-store.js';
 import { LedgerScanner } from '../../src/deposits/scan-ledger.js';
 import { singleAddress } from '../../src/vaults/vault-addresses.js';
@@ -304,6 +308,41 @@ describe("back-fill of a vault's earlier deposits, on a chain in memory", () => 
       await second?.close();
       await queue.obliterate({ force: true });
       await queue.close();
+    }
+  });
+
+  it('asked for: refused past the live scan, before it started, and for a vault of a ledger without deposits', async () => {
+    const config = { redisUrl: url, keyPrefix: prefix.replace(/:$/, ''), retainCompletedJobs: 10, retainFailedJobs: 10 } as Config;
+    const scanned = { ...adaptor, depositSource: chain } as LedgerAdaptor;
+    const other = { ...fakeAdaptor(3), ledgerId: 'plain' } as LedgerAdaptor;
+    const registry = { list: () => [scanned, other] } as unknown as LedgerRegistry;
+    const asked = createBackfills({ redis, prefix, config, logger, registry, vaults });
+    try {
+      await vaults.create(singleVault('v1'));
+      await vaults.create({ ...singleVault('p1'), ledgerId: 'plain' });
+      chain.mineEmpty(3);
+      const refusal = (vaultId: string, from: number) => asked.request(vaultId, from).catch((e: AppError) => [e.status, e.errCode, e.details]);
+      expect(await refusal('v1', 1)).toEqual([409, 'ERR_CONFLICT', expect.stringContaining('The deposit scan of fakedev has not started yet')]);
+      await store.initCursor('fakedev', chain.blocks[2]!);
+      expect(await refusal('v1', 3)).toEqual([
+        422,
+        'ERR_INVALID_ARGUMENTS',
+        'fromHeight 3 is after the blocks the deposit scan of fakedev has read (up to 2): the scan reads those itself',
+      ]);
+      expect(await refusal('v1', 4)).toEqual([422, 'ERR_INVALID_ARGUMENTS', 'fromHeight 4 is beyond the tip of fakedev (block 3)']);
+      expect(await refusal('p1', 1)).toEqual([
+        422,
+        'ERR_INVALID_ARGUMENTS',
+        "Vault 'p1' is on ledger plain, which has no deposit scan. Ledgers with one: fakedev",
+      ]);
+      chain.down = true;
+      expect(await refusal('v1', 1)).toEqual([503, 'ERR_UNAVAILABLE', expect.stringContaining('The fakedev node does not answer')]);
+      chain.down = false;
+      expect(await asked.request('v1', 2)).toMatchObject({ fromHeight: 2, toHeight: 2, state: 'RUNNING' });
+      expect((await asked.queue.getJobs(['waiting'])).map((j) => j.name)).toEqual(['backfill deposits fakedev v1']);
+    } finally {
+      await asked.queue.obliterate({ force: true });
+      await asked.close();
     }
   });
 });
