@@ -19,6 +19,9 @@ export interface BackfillPass {
   over?: string;
 }
 
+/** A pass that found its back-fill no longer running: done, or over for the reason given. */
+const ended = (why: string, applied: number): BackfillPass => (why === 'done' ? { applied, done: true } : { applied, done: false, over: why });
+
 /**
  * The back-fill of one vault's earlier blocks on one ledger: from its own cursor up to where
  * the live scan was when it was asked for, block by block, for that vault's addresses only.
@@ -58,7 +61,7 @@ export class BackfillScanner {
   ): Promise<BackfillPass> {
     const { backfills, vaults } = this.deps;
     let b = await this.current(job);
-    if (typeof b === 'string') return { applied: 0, done: b === 'done', ...(b === 'done' ? {} : { over: b }) };
+    if (typeof b === 'string') return ended(b, 0);
     const record = await vaults.find(job.vaultId);
     if (!record || record.ledgerId !== this.ledgerId) {
       const why = `vault ${job.vaultId} is no longer registered on ${this.ledgerId}`;
@@ -84,7 +87,7 @@ export class BackfillScanner {
         if (!step.moved) return this.wait(b, step.waiting, applied);
         // Another worker's step got there first, or the back-fill was replaced: read where it is.
         const now = await this.current(job);
-        if (typeof now === 'string') return { applied, done: now === 'done', ...(now === 'done' ? {} : { over: now }) };
+        if (typeof now === 'string') return ended(now, applied);
         b = now;
         continue;
       }
