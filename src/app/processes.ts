@@ -22,6 +22,8 @@ import type { AnyRouteSpec } from '../http/route.js';
 import { adminWithdrawalRoutes } from '../http/routes/admin-withdrawal-routes.js';
 import { depositRoutes } from '../http/routes/deposit-routes.js';
 import { createDeposits, type Deposits } from '../deposits/deposits.js';
+import { createBackfills } from '../deposits/backfills.js';
+import { depositBackfillRoutes } from '../http/routes/deposit-backfill-routes.js';
 import { callbackRoute } from '../http/routes/callback-route.js';
 import { replacementRoutes } from '../http/routes/replacement-routes.js';
 import { webhookRoutes } from '../http/routes/webhook-routes.js';
@@ -94,7 +96,16 @@ export function createPipeline(core: Core): Pipeline {
     vaults: core.vaults,
     metrics: core.metrics,
   });
-  const allQueues = () => [...queues.all(), webhooks.queue, deposits.queue];
+  const backfills = createBackfills({
+    redis: core.redis,
+    prefix: core.prefix,
+    config,
+    logger,
+    registry: core.registry,
+    vaults: core.vaults,
+    metrics: core.metrics,
+  });
+  const allQueues = () => [...queues.all(), webhooks.queue, deposits.queue, backfills.queue];
   core.metrics.watchQueues(allQueues());
   return {
     deps,
@@ -111,6 +122,7 @@ export function createPipeline(core: Core): Pipeline {
       ...adminWithdrawalRoutes(deps),
       ...webhookRoutes(webhooks.service),
       ...depositRoutes({ deposits: deposits.store, registry: core.registry, vaults: core.vaults }),
+      ...depositBackfillRoutes(backfills),
     ],
     mount: (app) =>
       mountDashboard(app, {
@@ -123,13 +135,18 @@ export function createPipeline(core: Core): Pipeline {
         throttle: authThrottleOf(core),
       }),
     startWorkers: async () => {
-      const [pipelineWorkers, webhookWorkers, depositWorker] = await Promise.all([startWorkers(deps, config.redisUrl), webhooks.start(), deposits.start()]);
+      const [pipelineWorkers, webhookWorkers, depositWorker, backfillWorker] = await Promise.all([
+        startWorkers(deps, config.redisUrl),
+        webhooks.start(),
+        deposits.start(),
+        backfills.start(),
+      ]);
       return {
-        running: () => pipelineWorkers.running() && webhookWorkers.running() && depositWorker.running(),
-        close: async () => void (await Promise.all([pipelineWorkers.close(), webhookWorkers.close(), depositWorker.close()])),
+        running: () => pipelineWorkers.running() && webhookWorkers.running() && depositWorker.running() && backfillWorker.running(),
+        close: async () => void (await Promise.all([pipelineWorkers.close(), webhookWorkers.close(), depositWorker.close(), backfillWorker.close()])),
       };
     },
-    close: async () => void (await Promise.all([queues.close(), webhooks.close(), deposits.close()])),
+    close: async () => void (await Promise.all([queues.close(), webhooks.close(), deposits.close(), backfills.close()])),
   };
 }
 

@@ -126,7 +126,7 @@ export class DepositStore {
    * Takes the cursor's block off (the chain no longer has it) and steps back one block. Its
    * deposits wait until the new chain is `reorgTop` high (the cursor's height before the
    * reorganisation) and are REVERTED then unless the new chain holds them.
-   * `moved`: another step got there first; `too-deep`: the block below is older than the window.
+   * `moved`: another step got there first, or a back-fill added a deposit of the block meanwhile (read again); `too-deep`: the block below is older than the window.
    */
   async unwind(ledgerId: string, at: Cursor, reorgTop: number, now = new Date()): Promise<'done' | 'moved' | 'too-deep'> {
     const k = this.keys;

@@ -1,11 +1,10 @@
 import type { Logger } from 'pino';
 import type { LedgerAdaptor } from '../ledger/adaptor.js';
-import { formatAmount } from '../ledger/amounts.js';
 import type { ChainBlock, ChainTip, DepositSource } from '../ledger/deposit-source.js';
 import type { VaultStore } from '../vaults/vault-store.js';
-import { markUsed } from '../vaults/watch-addresses.js';
-import { depositId, type DepositData } from './deposit.js';
+import type { DepositData } from './deposit.js';
 import type { Applied, Cursor, DepositStore } from './deposit-store.js';
+import { findDeposits, raiseUsedMarks } from './find-deposits.js';
 import { WatchedSet } from './watched-set.js';
 
 /** What a scanner reports as it goes, for the metrics. */
@@ -156,42 +155,11 @@ export class LedgerScanner {
 
   /** The transfers of a block that are deposits: to a watched address, of some value, not from the same vault. */
   depositsIn(block: ChainBlock): DepositData[] {
-    const out: DepositData[] = [];
-    for (const t of block.transfers) {
-      const to = this.watched.get(t.to);
-      if (!to || t.amount <= 0n) continue;
-      // The vault paying itself (change, a cancel, a consolidation, a move between its addresses) is no deposit.
-      if (t.from.some((f) => this.watched.get(f)?.vaultId === to.vaultId)) continue;
-      out.push({
-        depositId: depositId(this.ledgerId, t.txid, t.index),
-        ledgerId: this.ledgerId,
-        vaultId: to.vaultId,
-        address: to.address,
-        txid: t.txid,
-        index: t.index,
-        asset: t.asset,
-        credited: t.configured,
-        amount: this.decimals.has(t.asset) && t.configured ? formatAmount(t.amount, this.decimals.get(t.asset) as number) : t.amount.toString(),
-        baseUnits: t.amount.toString(),
-        from: t.from,
-        ...(t.memo !== undefined ? { memo: t.memo } : {}),
-        ...(t.muxedId !== undefined ? { muxedId: t.muxedId } : {}),
-        ...(t.account !== undefined ? { account: t.account } : {}),
-        ...(to.bip44 ? { path: `${to.bip44.chain}/${to.bip44.index}` } : {}),
-      });
-    }
-    return out;
+    return findDeposits(this.ledgerId, this.decimals, this.watched, block);
   }
 
   private async raiseUsedMarks(found: DepositData[]): Promise<void> {
-    let moved = false;
-    for (const d of found) {
-      const w = this.watched.get(d.address);
-      if (!w?.bip44) continue;
-      await markUsed(this.deps.vaults.addresses, w.record, w.bip44);
-      moved = true;
-    }
-    if (moved) this.watched.invalidate();
+    if (await raiseUsedMarks(this.deps.vaults, this.watched, found)) this.watched.invalidate();
   }
 
   private async report(tip: ChainTip, cursor: Cursor, waiting?: string): Promise<void> {

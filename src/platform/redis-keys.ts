@@ -180,6 +180,7 @@ export const emulatorKeys = (prefix: string) => ({
  * - `deposit:{depositId}`      hash: one deposit (immutable `data` JSON, state, block, event counter)
  * - `deposits-by-time`         sorted set of every deposit by detection time (the operator's list)
  * - `vault-deposits:{vault}`   sorted set of a vault's deposits by detection time
+ * - `deposit-backfill:{vault}` hash: the vault's back-fill of earlier blocks (range, its own cursor, state)
  */
 export interface DepositKeys {
   cursor(ledgerId: string): string;
@@ -192,6 +193,7 @@ export interface DepositKeys {
   deposit(depositId: string): string;
   readonly byTime: string;
   byVault(vaultId: string): string;
+  backfill(vaultId: string): string;
   /** The stream withdrawal events go to as well: one outbox, one dispatcher. */
   readonly outbox: string;
 }
@@ -208,6 +210,7 @@ export function depositKeys(prefix: string): DepositKeys {
     deposit: (id) => `${prefix}deposit:${id}`,
     byTime: `${prefix}deposits-by-time`,
     byVault: (v) => `${prefix}vault-deposits:${v}`,
+    backfill: (v) => `${prefix}deposit-backfill:${v}`,
     outbox: operationKeys(prefix).outbox,
   };
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claimProfile } from '../../src/config/profile-marker.js';
 import { createStore } from '../../src/dev/custody-emulator/store.js';
+import { BackfillStore } from '../../src/deposits/backfill-store.js';
 import { DepositStore } from '../../src/deposits/deposit-store.js';
 import { DashboardSessions } from '../../src/http/dashboard/dashboard-sessions.js';
 import { Reservations } from '../../src/ledger/reservations.js';
@@ -103,7 +104,7 @@ describe('Redis key names stay as they are on disk', () => {
     expect(await keysUnder(p)).toEqual(['vault:v1', 'vaults', 'idem:v1:retry-1', 'webhook-subscriptions', `dashboard:session:${session}`, 'profile'].sort());
   });
 
-  it('deposits: per-ledger cursor, block window, orphans, lock, node view; a hash per deposit; lists by time; the shared outbox', async () => {
+  it('deposits: per-ledger cursor, block window, orphans, lock, node view; a hash per deposit; lists by time; the shared outbox; a back-fill per vault', async () => {
     const p = `${prefix}dep:`;
     const store = new DepositStore(redis, p);
     await store.initCursor('ethdev', { height: 1, hash: '0x01', time: 0 });
@@ -125,8 +126,10 @@ describe('Redis key names stay as they are on disk', () => {
     await store.unwind('ethdev', { height: 2, hash: '0x02', time: 0 }, 2);
     await store.lock('ethdev', 'token', 60_000);
     await store.saveNodeView('ethdev', { at: '' });
+    await new BackfillStore(redis, p).start('ethdev', 'v1', 1, 2);
     expect(await keysUnder(p)).toEqual(
       [
+        'deposit-backfill:v1',
         'deposit-cursor:ethdev',
         'deposit-blocks:ethdev',
         'deposit-orphans:ethdev',

@@ -41,7 +41,7 @@ describe('job dashboard at /admin/queues', () => {
     const api = await svc.call('GET', '/admin/queues/api/queues', { key: ADMIN_KEY });
     expect(api.status).toBe(200);
     const queues = api.body.queues as { name: string; readOnlyMode: boolean }[];
-    expect(queues.map((q) => q.name).sort()).toEqual(['broadcast', 'confirm', 'deposits', 'reconcile', 'replace', 'webhooks']);
+    expect(queues.map((q) => q.name).sort()).toEqual(['broadcast', 'confirm', 'deposit-backfills', 'deposits', 'reconcile', 'replace', 'webhooks']);
     expect(queues.every((q) => q.readOnlyMode)).toBe(true);
     const retry = await svc.call('PUT', '/admin/queues/api/queues/broadcast/retry/failed', { key: ADMIN_KEY });
     expect(retry.status).toBe(405);

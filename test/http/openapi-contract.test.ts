@@ -220,6 +220,11 @@ describe('OpenAPI document against real responses', () => {
     await sample('GET', '/api/v1.0/vaults/no-such-vault/deposits', { key: READ_KEY });
     await sample('GET', '/api/v1.0/admin/deposits?ledgerId=ethdev&asset=ETH&from=2020-01-01T00:00:00Z', { key: ADMIN_KEY });
     await sample('GET', '/api/v1.0/admin/deposits?ledgerId=doge', { key: ADMIN_KEY });
+    // A back-fill of the vault's earlier blocks (202, or 409 before the ledger's first scan), refused (422), read (200 / 404).
+    await sample('POST', '/api/v1.0/admin/deposits/backfill', { key: ADMIN_KEY, body: { vaultId: simVault.vaultId, fromHeight: 0 } });
+    await sample('POST', '/api/v1.0/admin/deposits/backfill', { key: ADMIN_KEY, body: { vaultId: 'no-such-vault', fromHeight: 0 } });
+    await sample('GET', `/api/v1.0/admin/deposits/backfill/${simVault.vaultId}`, { key: ADMIN_KEY });
+    await sample('GET', '/api/v1.0/admin/deposits/backfill/no-such-vault', { key: ADMIN_KEY });
 
     // Webhooks, against a receiver on loopback (allowed in this service's configuration).
     const hooks = '/api/v1.0/admin/webhooks';

@@ -3,9 +3,10 @@ import type { BtcContext } from '../context.js';
 
 /**
  * What arrives on a Bitcoin ledger, block by block, from a back end that reads whole blocks
- * with their inputs' prevouts (Esplora's `/block/:hash/txs`): every output to an address, with
- * the addresses its transaction spends from (which tell the vault's own change). Coinbase
- * outputs are left out: mining rewards are not deposits, and they cannot be spent for 100 blocks.
+ * with their inputs' prevouts (Esplora's `/block/:hash/txs`, Core's `getblock <hash> 3`):
+ * every output to an address, with the addresses its transaction spends from (which tell the
+ * vault's own change). Coinbase outputs are left out: mining rewards are not deposits, and
+ * they cannot be spent for 100 blocks.
  */
 export function bitcoinDepositSource(ctx: BtcContext): DepositSource | undefined {
   const { backend } = ctx;

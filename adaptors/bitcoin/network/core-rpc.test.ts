@@ -5,12 +5,21 @@ import { BroadcastRejected } from './backend.js';
 import { classifyBitcoinReason } from './errors.js';
 import { btcTextToSats, CoreRpcBackend } from './core-rpc.js';
 import fixtures from './fixtures/core-rpc.json' with { type: 'json' };
+import type { BtcContext } from '../context.js';
+import { bitcoinDepositSource } from '../logic/deposit-source.js';
 
 type Fixture = { status: number; body: string };
 const table = fixtures as unknown as Record<string, Fixture>;
 const ADDR = 'tb1qlyvkqn8ayzrse2zy0dl0h5nq9ewxdvlwsxeelp';
 const SCRIPT = '0014f919604cfd20870ca8447b7efbd2602e5c66b3ee';
 const SPENT_IN_MEMPOOL = '8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a005';
+/** The block the deposit tests read, at 2542100; the one below is answered by a node on Core 22 (no prevouts in getblock). */
+const BLOCK = '0000000000000011a3a1b1c1d1e1f10111213141516171819202122232425262';
+const OLD_CORE_BLOCK = '000000000000000f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4e5f6a7b8c9';
+const SPENT_TX = '8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a000';
+const PAST_TIP = 2542125;
+const SENDER = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
+const CHANGE = 'tb1pqqqqp399et2xygdj5xreqhjjvcmzhxw4aywxecjdzew6hylgvsesf3hn0c';
 
 interface Call {
   id: number;
@@ -29,7 +38,14 @@ function fixtureFor(c: Call): Fixture {
     case 'sendrawtransaction':
       return table[`sendrawtransaction ${String(p0)}`]!;
     case 'getrawtransaction':
-      return table[p0 === 'unknown' ? 'getrawtransaction unknown' : 'getrawtransaction confirmed']!;
+      return table[p0 === 'unknown' ? 'getrawtransaction unknown' : p0 === SPENT_TX ? 'getrawtransaction spent' : 'getrawtransaction confirmed']!;
+    case 'getblockhash':
+      if (p0 === 0) return table.getblockhash!;
+      if (p0 === PAST_TIP) return table['getblockhash out of range']!;
+      return table[p0 === 2542099 ? 'getblockhash 2542099 (its node runs Core 22)' : 'getblockhash 2542100']!;
+    case 'getblock':
+      if (c.params[1] !== 3) throw new Error(`getblock asked with verbosity ${String(c.params[1])}`);
+      return table[p0 === OLD_CORE_BLOCK ? 'getblock 3 on Core 22 (answered as 2: no prevouts)' : 'getblock 3']!;
     default:
       return table[c.method]!;
   }
@@ -47,8 +63,9 @@ describe('Bitcoin Core RPC client against recorded responses', () => {
       req.on('end', () => {
         auths.push(req.headers.authorization);
         const parsed = JSON.parse(body) as Call | Call[];
-        const calls = Array.isArray(parsed) ? parsed : [parsed];
-        const answers = calls.map((c) => ({ f: fixtureFor(c), id: c.id }));
+        const batch = Array.isArray(parsed) ? parsed : [parsed];
+        calls.push(...batch.map((c) => c.method));
+        const answers = batch.map((c) => ({ f: fixtureFor(c), id: c.id }));
         const bodies = answers.map((a) => a.f.body.replace('ID', String(a.id)));
         // Core's batch replies are always HTTP 200; single calls carry the error status.
         res.writeHead(Array.isArray(parsed) ? 200 : answers[0]!.f.status, { 'content-type': 'application/json' });
@@ -60,6 +77,7 @@ describe('Bitcoin Core RPC client against recorded responses', () => {
     core = new CoreRpcBackend(`http://rpcuser:s3cret@127.0.0.1:${port}/`, fetch, (a) => (a === ADDR ? SCRIPT : ''));
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  const calls: string[] = [];
 
   it('parses BTC amounts to satoshis without floats', () => {
     expect(btcTextToSats('20999999.97690000')).toBe(2_099_999_997_690_000n);
@@ -111,5 +129,68 @@ describe('Bitcoin Core RPC client against recorded responses', () => {
   it('reads confirmations of a transaction, unknown as undefined', async () => {
     expect(await core.txStatus('8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a001')).toEqual({ confirmed: true, blockHeight: 2542100 });
     expect(await core.txStatus('unknown')).toBeUndefined();
+  });
+
+  it('reads the tip as one answer, and a block with its senders from getblock verbosity 3 (two calls, whatever the block)', async () => {
+    expect(await core.tip()).toEqual({ height: 2542124, hash: '00000000000000131ab1c2d3e4f5061728394a5b6c7d8e9f0a1b2c3d4e5f6071' });
+    calls.length = 0;
+    const block = await core.blockAt(2542100);
+    expect(calls).toEqual(['getblockhash', 'getblock']);
+    expect(block).toEqual({
+      hash: BLOCK,
+      height: 2542100,
+      parentHash: '00000000000000093c0c8e2f5b1d9a7e6f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c',
+      time: 1700000000,
+      txs: [
+        {
+          txid: '4d3c2b1a0f9e8d7c6b5a49382716051f2e3d4c5b6a79881726354453627180a1',
+          coinbase: true,
+          from: [],
+          outputs: [{ address: 'tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7', value: 1_221_410n }, { value: 0n }],
+        },
+        {
+          txid: '8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a001',
+          coinbase: false,
+          from: [SENDER],
+          outputs: [{ address: ADDR, value: 50_000n }, { address: CHANGE, value: 48_590n }, { value: 0n }],
+        },
+      ],
+    });
+    expect(await core.blockAt(PAST_TIP)).toBeUndefined();
+  });
+
+  it('a node whose getblock has no prevouts (Core before 23): the spent outputs are read with getrawtransaction', async () => {
+    calls.length = 0;
+    const block = await core.blockAt(2542099);
+    expect(calls).toEqual(['getblockhash', 'getblock', 'getrawtransaction']);
+    expect(block?.hash).toBe(OLD_CORE_BLOCK);
+    expect(block?.txs.map((t) => t.from)).toEqual([[], [SENDER]]);
+  });
+
+  it("is the family's deposit source: outputs to addresses, coinbase left out, senders known", async () => {
+    const source = bitcoinDepositSource({ backend: core, nativeAsset: { symbol: 'BTC', decimals: 8, native: true } } as unknown as BtcContext)!;
+    expect(await source.tip()).toMatchObject({ height: 2542124 });
+    const block = await source.block(2542100);
+    expect(block).toMatchObject({ height: 2542100, hash: BLOCK, time: 1_700_000_000_000 });
+    expect(block?.transfers).toEqual([
+      {
+        txid: '8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a001',
+        index: 'out:0',
+        to: ADDR,
+        asset: 'BTC',
+        configured: true,
+        amount: 50_000n,
+        from: [SENDER],
+      },
+      {
+        txid: '8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a001',
+        index: 'out:1',
+        to: CHANGE,
+        asset: 'BTC',
+        configured: true,
+        amount: 48_590n,
+        from: [SENDER],
+      },
+    ]);
   });
 });

@@ -1,5 +1,14 @@
 import { UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
-import { BroadcastRejected, type BackendTxStatus, type BitcoinBackend, type Outspend, type Prevout, type StatusAndSpends, type Utxo } from './backend.js';
+import {
+  BroadcastRejected,
+  type BackendBlock,
+  type BackendTxStatus,
+  type BitcoinBackend,
+  type Outspend,
+  type Prevout,
+  type StatusAndSpends,
+  type Utxo,
+} from './backend.js';
 
 /** An error Bitcoin Core answered, with its RPC code (e.g. -26 RPC_VERIFY_REJECTED). */
 export class CoreRpcError extends UpstreamError {
@@ -29,6 +38,7 @@ export function btcTextToSats(text: string): bigint {
 }
 
 const RPC_INVALID_ADDRESS_OR_KEY = -5;
+const RPC_INVALID_PARAMETER = -8;
 const RPC_IN_WARMUP = -28;
 const RPC_METHOD_NOT_FOUND = -32601;
 
@@ -74,6 +84,30 @@ function readOutspend(withMempool: unknown, chainOnly: unknown): Outspend {
   if (withMempool !== null) return { spent: false };
   return chainOnly !== null ? { spent: true, confirmed: false } : { spent: true };
 }
+
+/** An output script as Core shows it: `address` since Core 22, `addresses` (one for a standard script) before. */
+interface CoreScript {
+  address?: string;
+  addresses?: string[];
+}
+
+/** A block of `getblock <hash> 3` (Core 23 and later: inputs with their `prevout`), or of 2 (none). Amounts are text (AMOUNT_FIELDS). */
+interface CoreBlock {
+  hash: string;
+  height: number;
+  previousblockhash?: string;
+  time: number;
+  tx: {
+    txid: string;
+    vin: { coinbase?: string; txid?: string; vout?: number; prevout?: { value: string; scriptPubKey: CoreScript } }[];
+    vout: { value: string; n: number; scriptPubKey: CoreScript }[];
+  }[];
+}
+
+const addressOf = (s: CoreScript | undefined): string | undefined => s?.address ?? (s?.addresses?.length === 1 ? s.addresses[0] : undefined);
+
+/** Transactions whose outputs one `getrawtransaction` batch asks for, in the fallback for a block without prevouts. */
+const PREVOUT_BATCH = 500;
 
 /**
  * Bitcoin Core JSON-RPC, without a wallet: balances come from `scantxoutset` (confirmed UTXO
@@ -255,6 +289,72 @@ export class CoreRpcBackend implements BitcoinBackend {
       if (spender) return { spender: spender.txid, confirmations: block.confirmations };
     }
     return undefined;
+  }
+
+  /** The best chain's tip: `getblockchaininfo` reads its height and hash under one lock, so they belong together. */
+  async tip(): Promise<{ height: number; hash: string }> {
+    const info = await this.call<{ blocks: number; bestblockhash: string }>('getblockchaininfo');
+    return { height: info.blocks, hash: info.bestblockhash };
+  }
+
+  /**
+   * The best chain's block at `height` for the deposit scanner: `getblockhash`, then
+   * `getblock <hash> 3`, whose inputs carry the outputs they spend (`prevout`, Core 23 and
+   * later), so the senders' addresses come with the block. A Core before 23 answers verbosity
+   * 3 as 2 (no prevouts), as does any Core for a block off its best chain: then the spent
+   * outputs are read with `getrawtransaction` (needs txindex=1, as txStatus does).
+   */
+  async blockAt(height: number): Promise<BackendBlock | undefined> {
+    const [hash] = await this.batch([{ method: 'getblockhash', params: [height] }]);
+    if (hash instanceof CoreRpcError) {
+      // -8 "Block height out of range": past the tip.
+      if (hash.rpcCode === RPC_INVALID_PARAMETER) return undefined;
+      throw hash;
+    }
+    const b = await this.call<CoreBlock>('getblock', [hash, 3]);
+    const lacking = b.tx.flatMap((tx) => tx.vin.filter((i) => i.coinbase === undefined && !i.prevout && i.txid !== undefined).map((i) => i.txid as string));
+    const spent = lacking.length ? await this.outputAddresses([...new Set(lacking)]) : new Map<string, (string | undefined)[]>();
+    return {
+      hash: b.hash,
+      height: b.height,
+      parentHash: b.previousblockhash ?? '',
+      time: b.time,
+      txs: b.tx.map((tx) => ({
+        txid: tx.txid,
+        coinbase: tx.vin.some((i) => i.coinbase !== undefined),
+        from: tx.vin.flatMap((i) => {
+          const a = i.prevout ? addressOf(i.prevout.scriptPubKey) : i.txid !== undefined ? spent.get(i.txid)?.[i.vout ?? -1] : undefined;
+          return a ? [a] : [];
+        }),
+        outputs: tx.vout.map((o) => {
+          const address = addressOf(o.scriptPubKey);
+          return { ...(address ? { address } : {}), value: btcTextToSats(o.value) };
+        }),
+      })),
+    };
+  }
+
+  /** The address of each output of each transaction (by `n`), from `getrawtransaction … true` in batches. */
+  private async outputAddresses(txids: string[]): Promise<Map<string, (string | undefined)[]>> {
+    const out = new Map<string, (string | undefined)[]>();
+    for (let i = 0; i < txids.length; i += PREVOUT_BATCH) {
+      const part = txids.slice(i, i + PREVOUT_BATCH);
+      const answers = await this.batch(part.map((txid) => ({ method: 'getrawtransaction', params: [txid, true] })));
+      answers.forEach((r, k) => {
+        if (r instanceof CoreRpcError) {
+          throw new UnavailableError(
+            `bitcoind answered getblock without the spent outputs (Core before 23, or a block off its best chain) and cannot look up ${part[k]} (txindex=1 is required): ${r.rpcMessage}`,
+            r,
+            'ERR_NODE_UNAVAILABLE',
+          );
+        }
+        const tx = r as { vout: { n: number; scriptPubKey: CoreScript }[] };
+        const list: (string | undefined)[] = [];
+        for (const o of tx.vout) list[o.n] = addressOf(o.scriptPubKey);
+        out.set(part[k] as string, list);
+      });
+    }
+    return out;
   }
 
   /** `getindexinfo txindex`: `{}` without a txindex, `{txindex: {synced, best_block_height}}` with one. */

@@ -416,6 +416,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1.0/admin/deposits/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Look for a vault's deposits in earlier blocks: from fromHeight up to the block the live scan has read, for that vault's addresses, beside the live scan. Deposits found are told like any other (deposit.detected, deposit.confirmed), once even if the live scan found them too. Replaces the vault's back-fill before, if one runs. */
+        post: operations["postAdminDepositsBackfill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1.0/admin/deposits/backfill/{vaultId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The vault's latest back-fill: its range, how far it has read, what it found */
+        get: operations["getAdminDepositsBackfillVaultId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/queues": {
         parameters: {
             query?: never;
@@ -588,6 +622,32 @@ export interface components {
             confirmedAt?: string;
             revertedAt?: string;
             updatedAt: string;
+        };
+        DepositBackfill: {
+            backfillId: string;
+            ledgerId: string;
+            vaultId: string;
+            /** @description First block read */
+            fromHeight: number;
+            /** @description Last block read: where the live scan was when the back-fill was asked for */
+            toHeight: number;
+            /** @description The last block read so far (fromHeight - 1 before the first) */
+            height: number;
+            /**
+             * @description RUNNING, DONE once toHeight is read, STOPPED when it could not go on (error says why)
+             * @enum {string}
+             */
+            state: "RUNNING" | "DONE" | "STOPPED";
+            /** @description Deposits to the vault in the blocks read, the ones the live scan had found too included */
+            found: number;
+            /** @description Of those, the ones new to the service (told by a deposit.detected event now) */
+            detected: number;
+            /** @description Why it waits at the moment (the node down, a reorganisation the live scan is settling) */
+            waiting?: string;
+            error?: string;
+            createdAt: string;
+            updatedAt: string;
+            finishedAt?: string;
         };
     };
     responses: never;
@@ -3245,6 +3305,155 @@ export interface operations {
             };
             /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    postAdminDepositsBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    vaultId: string;
+                    /** @description The first block to read, in the ledger's own numbering (block number, ledger sequence) */
+                    fromHeight: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DepositBackfill"];
+                };
+            };
+            /** @description Malformed request (body not JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description The ledger's deposit scan has not started yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Invalid arguments (ERR_INVALID_ARGUMENTS names the valid values) or insufficient funds (ERR_INSUFFICIENT_FUNDS) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description A dependency is unavailable; retry (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Any other error, in the AppError shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+        };
+    };
+    getAdminDepositsBackfillVaultId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                vaultId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DepositBackfill"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description API key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppError"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
