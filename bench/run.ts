@@ -217,6 +217,8 @@ interface DrainFigures {
   /** Creations asked again after a 503 (Bitcoin: coins claimed by concurrent withdrawals of the vault) or a lost connection. */
   createRetries: number;
   createSeconds: number;
+  /** Distinct vaults the withdrawals were made from (a Solana vault carries one at a time, a Stellar account's sequence is serial). */
+  createVaults: number;
   /** live: first callback → last broadcast; backlog: broadcasts resumed → last broadcast. */
   drainSeconds: number;
   broadcastsPerSecond: number;
@@ -841,6 +843,7 @@ async function drain(b: Bench, w: Workers, kit: DrainKit, mode: 'live' | 'backlo
     created: operationIDs.length,
     createRetries: retried,
     createSeconds: r2(createSeconds),
+    createVaults: new Set(vaults).size,
     drainSeconds: r2(drainSeconds),
     broadcastsPerSecond: r1(sent.length / drainSeconds),
     bare: { ...bare, seconds: r2(bare.seconds), perSecond: r1(bare.perSecond), rpcMsP50: r1(bare.rpcMsP50) },
@@ -1021,6 +1024,16 @@ function rows(f: Figures): Row[] {
       `${c.perSecond}`,
       '–',
       `≥ 200 ${verdict(c.perSecond >= 200 && c.refused === 0)}; ${c.created} in ${c.seconds} s, ${c.refused} refused; POST p50 / p99 ${c.msP50} / ${c.msP99} ms; API CPU ${c.apiCpuMsPerWithdrawal} ms each; node round trips ${c.roundTripsPerWithdrawal} each (${calls}); nonces 0..n-1 ${verdict(c.nonces.contiguous)}`,
+    );
+  }
+  // Creation as each family's drain made its withdrawals (the live run's): POST /withdrawals, 64 in flight, callbacks held.
+  for (const p of (f.drains ?? []).filter((d) => d.mode === 'live')) {
+    add(
+      p.family,
+      `withdrawals created, ${p.createVaults} ${p.createVaults === 1 ? 'vault' : 'vaults'}, 64 in flight (withdrawals/s)`,
+      `${Math.round(p.created / p.createSeconds)}`,
+      '–',
+      `${p.created} in ${p.createSeconds} s${p.createRetries ? `, ${p.createRetries} asked again after a 503` : ''}; from the drain phase (pipeline-${p.family.toLowerCase()})`,
     );
   }
   for (const p of f.drains ?? []) {
