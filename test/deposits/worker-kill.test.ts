@@ -127,17 +127,14 @@ describe('two worker processes scanning deposits: the scanning one killed mid-sc
     expect(atKill).toBeLessThan(end);
     expect(atKill).toBeGreaterThanOrEqual(start + 20);
 
-    // The other finishes the scan, then confirms everything once the chain is 2 deeper.
+    // The other, the only worker left, takes the ledger over once the lock runs out and finishes
+    // the scan, then confirms everything once the chain is 2 deeper.
     await procs.until(
       'the other worker to reach the end',
       [other.name],
       async () => ((await store.cursor('ethdev'))!.height === end ? true : undefined),
       60_000,
     );
-    const metrics = await (await fetch(`http://127.0.0.1:${other.port}/metrics`)).text();
-    const scannedByOther = Number(/byow_deposit_blocks_scanned_total\{ledger="ethdev"\} (\d+)/.exec(metrics)?.[1] ?? 0);
-    // It scanned at least what was left at the kill (and maybe passes before it).
-    expect(scannedByOther).toBeGreaterThanOrEqual(end - atKill);
     await p.send('anvil_mine', ['0x2']);
     // A delivery the killed worker held is sent again once the other's stalled-job check finds
     // its lock run out (test/webhooks/stalled-delivery.test.ts); that deposit's later events wait for it.
