@@ -70,6 +70,16 @@ export function createPipeline(core: Core): Pipeline {
   const { config, logger } = core;
   const custody = core.custody;
   if (!custody) throw new Error('CUSTODY_URL is not configured');
+  // Before any queue opens: DEPOSIT_LEDGERS naming a ledger it cannot scan stops here.
+  const deposits = createDeposits({
+    redis: core.redis,
+    prefix: core.prefix,
+    config,
+    logger,
+    registry: core.registry,
+    vaults: core.vaults,
+    metrics: core.metrics,
+  });
   const queues = createQueues(core.redis, config);
   // Without a listener BullMQ prints every connection error raw on stderr. The shared client
   // (connectRedis) already logs each outage once, so these repeats only go to debug.
@@ -87,15 +97,6 @@ export function createPipeline(core: Core): Pipeline {
     vaults: core.vaults,
   };
   const webhooks = createWebhooks({ redis: core.redis, prefix: core.prefix, outboxKey: deps.store.outboxKey, config, logger });
-  const deposits = createDeposits({
-    redis: core.redis,
-    prefix: core.prefix,
-    config,
-    logger,
-    registry: core.registry,
-    vaults: core.vaults,
-    metrics: core.metrics,
-  });
   const backfills = createBackfills({
     redis: core.redis,
     prefix: core.prefix,
@@ -172,6 +173,17 @@ export async function listen(core: Core, ext: AppExtensions = {}, healthChecks: 
   });
 }
 
+/** The pipeline, or exit 1 with the problems of a setting only the built adaptors can check (DEPOSIT_LEDGERS), after `cleanup`. */
+async function pipelineOrExit(core: Core, cleanup?: () => Promise<void> | undefined): Promise<Pipeline> {
+  try {
+    return createPipeline(core);
+  } catch (e) {
+    core.redis.disconnect();
+    await cleanup?.();
+    return exitOnConfigError(e);
+  }
+}
+
 /**
  * The API process: wallet layer, vault registry, withdrawals, the signing callback receiver
  * and the job dashboard; in the sandbox also the local nodes, the custody emulator and the
@@ -195,7 +207,7 @@ export async function startApiProcess(): Promise<void> {
     await sandbox?.stop();
   });
   await checkLedgerNetworks(core.registry, logger);
-  const pipeline = createPipeline(core);
+  const pipeline = await pipelineOrExit(core, () => sandbox?.stop());
   const routes = [...pipeline.routes, ...(sandbox ? (await import('../dev/sandbox/sandbox-routes.js')).sandboxRoutes(core, sandbox) : [])];
   const server = await listen(core, { routes, mount: pipeline.mount }, { custody: () => pipeline.deps.custody.health(), ...pipeline.deposits.healthChecks() });
   // Before anything else is awaited: every request from the first on is tracked.
@@ -234,7 +246,7 @@ export async function startWorkerProcess(): Promise<void> {
   const core = createCore(config, logger, connectRedis(config.redisUrl, logger, 'byow-worker-store'), createMetrics({ processMetrics: true }));
   await claimProfileOrExit(core.redis, core.prefix, false, async () => core.redis.disconnect());
   await checkLedgerNetworks(core.registry, logger);
-  const pipeline = createPipeline(core);
+  const pipeline = await pipelineOrExit(core);
   const workers = await pipeline.startWorkers();
   const health = await startWorkerHealthServer(
     { redis: core.redis, prefix: core.prefix, workers, metrics: core.metrics, version: config.version, timeoutMs: config.healthTimeoutMs },
@@ -244,7 +256,10 @@ export async function startWorkerProcess(): Promise<void> {
   );
   const address = health.address();
   const port = typeof address === 'object' && address ? address.port : config.workerPort;
-  logger.info({ ledgers: core.registry.ids(), port, secp256k1: secp256k1.name }, 'worker started; GET /status and /metrics on its port');
+  logger.info(
+    { ledgers: core.registry.ids(), depositLedgers: pipeline.deposits.ledgers, port, secp256k1: secp256k1.name },
+    'worker started; GET /status and /metrics on its port',
+  );
   // Closing the workers lets their current jobs finish first.
   onShutdown(logger, 'worker', async () => {
     health.close();

@@ -50,6 +50,15 @@ const json = <T>(schema: z.ZodType<T>) =>
     return parsed.data;
   });
 
+/** `none` → no ledger; else comma-separated ledger ids (which of them have a deposit source is checked once the adaptors exist). */
+const depositLedgerList = z.string().transform((text, ctx): string[] => {
+  if (text.trim().toLowerCase() === 'none') return [];
+  const ids = text.split(',').map((s) => s.trim());
+  if (ids.every((id) => id.length > 0)) return [...new Set(ids)];
+  ctx.addIssue({ code: 'custom', message: 'must be comma-separated ledger ids (`eth,btc`), or `none` for no deposit scanning' });
+  return z.NEVER;
+});
+
 /** An API key as a client presents it: in `Authorization: Bearer <key>`, which carries no spaces. */
 const apiKeyText = z
   .string()
@@ -355,6 +364,12 @@ export const ENV = {
     schema: json(z.record(z.string(), z.number().int().min(1).max(100_000))),
     description:
       'How deep a deposit’s block must be before it is CONFIRMED, per ledger, when not the ledger’s `confirmations` (which withdrawals use): JSON of ledger id → blocks, `{"eth":12}`. Keep it under DEPOSIT_REORG_WINDOW.',
+  },
+  depositLedgers: {
+    env: 'DEPOSIT_LEDGERS',
+    schema: depositLedgerList,
+    description:
+      'The ledgers whose deposits this process scans: comma-separated ledger ids (`eth,btc`), or `none` for no scanning. Unset: every configured ledger with a deposit source. A worker makes no scan schedule and no scanner for a ledger left out, and `/status` shows `deposits:{ledgerId}` only for the ones it scans; a listed ledger without a deposit source stops the start, naming those that have one.',
   },
   stuckAfterSeconds: {
     env: 'STUCK_AFTER_SECONDS',

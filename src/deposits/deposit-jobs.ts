@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
@@ -49,7 +50,7 @@ export async function runScan(scanner: LedgerScanner, store: DepositStore, lockM
   }
 }
 
-/** The scan schedules (one per ledger with a deposit source) and the worker that runs them. */
+/** The scan schedules (one per ledger scanned here) and the worker that runs them; nothing when this process scans none. */
 export async function startDepositWorker(opts: {
   config: Config;
   logger: Logger;
@@ -58,6 +59,8 @@ export async function startDepositWorker(opts: {
   scanners: Map<string, LedgerScanner>;
 }): Promise<{ running(): boolean; close(): Promise<void> }> {
   const { config, logger, queue, store, scanners } = opts;
+  // Scanning off here (DEPOSIT_LEDGERS=none): no schedule, and no consumer that would take another process's scan jobs.
+  if (scanners.size === 0) return { running: () => true, close: async () => undefined };
   for (const ledgerId of scanners.keys()) {
     await queue.upsertJobScheduler(scanSchedulerId(ledgerId), { every: config.depositPollMs }, { name: scanJobName(ledgerId), data: { ledgerId } });
   }
@@ -74,7 +77,9 @@ export async function startDepositWorker(opts: {
     {
       connection,
       prefix: queuePrefix(config.keyPrefix),
-      concurrency: Math.max(1, scanners.size),
+      // Stored on each job it takes (`processedBy`): which process scans, on the dashboard.
+      name: `${hostname()}:${process.pid}`,
+      concurrency: scanners.size,
       lockDuration: config.jobLockMs,
       maxStalledCount: STALLS_ALLOWED,
     },

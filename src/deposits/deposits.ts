@@ -8,6 +8,7 @@ import type { VaultStore } from '../vaults/vault-store.js';
 import { createDepositQueue, startDepositWorker, type ScanJob } from './deposit-jobs.js';
 import { DepositStore } from './deposit-store.js';
 import { LedgerScanner } from './scan-ledger.js';
+import { scannedLedgers } from './scanned-ledgers.js';
 
 /** How often a scanner reads the vault registry again at the latest (it also does when the number of vaults changes). */
 const WATCH_REFRESH_MS = 30_000;
@@ -15,7 +16,7 @@ const WATCH_REFRESH_MS = 30_000;
 export interface Deposits {
   store: DepositStore;
   queue: Queue<ScanJob>;
-  /** Ledgers with a deposit source. */
+  /** Ledgers this process scans (`DEPOSIT_LEDGERS`, else every one with a deposit source). */
   ledgers: string[];
   /** One check per scanned ledger for /status: unhealthy while its scan waits (node down or behind, a reorg too deep). */
   healthChecks(): Record<string, () => Promise<{ healthy: boolean; errorMessage?: string }>>;
@@ -24,7 +25,7 @@ export interface Deposits {
   close(): Promise<void>;
 }
 
-/** Deposit detection for every configured ledger whose adaptor offers a deposit source. */
+/** Deposit detection for the ledgers to scan: every configured one whose adaptor offers a deposit source, or those DEPOSIT_LEDGERS lists. */
 export function createDeposits(opts: {
   redis: Redis;
   prefix: string;
@@ -35,10 +36,11 @@ export function createDeposits(opts: {
   metrics?: Metrics;
 }): Deposits {
   const { redis, prefix, config, logger, registry, vaults, metrics } = opts;
+  // First: a setting it refuses throws before a queue connection opens.
+  const ledgers = scannedLedgers(registry, config.depositLedgers);
   const store = new DepositStore(redis, prefix);
   const queue = createDepositQueue(redis, config);
   queue.on('error', (err) => logger.debug({ err: err.message, queue: queue.name }, 'queue connection error'));
-  const ledgers = registry.list().filter((a) => a.depositSource);
   return {
     store,
     queue,

@@ -34,11 +34,16 @@ export function createWebhooks(opts: { redis: Redis; prefix: string; outboxKey: 
       // redisClient reads a redis+cluster:// URL too; BullMQ's blocking worker must retry forever.
       const connection = redisClient(config.redisUrl, { maxRetriesPerRequest: null, connectionName: 'byow-webhooks' });
       connection.on('error', (err: Error) => logger.debug({ err: err.message }, 'webhook worker connection error'));
+      const lockDuration = Math.max(config.jobLockMs, config.webhookTimeoutMs * 2);
       const worker = new Worker<DeliveryJob>(WEBHOOK_QUEUE, (job: Job<DeliveryJob>) => processDelivery(service, job), {
         connection,
         prefix: queuePrefix(config.keyPrefix),
         concurrency: config.workerConcurrency,
-        lockDuration: Math.max(config.jobLockMs, config.webhookTimeoutMs * 2),
+        lockDuration,
+        // A dead worker's delivery goes on within about two checks after its lock ran out (one
+        // marks it, the next moves it), as the pipeline's jobs do; BullMQ's own 30 s would hold
+        // it, and every later event of its withdrawal or deposit, for up to a minute.
+        stalledInterval: Math.max(1000, Math.floor(lockDuration / 2)),
         maxStalledCount: STALLS_ALLOWED,
         settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(config, attemptsMade) },
       });
