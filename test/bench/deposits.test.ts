@@ -9,10 +9,11 @@ const figures = (over: { scannerPerSecond?: number; p99?: number; rssMB?: number
     blocks: 300,
     detected: 300,
     scannerPerSecond: over.scannerPerSecond ?? 90,
-    barePerSecond: [170, 190],
-    bareMeanPerSecond: 180,
+    barePerSecond: 180,
     ratio: (over.scannerPerSecond ?? 90) / 180,
+    chunkRatios: [0.41, 0.62],
     watchedBuildSeconds: 3.1,
+    perBlockMs: { fetch: 5, step: 4, other: 2.1, bare: 5.6 },
   },
   latency: [
     { pollMs: 2000, payments: 40, msP50: 1100, msP99: over.p99 ?? 2050, msMax: 2060 },
