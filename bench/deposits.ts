@@ -86,8 +86,8 @@ export interface DepositFigures {
     perBlockMs: { fetch: number; step: number; other: number; bare: number };
   };
   latency: DepositLatency[];
-  /** `noScanRssMB`: the same built worker with no ledger to scan, settled the same way. */
-  worker: MemoryFigure & { pollMs: number; rssAtStartMB: number; noScanRssMB: number };
+  /** `noScan`: the same built worker with no ledger to scan, settled the same way. */
+  worker: MemoryFigure & { pollMs: number; rssAtStartMB: number; noScan: MemoryFigure };
   watchedMap: WatchedMemory;
 }
 
@@ -276,7 +276,7 @@ export async function depositsBench(deps: DepositDeps, sizes: DepositSizes): Pro
 
     // The worker goes on from the scan's cursor, on the same registry.
     const latency: DepositLatency[] = [];
-    let worker: Omit<DepositFigures['worker'], 'noScanRssMB'> | undefined;
+    let worker: Omit<DepositFigures['worker'], 'noScan'> | undefined;
     let n = sizes.blocks;
     for (const pollMs of sizes.pollsMs) {
       const child = await deps.startWorker(`worker-deposits-${pollMs}`, {
@@ -318,16 +318,16 @@ export async function depositsBench(deps: DepositDeps, sizes: DepositSizes): Pro
       REDIS_PREFIX: keyPrefix,
       LEDGERS: JSON.stringify({ solanadev: { rpcUrl: 'http://127.0.0.1:9' } }),
     });
-    const noScanRssMB = (await settledMemory(idle)).rssMB;
+    const noScan = await settledMemory(idle);
     await idle.stop();
-    log(`deposits: the worker with nothing to scan settled at ${noScanRssMB} MB`);
+    log(`deposits: the worker with nothing to scan: ${JSON.stringify(noScan)}`);
 
     log(`deposits: the watched map of ${sizes.watchedMemory} vaults, in a process of its own`);
     const mapPrefix = `${deps.keyPrefix}-watched`;
     await registerVaults(new VaultStore(redis, servicePrefix(mapPrefix)), sizes.watchedMemory, 'map');
     const watchedMap = await measureWatchedMap(deps.redisUrl, mapPrefix);
     log(`deposits watched map: ${JSON.stringify(watchedMap)}`);
-    return { watched: sizes.watched, scan, latency, worker: { ...(worker as DepositFigures['worker']), noScanRssMB }, watchedMap };
+    return { watched: sizes.watched, scan, latency, worker: { ...(worker as DepositFigures['worker']), noScan }, watchedMap };
   } finally {
     await anvil.stop();
   }
@@ -386,9 +386,9 @@ export function depositRows(f: DepositFigures): Row[] {
       family: 'service',
       figure: `worker (built, node) scanning deposits, ${watched} vaults watched: RSS settled / heap used (MB)`,
       value: `${w.rssMB} / ${w.heapUsedMB}`,
-      reference: `nothing to scan ${w.noScanRssMB}`,
-      notes: `< 150 ${verdict(w.rssMB < 150)}; DEPOSIT_POLL_MS=${w.pollMs}; start ${w.rssAtStartMB}, after the payments ${w.rssAfterLoadMB}, peak ${w.peakRssMB}; heap committed ${w.heapCommittedMB} (young generation ${w.newSpaceMB}), ${w.majorGCs} full GCs`,
-      ratio: w.noScanRssMB / w.rssMB,
+      reference: `nothing to scan ${w.noScan.rssMB} / ${w.noScan.heapUsedMB}`,
+      notes: `< 150 ${verdict(w.rssMB < 150)}; DEPOSIT_POLL_MS=${w.pollMs}; start ${w.rssAtStartMB}, after the payments ${w.rssAfterLoadMB}, peak ${w.peakRssMB}; heap committed ${w.heapCommittedMB} (young generation ${w.newSpaceMB}; nothing to scan ${w.noScan.heapCommittedMB} (${w.noScan.newSpaceMB})), ${w.majorGCs} full GCs`,
+      ratio: w.noScan.rssMB / w.rssMB,
     },
   );
   return rows;

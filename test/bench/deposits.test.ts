@@ -31,7 +31,17 @@ const figures = (over: { scannerPerSecond?: number; p99?: number; rssMB?: number
     newSpaceMB: 2,
     externalMB: 3,
     majorGCs: 4,
-    noScanRssMB: 99,
+    noScan: {
+      rssAfterLoadMB: 99,
+      rssMB: 99,
+      settledAfterSeconds: 15,
+      peakRssMB: 100,
+      heapUsedMB: 35,
+      heapCommittedMB: 40,
+      newSpaceMB: 1,
+      externalMB: 3,
+      majorGCs: 2,
+    },
   },
   watchedMap: { addresses: 100_000, buildSeconds: 30, bytes: 37.5 * 2 ** 20 },
 });
@@ -53,7 +63,7 @@ describe('the deposits phase in the bench table', () => {
     const lines = formatTable(rows);
     expect(lines[2]).toMatch(/\| ratio 0\.50 \|$/);
     expect(lines[5]).toMatch(/\| ratio – +\|$/);
-    expect(lines[6]).toMatch(/\| nothing to scan 99 +\| .*\| ratio 0\.90 \|$/);
+    expect(lines[6]).toMatch(/\| nothing to scan 99 \/ 35 +\| .*\| ratio 0\.90 \|$/);
   });
 
   it('says MISSED where a target is missed', () => {
