@@ -154,14 +154,12 @@ function payer(url: string) {
   };
 }
 
-/** The bare reference: `source.block` of each height, one after another, nothing else; blocks/s. */
-async function bareFetch(source: DepositSource, heights: number[]): Promise<number> {
-  const started = performance.now();
+/** The bare reference: `source.block` of each height, one after another, nothing else. */
+async function bareFetch(source: DepositSource, heights: number[]): Promise<void> {
   for (const h of heights) {
     const b: ChainBlock | undefined = await source.block(h);
     if (!b || b.transfers.length === 0) throw new Error(`bare fetch: block ${h} ${b ? 'holds no payment' : 'is missing'}`);
   }
-  return heights.length / ((performance.now() - started) / 1000);
 }
 
 export async function depositsBench(deps: DepositDeps, sizes: DepositSizes): Promise<DepositFigures> {
@@ -305,14 +303,15 @@ export async function depositsBench(deps: DepositDeps, sizes: DepositSizes): Pro
       latency.push(figure);
       log(`deposits latency: ${JSON.stringify(figure)}`);
       if (!worker) {
-        log('deposits: the worker settling, scanning, 10,000 vaults watched');
+        log(`deposits: the worker settling, scanning, ${sizes.watched} vaults watched`);
         worker = { pollMs, rssAtStartMB, ...(await settledMemory(child)) };
         log(`deposits worker memory: ${JSON.stringify(worker)}`);
       }
       await child.stop();
     }
 
-    // The reference for the worker's memory: the same built worker with no ledger whose family has a deposit source (Solana's, on a closed port), settled the same way.
+    // The reference for the worker's memory: the same built worker with no ledger whose family has a
+    // deposit source (Solana's, on a closed port; should Solana get one, its scan waits for the node), settled the same way.
     log('deposits: a worker with nothing to scan, settling');
     const idle = await deps.startWorker('worker-no-deposits', {
       REDIS_PREFIX: keyPrefix,
