@@ -8,7 +8,8 @@ import { JsonRpcProvider, Wallet } from 'ethers';
 import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
 import { sendOneAtATime, type BareSend } from './drain-kit.js';
 
-async function rpc(url: string, method: string, params: unknown[], id = 1): Promise<unknown> {
+/** One JSON-RPC call to an Ethereum node by `fetch`; throws the node's error. */
+export async function rpc(url: string, method: string, params: unknown[], id = 1): Promise<unknown> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -14,6 +14,7 @@ import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
 import type { OperationStore } from '../src/withdrawals/store/operation-store.js';
 import { operationKeys, servicePrefix } from '../src/platform/redis-keys.js';
 import type { Child } from './procs.js';
+import { pct } from './stats.js';
 
 export interface CreateFigures {
   withdrawals: number;
@@ -48,11 +49,6 @@ export interface CreatePhaseInput {
   inFlight: number;
   log: (m: string) => void;
 }
-
-const pct = (values: number[], p: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
-};
 
 export async function createPhase(o: CreatePhaseInput): Promise<CreateFigures> {
   const call = async (method: string, p: string, body?: unknown) => {

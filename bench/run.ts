@@ -56,7 +56,9 @@ import {
 } from './procs.js';
 import { workerMemory, type WorkerMemory } from './worker-memory.js';
 import { apiMemory, type ApiMemory } from './api-memory.js';
+import { depositRows, depositsBench, type DepositFigures, type DepositSizes } from './deposits.js';
 import { formatTable, verdict, type Row } from './table.js';
+import { pct } from './stats.js';
 
 const PHASES = [
   'utxo',
@@ -76,6 +78,7 @@ const PHASES = [
   'pipeline-solana',
   'idle',
   'memory',
+  'deposits',
 ];
 const USAGE = `npm run bench [-- --quick] [-- --only=<phase>,...]
   --quick         a smoke run with smaller counts
@@ -125,11 +128,6 @@ const MB = 1024 * 1024;
 const log = (m: string) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(1)}s] ${m}\n`);
 const t0 = performance.now();
 
-const pct = (values: number[], p: number): number => {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
-};
 const r1 = (n: number) => Math.round(n * 10) / 10;
 const r2 = (n: number) => Math.round(n * 100) / 100;
 
@@ -192,6 +190,7 @@ interface Figures {
   idle?: IdleLatency;
   memory?: { tsx: WorkerMemory; built: WorkerMemory };
   apiMemory?: { tsx?: ApiMemory; built?: ApiMemory };
+  deposits?: DepositFigures;
 }
 
 interface IngestFigures {
@@ -325,6 +324,7 @@ async function main(): Promise<void> {
     if (want('status')) figures.statusUnderBatches = await statusPhase(b);
     if (want('create')) figures.create = await creationPhase(b);
     if (want('api-memory')) figures.apiMemory = await apiMemoryPhase(b);
+    if (want('deposits')) figures.deposits = await depositsPhase(b);
 
     // ---------------------------------------------------------------- pipeline
     const w = await startWorkers(b);
@@ -602,6 +602,27 @@ async function apiMemoryPhase({ env, stops, custody, store, built }: Bench): Pro
     log(`api-memory (${how}): ${JSON.stringify(m)}`);
   }
   return figures;
+}
+
+/** Deposits (bench/deposits.ts): the scanner on an anvil of its own, and built worker processes scanning as production does. */
+async function depositsPhase({ redis, redisUrl, prefix, env, stops, built }: Bench): Promise<DepositFigures> {
+  const sizes: DepositSizes = quick
+    ? { blocks: 60, watched: 10_000, payments: 15, pollsMs: [2000, 200], watchedMemory: 20_000 }
+    : { blocks: 300, watched: 10_000, payments: 40, pollsMs: [2000, 200], watchedMemory: 100_000 };
+  return depositsBench(
+    {
+      redis,
+      redisUrl,
+      keyPrefix: prefix,
+      log,
+      startWorker: async (name, more) => {
+        const w = await startWorker(name, { ...env, ...more }, { built: await built() });
+        stops.push(w.stop);
+        return w;
+      },
+    },
+    sizes,
+  );
 }
 
 /** BENCH_WORKER_PROCESSES=2 adds worker processes for the drains and the idle phase (the memory phase uses the first alone). */
@@ -1113,6 +1134,7 @@ function rows(f: Figures): Row[] {
       `< 200 ${verdict(m.rssMB < 200)}; start ${m.rssAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}; heap committed ${m.heapCommittedMB}, ${m.majorGCs} full GCs, ${m.keptCompleted} jobs kept`,
     );
   }
+  if (f.deposits) out.push(...depositRows(f.deposits));
   return out;
 }
 
