@@ -310,12 +310,13 @@ export async function depositsBench(deps: DepositDeps, sizes: DepositSizes): Pro
       await child.stop();
     }
 
-    // The reference for the worker's memory: the same built worker with no ledger whose family has a
-    // deposit source (Solana's, on a closed port; should Solana get one, its scan waits for the node), settled the same way.
+    // The reference for the worker's memory: the same built worker on the same ledger with scanning
+    // turned off (DEPOSIT_LEDGERS=none), settled the same way.
     log('deposits: a worker with nothing to scan, settling');
     const idle = await deps.startWorker('worker-no-deposits', {
       REDIS_PREFIX: keyPrefix,
-      LEDGERS: JSON.stringify({ solanadev: { rpcUrl: 'http://127.0.0.1:9' } }),
+      LEDGERS: JSON.stringify({ [LEDGER]: { rpcUrl: anvil.url } }),
+      DEPOSIT_LEDGERS: 'none',
     });
     const noScan = await settledMemory(idle);
     await idle.stop();
