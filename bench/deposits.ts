@@ -17,10 +17,8 @@
  *   and the watched map of `watchedMemory` vaults in a process of its own
  *   (bench/watched-memory.ts: heap with the map alive minus heap once dropped).
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Wallet } from 'ethers';
@@ -41,7 +39,7 @@ import { singleAddress } from '../src/vaults/vault-addresses.js';
 import type { VaultRecord } from '../src/vaults/vault-schema.js';
 import { VaultStore } from '../src/vaults/vault-store.js';
 import { rpc } from './bare-sender.js';
-import { ROOT, waitFor, type Child } from './procs.js';
+import { runJsonProcess, waitFor, type Child } from './procs.js';
 import { settledMemory, type MemoryFigure } from './settle.js';
 import { pct } from './stats.js';
 import { verdict, type Row } from './table.js';
@@ -335,18 +333,7 @@ export async function depositsBench(deps: DepositDeps, sizes: DepositSizes): Pro
 
 /** bench/watched-memory.ts in a process of its own, with `--expose-gc`. */
 async function measureWatchedMap(redisUrl: string, keyPrefix: string): Promise<WatchedMemory> {
-  const proc = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench', 'watched-memory.ts'), redisUrl, keyPrefix], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await new Promise<number | null>((r) => proc.once('exit', r));
-  const line = out.trim().split('\n').pop();
-  if (code !== 0 || !line) throw new Error(`watched map measure failed (${code}): ${err || out}`);
-  return JSON.parse(line) as WatchedMemory;
+  return runJsonProcess<WatchedMemory>('watched map measure', 'watched-memory.ts', [redisUrl, keyPrefix], ['--expose-gc']);
 }
 
 /** The phase's rows of the bench table (bench/table.ts). */

@@ -192,17 +192,25 @@ export const answers = async (url: string): Promise<boolean> => (await fetch(url
 
 export const logSays = (child: Child, text: string) => () => readFileSync(child.log, 'utf8').includes(text);
 
-/** Autocannon passes, one after the other, from one process of their own (bench/load.ts). */
-export async function runLoad(specs: LoadSpec[]): Promise<LoadResult[]> {
-  const specFile = path.join(RESULTS, `load-spec-${process.pid}.json`);
-  writeFileSync(specFile, JSON.stringify(specs));
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'load.ts'), specFile], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs a bench script (`bench/<script>`, through tsx) in a process of its own; its answer is the JSON of its last stdout line. */
+export async function runJsonProcess<T>(what: string, script: string, args: string[], nodeFlags: string[] = []): Promise<T> {
+  const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', path.join(ROOT, 'bench', script), ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const code = await new Promise<number | null>((r) => proc.once('exit', r));
   const line = out.trim().split('\n').pop();
-  if (code !== 0 || !line) throw new Error(`load generator failed (${code}): ${err || out}`);
-  return JSON.parse(line) as LoadResult[];
+  if (code !== 0 || !line) throw new Error(`${what} failed (${code}): ${err || out}`);
+  return JSON.parse(line) as T;
+}
+
+/** Autocannon passes, one after the other, from one process of their own (bench/load.ts). */
+export async function runLoad(specs: LoadSpec[]): Promise<LoadResult[]> {
+  const specFile = path.join(RESULTS, `load-spec-${process.pid}.json`);
+  writeFileSync(specFile, JSON.stringify(specs));
+  return runJsonProcess<LoadResult[]>('load generator', 'load.ts', [specFile]);
 }

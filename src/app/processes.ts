@@ -71,15 +71,8 @@ export function createPipeline(core: Core): Pipeline {
   const custody = core.custody;
   if (!custody) throw new Error('CUSTODY_URL is not configured');
   // Before any queue opens: DEPOSIT_LEDGERS naming a ledger it cannot scan stops here.
-  const deposits = createDeposits({
-    redis: core.redis,
-    prefix: core.prefix,
-    config,
-    logger,
-    registry: core.registry,
-    vaults: core.vaults,
-    metrics: core.metrics,
-  });
+  const depositDeps = { redis: core.redis, prefix: core.prefix, config, logger, registry: core.registry, vaults: core.vaults, metrics: core.metrics };
+  const deposits = createDeposits(depositDeps);
   const queues = createQueues(core.redis, config);
   // Without a listener BullMQ prints every connection error raw on stderr. The shared client
   // (connectRedis) already logs each outage once, so these repeats only go to debug.
@@ -97,15 +90,7 @@ export function createPipeline(core: Core): Pipeline {
     vaults: core.vaults,
   };
   const webhooks = createWebhooks({ redis: core.redis, prefix: core.prefix, outboxKey: deps.store.outboxKey, config, logger });
-  const backfills = createBackfills({
-    redis: core.redis,
-    prefix: core.prefix,
-    config,
-    logger,
-    registry: core.registry,
-    vaults: core.vaults,
-    metrics: core.metrics,
-  });
+  const backfills = createBackfills(depositDeps);
   const allQueues = () => [...queues.all(), webhooks.queue, deposits.queue, backfills.queue];
   core.metrics.watchQueues(allQueues());
   return {

@@ -1,17 +1,12 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import type { Config } from '../config/load-config.js';
 import type { LedgerAdaptor } from '../ledger/adaptor.js';
 import type { ChainTip } from '../ledger/deposit-source.js';
-import type { LedgerRegistry } from '../ledger/registry.js';
 import { ConflictError, InvalidArgumentError, isAppError, UnavailableError } from '../platform/errors.js';
-import type { Metrics } from '../platform/metrics.js';
-import type { VaultStore } from '../vaults/vault-store.js';
 import { BackfillScanner } from './backfill.js';
 import { createBackfillQueue, enqueueBackfill, startBackfillWorker, type BackfillJob } from './backfill-jobs.js';
 import { BackfillStore, type BackfillView } from './backfill-store.js';
 import { DepositStore } from './deposit-store.js';
+import type { DepositDeps } from './deposits.js';
 
 export interface Backfills {
   store: BackfillStore;
@@ -30,15 +25,7 @@ export interface Backfills {
 }
 
 /** Back-fills of vaults' earlier deposits, on every ledger whose adaptor offers a deposit source. */
-export function createBackfills(opts: {
-  redis: Redis;
-  prefix: string;
-  config: Config;
-  logger: Logger;
-  registry: LedgerRegistry;
-  vaults: VaultStore;
-  metrics?: Metrics;
-}): Backfills {
+export function createBackfills(opts: DepositDeps): Backfills {
   const { redis, prefix, config, logger, registry, vaults, metrics } = opts;
   const store = new BackfillStore(redis, prefix);
   const deposits = new DepositStore(redis, prefix);

@@ -25,8 +25,8 @@ export interface Deposits {
   close(): Promise<void>;
 }
 
-/** Deposit detection for the ledgers to scan: every configured one whose adaptor offers a deposit source, or those DEPOSIT_LEDGERS lists. */
-export function createDeposits(opts: {
+/** What the live scan and the back-fills are built from (processes.ts passes the same to both). */
+export interface DepositDeps {
   redis: Redis;
   prefix: string;
   config: Config;
@@ -34,7 +34,10 @@ export function createDeposits(opts: {
   registry: LedgerRegistry;
   vaults: VaultStore;
   metrics?: Metrics;
-}): Deposits {
+}
+
+/** Deposit detection for the ledgers to scan: every configured one whose adaptor offers a deposit source, or those DEPOSIT_LEDGERS lists. */
+export function createDeposits(opts: DepositDeps): Deposits {
   const { redis, prefix, config, logger, registry, vaults, metrics } = opts;
   // First: a setting it refuses throws before a queue connection opens.
   const ledgers = scannedLedgers(registry, config.depositLedgers);
