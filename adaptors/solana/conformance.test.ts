@@ -69,7 +69,8 @@ describeConformance(
         throw new Error('no transfer in the transaction');
       },
       // LiteSVM executes a transaction when it is sent.
-      settle: async () => undefined,
+      // Roots what landed: withdrawals are confirmed at `finalized`.
+      settle: async () => node.facade.root(),
       stop: async () => {
         redis.disconnect();
         await node.stop();

@@ -40,7 +40,7 @@ describe('Solana deposits on LiteSVM', () => {
   const [a, b] = signers as [TestSigner, TestSigner];
 
   beforeAll(async () => {
-    node = await startLocalSolanaNode();
+    node = await startLocalSolanaNode({ slotMs: 0 });
     adaptor = localAdaptor(node, redis, prefix);
     other = LocalMint.create(node.svm, node.facade, 9);
     for (const [i, s] of signers.entries())

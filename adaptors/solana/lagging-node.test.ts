@@ -108,11 +108,13 @@ describe('solana behind a load balancer with nodes that lag', () => {
     // The retry, the node caught up: already known, and it landed once.
     expect(await behind.broadcast(signed)).toEqual({ txid: signed.txid, alreadyKnown: true });
     expect(node.facade.executed().filter((s) => s === signed.txid)).toHaveLength(1);
+    node.facade.root();
     expect(await adaptor.txStatus(signed.txid, unsigned)).toMatchObject({ state: 'confirmed' });
   });
 
   it('txStatus of a landed transfer, nonce read from an up-to-date node, signature from a lagging one: pending, not failed', async () => {
     const { unsigned, signed } = await landed('lag-status');
+    node.facade.root();
     const { adaptor: behind, state } = lagging(2);
     expect(await behind.txStatus(signed.txid, unsigned)).toEqual({ state: 'pending', confirmations: 0 });
     expect(state.hidden).toBe(0);

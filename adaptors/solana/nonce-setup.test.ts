@@ -55,6 +55,7 @@ describe('durable nonce setup when SOL reached the nonce address first', () => {
     const setup = await send(source, nonce, missing, 'setup');
     const signedSetup = signWith(adaptor, signer, setup);
     await adaptor.broadcast(signedSetup);
+    node.facade.root();
     expect(await adaptor.txStatus(signedSetup.txid, setup)).toMatchObject({ state: 'confirmed' });
     const [acc] = await rpc.getMultipleAccounts([nonce]);
     expect(readNonceAccount(acc!, nonce).authority).toBe(source.changeAddress);
@@ -64,6 +65,7 @@ describe('durable nonce setup when SOL reached the nonce address first', () => {
     const transfer = await send(source, to, 100_000_000n, 'transfer');
     const signed = signWith(adaptor, signer, transfer);
     await adaptor.broadcast(signed);
+    node.facade.root();
     expect(await adaptor.txStatus(signed.txid, transfer)).toMatchObject({ state: 'confirmed' });
     expect(lamports(to)).toBe(100_000_000n);
   });
@@ -74,6 +76,7 @@ describe('durable nonce setup when SOL reached the nonce address first', () => {
     await node.fund(nonce, 'SOL', 2_000_000n);
     const signed = signWith(adaptor, signer, setup);
     await adaptor.broadcast(signed);
+    node.facade.root();
     expect(await adaptor.txStatus(signed.txid, setup)).toMatchObject({ state: 'confirmed' });
     const [acc] = await rpc.getMultipleAccounts([nonce]);
     expect(readNonceAccount(acc!, nonce).authority).toBe(source.changeAddress);

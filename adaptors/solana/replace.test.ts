@@ -66,6 +66,7 @@ describe('solana replace: cancel and speed-up on the same durable nonce', () => 
 
     const before = lamports(source.changeAddress);
     expect(await adaptor.broadcast(cancelled)).toEqual({ txid: cancelled.txid, alreadyKnown: false });
+    node.facade.root();
     expect(await adaptor.txStatus(cancelled.txid, cancel)).toMatchObject({ state: 'confirmed', confirmations: 1 });
     expect(lamports(source.changeAddress)).toBe(before - 5_000n);
     expect(await adaptor.txStatus(signed.txid, unsigned)).toMatchObject({ state: 'failed', reason: /durable nonce advanced/, proofConfirmations: 1 });

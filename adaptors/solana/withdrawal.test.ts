@@ -111,6 +111,7 @@ describe('solana withdrawals against the local node', () => {
     );
     expect(refused).toBeInstanceOf(NodeRejectionError);
     expect(provesNeverLands(refused)).toBe(false);
+    node.facade.root();
     expect(await other.txStatus(signedB!.txid, b)).toMatchObject({ state: 'confirmed', confirmations: 1 });
   });
 
@@ -120,6 +121,7 @@ describe('solana withdrawals against the local node', () => {
     expect(await adaptor.broadcast(signed)).toEqual({ txid: signed.txid, alreadyKnown: false });
     expect(await adaptor.txStatus(signed.txid, unsigned)).toEqual({ state: 'unknown', confirmations: 0 });
     await adaptor.broadcast(signed);
+    node.facade.root();
     expect(await adaptor.txStatus(signed.txid, unsigned)).toMatchObject({ state: 'confirmed' });
   });
 
@@ -145,6 +147,7 @@ describe('solana withdrawals against the local node', () => {
     expect(await adaptor.broadcast(signed)).toEqual({ txid: signed.txid, alreadyKnown: false });
     expect(await lagging.broadcast(signed)).toEqual({ txid: signed.txid, alreadyKnown: true });
     expect(hidden).toBe(0);
+    node.facade.root();
     expect(await adaptor.txStatus(signed.txid, unsigned)).toMatchObject({ state: 'confirmed' });
   });
 

@@ -14,7 +14,7 @@ interface Answer<T> {
 describe('local Solana node: blocks as Agave serves them', () => {
   let node: LocalSolanaNode;
   beforeAll(async () => {
-    node = await startLocalSolanaNode();
+    node = await startLocalSolanaNode({ slotMs: 0 });
   });
   afterAll(() => node.stop());
 

@@ -3,8 +3,9 @@ import { fail } from './rpc-error.js';
 
 /**
  * getBlock and getBlocks as Agave answers them (rpc/src/rpc.rs, get_block and get_blocks), from
- * the blocks the local node recorded. The one bank there is counts as finalized, as everywhere
- * in the facade: a slot up to the node's is rooted, so one without a block was skipped.
+ * the blocks the local node recorded. Blocks, like accounts, are served from the one bank there
+ * is, at every commitment (only signature statuses follow the commitment model, commitment.ts):
+ * a slot up to the node's has its block or was skipped.
  * Stricter than Agave in one way: a config key it does not know is refused, where Agave's serde
  * ignores it (a misspelt option would silently do nothing on a real node).
  */

@@ -13,6 +13,11 @@ export async function startSolanaLocalNode(): Promise<LocalLedgerNode> {
       if (asset !== 'SOL' && asset !== node.usdc.symbol) throw new InvalidArgumentError(`The solanadev faucet sends SOL and ${node.usdc.symbol}, not ${asset}`);
       return node.fund(address, asset, units);
     },
+    // No pause: the node only produces blocks for transactions and to root them (index.ts).
+    mining: {
+      mine: async (blocks) => node.facade.advance(blocks),
+      state: async () => ({ paused: false, height: node.facade.blockHeight() }),
+    },
     stop: node.stop,
   };
 }

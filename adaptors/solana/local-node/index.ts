@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LiteSVM } from 'litesvm';
-import { SvmRpcFacade } from './rpc-facade.js';
+import { SvmRpcFacade, type FacadeOptions } from './rpc-facade.js';
 import { LocalMint } from './mint.js';
 
 export interface LocalSolanaNode {
@@ -17,17 +17,38 @@ export interface LocalSolanaNode {
 }
 
 const MAX_BODY = 2 * 1024 * 1024;
+/** How often the node produces an empty block while something it landed is not rooted yet. */
+const DEFAULT_SLOT_MS = 100;
+
+export interface LocalSolanaNodeOptions extends FacadeOptions {
+  port?: number;
+  /**
+   * Milliseconds between the empty blocks the node produces while a transaction it landed is
+   * not rooted yet (the cluster voting on and rooting it); 0: none, the caller advances the
+   * node itself (`facade.advance`). Default 100 (mainnet: 400).
+   */
+  slotMs?: number;
+}
 
 /**
  * A local Solana node for development and tests: LiteSVM in-process (with the default
  * programs: System, SPL Token, Associated Token Account) behind the JSON-RPC facade, on a
- * free port of 127.0.0.1.
+ * free port of 127.0.0.1. The node produces a block for every transaction and, while one of
+ * them is not rooted yet, an empty block every `slotMs`: a transaction goes from `processed` to
+ * `finalized` in `finalityDepth` slots, then an idle node stays where it is.
  */
-export async function startLocalSolanaNode(opts: { port?: number } = {}): Promise<LocalSolanaNode> {
+export async function startLocalSolanaNode(opts: LocalSolanaNodeOptions = {}): Promise<LocalSolanaNode> {
   // The facade applies the transaction-age rule itself (see lifetime.ts): LiteSVM alone would
   // accept only its latest blockhash.
   const svm = new LiteSVM().withTransactionHistory(10_000n).withBlockhashCheck(false);
-  const facade = new SvmRpcFacade(svm);
+  const facade = new SvmRpcFacade(svm, { finalityDepth: opts.finalityDepth });
+  const slotMs = opts.slotMs ?? DEFAULT_SLOT_MS;
+  const clock =
+    slotMs > 0
+      ? setInterval(() => {
+          if (facade.unrooted()) facade.nextSlot();
+        }, slotMs).unref()
+      : undefined;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -61,6 +82,9 @@ export async function startLocalSolanaNode(opts: { port?: number } = {}): Promis
       if (asset === usdc.symbol) return mint.mintTo(owner, units);
       throw new Error(`the local node funds SOL and ${usdc.symbol}, not ${asset}`);
     },
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    stop: () => {
+      clearInterval(clock);
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

@@ -1,16 +1,8 @@
-import {
-  getBase58Decoder,
-  getBase64Encoder,
-  getBase64Decoder,
-  getTransactionDecoder,
-  address as toAddress,
-  type Address,
-  type Signature,
-  type Transaction,
-} from '@solana/kit';
+import { getBase58Decoder, getBase64Encoder, getBase64Decoder, getTransactionDecoder, address as toAddress, type Address, type Transaction } from '@solana/kit';
 import { FailedTransactionMetadata, type EpochSchedule, type LiteSVM } from 'litesvm';
 import { getBlock, getBlocks } from './block-rpc.js';
 import { BlockLog, type Execution } from './blocks.js';
+import { finalityDepthOf, signatureStatuses, type LandedTx } from './commitment.js';
 import { RecentBlockhashes } from './lifetime.js';
 import { fail, type RpcError } from './rpc-error.js';
 import { describeFailure } from './tx-error.js';
@@ -27,20 +19,30 @@ import { describeFailure } from './tx-error.js';
  * it). So the slot the node is at always has a complete block: a transaction executed while the
  * clock is at slot N carries N's blockhash and lands in N + 1, as on a cluster. `skipSlots`
  * leaves slots without a block, as leaders that produce nothing do.
+ *
+ * Commitment (commitment.ts): a transaction is `processed` in its block's slot, `confirmed` a
+ * slot later and `finalized` `finalityDepth` slots later. Slots advance only when the node
+ * produces a block (a transaction, `nextSlot`, `advance`); the local node (index.ts) keeps
+ * producing empty blocks while something landed is not rooted yet.
  */
 
 export type { RpcError };
 
-interface Landed {
-  slot: bigint;
-  err: unknown;
+export interface FacadeOptions {
+  /** Slots after its block a transaction is finalized (rooted); default 2. */
+  finalityDepth?: number;
 }
 
 type Params = unknown[];
 
 export class SvmRpcFacade {
   /** Signatures of the transactions that landed, with their slot and error: what getSignatureStatuses reports. */
-  private readonly landed = new Map<string, Landed>();
+  private readonly landed = new Map<string, LandedTx>();
+
+  /** The latest slot with a transaction in it: everything landed is rooted once the node is `finalityDepth` past it. */
+  private lastLanding = -1;
+
+  readonly finalityDepth: number;
 
   /** The transactions sendTransaction executed, in order. */
   private readonly sentAndExecuted: string[] = [];
@@ -61,7 +63,11 @@ export class SvmRpcFacade {
   /** Set by dropNextSend: the next transaction that passes preflight is answered but never executed. */
   private dropping = false;
 
-  constructor(private readonly svm: LiteSVM) {
+  constructor(
+    private readonly svm: LiteSVM,
+    options: FacadeOptions = {},
+  ) {
+    this.finalityDepth = finalityDepthOf(options.finalityDepth);
     this.recent = new RecentBlockhashes(svm);
     this.blocks = new BlockLog({ slot: Number(this.slot()), blockhash: svm.latestBlockhash() });
     this.recent.record(this.height());
@@ -89,6 +95,26 @@ export class SvmRpcFacade {
     this.recent.record(this.height());
   }
 
+  /** Produces `n` empty blocks, as the cluster moves on (what roots the blocks before them). */
+  advance(n: number): void {
+    for (let i = 0; i < n; i++) this.nextSlot();
+  }
+
+  /** The latest block's height (getBlockHeight). */
+  blockHeight(): number {
+    return Number(this.height());
+  }
+
+  /** Produces empty blocks until every transaction landed so far is rooted (finalized). */
+  root(): void {
+    while (this.unrooted()) this.nextSlot();
+  }
+
+  /** Whether a transaction landed in a block that is not rooted yet. */
+  unrooted(): boolean {
+    return this.lastLanding >= 0 && Number(this.slot()) - this.lastLanding < this.finalityDepth;
+  }
+
   /** The next `n` slots get no block (their leaders produce nothing): the next block's parent is the latest one. */
   skipSlots(n: number): void {
     this.skipping += n;
@@ -106,7 +132,8 @@ export class SvmRpcFacade {
 
   private land(ran: Execution): void {
     this.nextSlot();
-    this.landed.set(ran.signature, { slot: this.slot(), err: ran.err });
+    this.lastLanding = Number(this.slot());
+    this.landed.set(ran.signature, { slot: this.lastLanding, err: ran.err });
   }
 
   /**
@@ -157,7 +184,7 @@ export class SvmRpcFacade {
       case 'sendTransaction':
         return this.send(params);
       case 'getSignatureStatuses':
-        return { context, value: asList(params[0]).map((s) => this.status(String(s))) };
+        return { context, value: signatureStatuses(params, (s) => this.landed.get(s), context.slot, this.finalityDepth) };
       case 'getBlock':
         return getBlock(this.blocks, params, Number(this.slot()));
       case 'getBlocks':
@@ -256,19 +283,6 @@ export class SvmRpcFacade {
   executed(): string[] {
     return [...this.sentAndExecuted];
   }
-
-  private status(signature: string): unknown {
-    const hit = this.landed.get(signature as Signature);
-    if (!hit) return null;
-    // One in-process node with no forks: an executed transaction is final at once.
-    return {
-      slot: Number(hit.slot),
-      confirmations: null,
-      err: hit.err,
-      confirmationStatus: 'finalized',
-      status: hit.err === null ? { Ok: null } : { Err: hit.err },
-    };
-  }
 }
 
 /** The runtime's EpochSchedule::get_epoch_and_slot_index, with the epoch's length: short epochs (from 32 slots) while warming up, then fixed. */
@@ -294,7 +308,7 @@ function epochOf(schedule: EpochSchedule, slot: bigint): { epoch: bigint; slotIn
 }
 
 function asList(v: unknown): unknown[] {
-  if (!Array.isArray(v)) return fail(-32602, 'expected an array of addresses or signatures');
+  if (!Array.isArray(v)) return fail(-32602, 'expected an array of addresses');
   if (v.length > 100) return fail(-32602, 'too many entries: at most 100');
   return v;
 }
