@@ -59,7 +59,7 @@ import { apiMemory, type ApiMemory } from './api-memory.js';
 import { depositRows, depositsBench, type DepositFigures, type DepositSizes } from './deposits.js';
 import { formatTable, verdict, type Row } from './table.js';
 import { pct } from './stats.js';
-import { SCALE_OUT_SETUPS, scaleOutRows, usageWindow, type DrainWindow, type ScaleOutFigures, type ScaleOutSetup } from './scale-out.js';
+import { SCALE_OUT_SETUPS, SCALE_OUT_VAULTS, scaleOutRows, usageWindow, type DrainWindow, type ScaleOutFigures, type ScaleOutSetup } from './scale-out.js';
 import { startRedisCluster } from '../test/helpers/redis-cluster.js';
 import { redisClient } from '../src/platform/redis.js';
 
@@ -659,32 +659,33 @@ async function scaleOutPhase(b: Bench, w: Workers): Promise<ScaleOutFigures> {
   for (const x of [w.worker, ...w.extraWorkers]) await x.stop();
   await b.api.child.stop();
   const runs: ScaleOutFigures['runs'] = [];
-  for (const setup of SCALE_OUT_SETUPS) runs.push(await scaleOutRun(b, setup));
+  for (const vaults of SCALE_OUT_VAULTS) for (const setup of SCALE_OUT_SETUPS) runs.push(await scaleOutRun(b, setup, vaults));
   return { runs };
 }
 
-async function scaleOutRun(b: Bench, setup: ScaleOutSetup): Promise<ScaleOutFigures['runs'][number]> {
+async function scaleOutRun(b: Bench, setup: ScaleOutSetup, vaults: number): Promise<ScaleOutFigures['runs'][number]> {
   const cluster = setup.redisMasters > 1 ? await startRedisCluster(setup.redisMasters) : undefined;
   if (cluster) b.stops.push(cluster.stop);
   const redisUrl = cluster?.url ?? b.redisUrl;
   const nodeUrls = cluster ? cluster.ports.map((p) => `redis://127.0.0.1:${p}`) : [b.redisUrl];
   // Redis Cluster needs every key of a script in one slot: a hash-tagged prefix, on both set-ups alike.
-  const prefix = `{${b.prefix}-so-${setup.name}}`;
+  const prefix = `{${b.prefix}-so-${setup.name}${vaults}}`;
   const env = { ...b.env, REDIS_URL: redisUrl, REDIS_PREFIX: prefix };
   const redis = redisClient(redisUrl, { maxRetriesPerRequest: null });
   const config = loadConfig(env, families, 'bench');
   log(
     `scale-out (${setup.name}): ${setup.apiProcesses} API + ${setup.workerProcesses} worker processes on ${cluster ? `a ${setup.redisMasters}-master Redis Cluster` : redisUrl}`,
   );
-  const api = await startApi(`api-so-${setup.name}`, env, { processes: setup.apiProcesses });
+  const api = await startApi(`api-so-${setup.name}${vaults}`, env, { processes: setup.apiProcesses });
   const sb: Bench = { ...b, prefix, redisUrl, redis, config, env, api, store: new OperationStore(redis, `${prefix}:`) };
   try {
-    const sw = await startWorkers(sb, setup.workerProcesses, `worker-so-${setup.name}`);
+    const sw = await startWorkers(sb, setup.workerProcesses, `worker-so-${setup.name}${vaults}`);
     const window = usageWindow(api.child, setup.apiProcesses, [sw.worker, ...sw.extraWorkers], nodeUrls);
-    const d = await drain(sb, sw, ethereumDrainKit(b.anvil.url, RECIPIENT), 'live', { window, withdrawals: SIZES.scaleOut });
+    const d = await drain(sb, sw, ethereumDrainKit(b.anvil.url, RECIPIENT, vaults), 'live', { window, withdrawals: SIZES.scaleOut });
     for (const x of [sw.worker, ...sw.extraWorkers]) await x.stop();
     const run = {
       setup,
+      vaults,
       ownRedis: Boolean(cluster) || redisUrl !== (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'),
       withdrawals: d.created,
       drainSeconds: d.drainSeconds,
@@ -697,7 +698,7 @@ async function scaleOutRun(b: Bench, setup: ScaleOutSetup): Promise<ScaleOutFigu
       failed: d.failed,
       usage: window.usage(),
     };
-    log(`scale-out (${setup.name}): ${JSON.stringify(run)}`);
+    log(`scale-out (${setup.name}, ${vaults} vaults): ${JSON.stringify(run)}`);
     return run;
   } finally {
     await api.child.stop();

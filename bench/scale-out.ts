@@ -46,8 +46,16 @@ export interface ScaleOutUsage {
   loadAverageAfter: number[];
 }
 
+/**
+ * Vaults the drain's withdrawals come from: one (the pipeline phase's drain), whose sends are
+ * serial by design (one sender per account at a time, src/withdrawals/sending/send-order.ts),
+ * and four, where a second worker can send for other accounts meanwhile.
+ */
+export const SCALE_OUT_VAULTS = [1, 4];
+
 export interface ScaleOutRun {
   setup: ScaleOutSetup;
+  vaults: number;
   /** The Redis the set-up ran on is the bench's own (its CPU is the drain's alone). */
   ownRedis: boolean;
   withdrawals: number;
@@ -162,9 +170,15 @@ export function usageWindow(api: Child, apiProcesses: number, workers: Child[], 
 
 /** The phase's rows: throughput and latency of (b) against (a), then what each set-up's processes used. */
 export function scaleOutRows(f: ScaleOutFigures): Row[] {
-  const a = f.runs.find((r) => r.setup.name === 'a');
-  const b = f.runs.find((r) => r.setup.name === 'b');
-  if (!a || !b) return [];
+  return [...new Set(f.runs.map((r) => r.vaults))].flatMap((vaults) => {
+    const a = f.runs.find((r) => r.vaults === vaults && r.setup.name === 'a');
+    const b = f.runs.find((r) => r.vaults === vaults && r.setup.name === 'b');
+    return a && b ? pairRows(a, b) : [];
+  });
+}
+
+function pairRows(a: ScaleOutRun, b: ScaleOutRun): Row[] {
+  const from = `${b.vaults} ${b.vaults === 1 ? 'vault' : 'vaults'}`;
   const label = (r: ScaleOutRun) =>
     `${r.setup.apiProcesses} API + ${r.setup.workerProcesses} worker${r.setup.workerProcesses > 1 ? 's' : ''}, ${r.setup.redisMasters > 1 ? `${r.setup.redisMasters}-master Redis Cluster` : 'one Redis'}`;
   const sum = (xs: number[]) => r2(xs.reduce((x, y) => x + y, 0));
@@ -184,7 +198,7 @@ export function scaleOutRows(f: ScaleOutFigures): Row[] {
   return [
     {
       family: 'Ethereum',
-      figure: `scale-out, live drain of ${b.withdrawals} withdrawals from one vault: ${label(b)} (broadcasts/s)`,
+      figure: `scale-out, live drain of ${b.withdrawals} withdrawals from ${from}: ${label(b)} (broadcasts/s)`,
       value: `${b.broadcastsPerSecond} (${b.drainSeconds} s)`,
       reference: `${label(a)}: ${a.broadcastsPerSecond} (${a.drainSeconds} s)`,
       notes: [
@@ -197,7 +211,7 @@ export function scaleOutRows(f: ScaleOutFigures): Row[] {
     },
     {
       family: 'Ethereum',
-      figure: `scale-out: callback accepted → BROADCAST p50 / p99 (ms), ${label(b)}`,
+      figure: `scale-out, ${from}: callback accepted → BROADCAST p50 / p99 (ms), ${label(b)}`,
       value: `${b.callbackToBroadcastMsP50} / ${b.callbackToBroadcastMsP99}`,
       reference: `a: ${a.callbackToBroadcastMsP50} / ${a.callbackToBroadcastMsP99}`,
       notes: 'ratio: p99 of a over p99 of b',
@@ -205,7 +219,7 @@ export function scaleOutRows(f: ScaleOutFigures): Row[] {
     },
     ...[a, b].map((r): Row => ({
       family: 'service',
-      figure: `scale-out (${r.setup.name}), cores busy during the drain: ${label(r)}`,
+      figure: `scale-out (${r.setup.name}), ${from}: cores busy during the drain, ${label(r)}`,
       value: `${sum([...r.usage.api, r.usage.apiPrimary, ...r.usage.workers, ...r.usage.redis])}`,
       reference: '–',
       notes: usage(r),

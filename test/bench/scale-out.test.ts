@@ -19,6 +19,7 @@ const usage = (more: Partial<ScaleOutUsage>): ScaleOutUsage => ({
 
 const run = (name: 'a' | 'b', more: Partial<ScaleOutRun>): ScaleOutRun => ({
   setup: SCALE_OUT_SETUPS.find((s) => s.name === name) as ScaleOutRun['setup'],
+  vaults: 1,
   ownRedis: name === 'b',
   withdrawals: 400,
   drainSeconds: 2,
@@ -46,7 +47,7 @@ describe('the scale-out rows', () => {
       ],
     });
     expect(rows).toHaveLength(4);
-    expect(rows[0]?.figure).toMatch(/2 API \+ 2 workers, 3-master Redis Cluster/);
+    expect(rows[0]?.figure).toMatch(/from 1 vault: 2 API \+ 2 workers, 3-master Redis Cluster/);
     expect(rows[0]?.reference).toMatch(/^1 API \+ 1 worker, one Redis: 200/);
     expect(rows[0]?.ratio).toBe(0.5);
     expect(rows[1]?.ratio).toBe(0.5);
@@ -58,7 +59,12 @@ describe('the scale-out rows', () => {
     expect(rows[3]?.value).toBe('0.88');
   });
 
-  it('gives no rows unless both set-ups ran', () => {
-    expect(scaleOutRows({ runs: [run('a', {})] })).toEqual([]);
+  it('pairs the set-ups by the number of vaults, and gives no rows for a count where one set-up did not run', () => {
+    const rows = scaleOutRows({
+      runs: [run('a', {}), run('b', {}), run('a', { vaults: 4, broadcastsPerSecond: 100 }), run('b', { vaults: 4, broadcastsPerSecond: 150 })],
+    });
+    expect(rows.map((r) => r.ratio).filter((r) => r !== undefined && r > 0)).toContain(1.5);
+    expect(rows.filter((r) => /from 4 vaults/.test(r.figure))).toHaveLength(1);
+    expect(scaleOutRows({ runs: [run('a', {}), run('b', { vaults: 4 })] })).toEqual([]);
   });
 });
