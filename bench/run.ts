@@ -674,7 +674,7 @@ async function scaleOutRun(b: Bench, setup: ScaleOutSetup, vaults: number): Prom
   const redis = redisClient(redisUrl, { maxRetriesPerRequest: null });
   const config = loadConfig(env, families, 'bench');
   log(
-    `scale-out (${setup.name}): ${setup.apiProcesses} API + ${setup.workerProcesses} worker processes on ${cluster ? `a ${setup.redisMasters}-master Redis Cluster` : redisUrl}`,
+    `scale-out (${setup.name}, ${vaults} vaults): ${setup.apiProcesses} API + ${setup.workerProcesses} worker processes on ${cluster ? `a ${setup.redisMasters}-master Redis Cluster` : redisUrl}`,
   );
   const api = await startApi(`api-so-${setup.name}${vaults}`, env, { processes: setup.apiProcesses });
   const sb: Bench = { ...b, prefix, redisUrl, redis, config, env, api, store: new OperationStore(redis, `${prefix}:`) };
@@ -698,7 +698,7 @@ async function scaleOutRun(b: Bench, setup: ScaleOutSetup, vaults: number): Prom
       failed: d.failed,
       usage: window.usage(),
     };
-    log(`scale-out (${setup.name}, ${vaults} vaults): ${JSON.stringify(run)}`);
+    log(`scale-out (${setup.name}, ${vaults} vaults), drained: ${JSON.stringify(run)}`);
     return run;
   } finally {
     await api.child.stop();

@@ -222,7 +222,8 @@ function pairRows(a: ScaleOutRun, b: ScaleOutRun): Row[] {
       figure: `scale-out (${r.setup.name}), ${from}: cores busy during the drain, ${label(r)}`,
       value: `${sum([...r.usage.api, r.usage.apiPrimary, ...r.usage.workers, ...r.usage.redis])}`,
       reference: '–',
-      notes: usage(r),
+      // The set-up's CPU per withdrawal: what the same work costs spread over more processes.
+      notes: `${r2((sum([...r.usage.api, r.usage.apiPrimary, ...r.usage.workers, ...r.usage.redis]) * r.usage.windowSeconds * 1000) / r.withdrawals)} ms CPU per withdrawal; ${usage(r)}`,
     })),
   ];
 }

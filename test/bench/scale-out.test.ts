@@ -57,6 +57,8 @@ describe('the scale-out rows', () => {
     expect(rows[2]?.notes).toMatch(/\(shared Redis\)/);
     // Cores busy of the set-up's own processes: API, primary, workers, Redis.
     expect(rows[3]?.value).toBe('0.88');
+    // 0.88 cores over the 2 s window for 400 withdrawals.
+    expect(rows[3]?.notes).toMatch(/^4\.4 ms CPU per withdrawal; /);
   });
 
   it('pairs the set-ups by the number of vaults, and gives no rows for a count where one set-up did not run', () => {
