@@ -695,6 +695,8 @@ async function scaleOutRun(b: Bench, setup: ScaleOutSetup, vaults: number): Prom
       callbacksAcceptedSeconds: d.callbacksAcceptedSeconds,
       barePerSecond: d.bare.perSecond,
       orderOk: d.order.ok,
+      sends: d.nodeSends,
+      distinct: d.distinctSent,
       failed: d.failed,
       usage: window.usage(),
     };

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { childPids, pidCpuSeconds, treeCpuSeconds, type Child } from './procs.js';
-import type { Row } from './table.js';
+import { verdict, type Row } from './table.js';
 
 export interface ScaleOutSetup {
   name: 'a' | 'b';
@@ -66,6 +66,9 @@ export interface ScaleOutRun {
   callbacksAcceptedSeconds: number;
   barePerSecond: number;
   orderOk: boolean;
+  /** Transactions the workers sent to the node, and distinct ones among them (each withdrawal once: equal to `withdrawals`). */
+  sends: number;
+  distinct: number;
   failed: number;
   usage: ScaleOutUsage;
 }
@@ -205,6 +208,7 @@ function pairRows(a: ScaleOutRun, b: ScaleOutRun): Row[] {
         `bare client ${b.barePerSecond}/s (a: ${a.barePerSecond}/s)`,
         `callbacks accepted in ${b.callbacksAcceptedSeconds} s (a: ${a.callbacksAcceptedSeconds} s)`,
         `nonces in order ${b.orderOk && a.orderOk ? 'both' : `a ${a.orderOk}, b ${b.orderOk}`}`,
+        `sends / distinct ${b.sends} / ${b.distinct} (a: ${a.sends} / ${a.distinct}), none twice ${verdict([a, b].every((r) => r.sends === r.distinct && r.distinct === r.withdrawals))}`,
         `${a.failed + b.failed} failed`,
       ].join('; '),
       ratio,

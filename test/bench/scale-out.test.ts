@@ -29,6 +29,8 @@ const run = (name: 'a' | 'b', more: Partial<ScaleOutRun>): ScaleOutRun => ({
   callbacksAcceptedSeconds: 1,
   barePerSecond: 500,
   orderOk: true,
+  sends: 400,
+  distinct: 400,
   failed: 0,
   usage: usage({}),
   ...more,
@@ -50,6 +52,7 @@ describe('the scale-out rows', () => {
     expect(rows[0]?.figure).toMatch(/from 1 vault: 2 API \+ 2 workers, 3-master Redis Cluster/);
     expect(rows[0]?.reference).toMatch(/^1 API \+ 1 worker, one Redis: 200/);
     expect(rows[0]?.ratio).toBe(0.5);
+    expect(rows[0]?.notes).toMatch(/sends \/ distinct 400 \/ 400 \(a: 400 \/ 400\), none twice met/);
     expect(rows[1]?.ratio).toBe(0.5);
     // What bounds the ratio: every process's share of the cores, the machine's, the load average.
     expect(rows[3]?.notes).toMatch(/API 0\.1 \+ 0\.15 \(\+ primary 0\.01\); workers 0\.2 \+ 0\.3; Redis 0\.12 \/ 0 \/ 0;/);
@@ -68,5 +71,10 @@ describe('the scale-out rows', () => {
     expect(rows.map((r) => r.ratio).filter((r) => r !== undefined && r > 0)).toContain(1.5);
     expect(rows.filter((r) => /from 4 vaults/.test(r.figure))).toHaveLength(1);
     expect(scaleOutRows({ runs: [run('a', {}), run('b', { vaults: 4 })] })).toEqual([]);
+  });
+
+  it('marks a withdrawal sent twice', () => {
+    const [row] = scaleOutRows({ runs: [run('a', {}), run('b', { sends: 401 })] });
+    expect(row?.notes).toMatch(/none twice MISSED/);
   });
 });
