@@ -177,15 +177,24 @@ export function cpuSeconds(child: Child): number {
 }
 
 /** A process's CPU seconds and its live children's (an API started as several processes). */
-function treeCpuSeconds(pid: number): number {
+export function treeCpuSeconds(pid: number): number {
   try {
-    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in 1/100 s.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-    return (Number(fields[11]) + Number(fields[12])) / 100 + children.reduce((sum, c) => sum + treeCpuSeconds(c), 0);
+    return pidCpuSeconds(pid) + childPids(pid).reduce((sum, c) => sum + treeCpuSeconds(c), 0);
   } catch {
     return NaN;
   }
+}
+
+/** One process's own CPU seconds (user + system, every thread), from /proc/<pid>/stat; throws when it is gone. */
+export function pidCpuSeconds(pid: number): number {
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in 1/100 s.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** The live children of a process (the API processes node:cluster forked). */
+export function childPids(pid: number): number[] {
+  return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
 }
 
 export const answers = async (url: string): Promise<boolean> => (await fetch(url)).status < 500;

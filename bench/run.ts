@@ -59,6 +59,9 @@ import { apiMemory, type ApiMemory } from './api-memory.js';
 import { depositRows, depositsBench, type DepositFigures, type DepositSizes } from './deposits.js';
 import { formatTable, verdict, type Row } from './table.js';
 import { pct } from './stats.js';
+import { SCALE_OUT_SETUPS, SCALE_OUT_VAULTS, scaleOutRows, usageWindow, type DrainWindow, type ScaleOutFigures, type ScaleOutSetup } from './scale-out.js';
+import { startRedisCluster } from '../test/helpers/redis-cluster.js';
+import { redisClient } from '../src/platform/redis.js';
 
 const PHASES = [
   'utxo',
@@ -79,6 +82,7 @@ const PHASES = [
   'idle',
   'memory',
   'deposits',
+  'scale-out',
 ];
 const USAGE = `npm run bench [-- --quick] [-- --only=<phase>,...]
   --quick         a smoke run with smaller counts
@@ -103,7 +107,18 @@ if (unknown.length) {
 }
 const want = (phase: string): boolean => !only || only.includes(phase);
 const SIZES = quick
-  ? { callbacks: 1_500, warmup: 300, connections: 50, addressSeconds: 1, withdrawals: 100, familyWithdrawals: 100, idle: 30, jobs: 5_000, apiRequests: 2_000 }
+  ? {
+      callbacks: 1_500,
+      warmup: 300,
+      connections: 50,
+      addressSeconds: 1,
+      withdrawals: 100,
+      familyWithdrawals: 100,
+      idle: 30,
+      jobs: 5_000,
+      apiRequests: 2_000,
+      scaleOut: 400,
+    }
   : {
       callbacks: 20_000,
       warmup: 2_000,
@@ -114,6 +129,7 @@ const SIZES = quick
       idle: 200,
       jobs: 100_000,
       apiRequests: 24_000,
+      scaleOut: 1_000,
     };
 type FamilyName = 'ethereum' | 'bitcoin' | 'stellar' | 'solana';
 /** Whether a family's part of a phase runs: `ingest` or `pipeline` (every family), or `ingest-<family>`, `pipeline-<family>`. */
@@ -155,11 +171,15 @@ function serviceEnv(redisUrl: string, prefix: string, port: number, ledgers: obj
 const API_PROCESSES = Number(process.env.BENCH_API_PROCESSES ?? 1);
 const WORKER_PROCESSES = Number(process.env.BENCH_WORKER_PROCESSES ?? 1);
 
-async function startApi(name: string, env: Record<string, string>, opts: StartOptions = {}): Promise<{ child: Child; url: string }> {
+async function startApi(
+  name: string,
+  env: Record<string, string>,
+  { processes = API_PROCESSES, ...opts }: StartOptions & { processes?: number } = {},
+): Promise<{ child: Child; url: string }> {
   // BENCH_CPU_PROF=1 writes V8 CPU profiles of the API (of each API process) and the worker to bench/results/prof/ when they stop.
   const o = { profile: Boolean(process.env.BENCH_CPU_PROF), ...opts };
   const child =
-    API_PROCESSES > 1 && !opts.built ? startNode(name, 'bench/cluster-api.ts', [String(API_PROCESSES)], env, o) : startNode(name, 'src/main.ts', [], env, o);
+    processes > 1 && !opts.built ? startNode(name, 'bench/cluster-api.ts', [String(processes)], env, o) : startNode(name, 'src/main.ts', [], env, o);
   const url = `http://127.0.0.1:${env.PORT}`;
   await waitFor(`${name} start`, child, () => answers(`${url}/api/v1.0/config`));
   return { child, url };
@@ -191,6 +211,7 @@ interface Figures {
   memory?: { tsx: WorkerMemory; built: WorkerMemory };
   apiMemory?: { tsx?: ApiMemory; built?: ApiMemory };
   deposits?: DepositFigures;
+  scaleOut?: ScaleOutFigures;
 }
 
 interface IngestFigures {
@@ -235,6 +256,7 @@ interface DrainFigures {
   /** Garbage collections of the (first) worker from the callbacks' release to the end: scavenges, full. */
   workerGcs: { minor: number; major: number };
   callbackToBroadcastMsP50: number;
+  callbackToBroadcastMsP99: number;
   /** First callback sent → last one accepted by the API: the receiver's share of the drain. */
   callbacksAcceptedSeconds: number;
   /** The family's ordering rule (nonces, coins, sequences, durable nonces), checked on the node. */
@@ -334,6 +356,7 @@ async function main(): Promise<void> {
     }
     if (want('idle')) figures.idle = await idlePhase(b, w);
     if (want('memory')) figures.memory = await memoryPhase(b, w);
+    if (want('scale-out')) figures.scaleOut = await scaleOutPhase(b, w);
 
     report(figures);
   } finally {
@@ -625,13 +648,75 @@ async function depositsPhase({ redis, redisUrl, prefix, env, stops, built }: Ben
   );
 }
 
+/**
+ * Scale-out (bench/scale-out.ts): the Ethereum live drain on (a) one API and one worker process
+ * on the bench's Redis, then (b) two API and two worker processes on a three-master Redis
+ * Cluster started here, each set-up with a hash-tagged prefix of its own. The API of each
+ * set-up listens on the port the custody emulator calls back, so the pipeline's API and workers
+ * stop first.
+ */
+async function scaleOutPhase(b: Bench, w: Workers): Promise<ScaleOutFigures> {
+  for (const x of [w.worker, ...w.extraWorkers]) await x.stop();
+  await b.api.child.stop();
+  const runs: ScaleOutFigures['runs'] = [];
+  for (const vaults of SCALE_OUT_VAULTS) for (const setup of SCALE_OUT_SETUPS) runs.push(await scaleOutRun(b, setup, vaults));
+  return { runs };
+}
+
+async function scaleOutRun(b: Bench, setup: ScaleOutSetup, vaults: number): Promise<ScaleOutFigures['runs'][number]> {
+  const cluster = setup.redisMasters > 1 ? await startRedisCluster(setup.redisMasters) : undefined;
+  if (cluster) b.stops.push(cluster.stop);
+  const redisUrl = cluster?.url ?? b.redisUrl;
+  const nodeUrls = cluster ? cluster.ports.map((p) => `redis://127.0.0.1:${p}`) : [b.redisUrl];
+  // Redis Cluster needs every key of a script in one slot: a hash-tagged prefix, on both set-ups alike.
+  const prefix = `{${b.prefix}-so-${setup.name}${vaults}}`;
+  const env = { ...b.env, REDIS_URL: redisUrl, REDIS_PREFIX: prefix };
+  const redis = redisClient(redisUrl, { maxRetriesPerRequest: null });
+  const config = loadConfig(env, families, 'bench');
+  log(
+    `scale-out (${setup.name}, ${vaults} vaults): ${setup.apiProcesses} API + ${setup.workerProcesses} worker processes on ${cluster ? `a ${setup.redisMasters}-master Redis Cluster` : redisUrl}`,
+  );
+  const api = await startApi(`api-so-${setup.name}${vaults}`, env, { processes: setup.apiProcesses });
+  const sb: Bench = { ...b, prefix, redisUrl, redis, config, env, api, store: new OperationStore(redis, `${prefix}:`) };
+  try {
+    const sw = await startWorkers(sb, setup.workerProcesses, `worker-so-${setup.name}${vaults}`);
+    const window = usageWindow(api.child, setup.apiProcesses, [sw.worker, ...sw.extraWorkers], nodeUrls);
+    const d = await drain(sb, sw, ethereumDrainKit(b.anvil.url, RECIPIENT, vaults), 'live', { window, withdrawals: SIZES.scaleOut });
+    for (const x of [sw.worker, ...sw.extraWorkers]) await x.stop();
+    const run = {
+      setup,
+      vaults,
+      ownRedis: Boolean(cluster) || redisUrl !== (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'),
+      withdrawals: d.created,
+      drainSeconds: d.drainSeconds,
+      broadcastsPerSecond: d.broadcastsPerSecond,
+      callbackToBroadcastMsP50: d.callbackToBroadcastMsP50,
+      callbackToBroadcastMsP99: d.callbackToBroadcastMsP99,
+      callbacksAcceptedSeconds: d.callbacksAcceptedSeconds,
+      barePerSecond: d.bare.perSecond,
+      orderOk: d.order.ok,
+      sends: d.nodeSends,
+      distinct: d.distinctSent,
+      failed: d.failed,
+      usage: window.usage(),
+    };
+    log(`scale-out (${setup.name}, ${vaults} vaults), drained: ${JSON.stringify(run)}`);
+    return run;
+  } finally {
+    await api.child.stop();
+    redis.disconnect();
+    if (cluster) await cluster.stop();
+    else await cleanRedis(redisUrl, [prefix]);
+  }
+}
+
 /** BENCH_WORKER_PROCESSES=2 adds worker processes for the drains and the idle phase (the memory phase uses the first alone). */
-async function startWorkers({ env, stops }: Bench): Promise<Workers> {
-  const worker = await startWorker('worker', env);
+async function startWorkers({ env, stops }: Bench, count = WORKER_PROCESSES, name = 'worker'): Promise<Workers> {
+  const worker = await startWorker(name, env);
   stops.push(worker.stop);
   const extraWorkers: Child[] = [];
-  for (let i = 2; i <= WORKER_PROCESSES; i++) {
-    const w = await startWorker(`worker-${i}`, env);
+  for (let i = 2; i <= count; i++) {
+    const w = await startWorker(`${name}-${i}`, env);
     stops.push(w.stop);
     extraWorkers.push(w);
   }
@@ -791,10 +876,16 @@ async function createHeld(b: Bench, kit: DrainKit, vaults: string[]) {
  * broadcast). The reference, just before: the kit's bare client sending as many pre-signed
  * transactions to the same node.
  */
-async function drain(b: Bench, w: Workers, kit: DrainKit, mode: 'live' | 'backlog'): Promise<DrainFigures> {
+async function drain(
+  b: Bench,
+  w: Workers,
+  kit: DrainKit,
+  mode: 'live' | 'backlog',
+  { window, withdrawals }: { window?: DrainWindow; withdrawals?: number } = {},
+): Promise<DrainFigures> {
   const { tap, redis, config, api } = b;
   const { worker, extraWorkers, workersCpuSeconds, workersStats } = w;
-  const n = kit.family === 'Ethereum' ? SIZES.withdrawals : SIZES.familyWithdrawals;
+  const n = withdrawals ?? (kit.family === 'Ethereum' ? SIZES.withdrawals : SIZES.familyWithdrawals);
   const vaults = await kit.vaults(serviceHandle(b), n);
   const { operationIDs, createSeconds, gate, retried } = await createHeld(b, kit, vaults);
 
@@ -816,6 +907,7 @@ async function drain(b: Bench, w: Workers, kit: DrainKit, mode: 'live' | 'backlo
   const gcBefore = (countersBefore[0] as ChildCounters).gc;
   let workerCpu0 = workersCpuSeconds();
   const apiCpu0 = cpuSeconds(api.child);
+  await window?.start();
   tap.held = undefined;
   gate.release();
   let resumedAt = NaN;
@@ -843,6 +935,7 @@ async function drain(b: Bench, w: Workers, kit: DrainKit, mode: 'live' | 'backlo
     300_000,
   );
   await waitFor('every withdrawal broadcast', worker, everyOneOut, 300_000);
+  await window?.end();
   const broadcastAt = (o: Operation) => Date.parse(o.history.find((h) => h.status === 'BROADCAST')?.at ?? '');
   const sent = ops.filter((o) => Number.isFinite(broadcastAt(o)));
   const lastBroadcast = Math.max(...sent.map(broadcastAt));
@@ -883,6 +976,7 @@ async function drain(b: Bench, w: Workers, kit: DrainKit, mode: 'live' | 'backlo
     // Runs of the withdrawals' broadcast jobs so far: one each, plus a run for every look again.
     broadcastRuns: (await Promise.all(ops.map((o) => queues.broadcast.getJob(broadcastJobId(o.id))))).reduce((a, j) => a + (j?.attemptsStarted ?? 0), 0),
     callbackToBroadcastMsP50: r1(pct(callbackToBroadcast, 50)),
+    callbackToBroadcastMsP99: r1(pct(callbackToBroadcast, 99)),
     callbacksAcceptedSeconds: r2((lastAccepted - tap.firstCallback) / 1000),
     order,
     failed: ops.filter((o) => o.status === 'FAILED').length,
@@ -1135,6 +1229,7 @@ function rows(f: Figures): Row[] {
     );
   }
   if (f.deposits) out.push(...depositRows(f.deposits));
+  if (f.scaleOut) out.push(...scaleOutRows(f.scaleOut));
   return out;
 }
 
