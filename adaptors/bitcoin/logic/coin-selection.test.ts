@@ -203,3 +203,163 @@ describe('change that has no room beside the coins', () => {
     expect(c.fee - BigInt(vbytes(weight))).toBeLessThan(1_000n);
   });
 });
+
+/** The error `f` throws, or undefined. */
+const thrown = (f: () => unknown): unknown => {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+};
+const weightOfScripts = (inputs: Candidate[], scriptLengths: number[]) =>
+  signedWeight(
+    inputs.map((c) => c.format),
+    scriptLengths,
+  );
+const values = (inputs: Candidate[]) => inputs.map((x) => x.utxo.value);
+const p2sh = Uint8Array.from([0xa9, 0x14, ...new Array<number>(20).fill(4), 0x87]);
+
+describe('coin selection at its boundaries', () => {
+  it('counts in `available` a coin worth exactly the fee of its own input', () => {
+    // At 1 sat/vB a P2WPKH input costs 41 + 28 = 69 sat: a coin of 69 still counts, one of 68 does not.
+    const sel = selectCoins([coin(69n), coin(68n), coin(1_000n)], { script: p2wpkh, amount: 100_000n }, p2wpkh, 1);
+    if (sel.ok) throw new Error('expected a refusal');
+    expect(sel.available).toBe(1_069n);
+  });
+
+  it('keeps a change of exactly the dust threshold as an output', () => {
+    const sel = selectCoins([coinAt(100_000n)], { script: p2wpkh, amount: 99_562n }, p2wpkh, 1);
+    if (!sel.ok) throw new Error('expected a selection');
+    expect(sel.change).toBe(dustThreshold(p2wpkh));
+    expect(sel.fee).toBe(144n);
+  });
+
+  it('leaves out of a consolidation a coin worth exactly what its input costs (with the count byte), and takes one a satoshi more', () => {
+    // At 4 sat/vB a P2WPKH input and a count byte's growth cost (273 + 8) / 4 × 4 = 281 sat.
+    const c = chooseCoins([coin(281n), coin(282n), coin(50_000n)], { script: p2wpkh, amount: 1_000n }, p2wpkh, 4, true, BY_WEIGHT);
+    if (!c.ok) throw new Error('expected a consolidation');
+    expect(values(c.inputs).sort()).toEqual([282n, 50_000n]);
+  });
+
+  it('fills a transaction to exactly the standard weight', () => {
+    // 1,264 P2WPKH and 150 P2SH-P2WPKH inputs and one P2SH output weigh exactly 400,000.
+    const coins = [...Array.from({ length: 1_264 }, () => coin(10_000n)), ...Array.from({ length: 150 }, () => coin(10_000n, 'p2sh-p2wpkh'))];
+    expect(weightOfScripts(coins, [p2sh.length])).toBe(MAX_STANDARD_TX_WEIGHT);
+    const c = chooseCoins(coins, { script: p2sh, amount: 1_000n }, p2wpkh, 1, true, BY_WEIGHT);
+    if (!c.ok) throw new Error('expected a consolidation');
+    expect(c.inputs).toHaveLength(coins.length);
+    expect(c.fee).toBe(BigInt(MAX_STANDARD_TX_WEIGHT / 4));
+    expect(maxSendable(coins, p2sh.length, 1, BY_WEIGHT)).toEqual({ amount: 10_000n * 1_414n - 100_000n, inputs: 1_414 });
+  });
+});
+
+describe('the most one transaction sends', () => {
+  it('counts the largest coins that pay for themselves', () => {
+    // One input allowed: the largest; the 100 sat coin costs more than it holds at 10 sat/vB.
+    const coins = [coin(100n), coin(20_000n), coin(50_000n), coin(30_000n)];
+    const fee1 = BigInt(vbytes(weightOf([coin(0n)], 1)) * 10);
+    expect(maxSendable(coins, p2wpkh.length, 10, 1)).toEqual({ amount: 50_000n - fee1, inputs: 1 });
+    const fee3 = BigInt(vbytes(weightOf([coin(0n), coin(0n), coin(0n)], 1)) * 10);
+    expect(maxSendable(coins, p2wpkh.length, 10, BY_WEIGHT)).toEqual({ amount: 100_000n - fee3, inputs: 3 });
+  });
+
+  it('is zero, never negative, when the coins do not cover the fee', () => {
+    expect(maxSendable([], p2wpkh.length, 1, BY_WEIGHT)).toEqual({ amount: 0n, inputs: 0 });
+    expect(maxSendable([coin(500n)], p2wpkh.length, 1, BY_WEIGHT, p2pkh)).toEqual({ amount: 0n, inputs: 1 });
+  });
+});
+
+describe('a payment within maxInputs', () => {
+  // Blackjack (no change) skips the big coin, which overshoots by 200 sat, and matches the
+  // three small ones exactly: coinselect counts 10 + 3 × 69 + 31 = 248 bytes at 1 sat/B.
+  const amount = 60_000n - 248n - 10n;
+  const bigFee = BigInt(vbytes(weightOf([coin(0n)], 1)));
+  const coins = (big: bigint) => [coin(big), coin(20_000n), coin(20_000n), coin(20_000n)];
+
+  it("takes the general selector's pick when it has exactly maxInputs coins", () => {
+    const c = chooseCoins(coins(amount + bigFee + 200n), { script: p2wpkh, amount }, p2wpkh, 1, false, 3);
+    if (!c.ok) throw new Error('expected a selection');
+    expect(values(c.inputs)).toEqual([20_000n, 20_000n, 20_000n]);
+    expect({ send: c.send, change: c.change, fee: c.fee, toSelf: c.toSelf }).toEqual({ send: amount, change: 0n, fee: 258n, toSelf: false });
+  });
+
+  it('takes the largest coin instead when the pick has more, giving a change under the dust threshold to the fee', () => {
+    const big = amount + bigFee + 200n;
+    const c = chooseCoins(coins(big), { script: p2wpkh, amount }, p2wpkh, 1, false, 2);
+    if (!c.ok) throw new Error('expected a selection');
+    expect(values(c.inputs)).toEqual([big]);
+    // With a change output the change would be 169 sat, under the 294 of P2WPKH.
+    expect({ send: c.send, change: c.change, fee: c.fee, toSelf: c.toSelf }).toEqual({ send: amount, change: 0n, fee: big - amount, toSelf: false });
+  });
+
+  it('takes the largest coin instead when the pick has more, with its change', () => {
+    const c = chooseCoins(coins(100_000n), { script: p2wpkh, amount }, p2wpkh, 1, false, 2);
+    if (!c.ok) throw new Error('expected a selection');
+    expect(values(c.inputs)).toEqual([100_000n]);
+    const fee = BigInt(vbytes(weightOf(c.inputs, 2)));
+    expect({ send: c.send, change: c.change, fee: c.fee, toSelf: c.toSelf }).toEqual({ send: amount, change: 100_000n - amount - fee, fee, toSelf: false });
+  });
+});
+
+describe('a consolidation', () => {
+  const own = (amount: bigint) => ({ script: p2wpkh, amount });
+  /** Fee at 1 sat/vB of one P2WPKH input and one P2WPKH output. */
+  const fee1 = BigInt(vbytes(weightOf([coin(0n)], 1)));
+
+  it('sends at least the dust threshold, even when asked for less', () => {
+    // 350 − 110 = 240 sat would be a dust output.
+    expect(chooseCoins([coin(350n)], own(1n), p2wpkh, 1, true, BY_WEIGHT)).toEqual({ ok: false, fee: fee1, available: 350n });
+  });
+
+  it('goes through when what is left after the fee is exactly the amount', () => {
+    const c = chooseCoins([coin(5_000n + fee1)], own(5_000n), p2wpkh, 1, true, BY_WEIGHT);
+    if (!c.ok) throw new Error('expected a consolidation');
+    expect({ send: c.send, change: c.change, fee: c.fee, toSelf: c.toSelf }).toEqual({ send: 5_000n, change: 0n, fee: fee1, toSelf: true });
+  });
+
+  it('is refused with what is available when the coins hold the amount but not its fee', () => {
+    expect(chooseCoins([coin(10_000n)], own(10_000n), p2wpkh, 1, true, BY_WEIGHT)).toEqual({ ok: false, fee: fee1, available: 10_000n });
+  });
+
+  it('reports the fee of one input when no coin pays for itself', () => {
+    expect(chooseCoins([coin(100n)], own(1_000n), p2wpkh, 10, true, BY_WEIGHT)).toEqual({ ok: false, fee: fee1 * 10n, available: 0n });
+  });
+
+  it('takes the smallest coins, whatever order they come in', () => {
+    const c = chooseCoins([coin(50_000n), coin(20_000n), coin(10_000n)], own(1_000n), p2wpkh, 1, true, 1);
+    if (!c.ok) throw new Error('expected a consolidation');
+    expect(values(c.inputs)).toEqual([10_000n]);
+  });
+
+  it('takes, of coins of the same value, the one listed first', () => {
+    const coins = [coinAt(10_000n, 3), coinAt(10_000n, 1)];
+    for (const toSelf of [true, false]) {
+      const c = chooseCoins(coins, own(5_000n), p2wpkh, 1, toSelf, 1);
+      if (!c.ok) throw new Error('expected a selection');
+      expect(c.inputs.map((x) => x.utxo.vout)).toEqual([3]);
+    }
+  });
+
+  it('takes only as many of the largest coins as reach the amount, and the smallest for the room left', () => {
+    const c = chooseCoins([coin(1_000n), coin(2_000n), coin(50_000n), coin(60_000n)], own(55_000n), p2wpkh, 1, true, 2);
+    if (!c.ok) throw new Error('expected a consolidation');
+    expect(values(c.inputs)).toEqual([60_000n, 1_000n]);
+  });
+
+  it('is refused with a 422 naming the most one transaction sends when the coins hold enough but do not fit', () => {
+    const coins = [coin(1_000n), coin(2_000n), coin(3_000n)];
+    const err = thrown(() => chooseCoins(coins, own(4_000n), p2wpkh, 1, true, 1)) as InvalidArgumentError;
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect(err.status).toBe(422);
+    expect(err.fields).toMatchObject({ field: 'amount', maxAmountBaseUnits: (3_000n - fee1).toString(), maxInputs: 1 });
+    expect(err.details).toBe(
+      'amount 0.00004 BTC needs more coins than one transaction can spend (at most 1 inputs and 100000 vbytes): ' +
+        "at most 0.0000289 BTC can be sent in one transaction at 1 sat/vB, from this vault's 1 largest free coins. " +
+        'Send at most that, or first consolidate the vault (a withdrawal to its own address spends its small coins into one).',
+    );
+    // Holding exactly the amount and the fee of the coins that fit is enough to be told so.
+    expect(thrown(() => chooseCoins(coins, own(6_000n - fee1), p2wpkh, 1, true, 1))).toBeInstanceOf(InvalidArgumentError);
+  });
+});
