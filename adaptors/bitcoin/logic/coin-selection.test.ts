@@ -363,3 +363,51 @@ describe('a consolidation', () => {
     expect(thrown(() => chooseCoins(coins, own(6_000n - fee1), p2wpkh, 1, true, 1))).toBeInstanceOf(InvalidArgumentError);
   });
 });
+
+describe('a payment at exactly the standard weight', () => {
+  const p2trOut = Uint8Array.from([0x51, 0x20, ...new Array<number>(32).fill(5)]);
+  const small = (p2wpkhCount: number, p2shCount: number) => [
+    ...Array.from({ length: p2wpkhCount }, () => coin(20_000n)),
+    ...Array.from({ length: p2shCount }, () => coin(20_000n, 'p2sh-p2wpkh')),
+  ];
+  /** What coinselect counts at 1 sat/B: 10 bytes, 41 + 28 per P2WPKH input, 41 + 51 per P2SH-P2WPKH one, 9 + 34 for the P2TR output. */
+  const selectorFee = (p2wpkhCount: number, p2shCount: number) => BigInt(10 + 69 * p2wpkhCount + 92 * p2shCount + 43);
+  const big = 1_000_000_000n;
+
+  it("takes the general selector's pick without change that weighs exactly the standard weight", () => {
+    // Blackjack skips the big coin and matches 1,201 P2WPKH and 197 P2SH-P2WPKH coins, which
+    // with the P2TR output weigh 400,000: no room for a change output, and none needed.
+    const amount = 20_000n * 1_398n - selectorFee(1_201, 197) - 50n;
+    const c = chooseCoins([coin(big), ...small(1_201, 197)], { script: p2trOut, amount }, p2wpkh, 1, false, BY_WEIGHT);
+    if (!c.ok) throw new Error('expected a selection');
+    expect(c.inputs).toHaveLength(1_398);
+    expect(weightOfScripts(c.inputs, [p2trOut.length])).toBe(MAX_STANDARD_TX_WEIGHT);
+    expect({ send: c.send, change: c.change, fee: c.fee, toSelf: c.toSelf }).toEqual({
+      send: amount,
+      change: 0n,
+      fee: 20_000n * 1_398n - amount,
+      toSelf: false,
+    });
+  });
+
+  it("replaces a pick without change that is over the standard weight by its recipient's output alone", () => {
+    // 1,465 P2WPKH inputs weigh 399,995 with no output, 400,167 with the P2TR one.
+    const amount = 20_000n * 1_465n - selectorFee(1_465, 0) - 50n;
+    const c = chooseCoins([coin(big), ...small(1_465, 0)], { script: p2trOut, amount }, p2wpkh, 1, false, BY_WEIGHT);
+    if (!c.ok) throw new Error('expected a selection');
+    expect(values(c.inputs)).toEqual([big]);
+    expect(c.change).toBe(big - amount - c.fee);
+  });
+
+  it('keeps, of the largest coins first, a change whose output brings the transaction to exactly the standard weight', () => {
+    // coinselect counts more per input than their signed size and picks one coin more (over the
+    // weight); the 1,123 P2WPKH and 255 P2SH-P2WPKH largest coins cover the amount, and with the
+    // P2TR output and a P2WPKH change of 500 sat they weigh exactly 400,000.
+    const amount = 20_000n * 1_378n - BigInt(MAX_STANDARD_TX_WEIGHT / 4) - 500n;
+    const c = chooseCoins(small(1_123, 265), { script: p2trOut, amount }, p2wpkh, 1, false, BY_WEIGHT);
+    if (!c.ok) throw new Error('expected a selection, not a refusal');
+    expect(c.inputs).toHaveLength(1_378);
+    expect(weightOfScripts(c.inputs, [p2trOut.length, p2wpkh.length])).toBe(MAX_STANDARD_TX_WEIGHT);
+    expect({ send: c.send, change: c.change, fee: c.fee }).toEqual({ send: amount, change: 500n, fee: BigInt(MAX_STANDARD_TX_WEIGHT / 4) });
+  });
+});
