@@ -348,6 +348,16 @@ describe('a consolidation', () => {
     expect(values(c.inputs)).toEqual([60_000n, 1_000n]);
   });
 
+  it('never spends a coin twice when a largest coin it needs has the value of the smallest', () => {
+    // The three smallest (1,000 each) fall short; 60,000 and the first 1,000 reach the amount,
+    // and the room left is filled from the smallest, the 1,000 already taken first among them.
+    const coins = [coinAt(60_000n, 0), coinAt(1_000n, 1), coinAt(1_000n, 2), coinAt(1_000n, 3)];
+    const c = chooseCoins(coins, own(60_500n), p2wpkh, 1, true, 3);
+    if (!c.ok) throw new Error('expected a consolidation');
+    expect(c.inputs.map((x) => x.utxo.vout)).toEqual([0, 1, 2]);
+    expect(c.send).toBe(62_000n - c.fee);
+  });
+
   it('is refused with a 422 naming the most one transaction sends when the coins hold enough but do not fit', () => {
     const coins = [coin(1_000n), coin(2_000n), coin(3_000n)];
     const err = thrown(() => chooseCoins(coins, own(4_000n), p2wpkh, 1, true, 1)) as InvalidArgumentError;
@@ -409,5 +419,22 @@ describe('a payment at exactly the standard weight', () => {
     expect(c.inputs).toHaveLength(1_378);
     expect(weightOfScripts(c.inputs, [p2trOut.length, p2wpkh.length])).toBe(MAX_STANDARD_TX_WEIGHT);
     expect({ send: c.send, change: c.change, fee: c.fee }).toEqual({ send: amount, change: 500n, fee: BigInt(MAX_STANDARD_TX_WEIGHT / 4) });
+  });
+});
+
+describe('the largest coins first, in a payment', () => {
+  it('passes over a larger coin that costs more to spend than it holds for a smaller one that pays', () => {
+    // coinselect counts one byte more than the signed size of the big and the small coin, so it
+    // adds the 151 sat P2PKH coin too: three inputs, one over maxInputs. Of the largest coins
+    // first, the P2PKH one is left out: at 1 sat/vB its 596 WU input and 8 WU of count growth
+    // cost 151 sat, all it holds.
+    const big = coin(50_000n);
+    const small = coin(100n);
+    const amount = 50_100n - 178n;
+    const c = chooseCoins([big, coin(151n, 'p2pkh'), small], { script: p2wpkh, amount }, p2wpkh, 1, false, 2);
+    if (!c.ok) throw new Error('expected a selection');
+    expect(values(c.inputs)).toEqual([50_000n, 100n]);
+    expect(weightOf(c.inputs, 1)).toBe(178 * 4);
+    expect({ send: c.send, change: c.change, fee: c.fee }).toEqual({ send: amount, change: 0n, fee: 178n });
   });
 });
