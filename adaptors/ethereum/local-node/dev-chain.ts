@@ -28,6 +28,15 @@ export class DevChainFunder {
     return { symbol, contract: await contract.getAddress(), decimals };
   }
 
+  /**
+   * Forgets the nonces counted here: after a reorganisation dropped one of this funder's
+   * transactions, the node's count is lower than ours, and a send at our count would wait in the
+   * node's queue behind the gap for ever.
+   */
+  resetNonce(): void {
+    this.signer.reset();
+  }
+
   /** Sends and, unless `wait` is false (a node that mines nothing now), waits until it is mined. */
   async sendEth(to: string, wei: bigint, wait = true): Promise<string> {
     const tx = await this.signer.sendTransaction({ to, value: wei });

@@ -20,7 +20,15 @@ export async function startEthereumLocalNode(): Promise<LocalLedgerNode> {
   };
   try {
     const token = await funder.deployDemoToken();
-    const mining = anvilMining(anvil.url, BLOCK_TIME_S);
+    const anvilControls = anvilMining(anvil.url, BLOCK_TIME_S);
+    // A reorganisation drops the transactions of the replaced blocks, the faucet's too: it counts its nonces again from the node.
+    const mining = {
+      ...anvilControls,
+      reorg: async (depth: number) => {
+        await anvilControls.reorg?.(depth);
+        funder.resetNonce();
+      },
+    };
     return {
       ledgerId: 'ethdev',
       options: { rpcUrl: anvil.url, tokens: [token], confirmations: 1 },

@@ -46,4 +46,22 @@ describe('the ethdev development node: pause, mine, reorganise, resume', { timeo
     while ((await mining.state()).height === paused.height + 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
     expect((await mining.state()).height).toBeGreaterThan(paused.height + 2);
   });
+
+  it('pays from the faucet again after a reorganisation dropped one of its payments (no nonce gap left behind)', async () => {
+    const mining = node.mining!;
+    const to = '0x00000000000000000000000000000000000000B7';
+    await mining.pause!();
+    // While paused the faucet answers at once with the payment waiting in the pool.
+    const dropped = await node.faucet(to, 'ETH', 5n);
+    expect(await rpc(url, 'eth_getTransactionReceipt', [dropped])).toBeNull();
+    await mining.mine!(1);
+    expect(await rpc(url, 'eth_getTransactionReceipt', [dropped])).not.toBeNull();
+    await mining.reorg!(1);
+    expect(await rpc(url, 'eth_getTransactionReceipt', [dropped])).toBeNull();
+    await mining.resume!();
+    // Mined (the faucet waits for it) at the nonce the dropped payment left free.
+    const paid = await node.faucet(to, 'ETH', 7n);
+    expect(await rpc<{ status: string } | null>(url, 'eth_getTransactionReceipt', [paid])).toMatchObject({ status: '0x1' });
+    expect(BigInt(await rpc<string>(url, 'eth_getBalance', [to, 'latest']))).toBe(7n);
+  });
 });
