@@ -2,7 +2,7 @@ import { DelayedError, Queue, Worker, type ConnectionOptions, type Job } from 'b
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import { queuePrefix } from '../platform/redis-keys.js';
-import { redisClient } from '../platform/redis.js';
+import { closeClient, redisClient } from '../platform/redis.js';
 import { jobOptions, STALLS_ALLOWED } from '../withdrawals/jobs/queues.js';
 import type { BackfillPass, BackfillScanner } from './backfill.js';
 import type { BackfillStore, BackfillView } from './backfill-store.js';
@@ -84,7 +84,7 @@ export async function startBackfillWorker(opts: { config: Config; logger: Logger
     close: async (force = false) => {
       closing = true;
       await worker.close(force);
-      connection.disconnect();
+      await closeClient(connection);
     },
   };
 }

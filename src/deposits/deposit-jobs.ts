@@ -4,7 +4,7 @@ import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import { queuePrefix } from '../platform/redis-keys.js';
-import { redisClient } from '../platform/redis.js';
+import { closeClient, redisClient } from '../platform/redis.js';
 import { jobOptions, STALLS_ALLOWED } from '../withdrawals/jobs/queues.js';
 import type { DepositStore } from './deposit-store.js';
 import type { LedgerScanner, PassResult } from './scan-ledger.js';
@@ -90,7 +90,7 @@ export async function startDepositWorker(opts: {
     running: () => worker.isRunning() && !worker.closing,
     close: async () => {
       await worker.close();
-      connection.disconnect();
+      await closeClient(connection);
     },
   };
 }

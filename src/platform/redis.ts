@@ -65,6 +65,20 @@ export function redisClient(url: string, options: RedisOptions): Redis {
 }
 
 /**
+ * Closes a client once the replies to the commands already sent have come: QUIT is answered
+ * after them, where a disconnect rejects each with "Connection is closed." and a command nobody
+ * awaits any more (one a closed queue worker left in flight) becomes an unhandled rejection. A
+ * client that is not connected has nothing in flight and would hold a QUIT until Redis is back,
+ * so it is disconnected.
+ */
+export async function closeClient(client: Redis): Promise<void> {
+  if (client.status !== 'ready') return void client.disconnect();
+  const ended = new Promise((resolve) => client.once('end', resolve));
+  await client.quit().catch(() => client.disconnect());
+  await ended;
+}
+
+/**
  * Whether every key starting with `prefix` hashes by the same tag. Redis's rule: the tag is
  * what lies between the first `{` and the first `}` after it; when that is empty (or there is
  * none) the whole key is hashed. So `{byow}` and `a{byow}b` hold; `{}{byow}` and `byow}` don't.

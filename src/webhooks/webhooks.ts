@@ -6,7 +6,7 @@ import { processDelivery } from './delivery-job.js';
 import { DeliveryStore } from './delivery-store.js';
 import { startOutboxDispatcher } from './outbox-dispatcher.js';
 import { SubscriptionStore } from './subscription-store.js';
-import { redisClient } from '../platform/redis.js';
+import { closeClient, redisClient } from '../platform/redis.js';
 import { queuePrefix, webhookKeys } from '../platform/redis-keys.js';
 import { STALLS_ALLOWED } from '../withdrawals/jobs/queues.js';
 import { backoffDelay, createWebhookQueue, WEBHOOK_QUEUE, type DeliveryJob, type WebhookQueue } from './webhook-queue.js';
@@ -54,7 +54,7 @@ export function createWebhooks(opts: { redis: Redis; prefix: string; outboxKey: 
         close: async () => {
           await dispatcher.stop();
           await worker.close();
-          connection.disconnect();
+          await closeClient(connection);
         },
       };
     },

@@ -6,7 +6,7 @@ import { PredecessorPending, SenderBusy, waitDelayMs } from '../sending/send-ord
 import type { PipelineDeps } from '../pipeline-deps.js';
 import { confirmRetryDelayMs, QUEUE, scheduleReconcile, STALLS_ALLOWED, type QueuedOperationJob, withdrawalIdOf } from './queues.js';
 import { processReconcile } from './reconcile-job.js';
-import { redisClient } from '../../platform/redis.js';
+import { closeClient, redisClient } from '../../platform/redis.js';
 import { processReplacement } from './replacement-job.js';
 import { queuePrefix } from '../../platform/redis-keys.js';
 
@@ -89,7 +89,7 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
     running: () => [broadcast, confirm, reconcile].every((w) => w.isRunning() && !w.closing),
     close: async () => {
       await Promise.all([broadcast.close(), confirm.close(), reconcile.close(), replace.close()]);
-      connection.disconnect();
+      await closeClient(connection);
     },
   };
 }
