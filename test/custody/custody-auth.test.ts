@@ -18,6 +18,8 @@ interface TokenServerOptions {
   mustChangePassword?: boolean;
   /** Every authenticated call answers 401, whatever the token. */
   rejectAll?: boolean;
+  /** The server's clock, which the token lifetimes are counted on. */
+  now?: () => number;
 }
 
 /**
@@ -27,6 +29,7 @@ interface TokenServerOptions {
  */
 async function tokenServer(o: TokenServerOptions = {}) {
   const tokens = new Map<string, number>();
+  const now = o.now ?? Date.now;
   const refreshTokens = new Set<string>();
   const grants: { kind: 'password' | 'refresh'; path: string; form: Record<string, string> }[] = [];
   /** While set, every token request answers this status (a rate limit, an outage). */
@@ -41,7 +44,7 @@ async function tokenServer(o: TokenServerOptions = {}) {
   const issue = () => {
     const access = randomUUID();
     const refresh = randomUUID();
-    tokens.set(access, o.realLifetimeMs === undefined ? Infinity : Date.now() + o.realLifetimeMs);
+    tokens.set(access, o.realLifetimeMs === undefined ? Infinity : now() + o.realLifetimeMs);
     refreshTokens.add(refresh);
     return { access_token: access, token_type: 'Bearer', expires_in: o.expiresIn ?? 1200, scope: '/mng', role: 'TRADER', refresh_token: refresh };
   };
@@ -69,7 +72,7 @@ async function tokenServer(o: TokenServerOptions = {}) {
   app.get('/mng/operations/sign/:id', (req, res) => {
     const token = (req.get('authorization') ?? '').replace(/^Bearer /, '');
     const until = tokens.get(token);
-    if (o.rejectAll || until === undefined || until < Date.now()) return problem(res, 401, 'unauthorized', 'Invalid authentication data');
+    if (o.rejectAll || until === undefined || until < now()) return problem(res, 401, 'unauthorized', 'Invalid authentication data');
     served++;
     res.json({ operationID: req.params.id, status: 'PENDING', isApproved: false, dataToSign: [], publicKeys: [] });
   });
@@ -162,11 +165,13 @@ describe('custody connector authentication by user and password (access tokens)'
   });
 
   it('a token the server expires sooner than it said is renewed on the 401', async () => {
-    const srv = await tokenServer({ expiresIn: 1200, realLifetimeMs: 200 });
+    let serverNow = Date.now();
+    const srv = await tokenServer({ expiresIn: 1200, realLifetimeMs: 200, now: () => serverNow });
     close = srv.close;
     const c = client(srv.mng);
     await c.getSignOperation('a');
-    await new Promise((r) => setTimeout(r, 300));
+    // The server's clock passes the token's real lifetime; the client's still trusts expires_in.
+    serverNow += 300;
     await c.getSignOperation('b');
     expect(srv.served()).toBe(2);
     expect(srv.grants).toHaveLength(2);

@@ -3,15 +3,25 @@ import { startBitcoinRegtest } from './index.js';
 
 const BLOCK_INTERVAL_MS = 3000;
 
+/** Runs `tick` every `ms` until the returned stop is called. */
+export type Every = (tick: () => Promise<unknown>, ms: number) => () => void;
+
+const everyInterval: Every = (tick, ms) => {
+  const timer = setInterval(() => void tick(), ms);
+  return () => clearInterval(timer);
+};
+
 /**
  * The `btcregtest` ledger on a fresh bcoin regtest node behind its Esplora facade, mining a
  * block every few seconds; its mining can be paused, resumed, forced and reorganised
  * (`invalidateblock`). The faucet mines the block that confirms its payment even when paused.
  */
-export async function startBitcoinLocalNode(): Promise<LocalLedgerNode> {
+export async function startBitcoinLocalNode(o: { every?: Every } = {}): Promise<LocalLedgerNode> {
   const regtest = await startBitcoinRegtest();
-  const startMiner = () => setInterval(() => void regtest.mine(1).catch(() => undefined), BLOCK_INTERVAL_MS);
-  let miner: NodeJS.Timeout | undefined = startMiner();
+  // The block timer is passed in so a test can play its ticks: the moment a block would be mined.
+  const every = o.every ?? everyInterval;
+  const startMiner = () => every(() => regtest.mine(1).catch(() => undefined), BLOCK_INTERVAL_MS);
+  let stopMiner: (() => void) | undefined = startMiner();
   return {
     ledgerId: 'btcregtest',
     options: { backend: 'esplora', url: regtest.url, confirmations: 1 },
@@ -19,11 +29,11 @@ export async function startBitcoinLocalNode(): Promise<LocalLedgerNode> {
     faucet: (address, _asset, units) => regtest.faucet(address, units),
     mining: {
       pause: async () => {
-        clearInterval(miner);
-        miner = undefined;
+        stopMiner?.();
+        stopMiner = undefined;
       },
       resume: async () => {
-        miner ??= startMiner();
+        stopMiner ??= startMiner();
       },
       mine: async (blocks) => void (await regtest.mine(blocks)),
       // The lowest of the last `depth` blocks leaves the best chain with its descendants (their
@@ -35,10 +45,10 @@ export async function startBitcoinLocalNode(): Promise<LocalLedgerNode> {
         await regtest.invalidate(hash);
         await regtest.mine(depth);
       },
-      state: async () => ({ paused: miner === undefined, height: regtest.node.height }),
+      state: async () => ({ paused: stopMiner === undefined, height: regtest.node.height }),
     },
     stop: async () => {
-      clearInterval(miner);
+      stopMiner?.();
       await regtest.stop();
     },
   };

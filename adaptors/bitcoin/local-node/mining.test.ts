@@ -1,13 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalLedgerNode } from '../../../src/ledger/adaptor.js';
-import { startBitcoinLocalNode } from './hook.js';
+import { startBitcoinLocalNode, type Every } from './hook.js';
+
+/** A block timer the test ticks by hand: each tick is the moment the node would mine a block. */
+function handTimer() {
+  const ticks = new Set<() => Promise<unknown>>();
+  const every: Every = (tick) => {
+    ticks.add(tick);
+    return () => void ticks.delete(tick);
+  };
+  return { every, tick: async () => void (await Promise.all([...ticks].map((t) => t()))) };
+}
 
 /** The btcregtest node's mining controls (POST /sandbox/mining) on a real bcoin regtest node. */
 describe('the btcregtest development node: pause, mine, reorganise, resume', { timeout: 60_000 }, () => {
   let node: LocalLedgerNode;
   let url: string;
+  const timer = handTimer();
   beforeAll(async () => {
-    node = await startBitcoinLocalNode();
+    node = await startBitcoinLocalNode({ every: timer.every });
     url = node.options.url as string;
   }, 60_000);
   afterAll(async () => node?.stop());
@@ -19,7 +30,8 @@ describe('the btcregtest development node: pause, mine, reorganise, resume', { t
     await mining.pause!();
     const paused = await mining.state();
     expect(paused.paused).toBe(true);
-    await new Promise((r) => setTimeout(r, 3500));
+    await timer.tick();
+    await timer.tick();
     expect((await mining.state()).height).toBe(paused.height);
 
     await mining.mine!(3);
@@ -34,8 +46,7 @@ describe('the btcregtest development node: pause, mine, reorganise, resume', { t
 
     await mining.resume!();
     expect((await mining.state()).paused).toBe(false);
-    const end = Date.now() + 8000;
-    while ((await mining.state()).height === paused.height + 3 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
-    expect((await mining.state()).height).toBeGreaterThan(paused.height + 3);
+    await timer.tick();
+    expect((await mining.state()).height).toBe(paused.height + 4);
   });
 });
