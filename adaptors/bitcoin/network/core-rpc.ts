@@ -27,8 +27,9 @@ interface RpcReply {
   error: { code: number; message: string } | null;
 }
 
-// Core prints BTC amounts as JSON numbers; keep their text so no float ever touches a satoshi.
-const AMOUNT_FIELDS = /"(amount|total_amount|feerate|value)"\s*:\s*(-?\d+(?:\.\d+)?)/g;
+// Core prints BTC amounts as JSON numbers; keep their text so no float ever touches a satoshi
+// (`fee`: each transaction's, in getblock 2/3 and getrawtransaction 2).
+const AMOUNT_FIELDS = /"(amount|total_amount|feerate|value|fee)"\s*:\s*(-?\d+(?:\.\d+)?)/g;
 
 /** `0.00012345` BTC as text → 12345n satoshis, exactly. */
 export function btcTextToSats(text: string): bigint {
