@@ -1,4 +1,5 @@
-import { Transaction } from 'bitcoinjs-lib';
+import { address as baddress, networks, payments, script as bscript, Transaction } from 'bitcoinjs-lib';
+import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAmount } from '../../src/ledger/amounts.js';
 import type { LedgerAdaptor, WithdrawalIntent } from '../../src/ledger/adaptor.js';
@@ -7,10 +8,22 @@ import { startLoop, type Loop } from '../../test/helpers/loop.js';
 import { READ_KEY, WITHDRAW_KEY } from '../../test/helpers/service.js';
 import { startBitcoinRegtest, type BitcoinRegtest } from './local-node/index.js';
 import { CoreRpcBackend, type CoreRpcError } from './network/core-rpc.js';
-import { newKey, regtestAdaptor, signAll, vaultOf } from './test-kit.js';
+import { newKey, regtestAdaptor, signAll, vaultOf, type TestKey } from './test-kit.js';
 
 const RECIPIENT = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
 const BTC = { symbol: 'BTC', decimals: 8, native: true };
+
+/** A P2WPKH spend of one coin of `key` that does not signal BIP125 replacement (sequence 0xffffffff), signed here. */
+function finalSpend(key: TestKey, coin: { txid: string; vout: number; sats: bigint }, to: string, fee: bigint): Transaction {
+  const tx = new Transaction();
+  tx.version = 2;
+  tx.addInput(Buffer.from(coin.txid, 'hex').reverse(), coin.vout, 0xffffffff);
+  tx.addOutput(baddress.toOutputScript(to, networks.regtest), coin.sats - fee);
+  const pubkey = key.publicKey.bytes;
+  const digest = tx.hashForWitnessV0(0, payments.p2pkh({ pubkey }).output!, coin.sats, Transaction.SIGHASH_ALL);
+  tx.setWitness(0, [bscript.signature.encode(ecc.sign(digest, key.priv), Transaction.SIGHASH_ALL), pubkey]);
+  return tx;
+}
 
 /**
  * The Bitcoin Core JSON-RPC back end (network/core-rpc.ts) against a real node: bcoin regtest
@@ -123,6 +136,25 @@ describe('withdrawals through the Bitcoin Core RPC back end (bcoin regtest behin
       await adaptor.release(second, i2.reference);
       await regtest.mine(1);
       expect(await adaptor.txStatus(s1!.txid, first)).toMatchObject({ state: 'confirmed', confirmations: 1 });
+    });
+
+    it('a double spend of a coin a transaction not signalling replacement holds in the mempool: -26 txn-mempool-conflict', async () => {
+      const key = newKey();
+      const vault = vaultOf(adaptor, key, 'p2wpkh');
+      await regtest.faucet(vault.changeAddress, 1_000_000n);
+      const [coin] = await scan(vault.changeAddress);
+      const i1 = intent(100_000n, '5');
+      const ours = await adaptor.craft(vault, i1);
+      const [signed] = adaptor.combine(ours, signAll(ours, [key]));
+      // Meanwhile the same coin leaves in a transaction of the same key made elsewhere, without the BIP125 signal.
+      const other = finalSpend(key, coin!, RECIPIENT, 1_000n);
+      expect(await core.call('sendrawtransaction', [other.toHex()])).toBe(other.getId());
+      const err = await adaptor.broadcast(signed!).catch((e: unknown) => e);
+      expect(err).toMatchObject({ kind: 'inputs_conflict', retryable: false, fields: { nodeCode: -26 } });
+      expect((err as Error).message).toMatch(new RegExp(`refused ${signed!.txid}: txn-mempool-conflict`));
+      await adaptor.release(ours, i1.reference);
+      await regtest.mine(1);
+      expect(await core.call('gettxout', [other.getId(), 0, false])).not.toBeNull();
     });
 
     it('a transaction whose input a mined transaction spent: -25 missing inputs, and its own resend already known', async () => {
