@@ -35,6 +35,8 @@ import { NodeRejection, type RegtestNode } from './regtest-node.js';
  *   BIP125 replacement included), the txid again for a transaction already in the mempool,
  *   -27 for one already in the UTXO set (bcoin's would answer a txid for any bytes). Core's
  *   `maxfeerate` check is not applied;
+ * - `getmempoolentry txid`: Core's -5 "Transaction not in mempool"; bcoin's entry (its own
+ *   fields) for one it holds;
  * - `invalidateblock` through the node, which keeps bcoin's mempool in line.
  */
 
@@ -251,6 +253,14 @@ async function sendRawTransaction(node: RegtestNode, [hex]: Params): Promise<unk
   }
 }
 
+async function getMempoolEntry(node: RegtestNode, [t]: Params): Promise<unknown> {
+  const txid = hashParam(t, 'txid');
+  if (!node.node.mempool.has(revHex(txid))) throw new RpcError(RPC_INVALID_ADDRESS_OR_KEY, 'Transaction not in mempool');
+  const r = await node.node.rpc.call({ method: 'getmempoolentry', params: [txid] }, []);
+  if (r.error) throw new RpcError(RPC_MISC_ERROR, r.error.message);
+  return r.result;
+}
+
 async function invalidateBlock(node: RegtestNode, [h]: Params): Promise<unknown> {
   await node.invalidate(hashParam(h, 'blockhash'));
   return null;
@@ -265,6 +275,7 @@ const METHODS: Record<string, Method> = {
   getindexinfo: getIndexInfo,
   estimatesmartfee: estimateSmartFee,
   sendrawtransaction: sendRawTransaction,
+  getmempoolentry: getMempoolEntry,
   invalidateblock: invalidateBlock,
 };
 
