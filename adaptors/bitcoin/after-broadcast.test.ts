@@ -13,11 +13,12 @@ const RECIPIENT = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
 const STRANGER = 'bcrt1qqurswpc8qurswpc8qurswpc8qurswpc8dxm0gk';
 
 /**
- * After the broadcast on a real bcoin regtest node (RBF on), with blocks mined only when a
- * test says so: stuck, BIP125 speed-up and cancel, a dropped transaction, a conflicting
- * spend by a stranger, and a reorganisation through `invalidateblock`.
+ * After the broadcast on a real bcoin regtest node (RBF on), through each back end (the
+ * Esplora facade, the Core RPC facade), with blocks mined only when a test says so: stuck,
+ * BIP125 speed-up and cancel, a dropped transaction, a conflicting spend by a stranger, and a
+ * reorganisation through `invalidateblock`. What the chain holds is read through Esplora.
  */
-describe('after the broadcast on Bitcoin (bcoin regtest)', () => {
+describe.each(['esplora', 'core'] as const)('after the broadcast on Bitcoin (bcoin regtest) through %s', (backend) => {
   let regtest: BitcoinRegtest;
   let loop: Loop;
   const post = (vaultId: string, id: string, kind: string, body: object = {}) =>
@@ -27,10 +28,11 @@ describe('after the broadcast on Bitcoin (bcoin regtest)', () => {
 
   beforeAll(async () => {
     regtest = await startBitcoinRegtest();
+    const url = backend === 'core' ? regtest.coreRpcUrl : regtest.url;
     loop = await startLoop(
       {
-        btcregtest: { backend: 'esplora', url: regtest.url, confirmations: 1 },
-        btcslow: { family: 'bitcoin', network: 'regtest', backend: 'esplora', url: regtest.url, confirmations: 3 },
+        btcregtest: { backend, url, confirmations: 1 },
+        btcslow: { family: 'bitcoin', network: 'regtest', backend, url, confirmations: 3 },
       },
       { env: { STUCK_AFTER_SECONDS: '1', RESEND_AFTER_SECONDS: '1' } },
     );
@@ -55,7 +57,10 @@ describe('after the broadcast on Bitcoin (bcoin regtest)', () => {
   it('a low-fee transaction is marked stuck; a BIP125 speed-up from the same inputs is mined instead', async () => {
     const { v, op, id } = await broadcastWithdrawal();
     const stuck = await loop.waitFor(v.vaultId, id, (o) => o.stuck !== undefined);
-    expect(stuck.stuck.reason).toMatch(/not mined .* after it was sent: its fee rate of 1\.\d sat\/vB is under/);
+    // The Esplora facade answers a default fee table; Core has no estimate on a fresh chain ("Insufficient data"): nothing to compare with.
+    expect(stuck.stuck.reason).toMatch(
+      backend === 'esplora' ? /not mined .* after it was sent: its fee rate of 1\.\d sat\/vB is under/ : /^not mined \d+ s after it was sent$/,
+    );
     // A custom rate too low for BIP125 rule 4 is refused with the minimum.
     const low = await post(v.vaultId, id, 'speed-up', { fee: '1' });
     expect(low.status).toBe(422);

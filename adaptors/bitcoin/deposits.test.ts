@@ -16,11 +16,12 @@ import { regtestAdaptor, signAll, type TestKey } from './test-kit.js';
 const bip32 = BIP32Factory(ecc);
 
 /**
- * Deposits on a real bcoin regtest node behind the Esplora facade: payments to many addresses
- * of one BIP44 vault (receive and change chains), the change of the vault's own withdrawal
- * left out, and `invalidateblock` taking a block away before and after the depth.
+ * Deposits on a real bcoin regtest node, through each back end (the Esplora facade's
+ * `/block/:hash/txs`, the Core RPC facade's `getblock … 3`): payments to many addresses of one
+ * BIP44 vault (receive and change chains), the change of the vault's own withdrawal left out,
+ * and `invalidateblock` taking a block away before and after the depth.
  */
-describe('Bitcoin deposits on regtest', () => {
+describe.each(['esplora', 'core'] as const)('Bitcoin deposits on regtest through %s', (backend) => {
   let regtest: BitcoinRegtest;
   let adaptor: LedgerAdaptor;
   let close: () => void;
@@ -57,7 +58,7 @@ describe('Bitcoin deposits on regtest', () => {
   beforeAll(async () => {
     regtest = await startBitcoinRegtest();
     let prefix: string;
-    ({ adaptor, close, redis, prefix } = regtestAdaptor(regtest.url, { confirmations: 2 }));
+    ({ adaptor, close, redis, prefix } = regtestAdaptor(backend === 'core' ? regtest.coreRpcUrl : regtest.url, { backend, confirmations: 2 }));
     store = new DepositStore(redis, prefix);
     vaults = new VaultStore(redis, prefix);
     await vaults.create(record);

@@ -24,6 +24,7 @@ export interface BcoinInput {
 }
 export interface BcoinTx {
   txid(): string;
+  wtxid(): string;
   version: number;
   locktime: number;
   inputs: BcoinInput[];
@@ -57,6 +58,18 @@ export interface BcoinMeta {
 }
 export interface BcoinView {
   getOutputFor(input: BcoinInput): BcoinOutput | null;
+  getCoinFor(input: BcoinInput): BcoinCoin | null;
+}
+/** A chain entry (block header and its place in the chain); `hash` and `prevBlock` in internal byte order. */
+export interface BcoinEntry {
+  hash: string;
+  height: number;
+  time: number;
+  prevBlock: string;
+}
+export interface BcoinBlock {
+  txs: BcoinTx[];
+  toRaw(): Buffer;
 }
 export interface BcoinVerifyError extends Error {
   type: 'VerifyError';
@@ -69,11 +82,24 @@ export interface BcoinFullNode {
   chain: {
     height: number;
     tip: { hash: string };
+    options: { indexTX: boolean };
+    db: { state: { coin: number } };
     getHash(height: number): Promise<string | null>;
-    getEntryByHeight(height: number): Promise<{ hash: string; height: number; time: number } | null>;
+    getEntryByHeight(height: number): Promise<BcoinEntry | null>;
+    getEntry(hash: string): Promise<BcoinEntry | null>;
+    isMainChain(entry: BcoinEntry): Promise<boolean>;
+    getNextHash(hash: string): Promise<string | null>;
+    getBlock(hash: string): Promise<BcoinBlock | null>;
+    /** The coins a block spent (from its undo data), for a block of the best chain. */
+    getBlockView(block: BcoinBlock): Promise<BcoinView>;
+    /** A coin of the chain's UTXO set, whatever the mempool does with it. */
+    getCoin(hash: string, index: number): Promise<BcoinCoin | null>;
+    /** Coins of the chain's UTXO set paying the addresses (the address index); mempool ignored. */
+    getCoinsByAddress(addrs: BcoinAddress[]): Promise<BcoinCoin[]>;
   };
   mempool: {
     tip: string;
+    has(hash: string): boolean;
     addTX(tx: BcoinTx): Promise<string[] | null>;
     getSpent(hash: string, index: number): BcoinMempoolEntry | null;
     getEntry(hash: string): BcoinMempoolEntry | null;
@@ -83,6 +109,8 @@ export interface BcoinFullNode {
   fees: { estimateFee(blocks: number, smart: boolean): number };
   rpc: { call(req: { method: string; params: unknown[] }, batch: unknown[]): Promise<{ result: unknown; error: { message: string } | null }> };
   getCoinsByAddress(addrs: BcoinAddress[]): Promise<BcoinCoin[]>;
+  /** A coin from the mempool or the chain, null when a mempool transaction spends it. */
+  getCoin(hash: string, index: number): Promise<BcoinCoin | null>;
   getMetaByAddress(addrs: BcoinAddress[]): Promise<BcoinMeta[]>;
   getMeta(hash: string): Promise<BcoinMeta | null>;
   getMetaView(meta: BcoinMeta): Promise<BcoinView>;

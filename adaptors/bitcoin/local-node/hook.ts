@@ -12,9 +12,9 @@ const everyInterval: Every = (tick, ms) => {
 };
 
 /**
- * The `btcregtest` ledger on a fresh bcoin regtest node behind its Esplora facade, mining a
- * block every few seconds; its mining can be paused, resumed, forced and reorganised
- * (`invalidateblock`). The faucet mines the block that confirms its payment even when paused.
+ * The `btcregtest` ledger on a fresh bcoin regtest node behind its Esplora facade (its Core
+ * JSON-RPC facade answers beside it, at `/core-rpc`), mining a block every few seconds; its
+ * mining can be paused, resumed, forced and reorganised (`invalidateblock`). The faucet mines the block that confirms its payment even when paused.
  */
 export async function startBitcoinLocalNode(o: { every?: Every } = {}): Promise<LocalLedgerNode> {
   const regtest = await startBitcoinRegtest();
@@ -25,7 +25,8 @@ export async function startBitcoinLocalNode(o: { every?: Every } = {}): Promise<
   return {
     ledgerId: 'btcregtest',
     options: { backend: 'esplora', url: regtest.url, confirmations: 1 },
-    description: `btcregtest  bcoin regtest node, Esplora facade ${regtest.url} (a block every ${BLOCK_INTERVAL_MS / 1000} s)`,
+    // The ledger reads the chain through Esplora; the Core JSON-RPC facade answers over the same node for any RPC client.
+    description: `btcregtest  bcoin regtest node, Esplora facade ${regtest.url}, Core RPC facade ${regtest.coreRpcUrl} (a block every ${BLOCK_INTERVAL_MS / 1000} s)`,
     faucet: (address, _asset, units) => regtest.faucet(address, units),
     mining: {
       pause: async () => {

@@ -32,9 +32,10 @@ async function knownToBackend(ctx: BtcContext, tx: SignedTx, refusal: string): P
 /** Sends through the back end; "already known" is success, other refusals are the typed rejection of network/errors.ts. */
 export async function broadcast(ctx: BtcContext, tx: SignedTx): Promise<BroadcastResult> {
   try {
-    const txid = await ctx.backend.broadcast(tx.serialized);
-    if (txid && txid !== tx.txid) ctx.deps.logger.warn({ ledgerId: ctx.ledgerId, expected: tx.txid, got: txid }, 'back end answered another txid');
-    return { txid: tx.txid, alreadyKnown: false };
+    const sent = await ctx.backend.broadcast(tx.serialized, tx.txid);
+    if (sent.txid && sent.txid !== tx.txid)
+      ctx.deps.logger.warn({ ledgerId: ctx.ledgerId, expected: tx.txid, got: sent.txid }, 'back end answered another txid');
+    return { txid: tx.txid, alreadyKnown: sent.alreadyKnown };
   } catch (e) {
     if (!(e instanceof BroadcastRejected)) throw e;
     const rejection = bitcoinRejection(e.reason, e.code, `${ctx.ledgerId} node refused ${tx.txid}`, ctx.backend.node);

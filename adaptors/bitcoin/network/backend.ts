@@ -81,8 +81,12 @@ export interface BitcoinBackend {
   addressesUsed(addresses: string[]): Promise<boolean[] | undefined>;
   /** Fee rate in sat/vB for confirmation within `targetBlocks`, or undefined when the node has no estimate. */
   feeRate(targetBlocks: number): Promise<number | undefined>;
-  /** Sends raw tx hex, returns the txid. Throws BroadcastRejected when the node refuses it. */
-  broadcast(hex: string): Promise<string>;
+  /**
+   * Sends raw tx hex (`txid` is its id); `alreadyKnown` when the node held these very bytes
+   * already (Core answers such a send as it answers a new one). Throws BroadcastRejected when
+   * the node refuses it.
+   */
+  broadcast(hex: string, txid: string): Promise<{ txid: string; alreadyKnown: boolean }>;
   /**
    * Undefined when the back end does not know the transaction. A back end that cannot tell
    * (Core without a synced txindex) throws a retryable error instead: absence is evidence.

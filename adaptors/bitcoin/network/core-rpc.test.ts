@@ -21,6 +21,11 @@ const PAST_TIP = 2542125;
 const SENDER = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
 const CHANGE = 'tb1pqqqqp399et2xygdj5xreqhjjvcmzhxw4aywxecjdzew6hylgvsesf3hn0c';
 
+/** Not recordings: Core's answers as src/rpc/mempool.cpp writes them (the entry trimmed; the client reads only whether there is one). */
+const IN_MEMPOOL = '8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a004';
+const MEMPOOL_ENTRY: Fixture = { status: 200, body: '{"result":{"vsize":141,"weight":561,"time":1718000000,"height":2542124},"error":null,"id":ID}' };
+const NOT_IN_MEMPOOL: Fixture = { status: 500, body: '{"result":null,"error":{"code":-5,"message":"Transaction not in mempool"},"id":ID}' };
+
 interface Call {
   id: number;
   method: string;
@@ -37,6 +42,8 @@ function fixtureFor(c: Call): Fixture {
       return table[`estimatesmartfee ${String(p0)}`]!;
     case 'sendrawtransaction':
       return table[`sendrawtransaction ${String(p0)}`]!;
+    case 'getmempoolentry':
+      return p0 === IN_MEMPOOL ? MEMPOOL_ENTRY : NOT_IN_MEMPOOL;
     case 'getrawtransaction':
       return table[p0 === 'unknown' ? 'getrawtransaction unknown' : p0 === SPENT_TX ? 'getrawtransaction spent' : 'getrawtransaction confirmed']!;
     case 'getblockhash':
@@ -111,12 +118,15 @@ describe('Bitcoin Core RPC client against recorded responses', () => {
   });
 
   it('broadcasts and surfaces the reason of a refusal', async () => {
-    expect(await core.broadcast('ok')).toBe('8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a004');
-    const bad = (await core.broadcast('badsig').catch((e: unknown) => e)) as BroadcastRejected;
+    const TXID = '8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a004';
+    expect(await core.broadcast('ok', `${'00'.repeat(31)}ff`)).toEqual({ txid: TXID, alreadyKnown: false });
+    // Core answers a send of what its mempool holds with the txid too: its mempool entry, asked first in the batch, tells.
+    expect(await core.broadcast('ok', IN_MEMPOOL)).toEqual({ txid: TXID, alreadyKnown: true });
+    const bad = (await core.broadcast('badsig', '').catch((e: unknown) => e)) as BroadcastRejected;
     expect(bad).toBeInstanceOf(BroadcastRejected);
     expect(bad.code).toBe(-26);
     expect(classifyBitcoinReason(bad.reason)?.kind === 'already_known').toBe(false);
-    const mined = (await core.broadcast('mined').catch((e: unknown) => e)) as BroadcastRejected;
+    const mined = (await core.broadcast('mined', '').catch((e: unknown) => e)) as BroadcastRejected;
     expect(classifyBitcoinReason(mined.reason)?.kind === 'already_known').toBe(true);
   });
 

@@ -27,8 +27,9 @@ interface RpcReply {
   error: { code: number; message: string } | null;
 }
 
-// Core prints BTC amounts as JSON numbers; keep their text so no float ever touches a satoshi.
-const AMOUNT_FIELDS = /"(amount|total_amount|feerate|value)"\s*:\s*(-?\d+(?:\.\d+)?)/g;
+// Core prints BTC amounts as JSON numbers; keep their text so no float ever touches a satoshi
+// (`fee`: each transaction's, in getblock 2/3 and getrawtransaction 2).
+const AMOUNT_FIELDS = /"(amount|total_amount|feerate|value|fee)"\s*:\s*(-?\d+(?:\.\d+)?)/g;
 
 /** `0.00012345` BTC as text → 12345n satoshis, exactly. */
 export function btcTextToSats(text: string): bigint {
@@ -234,10 +235,20 @@ export class CoreRpcBackend implements BitcoinBackend {
     return Number(btcTextToSats(r.feerate)) / 1000;
   }
 
-  async broadcast(hex: string): Promise<string> {
-    const [r] = await this.batch([{ method: 'sendrawtransaction', params: [hex] }]);
-    if (r instanceof CoreRpcError) throw new BroadcastRejected(r.rpcMessage, r.rpcCode);
-    return r as string;
+  /**
+   * Core answers a transaction its mempool already holds with its txid, as it answers a new one
+   * (src/node/transaction.cpp, BroadcastTransaction: it only announces it again). So its
+   * mempool is asked first, in the same batch, which Core runs in order: an entry there means
+   * these bytes were known. Any error of that question (-5 "Transaction not in mempool") means
+   * they were not, or the node cannot say: sent as new.
+   */
+  async broadcast(hex: string, txid: string): Promise<{ txid: string; alreadyKnown: boolean }> {
+    const [entry, sent] = await this.batch([
+      { method: 'getmempoolentry', params: [txid] },
+      { method: 'sendrawtransaction', params: [hex] },
+    ]);
+    if (sent instanceof CoreRpcError) throw new BroadcastRejected(sent.rpcMessage, sent.rpcCode);
+    return { txid: sent as string, alreadyKnown: entry !== null && !(entry instanceof CoreRpcError) };
   }
 
   /** `gettxout` with the mempool, and without it, in one batch: null once spent. */

@@ -75,7 +75,7 @@ describe('Esplora client against recorded responses', () => {
   });
 
   it("broadcasts, and turns Esplora's error text into the node's reason", async () => {
-    expect(await esplora.broadcast('ok')).toBe('8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a004');
+    expect(await esplora.broadcast('ok')).toEqual({ txid: '8e5e4ae8ce8b4a2a6a3bd6a1bd8fd3bd8d0f6cd80d6bb0d1b1e0e0c8f1f1a004', alreadyKnown: false });
     const low = await esplora.broadcast('lowfee').catch((e: unknown) => e);
     expect(low).toBeInstanceOf(BroadcastRejected);
     expect(low).toMatchObject({ reason: 'min relay fee not met, 110 < 141', code: -26 });

@@ -144,13 +144,14 @@ export class EsploraBackend implements BitcoinBackend {
     return typeof rate === 'number' && rate > 0 ? rate : undefined;
   }
 
-  async broadcast(hex: string): Promise<string> {
+  /** An Esplora that knows the bytes says so in its refusal's text (network/errors.ts), never in a 200. */
+  async broadcast(hex: string): Promise<{ txid: string; alreadyKnown: boolean }> {
     const { status, text } = await httpRequest(this.fetchFn, 'Esplora', `${this.base}/tx`, {
       method: 'POST',
       headers: { 'content-type': 'text/plain' },
       body: hex,
     });
-    if (status === 200) return text.trim();
+    if (status === 200) return { txid: text.trim(), alreadyKnown: false };
     const { reason, code } = rejectionReason(text);
     throw new BroadcastRejected(reason, code);
   }
