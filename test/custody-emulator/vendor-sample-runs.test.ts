@@ -2,9 +2,14 @@ import path from 'node:path';
 import { rm } from 'node:fs/promises';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { networks, payments, Transaction } from 'bitcoinjs-lib';
+import { randomBytes } from 'node:crypto';
+import { revHex } from '../../adaptors/bitcoin/local-node/bcoin.js';
+import { startBitcoinRegtest } from '../../adaptors/bitcoin/local-node/index.js';
 import { DevChainFunder } from '../../adaptors/ethereum/local-node/dev-chain.js';
 import { startAnvil, type LocalAnvil } from '../../adaptors/ethereum/local-node/local-anvil.js';
 import { ADMIN, dropPrefix, startHarness, type Harness } from './harness.js';
+import { startBlocksetFacade } from './vendor-samples/blockset-facade.js';
 import { startBot, type Bot } from './vendor-samples/bot.js';
 import { installSample, type SampleInstall } from './vendor-samples/install.js';
 import { readState, runSample, sampleWorkdir, VENDOR_ROOT, type SampleRun } from './vendor-samples/sample-process.js';
@@ -21,9 +26,12 @@ import { readState, runSample, sampleWorkdir, VENDOR_ROOT, type SampleRun } from
  * Which revision each speaks, and the base that serves it (`/casp`):
  * - ethereum/byow: 1.0.1811 and 1.0.1905 alike; it reads the release from `/status` and sends
  *   `rawTransactions` and `ledgerHashAlgorithm` only from release 1812.
+ * - bitcoin/byow: 1.0.1811 (its coin list reader takes `coins`, the 1.0.1810-1.0.1812 shape; its
+ *   BTCTEST_FULL flow never lists coins, and sends `rawTransactions` whatever the release).
  */
 
 const ETH_BYOW = path.join(VENDOR_ROOT, 'blockchain', 'ethereum', 'byow');
+const BTC_BYOW = path.join(VENDOR_ROOT, 'blockchain', 'bitcoin', 'byow');
 
 const INFURA_TOKEN = 'local-anvil';
 
@@ -32,8 +40,8 @@ let anvil: LocalAnvil;
 let funder: DevChainFunder;
 
 beforeAll(async () => {
-  const [eth] = await Promise.all([installSample(ETH_BYOW)]);
-  installs.eth = eth;
+  const [eth, btc] = await Promise.all([installSample(ETH_BYOW), installSample(BTC_BYOW)]);
+  Object.assign(installs, { eth, btc });
   for (const [name, i] of Object.entries(installs))
     if (i.installedSeconds !== undefined) console.log(`vendor sample ${name}: dependencies installed in ${i.installedSeconds.toFixed(1)} s`);
   // The samples sign for Ropsten (chain id 3, EIP-155): the local node takes that id.
@@ -151,4 +159,81 @@ describe('the vendor sample clients, run unchanged against the emulator', () => 
       }
     }, 90_000);
   }
+
+  it('bitcoin/byow BTCTEST_FULL on 1.0.1811: login, account, participant, BIP44 vault, address, deposit, PSBT signed and checked, sent and mined on regtest', async () => {
+    const h = await harness('1.0.1811');
+    const regtest = await startBitcoinRegtest();
+    cleanup.push(() => regtest.stop());
+    const blockset = await startBlocksetFacade(regtest.node);
+    cleanup.push(() => blockset.stop());
+    const dir = await sampleWorkdir(BTC_BYOW, installs.btc!.nodeModules);
+    // The sample builds for bitcoinjs's testnet, whose P2PKH prefix regtest shares.
+    const recipientHash = randomBytes(20);
+    const recipient = payments.p2pkh({ hash: recipientHash, network: networks.regtest }).address as string;
+    const run = runSample({
+      cwd: dir,
+      entry: 'index.js',
+      routes: [
+        ['https://localhost', h.running.baseUrl],
+        ['https://api.blockset.com', blockset.url],
+      ],
+      answers: [
+        ['password', ADMIN.password],
+        ['token', 'local-blockset'],
+        ['to', recipient],
+      ],
+    });
+    track(run, dir);
+    const [, participant, code] = await run.waitFor(BOT_LINE);
+    const bot = trackBot(startBot(h, participant as string, code));
+    const [, address] = await run.waitFor(/Generated address: ([mn][1-9A-HJ-NP-Za-km-z]{25,34})$/);
+    const deposit = await regtest.faucet(address as string, 1_000_000n);
+    expect(await run.exited, run.lines.join('\n')).toBe(0);
+    const out = run.lines.join('\n');
+
+    expect(out).toContain('Connected to CASP at https://localhost');
+    expect(out).toContain('Connection Healthy!');
+    expect(out).toContain("'so' logged-in. Token will expire in");
+    expect(out).toContain("Using account 'Test'");
+    expect(out).toContain("Using participant: 'Bot1' as the only quorum approver");
+    expect(out).toContain('Vault Demo BTCTEST_FULL created successfully.');
+    expect(out).toContain('Generating key with CASP for BIP44 vault');
+    expect(out).toContain('Balance is: 0.01 BTC');
+    expect(out).toMatch(/Signature created: [0-9A-Fa-f]{128}/);
+    const [, txid] = /Transaction sent successfully, txHash is: ([0-9a-f]{64})/.exec(out) ?? [];
+    expect(txid, out).toBeDefined();
+    expect(out).not.toMatch(/Something went wrong|refused/);
+
+    const state = await readState(dir);
+    expect(state.caspRelease).toBe(1811);
+    const vault = await legacy(h, `/vaults/${state.activeVault.id as string}`);
+    expect(vault).toMatchObject({ name: 'Demo BTCTEST_FULL', hierarchy: 'BIP44', status: 'INITIALIZED', isActive: true });
+    // The sample's own PSBT check passed (validateSignaturesOfInput) before it sent; the node took it.
+    expect(blockset.submitted).toEqual([txid]);
+    const signs = bot.actions.filter((a) => a.startsWith('approve SIGN'));
+    expect(bot.actions.slice(0, 2)).toEqual(['activate', `join ${state.activeVault.id as string}`]);
+    expect(signs).toHaveLength(1);
+    const signOp = await legacy(h, `/operations/sign/${(signs[0] as string).split(' ')[2] as string}`);
+    expect(signOp).toMatchObject({ status: 'COMPLETED', ledgerHashAlgorithm: 'DOUBLE_SHA256', rawTransactions: [expect.any(String)] });
+    // The sample reads its PSBT back without a network (Psbt.fromHex), so its providerData names
+    // the recipient in mainnet form: the same key hash, another prefix.
+    const asMainnet = payments.p2pkh({ hash: recipientHash, network: networks.bitcoin }).address;
+    expect(JSON.parse(signOp.providerData as string).recipients).toEqual([{ address: asMainnet, asset: 'BTC', amount: 999_000 }]);
+
+    // Mined: the deposit spent, everything but the sample's fixed 1000-satoshi fee to the recipient.
+    await regtest.mine(1);
+    const mined = await regtest.node.node.getMeta(revHex(txid as string));
+    expect(mined?.height).toBe(regtest.node.height);
+    const tx = Transaction.fromBuffer(mined?.tx.toRaw() as Buffer);
+    expect(
+      Buffer.from(tx.ins[0]?.hash as Uint8Array)
+        .reverse()
+        .toString('hex'),
+    ).toBe(deposit);
+    expect(tx.outs).toHaveLength(1);
+    expect(tx.outs[0]?.value).toBe(999_000n);
+    expect(Buffer.from(tx.outs[0]?.script as Uint8Array).toString('hex')).toBe(
+      Buffer.from(payments.p2pkh({ address: recipient, network: networks.regtest }).output as Uint8Array).toString('hex'),
+    );
+  }, 120_000);
 });
