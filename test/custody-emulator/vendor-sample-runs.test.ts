@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { rm } from 'node:fs/promises';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -28,10 +30,15 @@ import { readState, runSample, sampleWorkdir, VENDOR_ROOT, type SampleRun } from
  *   `rawTransactions` and `ledgerHashAlgorithm` only from release 1812.
  * - bitcoin/byow: 1.0.1811 (its coin list reader takes `coins`, the 1.0.1810-1.0.1812 shape; its
  *   BTCTEST_FULL flow never lists coins, and sends `rawTransactions` whatever the release).
+ * - ethereum/erc20's custody client: 1.0.1905 (an API key as bearer, paged and filtered lists,
+ *   the join request as `JOIN_VAULT` with top-level `groups`, a BIP44 address list as a page of
+ *   keys). Run through its module (see vendor-samples/erc20-client-runner.cjs), not its CLI.
  */
 
 const ETH_BYOW = path.join(VENDOR_ROOT, 'blockchain', 'ethereum', 'byow');
 const BTC_BYOW = path.join(VENDOR_ROOT, 'blockchain', 'bitcoin', 'byow');
+const ERC20 = path.join(VENDOR_ROOT, 'blockchain', 'ethereum', 'erc20');
+const ERC20_RUNNER = fileURLToPath(new URL('./vendor-samples/erc20-client-runner.cjs', import.meta.url));
 
 const INFURA_TOKEN = 'local-anvil';
 
@@ -40,8 +47,8 @@ let anvil: LocalAnvil;
 let funder: DevChainFunder;
 
 beforeAll(async () => {
-  const [eth, btc] = await Promise.all([installSample(ETH_BYOW), installSample(BTC_BYOW)]);
-  Object.assign(installs, { eth, btc });
+  const [eth, btc, erc20] = await Promise.all([installSample(ETH_BYOW), installSample(BTC_BYOW), installSample(ERC20)]);
+  Object.assign(installs, { eth, btc, erc20 });
   for (const [name, i] of Object.entries(installs))
     if (i.installedSeconds !== undefined) console.log(`vendor sample ${name}: dependencies installed in ${i.installedSeconds.toFixed(1)} s`);
   // The samples sign for Ropsten (chain id 3, EIP-155): the local node takes that id.
@@ -235,5 +242,105 @@ describe('the vendor sample clients, run unchanged against the emulator', () => 
     expect(Buffer.from(tx.outs[0]?.script as Uint8Array).toString('hex')).toBe(
       Buffer.from(payments.p2pkh({ address: recipient, network: networks.regtest }).output as Uint8Array).toString('hex'),
     );
+  }, 120_000);
+
+  it('ethereum/erc20 custody client on 1.0.1905: API key, both configured vaults created, joins awaited through JOIN_VAULT, default keys, a withdrawal from each mined on anvil', async () => {
+    const h = await harness('1.0.1905');
+    // What the sample's README has the administrator do first: an API key, an account, an active bot.
+    const key = await h.call(
+      'POST',
+      '/auth/apikeys',
+      { client_id: 'erc', client_role: 'ADMIN', scope: '/mng', grant_type: 'client_credentials' },
+      { base: 'legacy', token: h.token },
+    );
+    expect(key.status, JSON.stringify(key.json)).toBe(201);
+    const account = await h.call('POST', '/accounts', { name: 'CASP' }, { base: 'legacy', token: h.token });
+    const botP = await h.call(
+      'POST',
+      `/accounts/${account.json.id as string}/participants`,
+      { name: 'casp-bot1', email: 'bot@example.com', role: 'Bot' },
+      { base: 'legacy', token: h.token },
+    );
+    const dir = await sampleWorkdir(ERC20, installs.erc20!.nodeModules);
+    const group = { A: { requiredApprovals: 1, members: ['casp-bot1'] } };
+    await writeFile(
+      path.join(dir, 'config.json'),
+      JSON.stringify({
+        apiKey: key.json.access_token,
+        caspHost: 'localhost',
+        ethChainId: 3,
+        infuraHost: `https://ropsten.infura.io/v3/${INFURA_TOKEN}`,
+        gasPriceGwei: 10,
+        vaults: [
+          { name: 'UBTKN Contract', hierarchy: 'NONE', providerKind: 'ETHTEST-ROPSTEN', groups: group },
+          { name: 'UBTKN exchange', hierarchy: 'BIP44', coinType: 60, firstAccountName: 'Default', providerKind: 'ETHTEST-ROPSTEN', groups: group },
+        ],
+      }),
+    );
+    // The client expects an active participant: the bot activates first.
+    expect((await h.device('POST', `/participants/${botP.json.id as string}/activate`, { activationCode: botP.json.activationCode })).status).toBe(200);
+    const recipient = Wallet.createRandom().address;
+    const run = runSample({
+      cwd: dir,
+      entry: ERC20_RUNNER,
+      routes: [
+        ['https://localhost', h.running.baseUrl],
+        [`https://ropsten.infura.io/v3/${INFURA_TOKEN}`, anvil.url],
+      ],
+      env: { WITHDRAW_TO: recipient, WITHDRAW_ETH: '0.25' },
+    });
+    track(run, dir);
+    // The client looks for its vault's join request once it made the vault: the bot answers a
+    // request only after the client has shown it, else the client could miss it (as with a real bot).
+    const bot = trackBot(startBot(h, botP.json.id as string, undefined, (id) => run.lines.some((l) => l.includes(` operation ${id}`))));
+    for (const name of ['UBTKN Contract', 'UBTKN exchange']) {
+      const [, address] = await run.waitFor(new RegExp(`Vault '${name}' address: (0x[0-9a-fA-F]{40})`));
+      await funder.sendEth(address as string, 10n ** 18n);
+    }
+    expect(await run.exited, run.lines.join('\n')).toBe(0);
+    const out = run.lines.join('\n');
+
+    const vaults = (await legacy(h, `/accounts/${account.json.id as string}/vaults`)).items as {
+      id: string;
+      name: string;
+      hierarchy: string;
+      status: string;
+    }[];
+    expect(vaults.map((v) => [v.name, v.hierarchy, v.status]).sort()).toEqual([
+      ['UBTKN Contract', 'NONE', 'INITIALIZED'],
+      ['UBTKN exchange', 'BIP44', 'INITIALIZED'],
+    ]);
+    for (const v of vaults) {
+      expect(out).toContain(`Vault '${v.name}' created (${v.id}), ${v.hierarchy}`);
+      expect(out).toContain(`Vault '${v.name}' is not active yet`);
+    }
+    expect(out.match(/Join operation \S+: /g)).toHaveLength(2);
+    expect(out.match(/Join operation COMPLETED/g)).toHaveLength(2);
+    const sent = [...out.matchAll(/Withdrawal from '([^']+)': transaction (0x[0-9a-f]{64}) status true/g)];
+    expect(
+      sent.map((m) => m[1]),
+      out,
+    ).toEqual(['UBTKN Contract', 'UBTKN exchange']);
+    // Who had yet to approve, read from each pending operation's top-level groups (a member's
+    // label is its participant's role here).
+    expect(out.match(/^Pending approval: Bot$/gm)?.length ?? 0, out).toBeGreaterThanOrEqual(4);
+    expect(bot.actions.filter((a) => a.startsWith('join'))).toHaveLength(2);
+    expect(bot.actions.filter((a) => a.startsWith('approve SIGN'))).toHaveLength(2);
+
+    const provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true });
+    try {
+      for (const m of sent) expect((await provider.getTransactionReceipt(m[2] as string))?.status).toBe(1);
+      expect(await provider.getBalance(recipient)).toBe(2n * 25n * 10n ** 16n);
+    } finally {
+      provider.destroy();
+    }
+    // Each withdrawal carried its raw transaction, as the client sends it for transfers.
+    for (const a of bot.actions.filter((x) => x.startsWith('approve SIGN'))) {
+      expect(await legacy(h, `/operations/sign/${a.split(' ')[2] as string}`)).toMatchObject({
+        status: 'COMPLETED',
+        ledgerHashAlgorithm: 'SHA3_256',
+        rawTransactions: [expect.any(String)],
+      });
+    }
   }, 120_000);
 });

@@ -10,9 +10,10 @@ export interface Bot {
  * The participant's bot, as the samples tell the user to run the vendor's BotSigner
  * (`-p <participant> -c <activation code>`): it activates when given a code, then joins every
  * vault and approves every operation waiting for this participant. Played through the
- * emulator-only routes; it asks for work every 50 ms, as a bot polls its service.
+ * emulator-only routes; it asks for work every 50 ms, as a bot polls its service. `ready` holds
+ * an operation back until the test lets it go (a person who answers once the client shows it).
  */
-export function startBot(h: Harness, participantId: string, activationCode?: string): Bot {
+export function startBot(h: Harness, participantId: string, activationCode?: string, ready: (operationID: string) => boolean = () => true): Bot {
   const actions: string[] = [];
   let running = true;
   const fail = (what: string, res: { status: number; json: unknown }) => new Error(`bot ${what}: ${res.status} ${JSON.stringify(res.json)}`);
@@ -26,6 +27,7 @@ export function startBot(h: Harness, participantId: string, activationCode?: str
       const res = await h.device('GET', `/participants/${participantId}/operations`);
       if (res.status !== 200) throw fail('list', res);
       for (const op of res.json as { operationID: string; vaultID: string; kind: string }[]) {
+        if (!ready(op.operationID)) continue;
         const joining = op.kind === 'JOIN_POLICY_VAULT';
         const path = joining
           ? `/participants/${participantId}/vaults/${op.vaultID}/join`

@@ -46,6 +46,8 @@ export interface SampleOptions {
   routes: [string, string][];
   /** `[prompt name, answer]`, each used once, in order. */
   answers?: [string, unknown][];
+  /** More environment for the runner (never the network). */
+  env?: Record<string, string>;
 }
 
 /** Runs the sample in its own Node process with the preload shim (transport and prompts only). */
@@ -59,6 +61,7 @@ export function runSample(o: SampleOptions): SampleRun {
       VENDOR_SAMPLE_ANSWERS: JSON.stringify(o.answers ?? []),
       // Node 24 warns that the samples' dependencies use deprecated APIs; not the samples' steps.
       NODE_NO_WARNINGS: '1',
+      ...o.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
