@@ -167,6 +167,65 @@ describe('the vendor sample clients, run unchanged against the emulator', () => 
     }, 90_000);
   }
 
+  it('ethereum/byow GEN_PUB_KEY on 1.0.1905: a single-key EdDSA vault and its public key', async () => {
+    const h = await harness('1.0.1905');
+    const dir = await sampleWorkdir(ETH_BYOW, installs.eth!.nodeModules);
+    const run = runSample({
+      cwd: dir,
+      entry: 'index.js',
+      routes: [['https://localhost', h.running.baseUrl]],
+      answers: [
+        ['demoType', 'GEN_PUB_KEY'],
+        ['password', ADMIN.password],
+        ['hierarchy', 'NONE'],
+        ['cryptoKind', 'EDDSA'],
+      ],
+    });
+    track(run, dir);
+    const [, participant, code] = await run.waitFor(BOT_LINE);
+    trackBot(startBot(h, participant as string, code));
+    expect(await run.exited, run.lines.join('\n')).toBe(0);
+    const out = run.lines.join('\n');
+    expect(out).toContain('Vault Demo GEN_PUB_KEY created successfully.');
+    expect(out).toContain('Getting public key from CASP for non-BIP44 vault');
+    expect(out).not.toMatch(/Something went wrong|refused/);
+    const state = await readState(dir);
+    expect(await legacy(h, `/vaults/${state.activeVault.id as string}`)).toMatchObject({ hierarchy: 'NONE', cryptoKind: 'EDDSA', status: 'INITIALIZED' });
+    const { publicKey } = await legacy(h, `/vaults/${state.activeVault.id as string}/publickey`);
+    // EdDSA keys come raw: the sample keeps the key as it came, as its id and as its raw bytes.
+    expect(state.publicKey).toEqual({ keyId: publicKey, publicKeyRaw: publicKey });
+    expect(out).toContain(`"keyId": "${publicKey as string}"`);
+  }, 60_000);
+
+  it('ethereum/byow MULTI_COIN on 1.0.1905: a BIP44 vault and its coin list, where the sample stops at its own error', async () => {
+    const h = await harness('1.0.1905');
+    const dir = await sampleWorkdir(ETH_BYOW, installs.eth!.nodeModules);
+    const run = runSample({
+      cwd: dir,
+      entry: 'index.js',
+      routes: [['https://localhost', h.running.baseUrl]],
+      answers: [
+        ['demoType', 'MULTI_COIN'],
+        ['password', ADMIN.password],
+      ],
+    });
+    track(run, dir);
+    const [, participant, code] = await run.waitFor(BOT_LINE);
+    trackBot(startBot(h, participant as string, code));
+    expect(await run.exited, run.lines.join('\n')).toBe(0);
+    const out = run.lines.join('\n');
+    expect(out).toContain('Vault Demo MULTI_COIN created successfully.');
+    const state = await readState(dir);
+    expect(await legacy(h, `/vaults/${state.activeVault.id as string}`)).toMatchObject({ hierarchy: 'BIP44', status: 'INITIALIZED' });
+    expect(await legacy(h, `/vaults/${state.activeVault.id as string}/coins`)).toMatchObject({ items: [60] });
+    // vaults.js listCoins keeps the answer of GET /coins in `coinsResponse` and returns
+    // `coins.items || …`: a ReferenceError of the sample's own, once the emulator has answered.
+    // Adding a coin (typed at the prompt, so a string) is never reached; vendor-samples.test.ts
+    // replays that request.
+    expect(out).toContain('Something went wrong: coins is not defined');
+    expect(out).not.toContain('Available vault coins');
+  }, 60_000);
+
   it('bitcoin/byow BTCTEST_FULL on 1.0.1811: login, account, participant, BIP44 vault, address, deposit, PSBT signed and checked, sent and mined on regtest', async () => {
     const h = await harness('1.0.1811');
     const regtest = await startBitcoinRegtest();
