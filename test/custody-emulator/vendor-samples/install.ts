@@ -28,10 +28,29 @@ function run(cmd: string, args: string[], cwd: string): Promise<void> {
   });
 }
 
-/** Waits for the other run's install to end: its marker appears or its lock goes (it failed). */
+/** Whether the process that took the lock (its pid written inside) is still running. */
+async function holderAlive(lock: string): Promise<boolean> {
+  const pid = Number(await readFile(path.join(lock, 'pid'), 'utf8').catch(() => ''));
+  if (!pid) return true; // just taken, pid not written yet
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Waits for the other run's install to end: its marker appears or its lock goes (it failed). A
+ * lock whose process is gone (a run stopped mid-install) is removed, so the next run installs.
+ */
 async function otherInstall(marker: string, lock: string): Promise<void> {
   const until = Date.now() + 10 * 60_000;
   while (!existsSync(marker) && existsSync(lock)) {
+    if (!(await holderAlive(lock))) {
+      await rm(lock, { recursive: true, force: true });
+      return;
+    }
     if (Date.now() > until) throw new Error(`${lock} held for 10 minutes: remove it if no install is running`);
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -57,6 +76,7 @@ export async function installSample(sampleDir: string): Promise<SampleInstall> {
   for (;;) {
     try {
       await mkdir(lock);
+      await writeFile(path.join(lock, 'pid'), String(process.pid));
       break;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
