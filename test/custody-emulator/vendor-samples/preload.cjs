@@ -46,6 +46,8 @@ function hostOf(opts) {
   return String(opts.hostname || opts.host || 'localhost').replace(/:\d+$/, '');
 }
 
+const httpRequest = http.request;
+
 /** A request that fails with `message` instead of connecting. */
 function refused(opts, cb, message) {
   say(`[transport] refused: ${message}`);
@@ -54,10 +56,9 @@ function refused(opts, cb, message) {
     process.nextTick(() => socket.destroy(new Error(message)));
     return socket;
   };
-  return http.request({ ...opts, protocol: 'http:', agent: false, createConnection }, cb);
+  // No agent: an agent would open its own connection and ignore createConnection.
+  return httpRequest({ ...opts, protocol: 'http:', agent: undefined, createConnection }, cb);
 }
-
-const httpRequest = http.request;
 
 http.request = function request(...args) {
   const { opts, cb } = normalise(args);
