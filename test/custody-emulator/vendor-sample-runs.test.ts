@@ -1,11 +1,10 @@
+import { randomBytes } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { rm } from 'node:fs/promises';
+import { networks, payments, Transaction } from 'bitcoinjs-lib';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { networks, payments, Transaction } from 'bitcoinjs-lib';
-import { randomBytes } from 'node:crypto';
 import { revHex } from '../../adaptors/bitcoin/local-node/bcoin.js';
 import { startBitcoinRegtest } from '../../adaptors/bitcoin/local-node/index.js';
 import { DevChainFunder } from '../../adaptors/ethereum/local-node/dev-chain.js';
