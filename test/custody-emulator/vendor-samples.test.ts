@@ -11,6 +11,11 @@ import { ADMIN, dropPrefix, expectValidSignature, startHarness, type Answer, typ
  * `[]` every element). Device steps are what a participant's phone or bot does, played through
  * the emulator-only routes.
  *
+ * The samples themselves run unchanged in vendor-sample-runs.test.ts; these tables stay for what
+ * no run reaches: MULTI_COIN's coin added as typed at the prompt (the sample stops before it, at
+ * an error of its own), both byow samples on both bases with both hierarchies, and the 1.0.1811
+ * key-chain list shapes.
+ *
  * Which revision each speaks:
  * - ethereum/byow: 1.0.1811 and 1.0.1905 alike (form login on /auth/tokens, lists read as
  *   `items || body`, `id || vaultID`); it sends rawTransactions only when the status release is
