@@ -61,6 +61,19 @@ describe('the sign timeout and the custody service', () => {
     await h.store.transition(young.id, ['EXECUTING'], 'BROADCAST');
   });
 
+  it('one held by a policy rule at the custody service past the timeout ends FAILED with the rule in its reason', async () => {
+    const op = waitingOperation([payload(key(), 0)], 'held', pastTimeout());
+    await h.store.create(op);
+    const held = 'Held by policy rule weeklyTimeSlots: outside the weekly time slots (MON-FRI 09:00-18:00, UTC); the next slot opens 2026-11-30T09:00:00.000Z';
+    h.custody.answer = async (id) => ({ ...signOperation(id, 'PENDING'), statusText: held });
+    await processReconcile(h.deps);
+    expect(await state(op.id)).toEqual({
+      status: 'FAILED',
+      reason: `not signed within 86400 s (SIGN_TIMEOUT_SECONDS): sign operation PENDING at the custody service (${held})`,
+      released: true,
+    });
+  });
+
   it('one the custody service cannot answer for stays EXECUTING with its reservations past the timeout, and ends FAILED once it answers unsigned', async () => {
     const op = waitingOperation([payload(key(), 0)], 'unreachable', pastTimeout());
     await h.store.create(op);

@@ -1,3 +1,4 @@
+import type { SignOperation } from '../../custody/types.js';
 import { isAppError } from '../../platform/errors.js';
 import { failOperation } from '../fail-operation.js';
 import { jobJournal } from './job-journal.js';
@@ -5,7 +6,7 @@ import type { Operation } from '../model/operation.js';
 import type { OpenEntry } from '../store/operation-store.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import { addBroadcastJob, broadcastJobId } from './queues.js';
-import { settleFromCustody, type SettleOutcome } from '../settle-from-custody.js';
+import { settleAndTell, timeoutReason, type SettleOutcome } from '../settle-from-custody.js';
 import { continueAfterSetup } from '../setup-first.js';
 
 /**
@@ -113,8 +114,9 @@ async function askCustody(deps: PipelineDeps, op: Operation, now: number): Promi
   const timedOut = Date.parse(op.createdAt) < now - deps.config.signTimeoutSeconds * 1000;
   const ids = { withdrawalId: op.id, operationID: op.operationID };
   let outcome: SettleOutcome;
+  let remote: SignOperation | undefined;
   try {
-    outcome = await settleFromCustody(deps, op);
+    ({ outcome, remote } = await settleAndTell(deps, op));
   } catch (e) {
     const err = isAppError(e) ? e.message : e;
     if (timedOut)
@@ -127,7 +129,7 @@ async function askCustody(deps: PipelineDeps, op: Operation, now: number): Promi
   }
   if (outcome === 'pending') {
     if (!timedOut) return 'unchanged';
-    const reason = `not signed within ${deps.config.signTimeoutSeconds} s (SIGN_TIMEOUT_SECONDS)`;
+    const reason = timeoutReason(deps.config.signTimeoutSeconds, remote);
     return (await failOperation(deps, op, reason, ['EXECUTING'])) ? 'failed' : 'unchanged';
   }
   deps.logger.info({ ...ids, outcome }, 'reconciled a sign operation without callback');
