@@ -73,6 +73,13 @@ describe('quorum policy rules at sign time', () => {
       status: 'DECLINED',
       statusText: expect.stringContaining("policy rule attributes: ledger 'BTC' fails IN"),
     });
+    // Recipients that are not objects are refused by the rules that read them, never a server error.
+    const odd = await h.api('POST', `/vaults/${vaultId}/sign`, { ...request(key, ok), providerData: '{"recipients":[null,5,"x"]}' });
+    expect(odd.status, JSON.stringify(odd.json)).toBe(200);
+    expect((await h.api('GET', `/operations/sign/${odd.json.operationID}`)).json).toMatchObject({
+      status: 'DECLINED',
+      statusText: 'Declined by policy rule amountRange: an amount of ETH is not a number',
+    });
     const unsaid = await h.api('POST', `/vaults/${vaultId}/sign`, { ...request(key, ok), providerData: '' });
     expect((await h.api('GET', `/operations/sign/${unsaid.json.operationID}`)).json.statusText).toMatch(
       /policy rule amountRange: the request does not say what it transfers/,

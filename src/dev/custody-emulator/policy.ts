@@ -121,7 +121,10 @@ function transfersOf(payload: SignPayload): { transfers?: Transfer[]; request: R
     : request.recipientAddress !== undefined
       ? [{ address: request.recipientAddress, asset: request.asset, amount: request.amount }]
       : undefined;
-  const transfers = rows?.map((r) => ({ address: String(r.address ?? ''), asset: String(r.asset ?? fallbackAsset).toUpperCase(), amount: Number(r.amount) }));
+  // A row that is not an object moves an unknown amount to no address: every rule that reads it refuses it.
+  const transfers = rows
+    ?.map((r) => (r && typeof r === 'object' ? r : {}) as Record<string, unknown>)
+    .map((r) => ({ address: String(r.address ?? ''), asset: String(r.asset ?? fallbackAsset).toUpperCase(), amount: Number(r.amount) }));
   return { transfers, request };
 }
 
