@@ -1,6 +1,6 @@
 import type { EmulatorContext, HoldWatch } from './context.js';
 import type { Operation, Vault } from './model.js';
-import { holdText, policyOf, refusalText, ruleOutcome } from './policy.js';
+import { heldRecord, holdText, policyOf, refusalText, ruleOutcome } from './policy.js';
 import { statusText } from './views.js';
 
 /**
@@ -14,10 +14,9 @@ function reconsider(op: Operation, vault: Vault, now: number): Operation | undef
   const outcome = ruleOutcome(policyOf(vault), op.sign!, now);
   if (outcome && 'refused' in outcome) return { ...op, held: undefined, status: 'DECLINED', statusText: refusalText(outcome.refused) };
   if (!outcome) return { ...op, held: undefined, statusText: statusText('PENDING') };
-  const { held } = outcome;
-  const until = held.until === undefined ? undefined : new Date(held.until).toISOString();
-  const text = holdText(held);
-  return text === op.statusText && until === op.held?.until ? undefined : { ...op, held: { rule: held.rule, until }, statusText: text };
+  const held = heldRecord(outcome.held);
+  const text = holdText(outcome.held);
+  return text === op.statusText && held.until === op.held?.until ? undefined : { ...op, held, statusText: text };
 }
 
 /**

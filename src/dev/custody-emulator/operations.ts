@@ -7,7 +7,7 @@ import { cancel, newOperation, operationOr404, vaultOr404 } from './engine.js';
 import { listParams, page } from './listing.js';
 import { OPERATION_STATUSES, type Operation, type OperationKind } from './model.js';
 import { badRequest, notFound } from './problem.js';
-import { holdText, policyOf, refusalText, ruleOutcome } from './policy.js';
+import { heldRecord, holdText, policyOf, refusalText, ruleOutcome } from './policy.js';
 import { validateSign } from './sign.js';
 import { operationDetails, operationSummary, operationVaults, servedIn } from './views.js';
 import { requireInitialized } from './vaults.js';
@@ -35,11 +35,7 @@ export function operationRoutes(ctx: EmulatorContext, revision: Revision): Route
       const ruled: Operation =
         'refused' in outcome
           ? { ...created, status: 'DECLINED', statusText: refusalText(outcome.refused) }
-          : {
-              ...created,
-              statusText: holdText(outcome.held),
-              held: { rule: outcome.held.rule, until: outcome.held.until === undefined ? undefined : new Date(outcome.held.until).toISOString() },
-            };
+          : { ...created, statusText: holdText(outcome.held), held: heldRecord(outcome.held) };
       await store.put('operation', ruled.operationID, ruled);
       return ruled;
     });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { derivedEntryUsable, derivedWhiteListMatcher } from './derived-white-list.js';
-import type { PolicyRules, SignPayload, Vault, VaultPolicy } from './model.js';
+import type { Operation, PolicyRules, SignPayload, Vault, VaultPolicy } from './model.js';
 import { nextOpening, outsideSlots, slotsText } from './time-slots.js';
 
 const dayList = z
@@ -203,3 +203,9 @@ export const refusalText = (r: RuleRefusal) => `Declined by policy rule ${r.rule
 
 /** The statusText of a held sign operation: PENDING, the approvers not asked yet, the rule named. */
 export const holdText = (h: RuleHold) => `Held by policy rule ${h.rule}: ${h.details}`;
+
+/** What a held operation keeps of its hold: the rule and the opening, ISO. */
+export const heldRecord = (h: RuleHold): NonNullable<Operation['held']> => ({
+  rule: h.rule,
+  until: h.until === undefined ? undefined : new Date(h.until).toISOString(),
+});
