@@ -322,7 +322,8 @@ export const ENV = {
     env: 'SIGN_TIMEOUT_SECONDS',
     schema: int(1, 86_400 * 30),
     default: '86400',
-    description: 'A withdrawal not signed by the quorum this long after its creation ends FAILED and frees its nonce, sequence or coins.',
+    description:
+      'A withdrawal not signed by the quorum this long after its creation has its sign operation canceled at the custody service, then ends FAILED and frees its nonce, sequence or coins.',
   },
   idempotencyClaimSeconds: {
     env: 'IDEMPOTENCY_CLAIM_SECONDS',

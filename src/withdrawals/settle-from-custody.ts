@@ -15,6 +15,23 @@ export function endedReason(remote: Pick<SignOperation, 'status' | 'statusText'>
 }
 
 /**
+ * The failure reason of a withdrawal (or replacement) still unsigned after SIGN_TIMEOUT_SECONDS.
+ * What the custody service last said of its sign operation is added when it says more than
+ * the status: a request held by a policy rule (outside its weekly time slots) names the rule.
+ */
+export function timeoutReason(signTimeoutSeconds: number, remote?: Pick<SignOperation, 'status' | 'statusText'>): string {
+  const base = `not signed within ${signTimeoutSeconds} s (SIGN_TIMEOUT_SECONDS)`;
+  const says = remote?.statusText && remote.statusText.toUpperCase() !== remote.status.toUpperCase();
+  return says ? `${base}: ${endedReason(remote)}` : base;
+}
+
+/** A settle's outcome, with the sign operation as the custody service reported it when it was asked. */
+export interface Settled {
+  outcome: SettleOutcome;
+  remote?: SignOperation;
+}
+
+/**
  * Brings an EXECUTING withdrawal in line with its sign operation as the custody service
  * reports it (never as a callback claims it): COMPLETED goes through `acceptSignatures`
  * like a callback (or asks for the callback again when the lookup carries no signatures);
@@ -26,26 +43,31 @@ export function endedReason(remote: Pick<SignOperation, 'status' | 'statusText'>
  * so the withdrawal can be replaced again and its transactions already out go on.
  */
 export async function settleFromCustody(deps: PipelineDeps, op: Operation, attempt = 0): Promise<SettleOutcome> {
-  if (attempt > 0) return settleReplacement(deps, op, attempt);
-  if (op.status !== 'EXECUTING') return 'duplicate';
-  if (!op.operationID) return 'pending';
-  const remote = await deps.custody.getSignOperation(op.operationID);
-  if (endedUnsigned(remote.status)) {
-    return (await failOperation(deps, op, endedReason(remote), ['EXECUTING'])) ? 'failed' : 'duplicate';
-  }
-  return completed(deps, op, op.operationID, remote);
+  return (await settleAndTell(deps, op, attempt)).outcome;
 }
 
-async function settleReplacement(deps: PipelineDeps, op: Operation, i: number): Promise<SettleOutcome> {
+/** `settleFromCustody`, answering also the sign operation it read (reconciliation words a timeout with it). */
+export async function settleAndTell(deps: PipelineDeps, op: Operation, attempt = 0): Promise<Settled> {
+  if (attempt > 0) return settleReplacement(deps, op, attempt);
+  if (op.status !== 'EXECUTING') return { outcome: 'duplicate' };
+  if (!op.operationID) return { outcome: 'pending' };
+  const remote = await deps.custody.getSignOperation(op.operationID);
+  if (endedUnsigned(remote.status)) {
+    return { outcome: (await failOperation(deps, op, endedReason(remote), ['EXECUTING'])) ? 'failed' : 'duplicate', remote };
+  }
+  return { outcome: await completed(deps, op, op.operationID, remote), remote };
+}
+
+async function settleReplacement(deps: PipelineDeps, op: Operation, i: number): Promise<Settled> {
   const a = attemptsOf(op)[i];
-  if (a?.status !== 'signing') return 'duplicate';
-  if (!a.operationID) return 'pending';
+  if (a?.status !== 'signing') return { outcome: 'duplicate' };
+  if (!a.operationID) return { outcome: 'pending' };
   const remote = await deps.custody.getSignOperation(a.operationID);
   if (endedUnsigned(remote.status)) {
     const after = await failSigningAttempt(deps, op.id, i, endedReason(remote));
-    return attemptsOf(after)[i]?.status === 'failed' ? 'failed' : 'duplicate';
+    return { outcome: attemptsOf(after)[i]?.status === 'failed' ? 'failed' : 'duplicate', remote };
   }
-  return completed(deps, op, a.operationID, remote);
+  return { outcome: await completed(deps, op, a.operationID, remote), remote };
 }
 
 /** A sign operation that is not over yet is pending; a completed one is accepted as a callback would be. */

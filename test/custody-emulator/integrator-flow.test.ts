@@ -184,6 +184,41 @@ describe('integrator flow against the custody emulator', () => {
     }
   });
 
+  it('a request held outside the time slots: canceled on request, or refused by the policy changed meanwhile, FAILED with the hold or the rule named', async () => {
+    // One slot, the whole of the day after tomorrow (UTC): today is outside it.
+    const day = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'][(new Date().getUTCDay() + 2) % 7];
+    const slots = { weeklyTimeSlots: [{ days: day, timeStart: '00:00', timeEnd: '24:00' }] };
+    const policy = (rules: object) => h.call('PUT', `/vaults/${vaultId}/policy`, { timeZone: 'UTC', rules }, { base: 'emulator', basic: ADMIN });
+    expect((await policy(slots)).status).toBe(200);
+    try {
+      const first = await withdraw({ recipientAddress: RECIPIENT, asset: 'ETH', amount: '0.01', description: 'held, then canceled' });
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      const id = first.body.operationID as string;
+      expect((await mng('GET', `/operations/sign/${id}`)).json).toMatchObject({
+        status: 'PENDING',
+        statusText: expect.stringMatching(/^Held by policy rule weeklyTimeSlots: outside the weekly time slots/),
+      });
+      expect(await pendingFor(members[0]!.id, id)).toBeUndefined();
+      const canceled = await svc.call('POST', `/api/v1.0/vaults/${vaultId}/withdrawals/${id}/cancel`, { key: WITHDRAW_KEY, body: {} });
+      expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
+      expect((await withdrawal(id)).failureReason).toBe(
+        'canceled on request: sign operation CANCELED at the custody service (Canceled while held by policy rule weeklyTimeSlots)',
+      );
+
+      const second = await withdraw({ recipientAddress: RECIPIENT, asset: 'ETH', amount: '0.01', description: 'held, then refused' });
+      expect(second.status, JSON.stringify(second.body)).toBe(200);
+      const refused = second.body.operationID as string;
+      expect((await mng('GET', `/operations/sign/${refused}`)).json.statusText).toMatch(/^Held by policy rule weeklyTimeSlots/);
+      expect((await policy({ ...slots, amountRange: { ETH: { minimum: 0, maximum: 0.005 } } })).status).toBe(200);
+      // No callback for a declined operation: reconciliation finds it at the custody service.
+      const failed = await waitFor(refused, (o) => o.status !== 'EXECUTING');
+      expect(failed.status).toBe('FAILED');
+      expect(failed.failureReason).toBe('sign operation DECLINED at the custody service (Declined by policy rule amountRange: 0.01 ETH is outside 0 … 0.005)');
+    } finally {
+      await policy({});
+    }
+  });
+
   it('one decline: FAILED with the reason, and the next withdrawal reuses the nonce', async () => {
     const res = await withdraw({ recipientAddress: RECIPIENT, amount: '0.01', description: 'declined' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);

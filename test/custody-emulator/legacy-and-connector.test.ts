@@ -105,4 +105,32 @@ describe('the existing connector against the emulator', () => {
     const stranger = new CustodyClient({ baseUrl: h.running.url, apiKey: 'wrong-key', fetch, logger: pino({ level: 'silent' }), retries: 0 });
     await expect(stranger.getSignOperation(operationID)).rejects.toMatchObject({ errCode: 'ERR_CUSTODY_AUTH' });
   });
+
+  it('reads a request held by the weekly time slots as PENDING with the rule named, and cancels it', async () => {
+    // Saturday 2026-11-28 12:00 UTC; the slots are working days.
+    const h = await startHarness({ clock: { now: Date.UTC(2026, 10, 28, 12, 0) } });
+    cleanup.push(() => dropPrefix(h.redis, h.prefix), h.stop);
+    const policy = { rules: { weeklyTimeSlots: [{ days: 'MON-FRI', timeStart: '08:00', timeEnd: '20:00' }] } };
+    const { vaultId } = await quorumVault(h, { policy });
+    const client = new CustodyClient({ baseUrl: h.running.url, apiKey: h.token, fetch, logger: pino({ level: 'silent' }), retries: 0 });
+    const { publicKey } = await client.vaultPublicKey(vaultId);
+    const digest = createHash('sha256').update(randomBytes(32)).digest('hex');
+    const { operationID } = await client.requestSign(vaultId, {
+      description: 'withdrawal',
+      dataToSign: [digest],
+      publicKeys: [publicKey],
+      rawTransactions: [],
+      ledgerHashAlgorithm: 'SHA256',
+      ledger: 'ETHDEV',
+      providerData: '{"operation":"w-2"}',
+    });
+    expect(await client.getSignOperation(operationID)).toMatchObject({
+      status: 'PENDING',
+      statusText: 'Held by policy rule weeklyTimeSlots: outside the weekly time slots (MON-FRI 08:00-20:00, UTC); the next slot opens 2026-11-30T08:00:00.000Z',
+      signatures: [],
+    });
+    await client.cancelOperation(operationID);
+    expect(await client.getSignOperation(operationID)).toMatchObject({ status: 'CANCELED', statusText: 'Canceled while held by policy rule weeklyTimeSlots' });
+    await expect(client.cancelOperation(operationID)).rejects.toMatchObject({ problem: { upstreamStatus: 409 } });
+  });
 });

@@ -1,5 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { BIP32Factory } from 'bip32';
+import { networks, payments } from 'bitcoinjs-lib';
+import { computeAddress } from 'ethers';
+import * as ecc from 'tiny-secp256k1';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parsePublicKey, uncompressedPoint } from '../../src/ledger/public-key.js';
 import { dropPrefix, expectProblem, quorumVault, startHarness } from './harness.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -68,18 +73,28 @@ describe('quorum policy rules at sign time', () => {
       status: 'DECLINED',
       statusText: expect.stringContaining("policy rule attributes: ledger 'BTC' fails IN"),
     });
+    // Recipients that are not objects are refused by the rules that read them, never a server error.
+    const odd = await h.api('POST', `/vaults/${vaultId}/sign`, { ...request(key, ok), providerData: '{"recipients":[null,5,"x"]}' });
+    expect(odd.status, JSON.stringify(odd.json)).toBe(200);
+    expect((await h.api('GET', `/operations/sign/${odd.json.operationID}`)).json).toMatchObject({
+      status: 'DECLINED',
+      statusText: 'Declined by policy rule amountRange: an amount of ETH is not a number',
+    });
     const unsaid = await h.api('POST', `/vaults/${vaultId}/sign`, { ...request(key, ok), providerData: '' });
     expect((await h.api('GET', `/operations/sign/${unsaid.json.operationID}`)).json.statusText).toMatch(
       /policy rule amountRange: the request does not say what it transfers/,
     );
-    // Saturday 10:30 in Paris: outside the slots.
+    // Saturday 10:30 in Paris: outside the slots, so held (PENDING, nobody asked) until Monday 09:00 Paris.
     clock.now = Date.UTC(2026, 10, 28, 9, 30);
     token = (await h.login()).json.access_token as string;
     expect(await sign(ok)).toMatchObject({
-      status: 'DECLINED',
-      statusText: expect.stringContaining('policy rule weeklyTimeSlots: outside the weekly time slots (MON-FRI 09:00-18:00, Europe/Paris)'),
+      status: 'PENDING',
+      statusText:
+        'Held by policy rule weeklyTimeSlots: outside the weekly time slots (MON-FRI 09:00-18:00, Europe/Paris); the next slot opens 2026-11-30T08:00:00.000Z',
     });
-    // A declined request waits for nobody.
+    // A rule that refuses is not held: waiting for a slot would not change its answer.
+    expect(await sign({ ...ok, amount: '2' })).toMatchObject({ status: 'DECLINED', statusText: expect.stringContaining('policy rule amountRange') });
+    // Neither a declined nor a held request waits for anybody's answer.
     expect((await h.device('GET', `/participants/${members[0]!.id}/operations`)).json).toEqual([]);
   });
 
@@ -103,5 +118,88 @@ describe('quorum policy rules at sign time', () => {
     expectProblem(await h.device('PUT', path, { rules: { unknownRule: [] } }), 400);
     const join = (await h.api('GET', `/accounts/${account.id}/operations?status=PENDING`)).json.items[0].operationID as string;
     expect((await h.api('GET', `/operations/joinpolicyvault/${join}`)).json.policies[0]).toMatchObject({ timeZone: 'UTC', rules });
+  });
+
+  it('derivedWhiteList: a recipient derived from a listed extended key passes, as another vault names its account by its backup; others are declined', async () => {
+    const h = await startHarness();
+    cleanup.push(() => dropPrefix(h.redis, h.prefix), h.stop);
+    // The cold vault: a BIP44 account whose backup is its extended public key.
+    const cold = await quorumVault(h, { hierarchy: 'BIP44', coinType: 60, firstAccountName: 'cold' });
+    const backup = (await h.api('GET', `/vaults/${cold.vaultId}/coins/60/accounts/0/backup`)).json;
+    const coldKey = (await h.api('POST', `/vaults/${cold.vaultId}/coins/60/accounts/0/chains/external/addresses`)).json.publicKey as string;
+    const coldAddress = computeAddress(`0x${Buffer.from(uncompressedPoint(parsePublicKey(coldKey, 'secp256k1'))).toString('hex')}`);
+    // An extended key from elsewhere (a wallet outside the custody service), on Bitcoin regtest.
+    const account = BIP32Factory(ecc).fromSeed(randomBytes(32)).derivePath("m/84'/1'/0'");
+    const segwit = (chain: number, i: number) =>
+      payments.p2wpkh({ pubkey: Uint8Array.from(account.derive(chain).derive(i).publicKey), network: networks.regtest }).address as string;
+    const derivedWhiteList = [
+      {
+        chainCode: backup.cpar,
+        publicKey: backup.publicKey,
+        level: backup.bipLevel,
+        parentFingerprint: backup.parentFingerprint,
+        childNumber: backup.childNumber,
+      },
+      {
+        chainCode: Buffer.from(account.chainCode).toString('hex'),
+        publicKey: Buffer.from(account.publicKey).toString('hex'),
+        level: account.depth,
+        parentFingerprint: account.parentFingerprint.toString(16),
+        childNumber: account.index,
+      },
+    ];
+    const { vaultId } = await quorumVault(h, { policy: { rules: { derivedWhiteList } } });
+    const key = (await h.api('GET', `/vaults/${vaultId}/publickey`)).json.publicKey as string;
+    const status = async (address: string, extra: Record<string, unknown> = {}) => {
+      const body = request(key, { recipientAddress: address, asset: 'ETH', amount: '1' }, extra);
+      const id = (await h.api('POST', `/vaults/${vaultId}/sign`, body)).json.operationID as string;
+      return (await h.api('GET', `/operations/sign/${id}`)).json as { status: string; statusText: string };
+    };
+
+    expect((await status(coldAddress)).status).toBe('PENDING');
+    expect((await status(coldAddress.toLowerCase())).status).toBe('PENDING');
+    expect((await status(segwit(1, 19), { ledger: 'BTCREGTEST' })).status).toBe('PENDING');
+    expect((await status(segwit(0, 0).toUpperCase(), { ledger: 'BTCREGTEST' })).status).toBe('PENDING');
+    // The other Bitcoin forms of a key: P2SH-P2WPKH (testnet) of a change key, P2PKH (main network) of the account key itself.
+    const nested = payments.p2sh({
+      redeem: payments.p2wpkh({ pubkey: Uint8Array.from(account.derive(1).derive(4).publicKey), network: networks.testnet }),
+      network: networks.testnet,
+    });
+    expect((await status(nested.address as string, { ledger: 'BTCTEST' })).status).toBe('PENDING');
+    expect((await status(payments.p2pkh({ pubkey: Uint8Array.from(account.publicKey) }).address as string, { ledger: 'BTC' })).status).toBe('PENDING');
+    // Past the gap limit of 20 on a chain: not recognised.
+    expect(await status(segwit(0, 20), { ledger: 'BTCREGTEST' })).toEqual(
+      expect.objectContaining({
+        status: 'DECLINED',
+        statusText: `Declined by policy rule derivedWhiteList: recipient ${segwit(0, 20)} is not derived from a key of the derived white list`,
+      }),
+    );
+    const stranger = '0x00000000000000000000000000000000000000C3';
+    expect((await status(stranger)).statusText).toBe(
+      `Declined by policy rule derivedWhiteList: recipient ${stranger} is not derived from a key of the derived white list`,
+    );
+
+    // With a white list beside it, either list lets a recipient through.
+    const path = `/vaults/${vaultId}/policy`;
+    expect((await h.device('PUT', path, { rules: { derivedWhiteList, whiteList: [stranger] } })).status).toBe(200);
+    expect((await status(stranger)).status).toBe('PENDING');
+    expect((await status(coldAddress)).status).toBe('PENDING');
+    expect((await status('0x00000000000000000000000000000000000000C4')).statusText).toBe(
+      'Declined by policy rule derivedWhiteList: recipient 0x00000000000000000000000000000000000000C4 is on neither the white list nor the derived white list',
+    );
+    const unsaid = (await h.api('POST', `/vaults/${vaultId}/sign`, { ...request(key, {}), providerData: '' })).json.operationID as string;
+    expect((await h.api('GET', `/operations/sign/${unsaid}`)).json.statusText).toBe(
+      'Declined by policy rule derivedWhiteList: the request does not say what it transfers (providerData has no recipients and no request)',
+    );
+
+    const entry = derivedWhiteList[1]!;
+    for (const bad of [
+      { ...entry, chainCode: entry.chainCode.slice(2) },
+      { ...entry, publicKey: 'zz' },
+      { ...entry, level: -1 },
+    ]) {
+      expectProblem(await h.device('PUT', path, { rules: { derivedWhiteList: [bad] } }), 400);
+    }
+    expectProblem(await h.device('PUT', path, { rules: { derivedWhiteList: Array.from({ length: 21 }, () => entry) } }), 400);
   });
 });

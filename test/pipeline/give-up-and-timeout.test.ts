@@ -36,12 +36,26 @@ describe('stalled withdrawals', () => {
     loop.custody.control.setFaults({ dropCallback: true }, v.vaultId);
     const custody = loop.svc.pipeline!.deps.custody;
     const realLookup = custody.getSignOperation.bind(custody);
-    custody.getSignOperation = async (id) => ({ ...(await realLookup(id)), status: 'PENDING', isApproved: false, signatures: [], v: [] });
+    const realCancel = custody.cancelOperation.bind(custody);
+    custody.getSignOperation = async (id) => ({
+      ...(await realLookup(id)),
+      status: 'PENDING',
+      statusText: undefined,
+      isApproved: false,
+      signatures: [],
+      v: [],
+    });
+    // A custody service that takes the cancel the timeout sends, yet signed anyway: its late callback must still be refused.
+    let canceled = '';
+    custody.cancelOperation = async (id) => {
+      canceled = id;
+    };
     try {
       const res = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'never signed' });
       expect(res.status).toBe(200);
       const failed = await loop.waitFor(v.vaultId, res.body.operationID, (o) => o.status === 'FAILED', 15_000);
-      expect(failed.failureReason).toMatch(/not signed within 3 s/);
+      expect(failed.failureReason).toBe('not signed within 3 s (SIGN_TIMEOUT_SECONDS); canceled at the custody service');
+      expect(canceled).toBe(res.body.operationID);
       // A late callback for it is refused: nothing is broadcast for a FAILED withdrawal.
       loop.custody.control.setFaults({}, v.vaultId);
       const resent = loop.custody.control.operation(res.body.operationID)!.deliveries.length;
@@ -53,6 +67,7 @@ describe('stalled withdrawals', () => {
       expect(counter.calls).toBe(0);
     } finally {
       custody.getSignOperation = realLookup;
+      custody.cancelOperation = realCancel;
     }
     const next = await withdraw(loop.svc, v.vaultId, { recipientAddress: RECIPIENT, amount: '0.01', description: 'after the timeout' });
     const done = await loop.waitFor(v.vaultId, next.body.operationID, (o) => o.status === 'CONFIRMED', 15_000);

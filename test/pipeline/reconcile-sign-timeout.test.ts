@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { CustodyNotFoundError, CustodyRequestError } from '../../src/custody/errors.js';
 import { UnavailableError } from '../../src/platform/errors.js';
 import { processReconcile } from '../../src/withdrawals/jobs/reconcile-job.js';
 import { key, payload } from '../helpers/operation-kit.js';
@@ -47,7 +48,7 @@ describe('the sign timeout and the custody service', () => {
     await h.store.transition(op.id, ['EXECUTING'], 'BROADCAST');
   });
 
-  it('one the custody service reports still unsigned past the timeout ends FAILED and gives its reservations back; a younger one waits on', async () => {
+  it('one the custody service reports still unsigned past the timeout is canceled there, then ends FAILED and gives its reservations back; a younger one waits on', async () => {
     const op = waitingOperation([payload(key(), 0)], 'unsigned', pastTimeout());
     const young = waitingOperation([payload(key(), 0)], 'young', new Date(Date.now() - 10 * 60_000));
     await h.store.create(op);
@@ -56,9 +57,27 @@ describe('the sign timeout and the custody service', () => {
     const from = h.lookups.length;
     await processReconcile(h.deps);
     expect(h.lookups.slice(from).sort()).toEqual(['unsigned', 'young']);
-    expect(await state(op.id)).toEqual({ status: 'FAILED', reason: 'not signed within 86400 s (SIGN_TIMEOUT_SECONDS)', released: true });
+    expect(h.cancels).toEqual(['unsigned']);
+    expect(await state(op.id)).toEqual({
+      status: 'FAILED',
+      reason: 'not signed within 86400 s (SIGN_TIMEOUT_SECONDS); canceled at the custody service',
+      released: true,
+    });
     expect(await state(young.id)).toEqual({ status: 'EXECUTING', reason: undefined, released: false });
     await h.store.transition(young.id, ['EXECUTING'], 'BROADCAST');
+  });
+
+  it('one held by a policy rule at the custody service past the timeout ends FAILED with the rule in its reason', async () => {
+    const op = waitingOperation([payload(key(), 0)], 'held', pastTimeout());
+    await h.store.create(op);
+    const held = 'Held by policy rule weeklyTimeSlots: outside the weekly time slots (MON-FRI 09:00-18:00, UTC); the next slot opens 2026-11-30T09:00:00.000Z';
+    h.custody.answer = async (id) => ({ ...signOperation(id, 'PENDING'), statusText: held });
+    await processReconcile(h.deps);
+    expect(await state(op.id)).toEqual({
+      status: 'FAILED',
+      reason: `not signed within 86400 s (SIGN_TIMEOUT_SECONDS): sign operation PENDING at the custody service (${held}); canceled at the custody service`,
+      released: true,
+    });
   });
 
   it('one the custody service cannot answer for stays EXECUTING with its reservations past the timeout, and ends FAILED once it answers unsigned', async () => {
@@ -71,6 +90,45 @@ describe('the sign timeout and the custody service', () => {
     expect(await state(op.id)).toEqual({ status: 'EXECUTING', reason: undefined, released: false });
     h.custody.answer = async (id) => signOperation(id, 'PENDING');
     await processReconcile(h.deps);
-    expect(await state(op.id)).toEqual({ status: 'FAILED', reason: 'not signed within 86400 s (SIGN_TIMEOUT_SECONDS)', released: true });
+    expect(await state(op.id)).toEqual({
+      status: 'FAILED',
+      reason: 'not signed within 86400 s (SIGN_TIMEOUT_SECONDS); canceled at the custody service',
+      released: true,
+    });
+  });
+
+  it('past the timeout, a cancel the custody service cannot make keeps it EXECUTING; one refused because the quorum signed meanwhile completes it', async () => {
+    const k = key();
+    const payloads = [payload(k, 0)];
+    const op = waitingOperation(payloads, 'cancel-fails', pastTimeout());
+    await h.store.create(op);
+    h.custody.answer = async (id) => signOperation(id, 'PENDING');
+    h.custody.cancel = async () => {
+      throw new UnavailableError('custody POST /operations/{id}/cancel failed after 4 attempts: ECONNREFUSED');
+    };
+    await processReconcile(h.deps);
+    expect(await state(op.id)).toEqual({ status: 'EXECUTING', reason: undefined, released: false });
+
+    // The quorum signs while the cancel is on its way: the service refuses the cancel (409) and the signatures are taken.
+    h.custody.cancel = async (id) => {
+      h.custody.answer = async () => signOperation(id, 'COMPLETED', { payloads, key: k });
+      throw new CustodyRequestError({ operation: 'POST /operations/{id}/cancel', upstreamStatus: 409, upstreamTitle: 'Conflict' });
+    };
+    await processReconcile(h.deps);
+    expect(await state(op.id)).toEqual({ status: 'EXECUTING', reason: undefined, released: false });
+    expect(h.added.map((a) => a.jobId)).toContain(`broadcast-${op.id}`);
+    await h.store.transition(op.id, ['EXECUTING'], 'BROADCAST');
+  });
+
+  it('past the timeout, a sign operation the custody service does not know has nothing left to cancel: FAILED', async () => {
+    const op = waitingOperation([payload(key(), 0)], 'unknown-there', pastTimeout());
+    await h.store.create(op);
+    h.custody.answer = async (id) => signOperation(id, 'PENDING');
+    h.custody.cancel = async () => {
+      throw new CustodyNotFoundError({ operation: 'POST /operations/{id}/cancel', upstreamStatus: 404 });
+    };
+    await processReconcile(h.deps);
+    expect((await state(op.id)).status).toBe('FAILED');
+    h.custody.cancel = async () => {};
   });
 });

@@ -29,15 +29,19 @@ export function signOperation(operationID: string, status: string, signed?: { pa
 
 /**
  * The pipeline's dependencies around the kit's store. `custody.answer` is the custody service's
- * lookup (PENDING until a test says otherwise); `lookups` records every one asked,
+ * lookup (PENDING until a test says otherwise), `custody.cancel` its cancel; `lookups` records every one asked,
+ * `cancels` every cancel asked for,
  * `custody.mostInFlight` the most asked at once, `resends` the callbacks asked for again.
  */
 export function reconcileHarness() {
   const h = harness();
   const lookups: string[] = [];
   const resends: string[] = [];
+  const cancels: string[] = [];
   const custody = {
     answer: async (id: string): Promise<SignOperation> => signOperation(id, 'PENDING'),
+    /** The custody service's cancel: succeeds unless a test says otherwise. */
+    cancel: async (_id: string): Promise<void> => {},
     inFlight: 0,
     mostInFlight: 0,
   };
@@ -59,8 +63,12 @@ export function reconcileHarness() {
       resend: async (id: string) => {
         resends.push(id);
       },
+      cancelOperation: async (id: string) => {
+        cancels.push(id);
+        await custody.cancel(id);
+      },
     },
     config: { reconcileAfterSeconds: 120, signTimeoutSeconds: 86_400, reconcileIntervalSeconds: 30 },
   } as unknown as PipelineDeps;
-  return { ...h, deps, custody, lookups, resends };
+  return { ...h, deps, custody, lookups, resends, cancels };
 }

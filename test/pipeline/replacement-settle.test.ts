@@ -18,7 +18,7 @@ describe('settling a replacement from the custody service', () => {
   const h = harness();
   afterAll(() => h.cleanup());
 
-  type Remote = { status: string; signatures?: string[]; v?: number[]; dataToSign?: string[]; publicKeys?: string[] } | Error;
+  type Remote = { status: string; statusText?: string; signatures?: string[]; v?: number[]; dataToSign?: string[]; publicKeys?: string[] } | Error;
   const depsWith = (remote: Remote) =>
     ({
       store: h.store,
@@ -99,6 +99,17 @@ describe('settling a replacement from the custody service', () => {
     expect(await statusOf(op, 1)).toBe('signing');
     expect([...(await h.store.signatures(op.id, 1)).keys()]).toEqual([0]);
     expect(h.added.slice(queued).map((a) => a.queue)).toEqual(['replace']);
+  });
+
+  it('a replacement held by a policy rule past the timeout fails with the rule in its reason', async () => {
+    const k = key();
+    const op = await withReplacements(k, [{ status: 'signing', payload: payload(k, 0), operationID: 'r-held' }], 25 * HOUR);
+    const held = 'Held by policy rule weeklyTimeSlots: outside the weekly time slots (SAT,SUN 00:00-24:00, UTC); the next slot opens 2026-11-28T00:00:00.000Z';
+    await reconcileAttempts(depsWith({ status: 'PENDING', statusText: held }), op);
+    expect(attemptsOf(await h.store.get(op.id))[1]).toMatchObject({
+      status: 'failed',
+      failureReason: `not signed within 86400 s (SIGN_TIMEOUT_SECONDS): sign operation PENDING at the custody service (${held})`,
+    });
   });
 
   it('a callback for a replacement that repeats a failed one’s transaction reaches the one still signing', async () => {

@@ -234,8 +234,11 @@ export function holdBackSignatures(loop: Pick<Loop, 'svc'>): Set<string> {
   const realLookup = custody.getSignOperation.bind(custody);
   custody.getSignOperation = async (id) => {
     const op = await realLookup(id);
-    return unsigned.has(id) ? { ...op, status: 'PENDING', isApproved: false, signatures: [], v: [] } : op;
+    return unsigned.has(id) ? { ...op, status: 'PENDING', statusText: undefined, isApproved: false, signatures: [], v: [] } : op;
   };
+  // The same service takes the cancel a sign timeout sends for one of these, though it signed it.
+  const realCancel = custody.cancelOperation.bind(custody);
+  custody.cancelOperation = async (id) => (unsigned.has(id) ? undefined : realCancel(id));
   return unsigned;
 }
 

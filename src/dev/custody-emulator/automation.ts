@@ -67,7 +67,7 @@ export function createHooks(ctx: EmulatorContext): Hooks {
     const [step, ...rest] = steps;
     if (!step) return;
     const op = await operationOr404(ctx, operationID);
-    if (op.status !== 'PENDING') return;
+    if (op.status !== 'PENDING' || op.held) return;
     // Approver faults are read at each step, as a member would decide when its turn comes.
     const faults = approverFaultsFor(ctx, op.vaultID);
     if (faults.holdApprovals) return;
@@ -95,7 +95,8 @@ export function createHooks(ctx: EmulatorContext): Hooks {
           return;
         }
         const current = await operationOr404(ctx, op.operationID);
-        if (current.status !== 'PENDING') return;
+        // A held request asks nobody yet: its release calls this hook again.
+        if (current.status !== 'PENDING' || current.held) return;
         const steps = await plan(ctx, current, policy);
         if (steps.length) ctx.background.later(policy.delayMs, () => act(op.operationID, steps, policy.delayMs));
       });

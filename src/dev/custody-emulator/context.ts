@@ -30,6 +30,16 @@ export interface Hooks {
   operationEnded(op: Operation): void;
 }
 
+/** The sign operations held outside the policy's weekly time slots (holds.ts). */
+export interface HoldWatch {
+  /**
+   * Reconsiders every held operation at the emulator's clock (release, decline or keep) and
+   * sets the timer for the next opening; answers how many left the hold. The timer calls it;
+   * so may a caller that moved the clock by hand or changed a policy.
+   */
+  check(): Promise<number>;
+}
+
 /** One callback delivery (the first or a resend): POSTs answered 2xx, POSTs that never were, or dropped by a fault. */
 export interface DeliveryOutcome {
   delivered: number;
@@ -47,6 +57,7 @@ export interface EmulatorContext {
   /** Background work (timers, callbacks) is tracked here so `close()` can end it. */
   background: { signal: AbortSignal; track(work: Promise<unknown>): void; later(ms: number, work: () => Promise<unknown>): void };
   hooks: Hooks;
+  holds: HoldWatch;
   iso(): string;
   /** Failed password logins per user name and per peer address (login-limit.ts). */
   loginLimiter: LoginLimiter;

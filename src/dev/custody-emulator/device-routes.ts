@@ -81,7 +81,8 @@ export function deviceRoutes(ctx: EmulatorContext): Router {
     const dir = await loadDirectory(ctx);
     const out: Record<string, unknown>[] = [];
     for (const op of await store.list<Operation>('operation')) {
-      if (op.status !== 'PENDING' || op.answers[p.id]) continue;
+      // A held sign request is not shown to its approvers until a time slot opens.
+      if (op.status !== 'PENDING' || op.held || op.answers[p.id]) continue;
       const vault = await store.get<Vault>('vault', op.vaultID);
       const joinRequest = op.kind === 'JOIN_POLICY_VAULT' && op.member?.participantID === p.id;
       if (vault && (joinRequest || (op.kind !== 'JOIN_POLICY_VAULT' && memberActive(vault, p.id, dir)))) out.push(operationView(op, vault, dir));
@@ -97,10 +98,10 @@ export function deviceRoutes(ctx: EmulatorContext): Router {
     });
   }
 
-  /** The stored operation with its callback deliveries (delivered, failed, dropped). */
+  /** The stored operation with its callback deliveries (delivered, failed, dropped) and, while held, its hold. */
   r.get('/operations/:operationId', async (req, res) => {
     const op = await operationOr404(ctx, req.params.operationId);
-    res.json({ ...(await operationDetails(ctx, op)), deliveries: op.deliveries });
+    res.json({ ...(await operationDetails(ctx, op)), deliveries: op.deliveries, ...(op.held ? { held: op.held } : {}) });
   });
 
   r.get('/approver-policy', async (_req, res) => {

@@ -15,6 +15,7 @@ import { bip44Routes } from './bip44.js';
 import type { CallbackSettings, EmulatorContext, PasswordHasher, Revision } from './context.js';
 import { deviceRoutes } from './device-routes.js';
 import { createLoginLimiter, DEFAULT_LOGIN_LIMIT, type LoginLimitSettings } from './login-limit.js';
+import { createHoldWatch } from './holds.js';
 import { memberRoutes } from './members.js';
 import type { ApiKeyRecord, Role, User } from './model.js';
 import { operationRoutes } from './operations.js';
@@ -147,8 +148,10 @@ export async function createCustodyEmulator(opts: CustodyEmulatorOptions): Promi
       },
     },
     hooks: undefined as unknown as EmulatorContext['hooks'],
+    holds: undefined as unknown as EmulatorContext['holds'],
   };
   ctx.hooks = createHooks(ctx);
+  ctx.holds = createHoldWatch(ctx);
   await seed(ctx, opts);
 
   const app = express();
@@ -165,6 +168,9 @@ export async function createCustodyEmulator(opts: CustodyEmulatorOptions): Promi
 
   const resumed = await resumeAutomation(ctx);
   if (resumed) logger.info({ operations: resumed }, 'resumed automatic answers of pending operations');
+  // Held sign operations whose slot opened while the emulator was down go to their approvers now.
+  const released = await ctx.holds.check();
+  if (released) logger.info({ operations: released }, 'released held sign operations');
 
   return {
     app,

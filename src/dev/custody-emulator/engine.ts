@@ -45,7 +45,7 @@ export async function newOperation(
   return op;
 }
 
-const finish = (op: Operation, status: Operation['status']): Operation => ({ ...op, status, statusText: statusText(status) });
+const finish = (op: Operation, status: Operation['status']): Operation => ({ ...op, held: undefined, status, statusText: statusText(status) });
 
 /** Signs every entry with the vault key the request named for it. */
 async function sign(ctx: EmulatorContext, op: Operation, vault: Vault): Promise<Operation> {
@@ -106,6 +106,13 @@ export async function answer(ctx: EmulatorContext, operationID: string, memberId
     if (!vault.groups.some((g) => g.members.some((m) => m.id === memberId))) throw notFound(`Participant ${memberId} is not a member of vault ${vault.id}.`);
     if (!canAnswer(vault, memberId, dir)) throw forbidden(`Participant ${memberId} is not an active, joined member of vault ${vault.id}.`, 'member-not-active');
     if (op.status !== 'PENDING') throw conflict(`Operation ${op.operationID} is ${op.status}; only PENDING operations take answers.`, 'operation-not-pending');
+    if (op.held) {
+      const until = op.held.until ? ` until ${op.held.until}` : '';
+      throw conflict(
+        `Operation ${op.operationID} is held by policy rule ${op.held.rule}${until}; its approvers are asked once it is released.`,
+        'operation-held',
+      );
+    }
     if (op.answers[memberId]) throw conflict(`Participant ${memberId} already answered ${op.answers[memberId]?.status}.`, 'already-answered');
     let next: Operation = { ...op, answers: { ...op.answers, [memberId]: { status: decision === 'approve' ? 'DONE' : 'DECLINED', at: ctx.iso() } } };
     const outcome = tally(next, vault, dir);
@@ -142,7 +149,8 @@ export async function cancel(ctx: EmulatorContext, operationID: string): Promise
     const op = await operationOr404(ctx, operationID);
     if (op.status !== 'PENDING' && op.status !== 'APPROVED')
       throw conflict(`Operation ${op.operationID} is ${op.status} and cannot be canceled.`, 'cannot-cancel');
-    const next = finish(op, 'CANCELED');
+    // A hold canceled says so: the integrator sees why the request never reached its approvers.
+    const next = op.held ? { ...finish(op, 'CANCELED'), statusText: `Canceled while held by policy rule ${op.held.rule}` } : finish(op, 'CANCELED');
     await ctx.store.put('operation', op.operationID, next);
     return next;
   });

@@ -59,6 +59,11 @@ export function bip32Root(secret: string): BIP32Interface {
   return bip32.fromSeed(Buffer.from(secret, 'hex'));
 }
 
+/** A neutered BIP32 node (an extended public key) from its key and chain code. */
+export function bip32FromPublicKey(publicKey: Uint8Array, chainCode: Uint8Array): BIP32Interface {
+  return bip32.fromPublicKey(publicKey, chainCode);
+}
+
 /** The signer at `path` ('m' for a single-key vault, a BIP32 path otherwise). */
 export function signerAt(vault: { secret: string; cryptoKind: CryptoKind; hierarchy: Hierarchy }, path: string): VaultSigner {
   if (vault.hierarchy === 'NONE') {

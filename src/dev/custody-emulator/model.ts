@@ -146,6 +146,11 @@ export interface Operation {
   /** Member id → its answer; members without one are `STARTED`. */
   answers: Record<string, { status: 'DONE' | 'DECLINED'; at: string }>;
   sign?: SignPayload;
+  /**
+   * SIGN outside every weekly time slot: PENDING, the approvers not asked, until the next
+   * slot opens (`until`, ISO; absent when none ever does). Cleared when it is released.
+   */
+  held?: { rule: 'weeklyTimeSlots'; until?: string };
   /** ADD_MEMBER: who joins which group; JOIN_POLICY_VAULT: the member who must join. */
   member?: { participantID: string; groupName: string };
   /** UPDATE_VAULT: the fields applied on approval. */

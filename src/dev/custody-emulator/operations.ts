@@ -7,7 +7,7 @@ import { cancel, newOperation, operationOr404, vaultOr404 } from './engine.js';
 import { listParams, page } from './listing.js';
 import { OPERATION_STATUSES, type Operation, type OperationKind } from './model.js';
 import { badRequest, notFound } from './problem.js';
-import { policyOf, refusalText, ruleRefusal } from './policy.js';
+import { heldRecord, holdText, policyOf, refusalText, ruleOutcome } from './policy.js';
 import { validateSign } from './sign.js';
 import { operationDetails, operationSummary, operationVaults, servedIn } from './views.js';
 import { requireInitialized } from './vaults.js';
@@ -28,20 +28,27 @@ export function operationRoutes(ctx: EmulatorContext, revision: Revision): Route
       const { description, payload } = validateSign(vault, req.body);
       await store.put('vault', vault.id, vault);
       const created = await newOperation(ctx, vault, 'SIGN', description, { sign: payload });
-      // The policy's rules are checked first: a request one of them refuses ends DECLINED, the rule named.
-      const refusal = ruleRefusal(policyOf(vault), payload, ctx.now());
-      if (!refusal) return created;
-      const declined: Operation = { ...created, status: 'DECLINED', statusText: refusalText(refusal) };
-      await store.put('operation', declined.operationID, declined);
-      return declined;
+      // The policy's rules come before anyone is asked: a rule that refuses ends it DECLINED, the
+      // weekly time slots hold it PENDING until one opens; either names the rule in statusText.
+      const outcome = ruleOutcome(policyOf(vault), payload, ctx.now());
+      if (!outcome) return created;
+      const ruled: Operation =
+        'refused' in outcome
+          ? { ...created, status: 'DECLINED', statusText: refusalText(outcome.refused) }
+          : { ...created, statusText: holdText(outcome.held), held: heldRecord(outcome.held) };
+      await store.put('operation', ruled.operationID, ruled);
+      return ruled;
     });
     if (op.status === 'DECLINED') {
       ctx.logger.info({ operationID: op.operationID, vaultId: op.vaultID, reason: op.statusText }, 'sign operation declined by a policy rule');
       ctx.hooks.operationEnded(op);
-      return void res.status(200).json({ operationID: op.operationID });
+    } else if (op.held) {
+      ctx.logger.info({ operationID: op.operationID, vaultId: op.vaultID, reason: op.statusText }, 'sign operation held by a policy rule');
+      ctx.background.track(ctx.holds.check());
+    } else {
+      ctx.logger.info({ operationID: op.operationID, vaultId: op.vaultID, entries: op.sign?.dataToSign.length }, 'sign operation pending');
+      ctx.hooks.operationCreated(op);
     }
-    ctx.logger.info({ operationID: op.operationID, vaultId: op.vaultID, entries: op.sign?.dataToSign.length }, 'sign operation pending');
-    ctx.hooks.operationCreated(op);
     res.status(200).json({ operationID: op.operationID });
   });
 

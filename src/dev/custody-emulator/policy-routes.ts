@@ -24,6 +24,8 @@ export function policyRoutes(ctx: EmulatorContext): Router {
       return vault;
     });
     ctx.logger.info({ vaultId: vault.id, rules: Object.keys(policy.rules) }, 'vault policy rules set');
+    // Held requests follow the new rules at once: released, declined, or held to a new opening.
+    await ctx.holds.check();
     res.json({ policyId: vault.policyId, ...policy });
   });
   return r;

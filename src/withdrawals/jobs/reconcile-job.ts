@@ -1,3 +1,5 @@
+import { CustodyNotFoundError, CustodyRequestError } from '../../custody/errors.js';
+import type { SignOperation } from '../../custody/types.js';
 import { isAppError } from '../../platform/errors.js';
 import { failOperation } from '../fail-operation.js';
 import { jobJournal } from './job-journal.js';
@@ -5,7 +7,7 @@ import type { Operation } from '../model/operation.js';
 import type { OpenEntry } from '../store/operation-store.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 import { addBroadcastJob, broadcastJobId } from './queues.js';
-import { settleFromCustody, type SettleOutcome } from '../settle-from-custody.js';
+import { settleAndTell, timeoutReason, type SettleOutcome } from '../settle-from-custody.js';
 import { continueAfterSetup } from '../setup-first.js';
 
 /**
@@ -113,8 +115,9 @@ async function askCustody(deps: PipelineDeps, op: Operation, now: number): Promi
   const timedOut = Date.parse(op.createdAt) < now - deps.config.signTimeoutSeconds * 1000;
   const ids = { withdrawalId: op.id, operationID: op.operationID };
   let outcome: SettleOutcome;
+  let remote: SignOperation | undefined;
   try {
-    outcome = await settleFromCustody(deps, op);
+    ({ outcome, remote } = await settleAndTell(deps, op));
   } catch (e) {
     const err = isAppError(e) ? e.message : e;
     if (timedOut)
@@ -125,14 +128,46 @@ async function askCustody(deps: PipelineDeps, op: Operation, now: number): Promi
     else deps.logger.warn({ ...ids, err }, 'reconciliation could not finish this operation');
     return 'unchanged';
   }
-  if (outcome === 'pending') {
-    if (!timedOut) return 'unchanged';
-    const reason = `not signed within ${deps.config.signTimeoutSeconds} s (SIGN_TIMEOUT_SECONDS)`;
-    return (await failOperation(deps, op, reason, ['EXECUTING'])) ? 'failed' : 'unchanged';
-  }
+  if (outcome === 'pending') return timedOut ? failOnTimeout(deps, op, remote) : 'unchanged';
   deps.logger.info({ ...ids, outcome }, 'reconciled a sign operation without callback');
-  if (outcome === 'queued') return 'recovered';
-  return outcome === 'failed' ? 'failed' : 'unchanged';
+  return resultOf(outcome);
+}
+
+const resultOf = (outcome: SettleOutcome): Result => (outcome === 'queued' ? 'recovered' : outcome === 'failed' ? 'failed' : 'unchanged');
+
+/**
+ * A withdrawal still unsigned past SIGN_TIMEOUT_SECONDS: its sign operation is canceled at the
+ * custody service first, then the withdrawal fails and gives its reservations back. Left
+ * pending there, the quorum (or a policy hold whose time slot opens, days later) could still
+ * sign it after its nonce or coins went to another withdrawal: a signed transaction of a
+ * FAILED withdrawal, which anyone reading the operation could send. A cancel the service
+ * refuses because the operation has ended meanwhile (409) settles it as it ended; one the
+ * service does not know (404) has nothing left to sign; a cancel that cannot be made keeps
+ * the withdrawal EXECUTING with its reservations, as a lookup that cannot be made does.
+ */
+async function failOnTimeout(deps: PipelineDeps, op: Operation, remote: SignOperation | undefined): Promise<Result> {
+  const ids = { withdrawalId: op.id, operationID: op.operationID };
+  try {
+    await deps.custody.cancelOperation(op.operationID as string);
+  } catch (e) {
+    if (e instanceof CustodyRequestError && e.problem.upstreamStatus === 409) {
+      try {
+        return resultOf((await settleAndTell(deps, op)).outcome);
+      } catch (again) {
+        deps.logger.warn({ ...ids, err: isAppError(again) ? again.message : again }, 'reconciliation could not finish this operation');
+        return 'unchanged';
+      }
+    }
+    if (!(e instanceof CustodyNotFoundError)) {
+      deps.logger.error(
+        { ...ids, err: isAppError(e) ? e.message : e },
+        'past SIGN_TIMEOUT_SECONDS, but the custody service did not cancel the sign operation: kept EXECUTING with its reservations',
+      );
+      return 'unchanged';
+    }
+  }
+  const reason = `${timeoutReason(deps.config.signTimeoutSeconds, remote)}; canceled at the custody service`;
+  return (await failOperation(deps, op, reason, ['EXECUTING'])) ? 'failed' : 'unchanged';
 }
 
 async function perform(deps: PipelineDeps, op: Operation | undefined, check: Check, now: number): Promise<Result> {
@@ -186,7 +221,8 @@ async function checkPage(
  * - waiting for signatures: asks the custody service where they stand; a completed sign
  *   operation goes through the same path as a callback, so a lost callback loses nothing;
  *   one the quorum declined or that was canceled, failed or errored ends FAILED, reservations back;
- *   one still unsigned after SIGN_TIMEOUT_SECONDS too; expired or never sent: FAILED without
+ *   one still unsigned after SIGN_TIMEOUT_SECONDS too, once the custody service has canceled
+ *   its sign operation; expired or never sent: FAILED without
  *   asking (a callback arriving later is refused, so nothing is broadcast for a FAILED withdrawal);
  * - signed but with a broadcast that gave up: its broadcast starts again.
  *

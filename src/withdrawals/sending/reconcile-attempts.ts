@@ -2,12 +2,12 @@ import { isAppError } from '../../platform/errors.js';
 import { attemptsOf } from '../model/operation.js';
 import type { Operation } from '../model/operation.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
-import { failSigningAttempt, settleFromCustody } from '../settle-from-custody.js';
+import { failSigningAttempt, settleAndTell, timeoutReason } from '../settle-from-custody.js';
 
 /**
  * Replacements (speed-up, cancel) waiting for their signatures RECONCILE_AFTER_SECONDS after
  * they were asked for, looked up at the custody service as reconciliation does for originals
- * (`settleFromCustody`): a completed sign operation whose callback was lost goes through the
+ * (`settleAndTell`): a completed sign operation whose callback was lost goes through the
  * same path as a callback; one that ended unsigned (declined, canceled, failed) ends the
  * attempt failed. So does one still unsigned after SIGN_TIMEOUT_SECONDS, or whose sign
  * request never got out, so the withdrawal can be replaced again. Failing an attempt gives
@@ -21,14 +21,14 @@ export async function reconcileAttempts(deps: PipelineDeps, op: Operation): Prom
     const age = now - Date.parse(a.createdAt);
     if (age < deps.config.reconcileAfterSeconds * 1000) continue;
     const timedOut = age > deps.config.signTimeoutSeconds * 1000;
-    const timeout = `not signed within ${deps.config.signTimeoutSeconds} s (SIGN_TIMEOUT_SECONDS)`;
+    const timeout = timeoutReason(deps.config.signTimeoutSeconds);
     if (!a.operationID) {
       await failSigningAttempt(deps, op.id, i, 'the sign request never reached the custody service');
       continue;
     }
     try {
-      const outcome = await settleFromCustody(deps, op, i);
-      if (outcome === 'pending' && timedOut) await failSigningAttempt(deps, op.id, i, timeout);
+      const { outcome, remote } = await settleAndTell(deps, op, i);
+      if (outcome === 'pending' && timedOut) await failSigningAttempt(deps, op.id, i, timeoutReason(deps.config.signTimeoutSeconds, remote));
       else if (outcome !== 'pending') deps.logger.info({ withdrawalId: op.id, attempt: i, outcome }, 'reconciled a replacement without callback');
     } catch (e) {
       deps.logger.warn({ withdrawalId: op.id, attempt: i, err: isAppError(e) ? e.message : e }, 'could not reconcile a replacement');
