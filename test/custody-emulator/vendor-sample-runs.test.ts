@@ -86,6 +86,24 @@ function trackBot(bot: Bot): Bot {
 /** The line the samples print for the user to start the vendor's bot with. */
 const BOT_LINE = /To activate as BOT, run: .* -p (\S+) -w \S+ -c (\S+)'/;
 
+/**
+ * ethereum/byow started on the emulator with the administrator's password and these answers,
+ * its bot started from the line it prints.
+ */
+async function ethByow(h: Harness, answers: [string, string][], routes: [string, string][] = []) {
+  const dir = await sampleWorkdir(ETH_BYOW, installs.eth!.nodeModules);
+  const run = runSample({
+    cwd: dir,
+    entry: 'index.js',
+    routes: [['https://localhost', h.running.baseUrl], ...routes],
+    answers: [['password', ADMIN.password], ...answers],
+  });
+  track(run, dir);
+  const [, participant, code] = await run.waitFor(BOT_LINE);
+  const bot = trackBot(startBot(h, participant as string, code));
+  return { dir, run, bot };
+}
+
 async function legacy(h: Harness, p: string) {
   const res = await h.call('GET', p, undefined, { base: 'legacy', token: h.token });
   expect(res.status, JSON.stringify(res.json)).toBe(200);
@@ -99,26 +117,13 @@ describe('the vendor sample clients, run unchanged against the emulator', () => 
   ] as const) {
     it(`ethereum/byow ETH_FULL on ${revision} (${hierarchy} vault): login, account, participant, vault, address, deposit, signature, mined on anvil`, async () => {
       const h = await harness(revision);
-      const dir = await sampleWorkdir(ETH_BYOW, installs.eth!.nodeModules);
       const recipient = Wallet.createRandom().address;
-      const run = runSample({
-        cwd: dir,
-        entry: 'index.js',
-        routes: [
-          ['https://localhost', h.running.baseUrl],
-          // The Infura project token typed at the prompt is part of Infura's URL.
-          [`https://ropsten.infura.io/v3/${INFURA_TOKEN}`, anvil.url],
-        ],
-        answers: [
-          ['password', ADMIN.password],
-          ['token', INFURA_TOKEN],
-          ...(hierarchy === 'NONE' ? ([['hierarchy', 'NONE']] as [string, string][]) : []),
-          ['to', recipient],
-        ],
-      });
-      track(run, dir);
-      const [, participant, code] = await run.waitFor(BOT_LINE);
-      const bot = trackBot(startBot(h, participant as string, code));
+      const { dir, run, bot } = await ethByow(
+        h,
+        [['token', INFURA_TOKEN], ...(hierarchy === 'NONE' ? ([['hierarchy', 'NONE']] as [string, string][]) : []), ['to', recipient]],
+        // The Infura project token typed at the prompt is part of Infura's URL.
+        [[`https://ropsten.infura.io/v3/${INFURA_TOKEN}`, anvil.url]],
+      );
       const [, address] = await run.waitFor(/Generated address: (0x[0-9a-fA-F]{40})/);
       await funder.sendEth(address as string, 10n ** 18n);
       expect(await run.exited, run.lines.join('\n')).toBe(0);
@@ -168,21 +173,11 @@ describe('the vendor sample clients, run unchanged against the emulator', () => 
 
   it('ethereum/byow GEN_PUB_KEY on 1.0.1905: a single-key EdDSA vault and its public key', async () => {
     const h = await harness('1.0.1905');
-    const dir = await sampleWorkdir(ETH_BYOW, installs.eth!.nodeModules);
-    const run = runSample({
-      cwd: dir,
-      entry: 'index.js',
-      routes: [['https://localhost', h.running.baseUrl]],
-      answers: [
-        ['demoType', 'GEN_PUB_KEY'],
-        ['password', ADMIN.password],
-        ['hierarchy', 'NONE'],
-        ['cryptoKind', 'EDDSA'],
-      ],
-    });
-    track(run, dir);
-    const [, participant, code] = await run.waitFor(BOT_LINE);
-    trackBot(startBot(h, participant as string, code));
+    const { dir, run } = await ethByow(h, [
+      ['demoType', 'GEN_PUB_KEY'],
+      ['hierarchy', 'NONE'],
+      ['cryptoKind', 'EDDSA'],
+    ]);
     expect(await run.exited, run.lines.join('\n')).toBe(0);
     const out = run.lines.join('\n');
     expect(out).toContain('Vault Demo GEN_PUB_KEY created successfully.');
@@ -198,19 +193,7 @@ describe('the vendor sample clients, run unchanged against the emulator', () => 
 
   it('ethereum/byow MULTI_COIN on 1.0.1905: a BIP44 vault and its coin list, where the sample stops at its own error', async () => {
     const h = await harness('1.0.1905');
-    const dir = await sampleWorkdir(ETH_BYOW, installs.eth!.nodeModules);
-    const run = runSample({
-      cwd: dir,
-      entry: 'index.js',
-      routes: [['https://localhost', h.running.baseUrl]],
-      answers: [
-        ['demoType', 'MULTI_COIN'],
-        ['password', ADMIN.password],
-      ],
-    });
-    track(run, dir);
-    const [, participant, code] = await run.waitFor(BOT_LINE);
-    trackBot(startBot(h, participant as string, code));
+    const { dir, run } = await ethByow(h, [['demoType', 'MULTI_COIN']]);
     expect(await run.exited, run.lines.join('\n')).toBe(0);
     const out = run.lines.join('\n');
     expect(out).toContain('Vault Demo MULTI_COIN created successfully.');
