@@ -3,6 +3,8 @@
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
+  plugins: ['@stryker-mutator/*', './stryker.ignore-script-names.mjs'],
+  ignorers: ['lua-script-names'],
   // The unit tests of these modules only (fake nodes, the real Redis); of those, each mutant runs
   // the tests that reach its line, and a mutant of module-level code the test files that import it.
   vitest: { configFile: 'vitest.mutate.config.ts', related: true },

@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConflictError } from '../../src/platform/errors.js';
+import { AppError, ConflictError } from '../../src/platform/errors.js';
+import { idempotencyKey } from '../../src/platform/redis-keys.js';
 import { Idempotency, type IdempotencyClaim } from '../../src/withdrawals/store/idempotency.js';
 import type { Operation } from '../../src/withdrawals/model/operation.js';
 import { OperationStore } from '../../src/withdrawals/store/operation-store.js';
@@ -259,5 +262,148 @@ describe('Idempotency-Key claims against the operation store', () => {
       .catch((e: unknown) => (e as Error).message.split(' ').pop());
     const retried = await idem.run('v1', 'k-failed', body, storing);
     expect(retried).not.toBe(failedId);
+  });
+});
+
+/** The key's rules, its lifetimes, and the moments its record changes between a request's reads. */
+describe('Idempotency-Key limits', () => {
+  const { redis, prefix } = testRedis();
+  afterAll(() => redis.disconnect());
+  let clock = 9_000_000;
+  const body = { amount: '1', recipientAddress: 'x' };
+  const refusal = (p: Promise<unknown>) =>
+    p.then(
+      (v) => ({ answered: v }),
+      (e: unknown) => (e instanceof AppError ? { status: e.status, errCode: e.errCode, details: e.details } : { thrown: String(e) }),
+    );
+  const IN_PROGRESS = {
+    status: 409,
+    errCode: 'ERR_IDEMPOTENCY_IN_PROGRESS',
+    details: 'A request with this Idempotency-Key is still being processed; retry shortly',
+  };
+  /** A request that claims its key and never finishes (its process died). */
+  const dead = async (idem: Idempotency, vault: string, key: string) => {
+    const claimed = signal();
+    void idem.run(vault, key, body, () => (claimed.give(), new Promise<string>(() => undefined)));
+    await claimed.given;
+  };
+
+  it('refuses a key that is not 1 to 128 letters, digits or . _ : - with a 422, before claiming anything', async () => {
+    const idem = new Idempotency(
+      redis,
+      prefix,
+      async () => undefined,
+      60,
+      () => clock,
+    );
+    let calls = 0;
+    const create = async (id: string) => (calls++, id);
+    for (const key of ['bad key', 'key!', 'clé', '', 'a'.repeat(129)]) {
+      expect(await refusal(idem.run('v1', key, body, create)), key).toEqual({
+        status: 422,
+        errCode: 'ERR_INVALID_ARGUMENTS',
+        details: 'Idempotency-Key must be 1-128 letters, digits, or . _ : -',
+      });
+    }
+    expect(calls).toBe(0);
+    for (const key of ['A-z_0.9:x', 'a'.repeat(128)]) expect(await idem.run('v1', key, body, create)).toMatch(/^[0-9a-f-]{36}$/);
+    expect(calls).toBe(2);
+  });
+
+  it('remembers a key for 24 hours', async () => {
+    const idem = new Idempotency(
+      redis,
+      prefix,
+      async () => undefined,
+      60,
+      () => clock,
+    );
+    await idem.run('v1', 'k-day', body, async (id) => id);
+    expect(await redis.ttl(idempotencyKey(prefix, 'v1', 'k-day'))).toBeGreaterThan(24 * 3600 - 60);
+  });
+
+  it('a claim protects its request for its whole claim time and no longer; a different body is refused all along', async () => {
+    const idem = new Idempotency(
+      redis,
+      prefix,
+      async () => undefined,
+      60,
+      () => clock,
+    );
+    await dead(idem, 'v1', 'k-edge');
+    clock += 59_999;
+    expect(await refusal(idem.run('v1', 'k-edge', body, async (id) => id))).toEqual(IN_PROGRESS);
+    expect(await refusal(idem.run('v1', 'k-edge', { ...body, amount: '2' }, async (id) => id))).toEqual({
+      status: 409,
+      errCode: 'ERR_IDEMPOTENCY_MISMATCH',
+      details: 'This Idempotency-Key was used with a different request',
+    });
+    clock += 1;
+    const id = await idem.run('v1', 'k-edge', body, async (i) => i);
+    expect(await idem.run('v1', 'k-edge', body, async () => 'another')).toBe(id);
+  });
+
+  it('a record that runs out between the refused claim and the look is claimed then, and answers the retries after', async () => {
+    const key = idempotencyKey(prefix, 'v1', 'k-expired');
+    // The dead request's record expires right after it refused the next request's claim.
+    let expireOnce = true;
+    const expiring = new Proxy(redis, {
+      get(target, name) {
+        if (name === 'set') {
+          return async (...args: Parameters<Redis['set']>) => {
+            const r = await (target.set as (...a: unknown[]) => Promise<unknown>)(...args);
+            if (r === null && args[0] === key && expireOnce) {
+              expireOnce = false;
+              await target.del(key);
+            }
+            return r;
+          };
+        }
+        const v: unknown = Reflect.get(target, name, target);
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const idem = new Idempotency(
+      expiring,
+      prefix,
+      async () => undefined,
+      60,
+      () => clock,
+    );
+    await dead(idem, 'v1', 'k-expired');
+    let calls = 0;
+    const id = await idem.run('v1', 'k-expired', body, async (i) => (calls++, i));
+    expect(expireOnce).toBe(false);
+    expect(await idem.run('v1', 'k-expired', body, async (i) => (calls++, i))).toBe(id);
+    expect(calls).toBe(1);
+  });
+
+  it('a stale claim that changes hands under each of two takeovers is not taken: the retry is told it is in progress', async () => {
+    const key = idempotencyKey(prefix, 'v1', 'k-churn');
+    // Each look for the dead request's withdrawal ends with another dead request's stale claim in its place.
+    let changes = 0;
+    const idem = new Idempotency(
+      redis,
+      prefix,
+      async () => {
+        if (changes < 2) {
+          changes++;
+          const entry = JSON.parse((await redis.get(key)) ?? '{}') as Record<string, unknown>;
+          await redis.set(key, JSON.stringify({ ...entry, id: randomUUID() }));
+        }
+        return undefined;
+      },
+      60,
+      () => clock,
+    );
+    await dead(idem, 'v1', 'k-churn');
+    clock += 61_000;
+    let calls = 0;
+    expect(await refusal(idem.run('v1', 'k-churn', body, async (id) => (calls++, id)))).toEqual(IN_PROGRESS);
+    expect(changes).toBe(2);
+    expect(calls).toBe(0);
+    // Left alone, the stale claim is taken over by the next retry.
+    expect(await idem.run('v1', 'k-churn', body, async (id) => (calls++, id))).toMatch(/^[0-9a-f-]{36}$/);
+    expect(calls).toBe(1);
   });
 });

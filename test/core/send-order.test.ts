@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { SendOrderBook, waitDelayMs } from '../../src/withdrawals/sending/send-order.js';
+import { PredecessorPending, SendOrderBook, SenderBusy, waitDelayMs } from '../../src/withdrawals/sending/send-order.js';
 import { testRedis } from '../helpers/redis.js';
 
 /** The account's book of ready transactions and its send lock, on the real Redis (the sender itself: test/pipeline/account-sender.test.ts). */
@@ -42,6 +42,8 @@ describe('send-order book', () => {
     expect(await book.recordSentMany('ethdev', '0xrun', run, 'other')).toBe(false);
     expect(await book.recordSentMany('ethdev', '0xrun', run, 'holder')).toBe(true);
     expect(await book.lastSent('ethdev', '0xrun')).toBe(12n);
+    // 10 and 11 are out of the book; 12 is another operation's, so it stays.
+    expect(await book.readyRun('ethdev', '0xrun', 10n, 10)).toEqual([]);
     expect(await book.readyRun('ethdev', '0xrun', 12n, 10)).toEqual([
       { sequence: 12n, withdrawalId: 'op-12b' },
       { sequence: 13n, withdrawalId: 'op-13' },
@@ -95,5 +97,51 @@ describe('send-order book', () => {
     expect(waitDelayMs(1)).toBe(SendOrderBook.LOCK_MS);
     expect(waitDelayMs(2)).toBeGreaterThan(waitDelayMs(1));
     expect(waitDelayMs(50)).toBe(10_000);
+  });
+
+  it('doubles the later looks from the lock time up to 10 s', () => {
+    expect([-1, 0, 1, 2, 3, 6, 7].map(waitDelayMs)).toEqual([10_000, 10_000, 3_000, 6_000, 10_000, 10_000, 10_000]);
+  });
+
+  it('keeps the highest number sent when it gains a digit, and never moves it back', async () => {
+    const book = new SendOrderBook(redis, prefix);
+    expect(await book.lastSent('ethdev', '0xDigits')).toBeUndefined();
+    await book.readyAndTryLock('ethdev', '0xdigits', 9n, 'op-9', 'holder');
+    await book.recordSent('ethdev', '0xdigits', 9n, 'op-9', 'holder');
+    await book.recordSent('ethdev', '0xdigits', 10n, 'op-10', 'holder');
+    expect(await book.lastSent('ethdev', '0xdigits')).toBe(10n);
+    await book.recordSentMany(
+      'ethdev',
+      '0xdigits',
+      [99n, 100n].map((sequence) => ({ sequence, withdrawalId: `op-${sequence}` })),
+      'holder',
+    );
+    expect(await book.lastSent('ethdev', '0xdigits')).toBe(100n);
+    await book.recordSent('ethdev', '0xdigits', 98n, 'op-98', 'holder');
+    expect(await book.lastSent('ethdev', '0xdigits')).toBe(100n);
+  });
+
+  it('records the highest number of a run given in any order', async () => {
+    const book = new SendOrderBook(redis, prefix);
+    await book.readyAndTryLock('ethdev', '0xAnyOrder', 20n, 'op-20', 'holder');
+    const run = [21n, 22n, 20n].map((sequence) => ({ sequence, withdrawalId: `op-${sequence}` }));
+    expect(await book.recordSentMany('ethdev', '0xanyorder', run, 'holder')).toBe(true);
+    expect(await book.lastSent('ethdev', '0xanyorder')).toBe(22n);
+  });
+
+  it('says in its waits which transaction is waited for, and for which', () => {
+    const pending = new PredecessorPending('0xabc', 5n, 4n);
+    expect([pending.name, pending.message]).toEqual(['PredecessorPending', "waiting for 0xabc's transaction 4, which is not out yet (this one is 5)"]);
+    const busy = new SenderBusy('0xabc', 5n);
+    expect([busy.name, busy.message]).toEqual(['SenderBusy', "0xabc's transactions are being sent by another job, which sends this one (5) in its turn"]);
+  });
+
+  it('releases the lock only for its holder', async () => {
+    const book = new SendOrderBook(redis, prefix);
+    expect((await book.readyAndTryLock('ethdev', '0xRel', 0n, 'op-0', 'holder')).locked).toBe(true);
+    await book.release('ethdev', '0xrel', 'other');
+    expect((await book.readyAndTryLock('ethdev', '0xrel', 1n, 'op-1', 'other')).locked).toBe(false);
+    await book.release('ethdev', '0xrel', 'holder');
+    expect((await book.readyAndTryLock('ethdev', '0xrel', 1n, 'op-1', 'other')).locked).toBe(true);
   });
 });

@@ -137,4 +137,82 @@ describe('ethereum fee quotes', () => {
     );
     await expect(quoteFee(failing.ctx, parseFee('1'))).rejects.toMatchObject({ retryable: true });
   });
+
+  it('legacy: a node without eth_feeHistory is not asked for its latest block; one that refuses it otherwise is asked for the latest header only', async () => {
+    const old = context(
+      'legacy',
+      { eth_blockNumber: '0x13', eth_getBlockByNumber: { number: '0x13', baseFeePerGas: hex(20n * GWEI) } },
+      { eth_feeHistory: { code: -32601, message: 'the method eth_feeHistory does not exist/is not available' } },
+    );
+    expect(await quoteFee(old.ctx, parseFee('1'))).toEqual({ type: 0, gasPrice: GWEI });
+    expect(old.asked).not.toContainEqual(expect.objectContaining({ method: 'eth_getBlockByNumber' }));
+    const refusing = context(
+      'legacy',
+      { eth_blockNumber: '0x13', eth_getBlockByNumber: { number: '0x13', baseFeePerGas: hex(20n * GWEI) } },
+      { eth_feeHistory: { code: -32000, message: 'header not found' } },
+    );
+    expect(await quoteFee(refusing.ctx, parseFee('20'))).toEqual({ type: 0, gasPrice: 20n * GWEI });
+    // Hashes only (false): the block's transactions are not needed for its base fee.
+    expect(refusing.asked).toContainEqual({ method: 'eth_getBlockByNumber', params: ['latest', false] });
+  });
+
+  it('EIP-1559 tips over an even number of non-empty blocks take the upper middle value', async () => {
+    const even = {
+      ...HISTORY,
+      gasUsedRatio: [0.5, 0.5, 0.5, 0.5],
+      reward: [
+        [hex(4n * GWEI), hex(4n * GWEI), hex(4n * GWEI)],
+        [hex(1n * GWEI), hex(1n * GWEI), hex(1n * GWEI)],
+        [hex(3n * GWEI), hex(3n * GWEI), hex(3n * GWEI)],
+        [hex(2n * GWEI), hex(2n * GWEI), hex(2n * GWEI)],
+      ],
+    };
+    const { ctx } = context('eip1559', { eth_feeHistory: even, eth_blockNumber: '0x13' });
+    expect(await quoteFee(ctx, parseFee('MEDIUM'))).toEqual({ type: 2, maxPriorityFeePerGas: 3n * GWEI, maxFeePerGas: 26n * GWEI + 3n * GWEI });
+  });
+
+  it('a fee history without rewards (a node that leaves them out) tips the floor', async () => {
+    const { reward: _, ...bare } = HISTORY;
+    const { ctx } = context('eip1559', { eth_feeHistory: bare, eth_blockNumber: '0x13' });
+    expect(await quoteFee(ctx, parseFee('HIGH'))).toEqual({ type: 2, maxPriorityFeePerGas: 1_000_000n, maxFeePerGas: 26n * GWEI + 1_000_000n });
+  });
+
+  it('percentiles a node answers out of order never quote a level below the one under it', async () => {
+    // Each block's 10th percentile above its 50th, and its 90th below both.
+    const unordered = { ...HISTORY, gasUsedRatio: [0.5], reward: [[hex(5n * GWEI), hex(3n * GWEI), hex(2n * GWEI)]] };
+    const { ctx } = context('eip1559', { eth_feeHistory: unordered, eth_blockNumber: '0x13' });
+    const quotes = await Promise.all(['LOW', 'MEDIUM', 'HIGH'].map((level) => quoteFee(ctx, parseFee(level))));
+    const tip = { type: 2, maxPriorityFeePerGas: 5n * GWEI, maxFeePerGas: 26n * GWEI + 5n * GWEI };
+    expect(quotes).toEqual([tip, tip, tip]);
+  });
+});
+
+describe('ethereum fee parsing', () => {
+  const refusal = (fee: unknown): unknown => {
+    try {
+      return parseFee(fee as string);
+    } catch (e) {
+      return e;
+    }
+  };
+
+  it('takes a gwei figure with spaces around it', () => {
+    expect(parseFee(' 35 ')).toEqual({ customWei: 35n * GWEI });
+    expect(parseFee('\t1.5\n')).toEqual({ customWei: 1_500_000_000n });
+  });
+
+  it('refuses anything but a level or a plain gwei figure with a 422 naming the valid values', () => {
+    for (const fee of ['fast', 'x35', '35x', '35 gwei', '1.', '.5', '-1', '1e9', '', 35]) {
+      const e = refusal(fee);
+      expect(e, String(fee)).toBeInstanceOf(InvalidArgumentError);
+      expect((e as InvalidArgumentError).details).toBe(`Unknown fee '${String(fee)}'. Valid values: HIGH, MEDIUM, LOW or a gwei figure (e.g. 35 or 1.5)`);
+      expect((e as InvalidArgumentError).fields).toEqual({ field: 'fee', valid: ['MEDIUM', 'HIGH', 'LOW'] });
+    }
+  });
+
+  it('refuses a gwei figure finer than one wei, naming the fee', () => {
+    const e = refusal('1.0000000001');
+    expect(e).toBeInstanceOf(InvalidArgumentError);
+    expect((e as InvalidArgumentError).details).toBe('fee (gwei) 1.0000000001 has 10 decimal places; this asset allows at most 9');
+  });
 });

@@ -53,7 +53,8 @@ function priorityFees(history: FeeHistory): Record<FeeLevel, bigint> {
   const rewards = (history.reward ?? []).filter((_, i) => (history.gasUsedRatio[i] ?? 0) > 0);
   const columns = Object.values(PERCENTILES).map((_, col) => median(rewards.map((r) => BigInt(r[col] ?? '0x0'))));
   const [low, medium, high] = columns.map((c) => (c < MIN_PRIORITY_FEE ? MIN_PRIORITY_FEE : c)) as [bigint, bigint, bigint];
-  // Percentiles are monotonic per block but medians over blocks need not be.
+  // A node's percentiles rise within each block, and then so do their medians; a node that
+  // answers them out of order must still never quote a level below the one under it.
   const mid = medium < low ? low : medium;
   return { LOW: low, MEDIUM: mid, HIGH: high < mid ? mid : high };
 }
