@@ -16,6 +16,8 @@ export function ethereumDrainKit(anvilUrl: string, recipient: string, vaultCount
     ledgerId: 'ethdev',
     options: { rpcUrl: anvilUrl, confirmations: 1 },
     vaults: async (service, n) => {
+      // Each drain (live, then backlog) sends from vaults of its own, whose nonces start at 0.
+      addresses.clear();
       const funder = new DevChainFunder(anvilUrl);
       try {
         for (let k = 0; k < vaultCount; k++) {
