@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import { queuePrefix } from '../platform/redis-keys.js';
 import { closeClient, redisClient } from '../platform/redis.js';
-import { jobOptions, STALLS_ALLOWED } from '../withdrawals/jobs/queues.js';
+import { jobOptions, STALLS_ALLOWED, workersReady } from '../withdrawals/jobs/queues.js';
 import type { BackfillPass, BackfillScanner } from './backfill.js';
 import type { BackfillStore, BackfillView } from './backfill-store.js';
 
@@ -79,6 +79,7 @@ export async function startBackfillWorker(opts: { config: Config; logger: Logger
   worker.on('failed', (job, err) =>
     logger.warn({ ledgerId: job?.data.ledgerId, vaultId: job?.data.vaultId, err: err.message }, 'deposit back-fill pass failed'),
   );
+  await workersReady(worker);
   return {
     running: () => worker.isRunning() && !worker.closing,
     close: async (force = false) => {

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import { queuePrefix } from '../platform/redis-keys.js';
 import { closeClient, redisClient } from '../platform/redis.js';
-import { jobOptions, STALLS_ALLOWED } from '../withdrawals/jobs/queues.js';
+import { jobOptions, STALLS_ALLOWED, workersReady } from '../withdrawals/jobs/queues.js';
 import type { DepositStore } from './deposit-store.js';
 import type { LedgerScanner, PassResult } from './scan-ledger.js';
 
@@ -86,6 +86,7 @@ export async function startDepositWorker(opts: {
   );
   worker.on('error', (err) => logger.error({ err: err.message, queue: DEPOSIT_QUEUE }, 'worker error'));
   worker.on('failed', (job, err) => logger.warn({ ledgerId: job?.data.ledgerId, err: err.message }, 'deposit scan failed'));
+  await workersReady(worker);
   return {
     running: () => worker.isRunning() && !worker.closing,
     close: async () => {

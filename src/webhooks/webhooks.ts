@@ -8,7 +8,7 @@ import { startOutboxDispatcher } from './outbox-dispatcher.js';
 import { SubscriptionStore } from './subscription-store.js';
 import { closeClient, redisClient } from '../platform/redis.js';
 import { queuePrefix, webhookKeys } from '../platform/redis-keys.js';
-import { STALLS_ALLOWED } from '../withdrawals/jobs/queues.js';
+import { STALLS_ALLOWED, workersReady } from '../withdrawals/jobs/queues.js';
 import { backoffDelay, createWebhookQueue, WEBHOOK_QUEUE, type DeliveryJob, type WebhookQueue } from './webhook-queue.js';
 import { WebhookService } from './webhook-service.js';
 
@@ -48,6 +48,7 @@ export function createWebhooks(opts: { redis: Redis; prefix: string; outboxKey: 
         settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(config, attemptsMade) },
       });
       worker.on('error', (err) => logger.error({ err: err.message, queue: WEBHOOK_QUEUE }, 'worker error'));
+      await workersReady(worker);
       const dispatcher = startOutboxDispatcher({ redis, outboxKey: opts.outboxKey, service, logger });
       return {
         running: () => worker.isRunning() && !worker.closing,

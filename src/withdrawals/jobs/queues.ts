@@ -43,6 +43,17 @@ export function withdrawalIdOf(data: QueuedOperationJob): string {
  */
 export const STALLS_ALLOWED = 100;
 
+/**
+ * Waits until queue workers have finished starting (their connections ready, Redis's version
+ * read). BullMQ's close of a worker still starting on a shared connection drops its listeners,
+ * and a start-up command that connection then loses ("Connection is closed.") is thrown with
+ * nobody listening: an unhandled error that can end the process. So every start awaits this,
+ * and no close meets a start.
+ */
+export async function workersReady<W extends { waitUntilReady(): Promise<unknown> }>(...workers: W[]): Promise<void> {
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+}
+
 export const QUEUE = { broadcast: 'broadcast', confirm: 'confirm', reconcile: 'reconcile', replace: 'replace' } as const;
 
 export interface Queues {

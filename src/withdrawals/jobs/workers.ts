@@ -4,7 +4,7 @@ import { processConfirm } from './confirm-job.js';
 import { runJournaled } from './job-journal.js';
 import { PredecessorPending, SenderBusy, waitDelayMs } from '../sending/send-order.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
-import { confirmRetryDelayMs, QUEUE, scheduleReconcile, STALLS_ALLOWED, type QueuedOperationJob, withdrawalIdOf } from './queues.js';
+import { confirmRetryDelayMs, QUEUE, scheduleReconcile, STALLS_ALLOWED, type QueuedOperationJob, withdrawalIdOf, workersReady } from './queues.js';
 import { processReconcile } from './reconcile-job.js';
 import { closeClient, redisClient } from '../../platform/redis.js';
 import { processReplacement } from './replacement-job.js';
@@ -78,6 +78,7 @@ export async function startWorkers(deps: PipelineDeps, redisUrl: string): Promis
 
   for (const w of [broadcast, confirm, reconcile, replace] as Worker[])
     w.on('error', (err) => deps.logger.error({ err: err.message, queue: w.name }, 'worker error'));
+  await workersReady(broadcast, confirm, reconcile, replace);
   const observe = (queue: string, outcome: string, job: Job | undefined) => {
     if (job?.processedOn && job.finishedOn) deps.metrics?.jobDuration.observe({ queue, outcome }, (job.finishedOn - job.processedOn) / 1000);
   };
