@@ -144,7 +144,11 @@ export class EsploraBackend implements BitcoinBackend {
     return typeof rate === 'number' && rate > 0 ? rate : undefined;
   }
 
-  /** An Esplora that knows the bytes says so in its refusal's text (network/errors.ts), never in a 200. */
+  /**
+   * Esplora relays its node's answer. An older node refuses bytes it holds with a text
+   * (`txn-already-in-mempool`: network/errors.ts); a recent Core answers them with the txid, as
+   * a new send (see core-rpc.ts), so a 200 cannot tell the two apart and is reported as new.
+   */
   async broadcast(hex: string): Promise<{ txid: string; alreadyKnown: boolean }> {
     const { status, text } = await httpRequest(this.fetchFn, 'Esplora', `${this.base}/tx`, {
       method: 'POST',
