@@ -281,6 +281,15 @@ describe('Idempotency-Key limits', () => {
     errCode: 'ERR_IDEMPOTENCY_IN_PROGRESS',
     details: 'A request with this Idempotency-Key is still being processed; retry shortly',
   };
+  /** The store under test: nothing to look up, 60 s claims, the test's clock. */
+  const limited = () =>
+    new Idempotency(
+      redis,
+      prefix,
+      async () => undefined,
+      60,
+      () => clock,
+    );
   /** A request that claims its key and never finishes (its process died). */
   const dead = async (idem: Idempotency, vault: string, key: string) => {
     const claimed = signal();
@@ -289,13 +298,7 @@ describe('Idempotency-Key limits', () => {
   };
 
   it('refuses a key that is not 1 to 128 letters, digits or . _ : - with a 422, before claiming anything', async () => {
-    const idem = new Idempotency(
-      redis,
-      prefix,
-      async () => undefined,
-      60,
-      () => clock,
-    );
+    const idem = limited();
     let calls = 0;
     const create = async (id: string) => (calls++, id);
     for (const key of ['bad key', 'key!', 'clé', '', 'a'.repeat(129)]) {
@@ -311,25 +314,13 @@ describe('Idempotency-Key limits', () => {
   });
 
   it('remembers a key for 24 hours', async () => {
-    const idem = new Idempotency(
-      redis,
-      prefix,
-      async () => undefined,
-      60,
-      () => clock,
-    );
+    const idem = limited();
     await idem.run('v1', 'k-day', body, async (id) => id);
     expect(await redis.ttl(idempotencyKey(prefix, 'v1', 'k-day'))).toBeGreaterThan(24 * 3600 - 60);
   });
 
   it('a claim protects its request for its whole claim time and no longer; a different body is refused all along', async () => {
-    const idem = new Idempotency(
-      redis,
-      prefix,
-      async () => undefined,
-      60,
-      () => clock,
-    );
+    const idem = limited();
     await dead(idem, 'v1', 'k-edge');
     clock += 59_999;
     expect(await refusal(idem.run('v1', 'k-edge', body, async (id) => id))).toEqual(IN_PROGRESS);
