@@ -5,7 +5,7 @@ import type { EthContext } from './context.js';
 import { ETHEREUM_LEDGERS } from './ledgers.js';
 import { getBalances } from './logic/balances.js';
 import { AssembledTxs } from './logic/assembled.js';
-import { KeyAddresses } from './logic/address.js';
+import { Checksums, KeyAddresses } from './logic/address.js';
 import { broadcast, broadcastMany } from './logic/broadcast.js';
 import { nextSequence, sendOrder } from './logic/send-order.js';
 import { combine } from './logic/combine.js';
@@ -26,6 +26,7 @@ function createEthereumAdaptor(ledgerId: string, options: EthereumOptions, deps:
   const nativeAsset = { symbol: 'ETH', decimals: 18, native: true };
   const tokens = options.tokens.map((t) => ({ symbol: t.symbol, decimals: t.decimals, native: false, contract: t.contract }));
   const rpc = new JsonRpcClient(options.rpcUrl, deps.fetch);
+  const checksums = new Checksums();
   const ctx: EthContext = {
     ledgerId,
     chainId,
@@ -36,9 +37,10 @@ function createEthereumAdaptor(ledgerId: string, options: EthereumOptions, deps:
     nativeAsset,
     assembled: new AssembledTxs(),
     addresses: new KeyAddresses(),
+    checksums,
   };
   return {
-    ...ethereumAddressCodec(ledgerId, known?.network ?? `chain-${chainId}`),
+    ...ethereumAddressCodec(ledgerId, known?.network ?? `chain-${chainId}`, checksums),
     nativeAsset,
     confirmations: options.confirmations,
     assets: () => [nativeAsset, ...tokens],

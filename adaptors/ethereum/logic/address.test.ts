@@ -1,7 +1,8 @@
-import { Transaction, Wallet } from 'ethers';
+import { computeAddress, getAddress, isAddress, Transaction, Wallet } from 'ethers';
 import { describe, expect, it } from 'vitest';
 import { builtInEthereumCodec } from '../address-codec.js';
-import { senderOf } from './address.js';
+import { storedPublicKey } from '../../../src/ledger/public-key.js';
+import { Checksums, senderOf } from './address.js';
 
 /** The sender recovered with tiny-secp256k1 is the one ethers recovers, for every transaction type. */
 describe('senderOf', () => {
@@ -43,5 +44,67 @@ describe('canonicalAddress: one spelling per account', () => {
     expect(codec.canonicalAddress!('0x00000000000000000000000000000000000000b0')).not.toBe(
       codec.canonicalAddress!('0x00000000000000000000000000000000000000b1'),
     );
+  });
+});
+
+/** A spelling with the case of each letter flipped where `flip` says so: mixed case, mostly a wrong checksum. */
+function recased(address: string, flip: (i: number) => boolean): string {
+  return `0x${[...address.slice(2)].map((c, i) => (flip(i) ? (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) : c)).join('')}`;
+}
+
+describe('Checksums: the spellings worked out lately give the answers ethers gives', () => {
+  const wallets = Array.from({ length: 40 }, () => Wallet.createRandom());
+
+  it('validity and spelling of each address in every case, asked twice (worked out, then remembered)', () => {
+    const checksums = new Checksums(8);
+    for (const w of wallets) {
+      const right = w.address;
+      const spellings = [right, right.toLowerCase(), `0x${right.slice(2).toUpperCase()}`, recased(right, (i) => i % 3 === 0), recased(right, (i) => i === 39)];
+      for (const round of [1, 2]) {
+        for (const spelling of spellings) {
+          expect(checksums.isValid(spelling), `${spelling}, round ${round}`).toBe(isAddress(spelling));
+          if (isAddress(spelling)) expect(checksums.of(spelling)).toBe(getAddress(spelling));
+        }
+      }
+    }
+  });
+
+  it('a wrong checksum stays refused once the right spelling is remembered', () => {
+    const checksums = new Checksums();
+    const right = wallets.find((w) => /[a-f].*[A-F]|[A-F].*[a-f]/.test(w.address.slice(2)))!.address;
+    const firstLetter = [...right.slice(2)].findIndex((c) => /[a-fA-F]/.test(c));
+    const wrong = recased(right, (i) => i === firstLetter);
+    expect(isAddress(wrong)).toBe(false);
+    expect(checksums.of(right.toLowerCase())).toBe(right);
+    expect(checksums.isValid(right)).toBe(true);
+    expect(checksums.isValid(wrong)).toBe(false);
+    expect(checksums.isValid(wrong)).toBe(false);
+  });
+
+  it('refuses what is not 20 bytes of hex, before any checksum', () => {
+    const checksums = new Checksums();
+    for (const bad of [
+      '',
+      '0x',
+      wallets[0]!.address.slice(0, 41),
+      `${wallets[0]!.address}0`,
+      wallets[0]!.address.slice(2),
+      `0X${wallets[0]!.address.slice(2)}`,
+      `0x${'g'.repeat(40)}`,
+    ]) {
+      expect(checksums.isValid(bad), bad).toBe(false);
+    }
+    expect(checksums.isValid(42 as unknown as string)).toBe(false);
+  });
+
+  it('the address of each key, asked again, and a refused format refused every time', () => {
+    const checksums = new Checksums(4);
+    for (const w of wallets) {
+      const key = storedPublicKey(w.signingKey.compressedPublicKey.slice(2), 'secp256k1');
+      expect(checksums.fromPublicKey(key)).toBe(computeAddress(w.signingKey.publicKey));
+      expect(checksums.fromPublicKey(key, 'eip55')).toBe(w.address);
+      expect(checksums.fromPublicKey(key)).toBe(w.address);
+      for (let i = 0; i < 2; i++) expect(() => checksums.fromPublicKey(key, 'base58')).toThrow(/Unknown address format 'base58'/);
+    }
   });
 });

@@ -1,4 +1,3 @@
-import { getAddress } from 'ethers';
 import { InvalidArgumentError, PermanentLedgerError } from '../../../src/platform/errors.js';
 import type { UnsignedWithdrawal, VaultAddress, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';
@@ -6,7 +5,6 @@ import { insufficientFunds } from '../../../src/ledger/insufficient-funds.js';
 import { reserveAndBuild } from '../../../src/ledger/reserve-and-build.js';
 import type { EthContext } from '../context.js';
 import { JsonRpcError } from '../network/json-rpc.js';
-import { isValidAddress } from './address.js';
 import { ERC20 } from './erc20.js';
 import type { AccountAtBlock } from '../network/chain-reads.js';
 import { maxFeePerGas, parseFee, quoteFee, type FeeQuote } from './fees.js';
@@ -24,17 +22,17 @@ interface Call {
   data: string;
 }
 
-function transferCall(intent: WithdrawalIntent): Call {
+function transferCall(ctx: EthContext, intent: WithdrawalIntent): Call {
   if (intent.amount > MAX_UINT256) {
     throw new InvalidArgumentError(`amount is above what an Ethereum transfer can carry (2^256-1 base units of ${intent.asset.symbol})`, { field: 'amount' });
   }
-  const recipient = getAddress(intent.recipientAddress);
+  const recipient = ctx.checksums.of(intent.recipientAddress);
   if (intent.asset.native) return { to: recipient, value: intent.amount, data: '0x' };
   const contract = intent.asset.contract;
-  if (!contract || !isValidAddress(contract)) {
+  if (!contract || !ctx.checksums.isValid(contract)) {
     throw new InvalidArgumentError(`asset ${intent.asset.symbol} has no valid ERC-20 contract configured`, { field: 'asset' });
   }
-  return { to: getAddress(contract), value: 0n, data: ERC20.encodeFunctionData('transfer', [recipient, intent.amount]) };
+  return { to: ctx.checksums.of(contract), value: 0n, data: ERC20.encodeFunctionData('transfer', [recipient, intent.amount]) };
 }
 
 /**
@@ -141,12 +139,12 @@ async function shortOfEth(ctx: EthContext, holder: Holder, call: Call, perGas: b
  */
 export async function craft(ctx: EthContext, source: VaultSource, intent: WithdrawalIntent, fresh = false): Promise<UnsignedWithdrawal> {
   const choice = parseFee(intent.fee);
-  if (!isValidAddress(intent.recipientAddress)) {
+  if (!ctx.checksums.isValid(intent.recipientAddress)) {
     throw new InvalidArgumentError(`recipient ${intent.recipientAddress} is not a valid Ethereum address`, { field: 'recipientAddress' });
   }
   if (intent.amount <= 0n) throw new InvalidArgumentError('amount must be greater than zero', { field: 'amount' });
   if (source.addresses.length === 0) throw new InvalidArgumentError(`vault ${source.vaultId} has no address`);
-  const call = transferCall(intent);
+  const call = transferCall(ctx, intent);
   const { amount, asset } = intent;
   const native = asset.native;
 
@@ -201,7 +199,7 @@ async function reserveNonceAndBuild(
   maxFee: bigint,
   funds: NonceSpend,
 ): Promise<UnsignedWithdrawal> {
-  const from = getAddress(vault.address);
+  const from = ctx.checksums.of(vault.address);
   const scope = nonceScope(ctx, from);
   // The nonce is reserved with what its transaction may spend (nonce.ts); release gives both back.
   const nonce = {
@@ -219,7 +217,7 @@ async function reserveNonceAndBuild(
         value: call.value.toString(),
         data: call.data.toLowerCase(),
         gasLimit: gasLimit.toString(),
-        recipient: getAddress(intent.recipientAddress),
+        recipient: ctx.checksums.of(intent.recipientAddress),
         asset: intent.asset.symbol,
         amount: intent.amount.toString(),
       },

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { AssembledTxs } from './assembled.js';
-import { KeyAddresses } from './address.js';
+import { Checksums, KeyAddresses } from './address.js';
 import type { EthContext } from '../context.js';
 import { parseFee, quoteFee } from './fees.js';
 import { ChainReads } from '../network/chain-reads.js';
@@ -36,6 +36,7 @@ function refusingFeeHistory(baseFeePerGas?: string): EthContext {
     deps: { logger: pino({ level: 'silent' }) } as AdaptorDeps,
     assembled: new AssembledTxs(),
     addresses: new KeyAddresses(),
+    checksums: new Checksums(),
     nativeAsset: { symbol: 'ETH', decimals: 18, native: true },
   };
 }

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { AssembledTxs } from './assembled.js';
-import { KeyAddresses } from './address.js';
+import { Checksums, KeyAddresses } from './address.js';
 import { describe, expect, it } from 'vitest';
 import type { EthContext } from '../context.js';
 import { parseFee, quoteFee } from './fees.js';
@@ -38,6 +38,7 @@ function context(
     deps,
     assembled: new AssembledTxs(),
     addresses: new KeyAddresses(),
+    checksums: new Checksums(),
     nativeAsset: { symbol: 'ETH', decimals: 18, native: true },
   };
   return { ctx, asked };
