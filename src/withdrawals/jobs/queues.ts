@@ -67,9 +67,9 @@ export interface Queues {
 }
 
 /**
- * Lines a job's log keeps (the newest). A broadcast waiting for its predecessor runs again and
- * again, each run adding its lines; without a bound one long wait grows its log in Redis
- * without end.
+ * Entries a job's log keeps (the newest; runJournaled writes one per run). A broadcast waiting
+ * for its predecessor runs again and again, each run adding its entry; without a bound one long
+ * wait grows its log in Redis without end.
  */
 export const JOB_LOG_LINES = 100;
 
