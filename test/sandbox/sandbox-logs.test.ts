@@ -19,10 +19,63 @@ interface Run {
 }
 
 /**
- * `npm start` (the sandbox) with LOG_FORMAT set, stdout and stderr kept apart; stopped once the
- * banner is out and `settleMs` later (no request is made: every line is from the start-up).
+ * Resolves once `done()` holds, checked at each chunk the child writes; rejects with `output()`
+ * if the child exits first or `deadline` (epoch ms) passes.
  */
-async function sandboxOutput(format: 'json' | 'pretty', redisUrl: string, prefix: string, settleMs = 2000): Promise<Run> {
+function untilOutput(child: ChildProcess, done: () => boolean, deadline: number, what: string, output: () => string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!done()) return;
+      settle();
+      resolve();
+    };
+    const exited = () => {
+      settle();
+      reject(new Error(`the sandbox exited before printing its ${what}:\n${output()}`));
+    };
+    const timer = setTimeout(() => {
+      settle();
+      reject(new Error(`the sandbox printed no ${what} in time:\n${output()}`));
+    }, deadline - Date.now());
+    const settle = () => {
+      clearTimeout(timer);
+      child.stdout!.off('data', check);
+      child.stderr!.off('data', check);
+      child.off('exit', exited);
+    };
+    child.stdout!.on('data', check);
+    child.stderr!.on('data', check);
+    child.once('exit', exited);
+    check();
+  });
+}
+
+/**
+ * Waits for the first round of the workers the start set going: the reconciliation pass and a
+ * deposit scan of every ledger, the last of the start's work (all the rest is done before the
+ * banner). Read from GET /metrics, which the service answers without a request log line, so the
+ * output stays the start's own.
+ */
+async function untilWorkersRan(port: number, ledgers: readonly string[], deadline: number): Promise<void> {
+  for (;;) {
+    const metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then(
+      (r) => r.text(),
+      () => '',
+    );
+    const scanned = ledgers.every((l) => metrics.includes(`byow_deposit_scanner_lag{ledger="${l}",unit="blocks"}`));
+    if (scanned && /byow_queue_jobs\{queue="reconcile",state="completed"\} [1-9]/.test(metrics)) return;
+    if (Date.now() > deadline)
+      throw new Error(`the workers did not run their first round (deposit scans of ${ledgers.join(', ')}, reconciliation):\n${metrics}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * `npm start` (the sandbox) with LOG_FORMAT set, stdout and stderr kept apart; stopped once the
+ * banner is out and the workers it started have run their first round (no request is logged:
+ * every line is from the start-up).
+ */
+async function sandboxOutput(format: 'json' | 'pretty', redisUrl: string, prefix: string): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'byow-sandbox-logs-'));
   const [port, custodyPort] = [await freePort(), await freePort()];
   const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'src/main.ts')], {
@@ -44,13 +97,19 @@ async function sandboxOutput(format: 'json' | 'pretty', redisUrl: string, prefix
   child.stdout!.on('data', (d: Buffer) => (run.stdout += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (run.stderr += d.toString()));
   try {
-    const end = Date.now() + 150_000;
-    const bannerOut = () => (format === 'pretty' ? run.stdout : run.stderr).includes('  API         http://127.0.0.1:');
-    while (!bannerOut()) {
-      if (child.exitCode !== null || Date.now() > end) throw new Error(`the sandbox printed no banner:\n${run.stdout}\n${run.stderr}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    await new Promise((r) => setTimeout(r, settleMs));
+    const deadline = Date.now() + 150_000;
+    // The banner whole (its closing rule after the API line), and the line before it that names the ledgers.
+    const banner = () => /^ {2}API {9}http:\/\/127\.0\.0\.1:.*\n═+\n/m.test(format === 'pretty' ? run.stdout : run.stderr);
+    await untilOutput(
+      child,
+      () => banner() && run.stdout.includes('"ledgers":['),
+      deadline,
+      'banner',
+      () => `${run.stdout}\n${run.stderr}`,
+    );
+    const ledgers = JSON.parse(/"ledgers":(\[[^\]]*\])/.exec(run.stdout)?.[1] ?? '[]') as string[];
+    expect(ledgers.length, run.stdout).toBeGreaterThan(0);
+    await untilWorkersRan(port, ledgers, deadline);
     // What it printed until now: not the shutdown's line.
     return { ...run };
   } finally {

@@ -1,15 +1,8 @@
+import { everyInterval, type Every } from '../../../src/dev/block-timer.js';
 import type { LocalLedgerNode } from '../../../src/ledger/adaptor.js';
 import { startBitcoinRegtest } from './index.js';
 
 const BLOCK_INTERVAL_MS = 3000;
-
-/** Runs `tick` every `ms` until the returned stop is called. */
-export type Every = (tick: () => Promise<unknown>, ms: number) => () => void;
-
-const everyInterval: Every = (tick, ms) => {
-  const timer = setInterval(() => void tick(), ms);
-  return () => clearInterval(timer);
-};
 
 /**
  * The `btcregtest` ledger on a fresh bcoin regtest node behind its Esplora facade (its Core

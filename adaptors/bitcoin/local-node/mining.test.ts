@@ -1,16 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalLedgerNode } from '../../../src/ledger/adaptor.js';
-import { startBitcoinLocalNode, type Every } from './hook.js';
-
-/** A block timer the test ticks by hand: each tick is the moment the node would mine a block. */
-function handTimer() {
-  const ticks = new Set<() => Promise<unknown>>();
-  const every: Every = (tick) => {
-    ticks.add(tick);
-    return () => void ticks.delete(tick);
-  };
-  return { every, tick: async () => void (await Promise.all([...ticks].map((t) => t()))) };
-}
+import { handTimer } from '../../../test/helpers/hand-timer.js';
+import { startBitcoinLocalNode } from './hook.js';
 
 /** The btcregtest node's mining controls (POST /sandbox/mining) on a real bcoin regtest node. */
 describe('the btcregtest development node: pause, mine, reorganise, resume', { timeout: 60_000 }, () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalLedgerNode } from '../../../src/ledger/adaptor.js';
+import { handTimer } from '../../../test/helpers/hand-timer.js';
 import { startEthereumLocalNode } from './hook.js';
 
 async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
@@ -15,20 +16,31 @@ async function rpc<T>(url: string, method: string, params: unknown[] = []): Prom
 describe('the ethdev development node: pause, mine, reorganise, resume', { timeout: 60_000 }, () => {
   let node: LocalLedgerNode;
   let url: string;
+  const timer = handTimer();
   beforeAll(async () => {
-    node = await startEthereumLocalNode();
+    node = await startEthereumLocalNode({ every: timer.every });
     url = node.options.rpcUrl as string;
   }, 60_000);
   afterAll(async () => node?.stop());
 
-  it('holds a sent transaction while paused; mines on demand; a reorg takes it out; resuming mines again', async () => {
+  it('mines at each tick of its block timer, none while paused; holds a sent transaction; mines on demand; a reorg takes it out; resuming mines again', async () => {
     const mining = node.mining!;
+    // A block every 2 s: each tick of the timer mines one.
+    expect(timer.intervals()).toEqual([2000]);
+    const running = await mining.state();
+    await timer.tick();
+    expect((await mining.state()).height).toBe(running.height + 1);
+
     await mining.pause!();
     const paused = await mining.state();
     expect(paused.paused).toBe(true);
     const from = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
     const hash = await rpc<string>(url, 'eth_sendTransaction', [{ from, to: '0x00000000000000000000000000000000000000A1', value: '0x1' }]);
-    await new Promise((r) => setTimeout(r, 2500));
+    // No block at arrival: the node says so itself (a block mined at arrival would come after the answer).
+    expect(await rpc(url, 'anvil_getAutomine')).toBe(false);
+    // The moments the node would have mined a block: still none, and the transaction waits.
+    await timer.tick();
+    await timer.tick();
     expect((await mining.state()).height).toBe(paused.height);
     expect(await rpc(url, 'eth_getTransactionReceipt', [hash])).toBeNull();
 
@@ -42,9 +54,8 @@ describe('the ethdev development node: pause, mine, reorganise, resume', { timeo
 
     await mining.resume!();
     expect((await mining.state()).paused).toBe(false);
-    const end = Date.now() + 6000;
-    while ((await mining.state()).height === paused.height + 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
-    expect((await mining.state()).height).toBeGreaterThan(paused.height + 2);
+    await timer.tick();
+    expect((await mining.state()).height).toBe(paused.height + 3);
   });
 
   it('pays from the faucet again after a reorganisation dropped one of its payments (no nonce gap left behind)', async () => {
