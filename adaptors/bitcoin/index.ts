@@ -17,6 +17,7 @@ import { CoreRpcBackend } from './network/core-rpc.js';
 import { EsploraBackend } from './network/esplora.js';
 import { BITCOIN_LEDGERS, BITCOINJS_NETWORKS } from './ledgers.js';
 import { bitcoinOptionsSchema, type BitcoinOptions } from './options.js';
+import { Turns } from '../../src/platform/turns.js';
 
 export type { BitcoinOptions };
 
@@ -40,6 +41,7 @@ function createBitcoinAdaptor(ledgerId: string, options: BitcoinOptions, deps: A
     deps,
     nativeAsset,
     reservationScope: ledgerId,
+    coinTurns: new Turns(),
     confirmations: options.confirmations ?? (networkName === 'regtest' ? 1 : 3),
   };
   return {

@@ -1,6 +1,6 @@
 import { address as baddress, networks, Transaction } from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConflictError, InsufficientFundsError, InvalidArgumentError, NodeRejectionError, VerificationError } from '../../src/platform/errors.js';
 import type { LedgerAdaptor, WithdrawalIntent } from '../../src/ledger/adaptor.js';
 import { formatAmount } from '../../src/ledger/amounts.js';
@@ -163,6 +163,25 @@ describe('bitcoin withdrawals on a real regtest node (bcoin behind the Esplora f
     });
     await Promise.all(crafted.map((u, i) => adaptor.release(u, intents[i]!.reference)));
     expect(await reservations.claimedBy('btcregtest', spent)).toEqual([null, null, null, null, null]);
+  });
+
+  it("one vault's concurrent withdrawals in one process take turns at the coins: each claims once, none gives up", async () => {
+    const key = newKey();
+    const vault = vaultOf(adaptor, key, 'p2wpkh');
+    for (let i = 0; i < 24; i++) await regtest.faucet(vault.changeAddress, 100_000);
+    const claim = vi.spyOn(reservations, 'claim');
+    try {
+      const intents = Array.from({ length: 24 }, () => intent(recipient, 60_000n));
+      const crafted = await Promise.allSettled(intents.map((it) => adaptor.craft(vault, it)));
+      expect(crafted.filter((c) => c.status === 'rejected')).toEqual([]);
+      const spent = crafted.flatMap((c) => (c.status === 'fulfilled' ? (c.value.state as { reserved: string[] }).reserved : []));
+      expect(new Set(spent).size).toBe(24);
+      // Side by side, all 24 chose the same coin from the same listing and 23 selected again.
+      expect(claim).toHaveBeenCalledTimes(24);
+      await Promise.all(crafted.map((c, i) => (c.status === 'fulfilled' ? adaptor.release(c.value, intents[i]!.reference) : undefined)));
+    } finally {
+      claim.mockRestore();
+    }
   });
 
   it('rejects a corrupted signature in combine, and the node rejects it if combine is bypassed', async () => {
