@@ -6,7 +6,7 @@ import { bitcoinFamily } from './index.js';
 
 const deps = () => {
   const redis = {} as Redis;
-  return { logger: pino({ level: 'silent' }), fetch, reservations: new Reservations(redis) };
+  return { logger: pino({ level: 'silent' }), fetch, reservations: new Reservations(redis, 'test:') };
 };
 
 describe('bitcoin family', () => {

@@ -37,7 +37,7 @@ function unsignedOf(inputs: { txid: string; vout: number; parentInputs?: string[
 }
 
 function adaptorOf(backend: 'core' | 'esplora', fetchFn: typeof fetch, ledgerId = 'btcregtest') {
-  const deps = { logger: pino({ level: 'silent' }), fetch: fetchFn, reservations: new Reservations({} as Redis) };
+  const deps = { logger: pino({ level: 'silent' }), fetch: fetchFn, reservations: new Reservations({} as Redis, 'test:') };
   return bitcoinFamily.create(ledgerId, bitcoinFamily.optionsSchema.parse({ backend, url: 'http://127.0.0.1:1/' }), deps);
 }
 

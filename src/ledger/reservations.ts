@@ -262,8 +262,12 @@ export type SpendReservation =
 export class Reservations {
   constructor(
     private readonly redis: Redis,
-    /** The service's prefix: also the operation store's, where an owner's withdrawal is looked up. */
-    private readonly prefix = 'byow:',
+    /**
+     * The service's prefix (servicePrefix of REDIS_PREFIX): also the operation store's, where an
+     * owner's withdrawal is looked up. Always given: a default would mix the numbers and claims of a
+     * deployment that left it out with those of the deployment using that prefix.
+     */
+    private readonly prefix: string,
     private readonly onEvent: (kind: ReservationEvent, scope: string) => void = () => undefined,
     private readonly orphanGraceMs = ORPHAN_GRACE_MS,
   ) {}

@@ -13,8 +13,9 @@ import { secp256k1 } from './secp256k1.js';
 export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const HALF_N = SECP256K1_N >> 1n;
 
+/** One half (32 bytes) of a 64-byte `r || s`: never empty, so its hex is a number as it is. */
 function toBig(bytes: Uint8Array): bigint {
-  return BigInt(`0x${Buffer.from(bytes).toString('hex') || '0'}`);
+  return BigInt(`0x${Buffer.from(bytes).toString('hex')}`);
 }
 
 function to32(n: bigint): Uint8Array {

@@ -1,5 +1,6 @@
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Reservations } from '../../src/ledger/reservations.js';
+import { minReservationMs, Reservations, type ReservationEvent } from '../../src/ledger/reservations.js';
 import { operationKeys, reservationKeys } from '../../src/platform/redis-keys.js';
 import { testRedis } from '../helpers/redis.js';
 
@@ -9,7 +10,6 @@ describe('reservations in Redis', () => {
   afterAll(() => redis.disconnect());
 
   it('hands out distinct consecutive numbers under concurrency, from several clients', async () => {
-    const { Redis } = await import('ioredis');
     const others = [new Redis(url), new Redis(url)];
     const rs = [r, ...others.map((c) => new Reservations(c, prefix))];
     const got = await Promise.all(Array.from({ length: 60 }, (_, i) => rs[i % 3]!.reserveSequence('eth:a', 5n, `op${i}`)));
@@ -54,6 +54,57 @@ describe('reservations in Redis', () => {
     expect(await r.release('btc', ['t:0', 't:1'], 'op2')).toBe(0);
     expect(await r.release('btc', ['t:0', 't:1'], 'op1')).toBe(2);
     expect(await r.claim('btc', ['t:1', 't:2'], 'op2', 60_000)).toBe(true);
+  });
+});
+
+describe('what reservations report (the reservation_events metric)', () => {
+  const { redis, prefix } = testRedis();
+  const events: [ReservationEvent, string][] = [];
+  const r = new Reservations(redis, prefix, (kind, scope) => events.push([kind, scope]));
+  afterAll(() => redis.disconnect());
+  const taking = async (take: () => Promise<unknown>) => {
+    events.length = 0;
+    await take();
+    return [...events];
+  };
+
+  it('a number taken back from the free list, by either kind of reservation, and never a new one', async () => {
+    const spend = { balances: { ETH: 10n }, minedBelow: 0n, spend: { ETH: 1n } };
+    expect(await taking(() => r.reserveSequence('eth:ev', 0n, 'a'))).toEqual([]);
+    expect(await taking(() => r.reserveSequenceWithin('eth:ev', 0n, 'b', spend))).toEqual([]);
+    await r.releaseSequence('eth:ev', 0n, 'a');
+    await r.releaseSequence('eth:ev', 1n, 'b');
+    expect(await taking(() => r.reserveSequence('eth:ev', 0n, 'c'))).toEqual([['sequence_refill', 'eth:ev']]);
+    expect(await taking(() => r.reserveSequenceWithin('eth:ev', 0n, 'd', spend))).toEqual([['sequence_refill', 'eth:ev']]);
+    expect(await taking(() => r.reserveSequence('eth:ev', 0n, 'e'))).toEqual([]);
+  });
+
+  it('a coin claim lost to another owner, and not one won', async () => {
+    expect(await taking(() => r.claim('btc:ev', ['t:0'], 'op1', 60_000))).toEqual([]);
+    expect(await taking(() => r.claim('btc:ev', ['t:0'], 'op1', 60_000))).toEqual([]);
+    expect(await taking(() => r.claim('btc:ev', ['t:0', 't:1'], 'op2', 60_000))).toEqual([['utxo_claim_conflict', 'btc:ev']]);
+  });
+});
+
+describe('empty lists', () => {
+  // A client whose connection is closed: any command it is asked rejects.
+  const closed = new Redis('redis://127.0.0.1:1', { lazyConnect: true });
+  closed.disconnect();
+  const r = new Reservations(closed, 'test:');
+
+  it('ask nothing of Redis (HDEL and MGET refuse no keys; claiming or releasing no coins is done already)', async () => {
+    await expect(r.settleSequences('eth:none', [])).resolves.toBeUndefined();
+    expect(await r.claimedBy('btc:none', [])).toEqual([]);
+    expect(await r.claim('btc:none', [], 'op', 60_000)).toBe(true);
+    expect(await r.release('btc:none', [], 'op')).toBe(0);
+    await expect(r.claimedBy('btc:none', ['t:0'])).rejects.toThrow('Connection is closed');
+  });
+});
+
+describe('minReservationMs', () => {
+  it('is the signing timeout plus an hour for the broadcast, in milliseconds', () => {
+    expect(minReservationMs(0)).toBe(3_600_000);
+    expect(minReservationMs(900)).toBe(4_500_000);
   });
 });
 

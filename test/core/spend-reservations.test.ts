@@ -76,6 +76,16 @@ describe('sequence reservations that carry a spend', () => {
     expect(await r.reserveSequenceWithin('eth:f', 1n, 'e', check(5n * ETH, 1n, 1n))).toMatchObject({ ok: false, pending: 5n * ETH });
   });
 
+  it('refuses a negative spend or balance before reserving anything', async () => {
+    const negative = 'a spend or balance is never negative';
+    await expect(r.reserveSequenceWithin('eth:g', 0n, 'a', check(10n, 0n, -1n))).rejects.toThrow(new RangeError(negative));
+    await expect(r.reserveSequenceWithin('eth:g', 0n, 'a', check(-1n, 0n, 1n))).rejects.toThrow(new RangeError(negative));
+    expect(await r.reserveSequenceWithin('eth:g', 0n, 'a', check(10n, 0n, 4n))).toEqual({ ok: true, n: 0n });
+    await expect(r.raiseSpend('eth:g', 0n, { ETH: -1n })).rejects.toThrow(new RangeError(negative));
+    expect(await r.reserveSequenceWithin('eth:g', 0n, 'b', check(10n, 0n, 7n))).toMatchObject({ ok: false, pending: 4n });
+    expect(await r.reserveSequenceWithin('eth:g', 0n, 'b', check(10n, 0n, 6n))).toEqual({ ok: true, n: 1n });
+  });
+
   it('plain reservations (no spend) go on sharing the same numbers', async () => {
     expect(await r.reserveSequenceWithin('eth:e', 0n, 'a', check(10n * ETH, 0n, ETH))).toEqual({ ok: true, n: 0n });
     expect(await r.reserveSequence('eth:e', 0n, 'b')).toBe(1n);
