@@ -2,10 +2,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Reservations } from '../../src/ledger/reservations.js';
 import { operationKeys, reservationKeys } from '../../src/platform/redis-keys.js';
 import { testRedis } from '../helpers/redis.js';
+import { ageReservations } from '../helpers/reservation-clock.js';
 
 describe('taking back an orphaned number while reservations run at once', () => {
   const { redis, prefix } = testRedis();
-  const GRACE = 150;
+  const GRACE = 60_000;
   const r = new Reservations(redis, prefix, undefined, GRACE);
   afterAll(() => redis.disconnect());
 
@@ -16,7 +17,7 @@ describe('taking back an orphaned number while reservations run at once', () => 
       await redis.set(operationKeys(prefix).operation(`live${i}`), '{}');
       await r.reserveSequence(scope, 0n, `live${i}`);
     }
-    await new Promise((d) => setTimeout(d, GRACE + 50));
+    await ageReservations(redis, prefix, scope, GRACE + 1);
     const got = await Promise.all(Array.from({ length: 20 }, (_, i) => r.reserveSequence(scope, 0n, `new${i}`)));
     expect(new Set(got.map(String)).size).toBe(20);
     expect(got.map(String)).toContain('0');
@@ -33,7 +34,7 @@ describe('taking back an orphaned number while reservations run at once', () => 
     await redis.set(operationKeys(prefix).operation('L'), '{}');
     expect(await r.reserveSequenceWithin(scope, 0n, 'L', spend(3n))).toEqual({ ok: true, n: 0n });
     expect(await r.reserveSequenceWithin(scope, 0n, 'O', spend(6n))).toEqual({ ok: true, n: 1n });
-    await new Promise((d) => setTimeout(d, GRACE + 50));
+    await ageReservations(redis, prefix, scope, GRACE + 1);
     const res = await Promise.all([r.reserveSequenceWithin(scope, 0n, 'A', spend(6n)), r.reserveSequenceWithin(scope, 0n, 'B', spend(6n))]);
     const ok = res.filter((x) => x.ok);
     expect(ok.length).toBe(1);

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { minReservationMs, Reservations, type ReservationEvent } from '../../src/ledger/reservations.js';
 import { operationKeys, reservationKeys } from '../../src/platform/redis-keys.js';
 import { testRedis } from '../helpers/redis.js';
+import { ageReservations } from '../helpers/reservation-clock.js';
 
 describe('reservations in Redis', () => {
   const { redis, prefix, url } = testRedis();
@@ -115,9 +116,9 @@ describe('minReservationMs', () => {
  */
 describe('numbers held by a withdrawal that was never stored', () => {
   const { redis, prefix } = testRedis();
-  const GRACE_MS = 200;
+  const GRACE_MS = 60_000;
   const r = new Reservations(redis, prefix, undefined, GRACE_MS);
-  const pastGrace = () => new Promise((done) => setTimeout(done, GRACE_MS + 50));
+  const pastGrace = (scope: string) => ageReservations(redis, prefix, scope, GRACE_MS + 1);
   const store = (withdrawalId: string, status = 'EXECUTING') => redis.set(operationKeys(prefix).operation(withdrawalId), JSON.stringify({ status }));
   afterAll(() => redis.disconnect());
 
@@ -129,7 +130,7 @@ describe('numbers held by a withdrawal that was never stored', () => {
 
   it('past the grace period go to the next reservation, which the account was waiting for', async () => {
     expect(await r.reserveSequence('eth:o2', 0n, 'orphan')).toBe(0n);
-    await pastGrace();
+    await pastGrace('eth:o2');
     expect(await r.reserveSequence('eth:o2', 0n, 'next')).toBe(0n);
     expect(await r.releaseSequence('eth:o2', 0n, 'orphan')).toBe(false);
     expect(await r.reserveSequence('eth:o2', 0n, 'after')).toBe(1n);
@@ -138,7 +139,7 @@ describe('numbers held by a withdrawal that was never stored', () => {
   it('are kept by an owner whose withdrawal is stored, past the grace period too', async () => {
     await store('stored-op');
     expect(await r.reserveSequence('eth:o3', 0n, 'stored-op')).toBe(0n);
-    await pastGrace();
+    await pastGrace('eth:o3');
     expect(await r.reserveSequence('eth:o3', 0n, 'next')).toBe(1n);
     expect(await r.reserveSequence('eth:o3', 0n, 'after')).toBe(2n);
     expect(await r.releaseSequence('eth:o3', 0n, 'stored-op')).toBe(true);
@@ -147,15 +148,15 @@ describe('numbers held by a withdrawal that was never stored', () => {
   it('held by a withdrawal that ended FAILED before it was sent, its release lost, go to the next reservation past the grace period', async () => {
     await store('failed-op', 'FAILED');
     expect(await r.reserveSequence('eth:o7', 0n, 'failed-op')).toBe(0n);
-    await pastGrace();
+    await pastGrace('eth:o7');
     expect(await r.reserveSequence('eth:o7', 0n, 'next')).toBe(0n);
     // Stored and live when first looked at, FAILED later with its release lost: taken back one grace period later.
     await store('live-then-failed');
     expect(await r.reserveSequence('eth:o8', 0n, 'live-then-failed')).toBe(0n);
-    await pastGrace();
+    await pastGrace('eth:o8');
     expect(await r.reserveSequence('eth:o8', 0n, 'second')).toBe(1n);
     await store('live-then-failed', 'FAILED');
-    await pastGrace();
+    await pastGrace('eth:o8');
     expect(await r.reserveSequence('eth:o8', 0n, 'third')).toBe(0n);
   });
 
@@ -165,7 +166,7 @@ describe('numbers held by a withdrawal that was never stored', () => {
     expect(await r.reserveSequenceWithin('eth:o4', 0n, 'stored-op-2', spend(1n))).toEqual({ ok: true, n: 0n });
     expect(await r.reserveSequenceWithin('eth:o4', 0n, 'orphan', spend(6n))).toEqual({ ok: true, n: 1n });
     expect(await r.reserveSequenceWithin('eth:o4', 0n, 'too-much', spend(6n))).toEqual({ ok: false, reason: 'short', asset: 'ETH', pending: 7n });
-    await pastGrace();
+    await pastGrace('eth:o4');
     expect(await r.reserveSequenceWithin('eth:o4', 0n, 'now-fits', spend(6n))).toEqual({ ok: true, n: 1n });
     expect(await r.releaseSequence('eth:o4', 1n, 'orphan')).toBe(false);
   });
@@ -175,7 +176,7 @@ describe('numbers held by a withdrawal that was never stored', () => {
     await redis.hset(owners, '0'.padStart(20, '0'), 'reserved-by-an-older-version');
     await redis.set(last, '0'.padStart(20, '0'));
     expect(await r.reserveSequence('eth:o5', 0n, 'next')).toBe(1n);
-    await pastGrace();
+    await pastGrace('eth:o5');
     expect(await r.reserveSequence('eth:o5', 0n, 'after')).toBe(0n);
   });
 
