@@ -1072,6 +1072,11 @@ async function cleanRedis(url: string, prefixes: string[]): Promise<void> {
   }
 }
 
+/** Callback ingest's target ratio to the echo: Ethereum's one signature, the other families' heavier shapes. */
+const ingestTarget = (family: string): number => (family === 'Ethereum' ? 0.7 : 0.5);
+/** Settled RSS (MB) a process must stay under: as deployed (built), or through tsx, which adds its compiler. */
+const memoryTarget = (how: string): number => (how.startsWith('built') ? 150 : 200);
+
 /** The figures as the table's rows (bench/table.ts): one per family and figure, each against its reference. */
 function rows(f: Figures): Row[] {
   const out: Row[] = [];
@@ -1085,7 +1090,7 @@ function rows(f: Figures): Row[] {
       `callback ingest, ${i.shape}, ${conn} (req/s)`,
       `${Math.round(s.rps)}`,
       `echo ${Math.round(e.rps)}`,
-      `≥ 0.5 ${verdict(ratio >= 0.5)}; ${s.requests} requests, ${s.non2xx + s.errors} non-2xx, ${i.enqueued} jobs enqueued`,
+      `≥ ${ingestTarget(i.family)} ${verdict(ratio >= ingestTarget(i.family))}; ${s.requests} requests, ${s.non2xx + s.errors} non-2xx, ${i.enqueued} jobs enqueued`,
       ratio,
     );
     add(
@@ -1138,7 +1143,7 @@ function rows(f: Figures): Row[] {
       `withdrawals created, one vault, ${c.inFlight} in flight (withdrawals/s)`,
       `${c.perSecond}`,
       '–',
-      `≥ 200 ${verdict(c.perSecond >= 200 && c.refused === 0)}; ${c.created} in ${c.seconds} s, ${c.refused} refused; POST p50 / p99 ${c.msP50} / ${c.msP99} ms; API CPU ${c.apiCpuMsPerWithdrawal} ms each; node round trips ${c.roundTripsPerWithdrawal} each (${calls}); nonces 0..n-1 ${verdict(c.nonces.contiguous)}`,
+      `≥ 600/s, API CPU ≤ 1 ms each, POST p99 ≤ 150 ms ${verdict(c.perSecond >= 600 && c.refused === 0 && c.apiCpuMsPerWithdrawal <= 1 && c.msP99 <= 150)}; ${c.created} in ${c.seconds} s, ${c.refused} refused; POST p50 / p99 ${c.msP50} / ${c.msP99} ms; API CPU ${c.apiCpuMsPerWithdrawal} ms each; node round trips ${c.roundTripsPerWithdrawal} each (${calls}); nonces 0..n-1 ${verdict(c.nonces.contiguous)}`,
     );
   }
   // Creation as each family's drain made its withdrawals (the live run's): POST /withdrawals, 64 in flight, callbacks held.
@@ -1212,7 +1217,7 @@ function rows(f: Figures): Row[] {
       `API (${how}) after ${m.requests} mixed requests: RSS settled / heap used (MB)`,
       `${m.rssMB} / ${m.heapUsedMB}`,
       '–',
-      `< 200 ${verdict(m.rssMB < 200)}; start ${m.rssAtStartMB} / ${m.heapUsedAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}; heap committed ${m.heapCommittedMB}, ${m.majorGCs} full GCs; metric series ${m.metricSeries.before} → ${m.metricSeries.after}; ${m.violations} contract violations`,
+      `< ${memoryTarget(how)} ${verdict(m.rssMB < memoryTarget(how))}; start ${m.rssAtStartMB} / ${m.heapUsedAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}; heap committed ${m.heapCommittedMB}, ${m.majorGCs} full GCs; metric series ${m.metricSeries.before} → ${m.metricSeries.after}; ${m.violations} contract violations`,
     );
   }
   for (const [how, m] of [
@@ -1225,7 +1230,7 @@ function rows(f: Figures): Row[] {
       `worker (${how}) after ${m.jobs} jobs: RSS settled / heap used (MB)`,
       `${m.rssMB} / ${m.heapUsedMB}`,
       '–',
-      `< 200 ${verdict(m.rssMB < 200)}; start ${m.rssAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}; heap committed ${m.heapCommittedMB}, ${m.majorGCs} full GCs, ${m.keptCompleted} jobs kept`,
+      `< ${memoryTarget(how)} ${verdict(m.rssMB < memoryTarget(how))}; start ${m.rssAtStartMB}, after load ${m.rssAfterLoadMB}, peak ${m.peakRssMB}; heap committed ${m.heapCommittedMB}, ${m.majorGCs} full GCs, ${m.keptCompleted} jobs kept`,
     );
   }
   if (f.deposits) out.push(...depositRows(f.deposits));
