@@ -40,6 +40,7 @@ import { createQueues } from '../withdrawals/jobs/queues.js';
 import { SendOrderBook } from '../withdrawals/sending/send-order.js';
 import { startWorkers, type Workers } from '../withdrawals/jobs/workers.js';
 import { onShutdown } from '../platform/process-lifecycle.js';
+import { startIdleMemoryRelease } from '../platform/idle-memory.js';
 import { connectRedis } from '../platform/redis.js';
 import type { Sandbox } from '../dev/sandbox/sandbox.js';
 import { apiKeyRecords, isLimited } from '../security/api-keys.js';
@@ -176,6 +177,7 @@ async function pipelineOrExit(core: Core, cleanup?: () => Promise<void> | undefi
  */
 export async function startApiProcess(): Promise<void> {
   let config = loadConfigOrExit();
+  startIdleMemoryRelease();
   let sandbox: Sandbox | undefined;
   if (config.sandboxProfile) {
     // Loaded only here: the sandbox needs dev dependencies (anvil, bcoin, solc) a production image leaves out.
@@ -227,6 +229,7 @@ export async function startWorkerProcess(): Promise<void> {
     process.stderr.write('The sandbox runs its workers inside `npm start`; a separate worker needs LEDGERS, CUSTODY_URL and REDIS_URL.\n');
     process.exit(1);
   }
+  startIdleMemoryRelease();
   const logger = createLogger(config.logLevel, config.secrets);
   const core = createCore(config, logger, connectRedis(config.redisUrl, logger, 'byow-worker-store'), createMetrics({ processMetrics: true }));
   await claimProfileOrExit(core.redis, core.prefix, false, async () => core.redis.disconnect());
