@@ -1,9 +1,9 @@
 /**
  * The worker process (`npm run worker`): assembles, broadcasts and tracks signed withdrawals.
  * Run as many as you like against one Redis. Finishes its current jobs on SIGTERM/SIGINT.
- * Built in processes.ts.
+ * Built in app/worker-process.ts.
  */
 import { exitOnStartFailure } from './platform/process-lifecycle.js';
-import { startWorkerProcess } from './app/processes.js';
+import { startWorkerProcess } from './app/worker-process.js';
 
 startWorkerProcess().catch(exitOnStartFailure);

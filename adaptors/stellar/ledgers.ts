@@ -1,4 +1,4 @@
-import { Networks } from '@stellar/stellar-sdk';
+import { Networks } from '@stellar/stellar-base';
 
 /** Built-in Stellar ledgers: network passphrase and network name by ledger id. */
 export const STELLAR_LEDGERS: Record<string, { passphrase: string; network: string }> = {

@@ -1,14 +1,16 @@
 /**
- * The composition root: the one place that builds the processes (the API, the worker, the
- * sandbox around the API) from configuration and wires the layers together. Below it the
- * layers only import downwards: `http/` (routes, dashboard) uses `pipeline/` (the domain and
- * the jobs), which uses `ledger/`, `vaults/` and `custody/`.
+ * The composition root (src/app/): the one place that builds the processes (the API and the
+ * sandbox around it here, the worker in worker-process.ts, the pipeline both share in
+ * pipeline.ts) from configuration and wires the layers together. Below it the layers only
+ * import downwards: `http/` (routes, dashboard) uses `pipeline/` (the domain and the jobs),
+ * which uses `ledger/`, `vaults/` and `custody/`.
  */
 import type { Server } from 'node:http';
 import { secp256k1 } from '../ledger/secp256k1.js';
 import type { Express } from 'express';
 import { families } from '../../adaptors/index.js';
 import { claimProfileOrExit, exitOnConfigError, loadConfigOrExit } from './config-or-exit.js';
+import { createPipelineCore, pipelineOrExit } from './pipeline.js';
 import { createCore, type Core } from './core.js';
 import type { AppContext } from '../http/app-context.js';
 import { authThrottleOf, createApp, type AppExtensions } from '../http/app.js';
@@ -19,31 +21,26 @@ import { prepareGracefulClose } from '../http/graceful-close.js';
 import { mountDashboard } from '../http/dashboard/dashboard.js';
 import type { DocumentedPath } from '../http/openapi.js';
 import type { AnyRouteSpec } from '../http/route.js';
+import type { Deposits } from '../deposits/deposits.js';
+import type { Webhooks } from '../webhooks/webhooks.js';
 import { adminWithdrawalRoutes } from '../http/routes/admin-withdrawal-routes.js';
 import { depositRoutes } from '../http/routes/deposit-routes.js';
-import { createDeposits, type Deposits } from '../deposits/deposits.js';
-import { createBackfills } from '../deposits/backfills.js';
 import { depositBackfillRoutes } from '../http/routes/deposit-backfill-routes.js';
 import { callbackRoute } from '../http/routes/callback-route.js';
 import { replacementRoutes } from '../http/routes/replacement-routes.js';
 import { webhookRoutes } from '../http/routes/webhook-routes.js';
 import { withdrawalRoutes } from '../http/routes/withdrawal-routes.js';
-import { startWorkerHealthServer } from '../http/worker-health-server.js';
 import { createLimitedServer, serverLimitsOf } from '../http/server-limits.js';
 import { checkLedgerNetworks } from '../ledger/boot-check.js';
 import { createLogger } from '../platform/logger.js';
 import { createMetrics } from '../platform/metrics.js';
 import { Idempotency } from '../withdrawals/store/idempotency.js';
-import { OperationStore } from '../withdrawals/store/operation-store.js';
 import type { PipelineDeps } from '../withdrawals/pipeline-deps.js';
-import { createQueues } from '../withdrawals/jobs/queues.js';
-import { SendOrderBook } from '../withdrawals/sending/send-order.js';
-import { startWorkers, type Workers } from '../withdrawals/jobs/workers.js';
+import type { Workers } from '../withdrawals/jobs/workers.js';
 import { onShutdown } from '../platform/process-lifecycle.js';
-import { connectRedis } from '../platform/redis.js';
+import { startIdleMemoryRelease } from '../platform/idle-memory.js';
 import type { Sandbox } from '../dev/sandbox/sandbox.js';
 import { apiKeyRecords, isLimited } from '../security/api-keys.js';
-import { createWebhooks, type Webhooks } from '../webhooks/webhooks.js';
 import { API_BASE } from '../platform/api-base.js';
 
 /**
@@ -65,34 +62,10 @@ export interface Pipeline {
   close(): Promise<void>;
 }
 
-/** The signing loop built from the core: custody connector, operation store, queues, routes. */
+/** The signing loop built from the core (pipeline.ts) with what the API adds: its routes and the job dashboard. */
 export function createPipeline(core: Core): Pipeline {
-  const { config, logger } = core;
-  const custody = core.custody;
-  if (!custody) throw new Error('CUSTODY_URL is not configured');
-  // Before any queue opens: DEPOSIT_LEDGERS naming a ledger it cannot scan stops here.
-  const depositDeps = { redis: core.redis, prefix: core.prefix, config, logger, registry: core.registry, vaults: core.vaults, metrics: core.metrics };
-  const deposits = createDeposits(depositDeps);
-  const queues = createQueues(core.redis, config);
-  // Without a listener BullMQ prints every connection error raw on stderr. The shared client
-  // (connectRedis) already logs each outage once, so these repeats only go to debug.
-  for (const q of queues.all()) q.on('error', (err) => logger.debug({ err: err.message, queue: q.name }, 'queue connection error'));
-  const store = new OperationStore(core.redis, core.prefix);
-  const deps: PipelineDeps = {
-    config,
-    logger,
-    store,
-    registry: core.registry,
-    queues,
-    custody,
-    metrics: core.metrics,
-    sendOrder: new SendOrderBook(core.redis, core.prefix),
-    vaults: core.vaults,
-  };
-  const webhooks = createWebhooks({ redis: core.redis, prefix: core.prefix, outboxKey: deps.store.outboxKey, config, logger });
-  const backfills = createBackfills(depositDeps);
-  const allQueues = () => [...queues.all(), webhooks.queue, deposits.queue, backfills.queue];
-  core.metrics.watchQueues(allQueues());
+  const base = createPipelineCore(core);
+  const { deps, webhooks, deposits, backfills } = base;
   return {
     deps,
     webhooks,
@@ -101,7 +74,7 @@ export function createPipeline(core: Core): Pipeline {
       ...withdrawalRoutes({
         ...deps,
         vaults: core.vaults,
-        idempotency: new Idempotency(core.redis, core.prefix, (id) => store.find(id), config.idempotencyClaimSeconds),
+        idempotency: new Idempotency(core.redis, core.prefix, (id) => deps.store.find(id), core.config.idempotencyClaimSeconds),
       }),
       ...replacementRoutes({ ...deps, vaults: core.vaults }),
       callbackRoute(deps),
@@ -112,27 +85,16 @@ export function createPipeline(core: Core): Pipeline {
     ],
     mount: (app) =>
       mountDashboard(app, {
-        queues: allQueues(),
-        records: apiKeyRecords(config).filter((r) => !isLimited(r)),
-        readOnly: config.dashboardReadOnly,
+        queues: base.allQueues(),
+        records: apiKeyRecords(core.config).filter((r) => !isLimited(r)),
+        readOnly: core.config.dashboardReadOnly,
         redis: core.redis,
         prefix: core.prefix,
-        logger,
+        logger: core.logger,
         throttle: authThrottleOf(core),
       }),
-    startWorkers: async () => {
-      const [pipelineWorkers, webhookWorkers, depositWorker, backfillWorker] = await Promise.all([
-        startWorkers(deps, config.redisUrl),
-        webhooks.start(),
-        deposits.start(),
-        backfills.start(),
-      ]);
-      return {
-        running: () => pipelineWorkers.running() && webhookWorkers.running() && depositWorker.running() && backfillWorker.running(),
-        close: async () => void (await Promise.all([pipelineWorkers.close(), webhookWorkers.close(), depositWorker.close(), backfillWorker.close()])),
-      };
-    },
-    close: async () => void (await Promise.all([queues.close(), webhooks.close(), deposits.close(), backfills.close()])),
+    startWorkers: base.startWorkers,
+    close: base.close,
   };
 }
 
@@ -158,17 +120,6 @@ export async function listen(core: Core, ext: AppExtensions = {}, healthChecks: 
   });
 }
 
-/** The pipeline, or exit 1 with the problems of a setting only the built adaptors can check (DEPOSIT_LEDGERS), after `cleanup`. */
-async function pipelineOrExit(core: Core, cleanup?: () => Promise<void> | undefined): Promise<Pipeline> {
-  try {
-    return createPipeline(core);
-  } catch (e) {
-    core.redis.disconnect();
-    await cleanup?.();
-    return exitOnConfigError(e);
-  }
-}
-
 /**
  * The API process: wallet layer, vault registry, withdrawals, the signing callback receiver
  * and the job dashboard; in the sandbox also the local nodes, the custody emulator and the
@@ -176,6 +127,7 @@ async function pipelineOrExit(core: Core, cleanup?: () => Promise<void> | undefi
  */
 export async function startApiProcess(): Promise<void> {
   let config = loadConfigOrExit();
+  startIdleMemoryRelease();
   let sandbox: Sandbox | undefined;
   if (config.sandboxProfile) {
     // Loaded only here: the sandbox needs dev dependencies (anvil, bcoin, solc) a production image leaves out.
@@ -192,7 +144,7 @@ export async function startApiProcess(): Promise<void> {
     await sandbox?.stop();
   });
   await checkLedgerNetworks(core.registry, logger);
-  const pipeline = await pipelineOrExit(core, () => sandbox?.stop());
+  const pipeline = await pipelineOrExit(core, createPipeline, () => sandbox?.stop());
   const routes = [...pipeline.routes, ...(sandbox ? (await import('../dev/sandbox/sandbox-routes.js')).sandboxRoutes(core, sandbox) : [])];
   const server = await listen(core, { routes, mount: pipeline.mount }, { custody: () => pipeline.deps.custody.health(), ...pipeline.deposits.healthChecks() });
   // Before anything else is awaited: every request from the first on is tracked.
@@ -214,43 +166,5 @@ export async function startApiProcess(): Promise<void> {
     await pipeline.close();
     core.redis.disconnect();
     await sandbox?.stop();
-  });
-}
-
-/**
- * A worker process: assembles, broadcasts and tracks signed withdrawals. Run as many as you
- * like against one Redis. Finishes its current jobs on SIGTERM/SIGINT.
- */
-export async function startWorkerProcess(): Promise<void> {
-  const config = loadConfigOrExit();
-  if (config.sandboxProfile) {
-    process.stderr.write('The sandbox runs its workers inside `npm start`; a separate worker needs LEDGERS, CUSTODY_URL and REDIS_URL.\n');
-    process.exit(1);
-  }
-  const logger = createLogger(config.logLevel, config.secrets);
-  const core = createCore(config, logger, connectRedis(config.redisUrl, logger, 'byow-worker-store'), createMetrics({ processMetrics: true }));
-  await claimProfileOrExit(core.redis, core.prefix, false, async () => core.redis.disconnect());
-  await checkLedgerNetworks(core.registry, logger);
-  const pipeline = await pipelineOrExit(core);
-  const workers = await pipeline.startWorkers();
-  const health = await startWorkerHealthServer(
-    { redis: core.redis, prefix: core.prefix, workers, metrics: core.metrics, version: config.version, timeoutMs: config.healthTimeoutMs },
-    config.workerPort,
-    config.host,
-    serverLimitsOf(config),
-  );
-  const address = health.address();
-  const port = typeof address === 'object' && address ? address.port : config.workerPort;
-  logger.info(
-    { ledgers: core.registry.ids(), depositLedgers: pipeline.deposits.ledgers, port, secp256k1: secp256k1.name },
-    'worker started; GET /status and /metrics on its port',
-  );
-  // Closing the workers lets their current jobs finish first.
-  onShutdown(logger, 'worker', async () => {
-    health.close();
-    health.closeAllConnections();
-    await workers.close();
-    await pipeline.close();
-    core.redis.disconnect();
   });
 }

@@ -25,7 +25,7 @@ export interface Deposits {
   close(): Promise<void>;
 }
 
-/** What the live scan and the back-fills are built from (processes.ts passes the same to both). */
+/** What the live scan and the back-fills are built from (app/pipeline.ts passes the same to both). */
 export interface DepositDeps {
   redis: Redis;
   prefix: string;

@@ -10,7 +10,7 @@ import type { SendOrderBook } from './sending/send-order.js';
 
 /**
  * What the withdrawal route, the receiver and the workers share: the parts of the core they
- * read, and the signing loop's own pieces (built in processes.ts). Metrics are optional: absent
+ * read, and the signing loop's own pieces (built in app/pipeline.ts). Metrics are optional: absent
  * in tests that build deps by hand.
  */
 export interface PipelineDeps {

@@ -1,4 +1,4 @@
-import { extractBaseAddress, StrKey } from '@stellar/stellar-sdk';
+import { extractBaseAddress, StrKey } from '@stellar/stellar-base';
 import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { PublicKey } from '../../../src/ledger/public-key.js';
 import { parseMemo } from './memo.js';

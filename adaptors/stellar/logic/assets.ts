@@ -1,4 +1,4 @@
-import { Asset } from '@stellar/stellar-sdk';
+import { Asset } from '@stellar/stellar-base';
 import { unknownValue, UpstreamError } from '../../../src/platform/errors.js';
 import type { AssetInfo } from '../../../src/ledger/adaptor.js';
 import type { HorizonAccount, HorizonBalance } from '../network/horizon.js';

@@ -1,4 +1,4 @@
-import { extractBaseAddress } from '@stellar/stellar-sdk';
+import { extractBaseAddress } from '@stellar/stellar-base';
 import type { AssetInfo, Balance } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';
 import type { HorizonAccount } from '../network/horizon.js';

@@ -1,4 +1,4 @@
-import { extractBaseAddress, FeeBumpTransaction, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
+import { extractBaseAddress, FeeBumpTransaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
 import { NodeRejectionError, PermanentLedgerError } from '../../../src/platform/errors.js';
 import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';

@@ -1,5 +1,5 @@
-import type { Transaction } from '@stellar/stellar-sdk';
-import { FeeBumpTransaction, Keypair, StrKey, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
+import type { Transaction } from '@stellar/stellar-base';
+import { FeeBumpTransaction, Keypair, StrKey, TransactionBuilder, xdr } from '@stellar/stellar-base';
 import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
 import { verifyEd25519 } from '../../../src/ledger/signatures.js';

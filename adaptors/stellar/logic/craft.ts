@@ -1,4 +1,4 @@
-import { Account, Asset, extractBaseAddress, Operation, StrKey, TransactionBuilder, type xdr } from '@stellar/stellar-sdk';
+import { Account, Asset, extractBaseAddress, Operation, StrKey, TransactionBuilder, type xdr } from '@stellar/stellar-base';
 import { ConflictError, InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { UnsignedWithdrawal, VaultSource, WithdrawalIntent } from '../../../src/ledger/adaptor.js';
 import { formatAmount } from '../../../src/ledger/amounts.js';

@@ -1,4 +1,4 @@
-import { FeeBumpTransaction, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
+import { FeeBumpTransaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
 import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';
 import type { HorizonLedger, HorizonTransaction } from '../network/horizon.js';

@@ -1,4 +1,4 @@
-import { Memo, StrKey } from '@stellar/stellar-sdk';
+import { Memo, StrKey } from '@stellar/stellar-base';
 import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { HorizonAccount } from '../network/horizon.js';
 

@@ -1,4 +1,4 @@
-import { Account, FeeBumpTransaction, Operation, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
+import { Account, FeeBumpTransaction, Operation, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-base';
 import { ConflictError, InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { ReplacementInput, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import { singlePayloadWithdrawal } from '../../../src/ledger/single-payload.js';

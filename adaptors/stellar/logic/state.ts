@@ -1,4 +1,4 @@
-import type { FeeBumpTransaction, Transaction } from '@stellar/stellar-sdk';
+import type { FeeBumpTransaction, Transaction } from '@stellar/stellar-base';
 import { z } from 'zod';
 import { defineStateCodec, type StateOf } from '../../../src/ledger/state-codec.js';
 

@@ -1,4 +1,4 @@
-import { extractBaseAddress } from '@stellar/stellar-sdk';
+import { extractBaseAddress } from '@stellar/stellar-base';
 import type { TxStatus, UnsignedWithdrawal } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';
 import { codesFromResultXdr, describeCodes } from '../network/errors.js';

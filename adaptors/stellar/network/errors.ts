@@ -1,4 +1,4 @@
-import { xdr } from '@stellar/stellar-sdk';
+import { xdr } from '@stellar/stellar-base';
 import { NodeRejectionError, type RejectionKind } from '../../../src/platform/errors.js';
 import type { ResultCodes } from './horizon.js';
 
