@@ -89,7 +89,7 @@ async function outspend(node: RegtestNode, txid: string, vout: number): Promise<
   const address = output.script.getAddress();
   if (!address) return { spent: false };
   const hash = revHex(txid);
-  for (const m of await node.node.getMetaByAddress([address])) {
+  for (const m of await node.metasOf(address)) {
     const index = m.tx.inputs.findIndex((i) => i.prevout.hash === hash && i.prevout.index === vout);
     if (index >= 0) return { spent: true, txid: m.tx.txid(), vin: index, status: status(m) };
   }
@@ -117,7 +117,7 @@ async function addressStats(node: RegtestNode, address: string): Promise<Record<
   const blank = () => ({ funded_txo_count: 0, funded_txo_sum: 0, spent_txo_count: 0, spent_txo_sum: 0, tx_count: 0 });
   const chain = blank();
   const mempool = blank();
-  for (const m of await node.node.getMetaByAddress([a.addr])) {
+  for (const m of await node.metasOf(a.addr)) {
     const stats = m.height >= 0 ? chain : mempool;
     const view = await node.node.getMetaView(m);
     stats.tx_count++;

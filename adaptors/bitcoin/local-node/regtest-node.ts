@@ -8,6 +8,7 @@ import {
   type BcoinCoin,
   type BcoinFullNode,
   type BcoinKeyRing,
+  type BcoinMeta,
   type BcoinMempoolEntry,
   type BcoinTx,
   type BcoinVerifyError,
@@ -62,6 +63,21 @@ export function addressOf(script: Buffer): string | undefined {
   return undefined;
 }
 
+/**
+ * Each record once, the confirmed one where there are two. bcoin's `getCoinsByAddress` and
+ * `getMetaByAddress` read the mempool, then await the chain: a block connected in between gives
+ * its transactions, and their coins, twice (a listing that offered one coin twice let a spender
+ * count it twice). Esplora and Blockset list each once.
+ */
+export function onceEach<T>(items: readonly T[], id: (item: T) => string, height: (item: T) => number): T[] {
+  const byId = new Map<string, T>();
+  for (const item of items) {
+    const seen = byId.get(id(item));
+    if (seen === undefined || (height(seen) < 0 && height(item) >= 0)) byId.set(id(item), item);
+  }
+  return [...byId.values()];
+}
+
 export class RegtestNode {
   private constructor(
     readonly bcoin: Bcoin,
@@ -110,8 +126,21 @@ export class RegtestNode {
   async coins(address: string): Promise<BcoinCoin[]> {
     const a = this.toBcoinAddress(address);
     if (!a) return [];
-    const coins = await this.node.getCoinsByAddress([a.addr]);
+    const coins = onceEach(
+      await this.node.getCoinsByAddress([a.addr]),
+      (c) => `${c.txid()}:${c.index}`,
+      (c) => c.height,
+    );
     return coins.filter((c) => c.script.toRaw().equals(a.script));
+  }
+
+  /** The transactions of an address, mempool and chain, each once (onceEach). */
+  async metasOf(addr: BcoinAddress): Promise<BcoinMeta[]> {
+    return onceEach(
+      await this.node.getMetaByAddress([addr]),
+      (m) => m.tx.txid(),
+      (m) => m.height,
+    );
   }
 
   /** The best chain's block hash at `height`, as RPC shows it. */

@@ -24,21 +24,6 @@ export interface BlocksetFacade {
  *   answers `{hash}`.
  * Any bearer token is taken. Test support only.
  */
-/**
- * Each transaction once, as Blockset lists it: bcoin's `getMetaByAddress` reads the mempool, then
- * awaits the chain, so a block connected in between lists its transactions twice (the sample
- * then counted one coin twice and spent more than it had). The confirmed record wins.
- */
-export function onceEach<M extends { tx: { txid(): string }; height: number }>(metas: readonly M[]): M[] {
-  const byTxid = new Map<string, M>();
-  for (const meta of metas) {
-    const txid = meta.tx.txid();
-    const seen = byTxid.get(txid);
-    if (!seen || (seen.height < 0 && meta.height >= 0)) byTxid.set(txid, meta);
-  }
-  return [...byTxid.values()];
-}
-
 export async function startBlocksetFacade(node: RegtestNode): Promise<BlocksetFacade> {
   const submitted: string[] = [];
 
@@ -94,7 +79,7 @@ export async function startBlocksetFacade(node: RegtestNode): Promise<BlocksetFa
     if (req.method === 'GET' && url.pathname === '/transactions') {
       const target = node.toBcoinAddress(url.searchParams.get('address') ?? '');
       if (!target) return [400, { message: 'address is not a regtest address' }];
-      const metas = onceEach(await node.node.getMetaByAddress([target.addr]));
+      const metas = await node.metasOf(target.addr);
       const include = url.searchParams.get('include_raw') === 'true';
       return [200, { _embedded: { transactions: await Promise.all(metas.map((m) => transaction(m, include))) } }];
     }
