@@ -1,4 +1,4 @@
-import { getAddress, getBytes, isAddress, keccak256, type Transaction } from 'ethers';
+import { getAddress, getBytes, keccak256, type Transaction } from 'ethers';
 import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import { Recent } from './recent.js';
 import { storedPublicKey, uncompressedPoint, type PublicKey } from '../../../src/ledger/public-key.js';
@@ -20,19 +20,6 @@ export function addressOfPoint(point: Uint8Array): string {
   return getAddress(`0x${keccak256(point.subarray(1)).slice(-40)}`);
 }
 
-/**
- * A 0x-prefixed 20-byte hex address. All-lower or all-upper case carries no checksum and is
- * accepted; mixed case must be a correct EIP-55 checksum.
- */
-export function isValidAddress(address: string): boolean {
-  return typeof address === 'string' && /^0x[0-9a-fA-F]{40}$/.test(address) && isAddress(address);
-}
-
-/** The EIP-55 spelling of a valid address in any letter case: one text per account. */
-export function canonicalAddress(address: string): string {
-  return getAddress(address.toLowerCase());
-}
-
 /** Both letter cases among an address's hex digits: then, and only then, the case is an EIP-55 checksum. */
 const MIXED_CASE = /([A-F].*[a-f])|([a-f].*[A-F])/;
 
@@ -52,18 +39,21 @@ export class Checksums {
     this.byKey = new Recent(max);
   }
 
-  /** canonicalAddress, remembered: the EIP-55 spelling of a valid address in any letter case. */
+  /** The EIP-55 spelling of a valid address in any letter case (one text per account), remembered. */
   of(address: string): string {
     const lower = address.toLowerCase();
     let spelled = this.byLowerCase.get(lower);
     if (spelled === undefined) {
-      spelled = canonicalAddress(lower);
+      spelled = getAddress(lower);
       this.byLowerCase.set(lower, spelled);
     }
     return spelled;
   }
 
-  /** isValidAddress, with a mixed-case address checked against the remembered spelling. */
+  /**
+   * A 0x-prefixed 20-byte hex address. All-lower or all-upper case carries no checksum and is
+   * accepted; mixed case must be the correct EIP-55 checksum, checked against the remembered spelling.
+   */
   isValid(address: string): boolean {
     if (typeof address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(address)) return false;
     return !MIXED_CASE.test(address) || this.of(address) === address;
