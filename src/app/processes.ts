@@ -10,7 +10,7 @@ import { secp256k1 } from '../ledger/secp256k1.js';
 import type { Express } from 'express';
 import { families } from '../../adaptors/index.js';
 import { claimProfileOrExit, exitOnConfigError, loadConfigOrExit } from './config-or-exit.js';
-import { createPipelineCore, pipelineOrExit } from './pipeline.js';
+import { createPipelineCore, pipelineOrExit, type PipelineCore } from './pipeline.js';
 import { createCore, type Core } from './core.js';
 import type { AppContext } from '../http/app-context.js';
 import { authThrottleOf, createApp, type AppExtensions } from '../http/app.js';
@@ -21,8 +21,6 @@ import { prepareGracefulClose } from '../http/graceful-close.js';
 import { mountDashboard } from '../http/dashboard/dashboard.js';
 import type { DocumentedPath } from '../http/openapi.js';
 import type { AnyRouteSpec } from '../http/route.js';
-import type { Deposits } from '../deposits/deposits.js';
-import type { Webhooks } from '../webhooks/webhooks.js';
 import { adminWithdrawalRoutes } from '../http/routes/admin-withdrawal-routes.js';
 import { depositRoutes } from '../http/routes/deposit-routes.js';
 import { depositBackfillRoutes } from '../http/routes/deposit-backfill-routes.js';
@@ -35,7 +33,6 @@ import { checkLedgerNetworks } from '../ledger/boot-check.js';
 import { createLogger } from '../platform/logger.js';
 import { createMetrics } from '../platform/metrics.js';
 import { Idempotency } from '../withdrawals/store/idempotency.js';
-import type { PipelineDeps } from '../withdrawals/pipeline-deps.js';
 import type { Workers } from '../withdrawals/jobs/workers.js';
 import { onShutdown } from '../platform/process-lifecycle.js';
 import { startIdleMemoryRelease } from '../platform/idle-memory.js';
@@ -51,15 +48,11 @@ import { API_BASE } from '../platform/api-base.js';
  */
 const API_SHUTDOWN_GRACE_MS = 10_000;
 
-export interface Pipeline {
-  deps: PipelineDeps;
-  webhooks: Webhooks;
-  deposits: Deposits;
+/** The pipeline both processes share (pipeline.ts), with what the API adds. */
+export interface Pipeline extends PipelineCore {
   routes: AnyRouteSpec[];
   /** Mounts the dashboard; returns its paths for the OpenAPI document. */
   mount(app: Express): DocumentedPath[];
-  startWorkers(): Promise<Workers>;
-  close(): Promise<void>;
 }
 
 /** The signing loop built from the core (pipeline.ts) with what the API adds: its routes and the job dashboard. */
@@ -67,9 +60,7 @@ export function createPipeline(core: Core): Pipeline {
   const base = createPipelineCore(core);
   const { deps, webhooks, deposits, backfills } = base;
   return {
-    deps,
-    webhooks,
-    deposits,
+    ...base,
     routes: [
       ...withdrawalRoutes({
         ...deps,
@@ -93,8 +84,6 @@ export function createPipeline(core: Core): Pipeline {
         logger: core.logger,
         throttle: authThrottleOf(core),
       }),
-    startWorkers: base.startWorkers,
-    close: base.close,
   };
 }
 
