@@ -108,7 +108,8 @@ describe('TypeScript client package (clients/typescript) installed from its tarb
     live = swap(live, "vaultId: 'vault-1'", `vaultId: ${JSON.stringify(vault.vaultId)}`);
     live = swap(live, "coinType: 'eth'", "coinType: 'ethdev'");
     live = swap(live, "ledgerId: 'eth', address: '0x…'", `ledgerId: 'ethdev', address: ${JSON.stringify(RECIPIENT)}`);
-    live += "\nconsole.log('REPORT ' + JSON.stringify({ status: status.data?.status, coin: coin.response.status, balance: balance.data }));\n";
+    live +=
+      "\nconsole.log('REPORT ' + JSON.stringify({ status: status.data?.status, coin: coin.response.status, balance: balance.data, balanceAnswer: [balance.response.status, balance.error] }));\n";
     writeFileSync(join(app, 'snippet.ts'), snippet);
     writeFileSync(join(app, 'live.ts'), live);
     // Each line below must be a type error: were the installed types missing or `any`, tsc would
@@ -151,9 +152,15 @@ describe('TypeScript client package (clients/typescript) installed from its tarb
     expect(operationID).toMatch(/^\S+$/);
     expect(operationID).not.toBe(withdrawalId);
     expect(status).toBe('EXECUTING');
-    const report = JSON.parse(reportLine!.replace(/^REPORT /, '')) as { status: string; coin: number; balance: { address: string; balances: unknown[] } };
+    const report = JSON.parse(reportLine!.replace(/^REPORT /, '')) as {
+      status: string;
+      coin: number;
+      balance: { address: string; balances: unknown[] };
+      balanceAnswer: unknown;
+    };
     expect(['EXECUTING', 'BROADCASTED', 'CONFIRMED']).toContain(report.status);
     expect(report.coin).toBe(200);
-    expect(report.balance).toMatchObject({ address: RECIPIENT });
+    // Its status and AppError name the cause when the balance is not there.
+    expect(report.balance, JSON.stringify(report.balanceAnswer)).toMatchObject({ address: RECIPIENT });
   }, 180_000);
 });
