@@ -6,7 +6,7 @@ import type { StellarContext } from './context.js';
 import { STELLAR_LEDGERS } from './ledgers.js';
 import { creditAssets, NATIVE_ASSET } from './logic/assets.js';
 import { getBalances } from './logic/balances.js';
-import { broadcast } from './logic/broadcast.js';
+import { broadcast, broadcastMany } from './logic/broadcast.js';
 import { nextSequence, sendOrder } from './logic/send-order.js';
 import { combine } from './logic/combine.js';
 import { craft, release } from './logic/craft.js';
@@ -49,6 +49,7 @@ function createStellarAdaptor(ledgerId: string, options: StellarOptions, deps: A
     sendOrder,
     nextSequence: (account) => nextSequence(ctx, account),
     broadcast: (tx) => broadcast(ctx, tx),
+    broadcastMany: (txs) => broadcastMany(ctx, txs),
     txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
     replace: (input) => replace(ctx, input),
     stuckReason: (unsigned) => stuckReason(ctx, unsigned),

@@ -316,12 +316,13 @@ export interface LedgerAdaptor {
 
   /**
    * Optional: sends several signed transactions in as few round trips as the node allows (a
-   * JSON-RPC batch), which the node takes in the order given, each answered as `broadcast`
-   * would answer it. The account sender hands it a run of one account's consecutive numbers,
-   * so a batch payout costs a round trip per batch, not per transaction. The answers cover a
-   * prefix of `txs`: those past it were not sent (a later round trip failed; they go again
-   * later). Throws only when nothing was answered. Leave it out when the node has no such
-   * batch or may reorder it (Horizon): the sender then sends one at a time.
+   * JSON-RPC batch; Horizon, which has none, one at a time without looking each up first),
+   * which the node takes in the order given, each answered as `broadcast` would answer it. The
+   * account sender hands it a run of one account's consecutive numbers, so a batch payout costs
+   * a round trip per batch, not per transaction. The answers cover a prefix of `txs`: those
+   * past it were not sent (a refusal, or a later round trip failed; they go again later).
+   * Throws only when nothing was answered. Leave it out when the node may reorder a batch and
+   * sending a run costs no less than sending each: the sender then sends one at a time.
    */
   broadcastMany?(txs: SignedTx[]): Promise<SendOutcome[]>;
 

@@ -1,6 +1,6 @@
 import { extractBaseAddress, FeeBumpTransaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
 import { NodeRejectionError, PermanentLedgerError } from '../../../src/platform/errors.js';
-import type { BroadcastResult, SignedTx } from '../../../src/ledger/adaptor.js';
+import type { BroadcastResult, SendOutcome, SignedTx } from '../../../src/ledger/adaptor.js';
 import type { StellarContext } from '../context.js';
 import { codesFromResultXdr, horizonRejection, nodeHost } from '../network/errors.js';
 import { HorizonMalformedError, HorizonSubmitError, SubmissionTimeout } from '../network/horizon.js';
@@ -15,20 +15,65 @@ import { sequenceScope } from './sequence.js';
  * the Horizon host that answered.
  */
 export async function broadcast(ctx: StellarContext, signed: SignedTx): Promise<BroadcastResult> {
+  return submit(ctx, read(ctx, signed), true);
+}
+
+/**
+ * Several transactions, one at a time in the order given (Horizon has no batch), up to the
+ * first refusal: the answers cover a prefix. Only the first is looked up before it is sent. A
+ * transaction whose predecessor in the list (the same account, one sequence number lower) was
+ * just taken by the node as new cannot have been applied before: its sequence number was not
+ * reached until then, and only the account's send-lock holder sends its transactions. So it
+ * goes straight to Horizon, one round trip instead of two on the account's serial path. After
+ * one found already applied (a resend after a crash), the next is looked up again.
+ */
+export async function broadcastMany(ctx: StellarContext, signed: SignedTx[]): Promise<SendOutcome[]> {
+  const outcomes: SendOutcome[] = [];
+  let previous: { source: string; sequence: bigint; fresh: boolean } | undefined;
+  for (const s of signed) {
+    try {
+      const tx = read(ctx, s);
+      const lookFirst = !previous?.fresh || previous.source !== tx.source || tx.sequence !== previous.sequence + 1n;
+      const result = await submit(ctx, tx, lookFirst);
+      outcomes.push({ ok: true, result });
+      previous = { source: tx.source, sequence: tx.sequence, fresh: !result.alreadyKnown };
+    } catch (error) {
+      outcomes.push({ ok: false, error });
+      break;
+    }
+  }
+  return outcomes;
+}
+
+/** A signed transaction as broadcast needs it: its envelope, the account and number it spends. */
+interface Outgoing {
+  envelope: xdr.TransactionEnvelope;
+  txid: string;
+  source: string;
+  sequence: bigint;
+}
+
+function read(ctx: StellarContext, signed: SignedTx): Outgoing {
   const envelope = xdr.TransactionEnvelope.fromXDR(signed.serialized, 'hex');
   // A fee-bump (speed-up) spends the sequence number of the transaction it wraps.
   const outer = TransactionBuilder.fromXDR(envelope, ctx.passphrase);
   const tx = outer instanceof FeeBumpTransaction ? outer.innerTransaction : outer;
   const txid = outer.hash().toString('hex');
   if (txid !== signed.txid) throw new PermanentLedgerError(`signed transaction hashes to ${txid}, not ${signed.txid}`);
-  const source = extractBaseAddress(tx.source);
-  const settle = () => ctx.deps.reservations.settleSequence(sequenceScope(ctx.ledgerId, source), BigInt(tx.sequence));
+  return { envelope, txid, source: extractBaseAddress(tx.source), sequence: BigInt(tx.sequence) };
+}
+
+/** Sends one transaction; `lookFirst`: ask Horizon first whether it was applied already. */
+async function submit(ctx: StellarContext, { envelope, txid, source, sequence }: Outgoing, lookFirst: boolean): Promise<BroadcastResult> {
+  const settle = () => ctx.deps.reservations.settleSequence(sequenceScope(ctx.ledgerId, source), sequence);
   // Horizon answers a resubmitted, already-applied transaction with its original 200, so
   // "already known" can only be told by looking first.
-  const before = await ctx.horizon.transaction(txid);
-  if (before?.successful) {
-    await settle();
-    return { txid, alreadyKnown: true };
+  if (lookFirst) {
+    const before = await ctx.horizon.transaction(txid);
+    if (before?.successful) {
+      await settle();
+      return { txid, alreadyKnown: true };
+    }
   }
   try {
     await ctx.horizon.submit(envelope.toXDR('base64'));
@@ -54,13 +99,13 @@ export async function broadcast(ctx: StellarContext, signed: SignedTx): Promise<
       // submit and this read (the account then already sits one below us). Either way a
       // retry can succeed; only a number the account has passed is lost for good.
       const account = await ctx.horizon.account(source);
-      if (account && BigInt(tx.sequence) > BigInt(account.sequence)) {
+      if (account && sequence > BigInt(account.sequence)) {
         throw horizonRejection(
           codes,
           {
             kind: 'nonce_too_high',
             retryable: true,
-            details: `sequence ${tx.sequence} is ahead of ${source}'s next (${BigInt(account.sequence) + 1n}): an earlier withdrawal has not reached the ledger yet`,
+            details: `sequence ${sequence} is ahead of ${source}'s next (${BigInt(account.sequence) + 1n}): an earlier withdrawal has not reached the ledger yet`,
           },
           node,
         );
