@@ -24,12 +24,17 @@ export interface MemoryFigure {
 }
 
 /**
- * Reads the child's memory once a second for at least `minSeconds` (V8's memory reducer starts
- * 8 s after a process goes idle: --gc-memory-reducer-start-delay-ms), then until RSS has not
+ * Reads the child's memory once a second for at least `minSeconds`, then until RSS has not
  * fallen by more than 1 MB over `window` readings, or `maxSeconds` passed. What is left is
- * what the process keeps.
+ * what the process keeps. V8's memory reducer first asks whether the process is idle 8 s after
+ * its last full collection (--gc-memory-reducer-start-delay-ms), then every 8 s, and shrinks
+ * the heap only when it finds allocation low on every count: with these readings (a message
+ * to the child each second) its first or second ask may find it busy, so the API's heap was
+ * seen reduced 15.5 s after a load ended (`--trace-memory-reducer`), and a 15 s minimum
+ * sometimes read it before (146.7 and 139.9 MB in runs that caught it, 177.2 and 191.3 in
+ * two that did not). 40 s gives the reducer four asks.
  */
-export async function settledMemory(child: Child, minSeconds = 15, maxSeconds = 45, window = 5): Promise<MemoryFigure> {
+export async function settledMemory(child: Child, minSeconds = 40, maxSeconds = 60, window = 5): Promise<MemoryFigure> {
   await sleep(1000);
   const first = await child.stats();
   const readings: ChildStats[] = [first];
