@@ -64,9 +64,9 @@ describe('Stellar adaptor against Horizon response fixtures (fixtures/README.md)
     redis.disconnect();
   });
 
-  /** A signed payment from G at `sequence`, as combine would produce (any key: Horizon is faked). */
-  const signedAt = (sequence: bigint): SignedTx => {
-    const tx = new TransactionBuilder(new Account(G, (sequence - 1n).toString()), {
+  /** A signed payment from `source` (G) at `sequence`, as combine would produce (any key: Horizon is faked). */
+  const signedAt = (sequence: bigint, source = G): SignedTx => {
+    const tx = new TransactionBuilder(new Account(source, (sequence - 1n).toString()), {
       fee: '100',
       networkPassphrase: Networks.TESTNET,
       timebounds: { minTime: 0, maxTime: 1737539520 },
@@ -133,6 +133,22 @@ describe('Stellar adaptor against Horizon response fixtures (fixtures/README.md)
     route = (_method, path) => (path === `/transactions/${signed.txid}` ? txFound(signed.txid) : undefined);
     expect(await adaptor.broadcast(signed)).toEqual({ txid: signed.txid, alreadyKnown: true });
     expect(requests).toEqual([`GET /transactions/${signed.txid}`]);
+  });
+
+  it("sends a run one at a time, looking up only what may be applied already: the first, and one that is not its predecessor's next", async () => {
+    route = (method, path) => (method === 'POST' && path === '/transactions' ? txFound('0'.repeat(64)) : undefined);
+    const [a, b] = [signedAt(4183103229378562n), signedAt(4183103229378563n)];
+    const other = signedAt(4183103229378564n, Keypair.random().publicKey());
+    const outcomes = await adaptor.broadcastMany!([a, b, other]);
+    expect(outcomes).toEqual([a, b, other].map((t) => ({ ok: true, result: { txid: t.txid, alreadyKnown: false } })));
+    // The third is the next number after the second, but of another account: it may be applied already.
+    expect(requests).toEqual([
+      `GET /transactions/${a.txid}`,
+      'POST /transactions',
+      'POST /transactions',
+      `GET /transactions/${other.txid}`,
+      'POST /transactions',
+    ]);
   });
 
   it('retries tx_bad_seq while an earlier sequence is missing, and fails it once the sequence is used', async () => {
