@@ -10,8 +10,11 @@ import { DepositStore } from './deposit-store.js';
 import { LedgerScanner } from './scan-ledger.js';
 import { scannedLedgers } from './scanned-ledgers.js';
 
-/** How often a scanner reads the vault registry again at the latest (it also does when the number of vaults changes). */
-const WATCH_REFRESH_MS = 30_000;
+/**
+ * How often a scanner reads the vault registry again at the latest, whatever its change counter
+ * says (it reads it again as soon as the counter moves: watched-set.ts).
+ */
+const WATCH_REFRESH_MS = 10 * 60_000;
 
 export interface Deposits {
   store: DepositStore;

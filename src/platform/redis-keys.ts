@@ -103,6 +103,12 @@ export interface VaultKeys {
   accounts(vaultId: string): string;
   /** Hash of one BIP44 account's derived addresses and last used indexes (`address-index.ts`). */
   addressIndex(vaultId: string, coin: string, account: string): string;
+  /**
+   * Counter raised after every change of what a deposit scanner watches (a vault or an account
+   * registered or removed, a BIP44 chain's last used mark raised): the scanner reads the registry
+   * again only when it moved (`deposits/watched-set.ts`).
+   */
+  readonly changes: string;
 }
 
 export function vaultKeys(prefix: string): VaultKeys {
@@ -111,6 +117,7 @@ export function vaultKeys(prefix: string): VaultKeys {
     index: `${prefix}vaults`,
     accounts: (vaultId) => `${prefix}vault:${vaultId}:accounts`,
     addressIndex: (vaultId, coin, account) => `${prefix}vault:${vaultId}:addresses:${coin}/${account}`,
+    changes: `${prefix}vaults:changes`,
   };
 }
 

@@ -29,24 +29,34 @@ function fingerprint(ledgerId: string, addressFormat: string | undefined, accoun
 /**
  * Raises `used:<chain>` to the given index, never lowers it: a used address stays part of the
  * vault, and two scans finishing in either order leave the higher mark. A hash of another
- * fingerprint (the vault re-registered with another key or format) is dropped first.
+ * fingerprint (the vault re-registered with another key or format) is dropped first. A mark
+ * raised, or a hash dropped, moves what a deposit scanner watches: the registry's change counter
+ * is raised with it. Addresses derived within the watched window change nothing there.
  */
 const RAISE = luaScript(
-  { keys: ['index'], args: ['fingerprint', '...field, value'], returns: 'nothing' },
+  { keys: ['index', 'changes'], args: ['fingerprint', '...field, value'], returns: 'nothing' },
   `
+local moved = false
 local fp = redis.call('HGET', KEYS[1], 'fp')
-if fp and fp ~= ARGV[1] then redis.call('DEL', KEYS[1]) end
+if fp and fp ~= ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  moved = true
+end
 redis.call('HSET', KEYS[1], 'fp', ARGV[1])
 for i = 2, #ARGV, 2 do
   local field = ARGV[i]
   local value = ARGV[i + 1]
   if string.sub(field, 1, 5) == 'used:' then
     local had = tonumber(redis.call('HGET', KEYS[1], field) or '-1')
-    if tonumber(value) > had then redis.call('HSET', KEYS[1], field, value) end
+    if tonumber(value) > had then
+      redis.call('HSET', KEYS[1], field, value)
+      moved = true
+    end
   else
     redis.call('HSET', KEYS[1], field, value)
   end
 end
+if moved then redis.call('INCR', KEYS[2]) end
 `,
 );
 
@@ -97,7 +107,7 @@ export class AddressIndex {
       u.derived.forEach(([address, publicKey], i) => args.push(`${chain}:${u.from + i}`, `${address} ${publicKey}`));
       args.push(`used:${chain}`, String(u.lastUsed));
     }
-    await RAISE.run(this.redis, [this.keys.addressIndex(vaultId, account.coin, account.account)], args);
+    await RAISE.run(this.redis, [this.keys.addressIndex(vaultId, account.coin, account.account), this.keys.changes], args);
   }
 
   /** Forgets a vault's indexes (on removal), one per account. */

@@ -37,6 +37,21 @@ export class VaultStore {
     const ok = await this.redis.set(this.key(record.vaultId), JSON.stringify(record), 'NX');
     if (ok !== 'OK') throw new ConflictError(`Vault '${record.vaultId}' is already registered`, 'ERR_VAULT_EXISTS');
     await this.redis.zadd(this.indexKey, 0, record.vaultId);
+    await this.changed();
+  }
+
+  /**
+   * The registry's change counter (0 before any change): it moves after every change of what a
+   * deposit scanner watches, so a scanner that read the registry at one value need not read it
+   * again while the value stays.
+   */
+  async changes(): Promise<number> {
+    return Number((await this.redis.get(this.keys.changes)) ?? 0);
+  }
+
+  /** Raised after the change it counts, so whoever reads the new value reads the change too. */
+  private async changed(): Promise<void> {
+    await this.redis.incr(this.keys.changes);
   }
 
   /** Adds an account to a registered BIP44 vault; 409 if that coin and account are registered already. */
@@ -45,6 +60,7 @@ export class VaultStore {
     if (record.bip44 && accountField(record.bip44) === accountField(account)) throw taken();
     const added = await this.redis.hsetnx(this.accountsKey(record.vaultId), accountField(account), JSON.stringify(account));
     if (added !== 1) throw taken();
+    await this.changed();
     return this.get(record.vaultId);
   }
 
@@ -83,6 +99,7 @@ export class VaultStore {
     const n = await this.redis.del(this.key(vaultId), this.accountsKey(vaultId));
     await this.redis.zrem(this.indexKey, vaultId);
     if (n === 0) throw new NotFoundError(`Vault '${vaultId}' is not registered`);
+    await this.changed();
   }
 }
 
