@@ -5,6 +5,7 @@ import { createCustodyClient } from '../custody/connect-custody.js';
 import type { CustodyClient } from '../custody/custody-client.js';
 import { LedgerRegistry } from '../ledger/registry.js';
 import { minReservationMs, Reservations } from '../ledger/reservations.js';
+import { keepAliveFetch } from '../platform/http-client.js';
 import { createMetrics, type Metrics } from '../platform/metrics.js';
 import { connectRedis } from '../platform/redis.js';
 import { servicePrefix } from '../platform/redis-keys.js';
@@ -29,6 +30,6 @@ export function createCore(config: Config, logger: Logger, redis = connectRedis(
   const prefix = servicePrefix(config.keyPrefix);
   const reservations = new Reservations(redis, prefix, (kind, scope) => metrics.reservationEvents.inc({ ledger: scope.split(':')[0] ?? scope, kind }));
   const registry = LedgerRegistry.fromConfig(config, { logger, fetch, reservations, minReservationMs: minReservationMs(config.signTimeoutSeconds) });
-  const custody = createCustodyClient(config, logger);
+  const custody = createCustodyClient(config, logger, keepAliveFetch());
   return { config, logger, redis, registry, vaults: new VaultStore(redis, prefix), reservations, prefix, metrics, custody };
 }

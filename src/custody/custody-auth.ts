@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { AppError, UnavailableError } from '../platform/errors.js';
 import { CustodyRequestError } from './errors.js';
+import type { HttpAnswer, HttpFetch } from '../platform/http-client.js';
 
 /**
  * How the connector proves itself to the custody service: a long-lived API key, or a user
@@ -28,7 +29,7 @@ export interface TokenSessionOptions {
   user: string;
   password: string;
   clientId: string;
-  fetch: typeof fetch;
+  fetch: HttpFetch;
   logger: Logger;
   timeoutMs?: number;
   now?: () => number;
@@ -170,7 +171,7 @@ export class TokenSession implements CustodyAuth {
     const base = this.opts.baseUrl.replace(/\/+$/, '');
     for (;;) {
       const operation = `POST ${this.path}`;
-      let res: Response;
+      let res: HttpAnswer;
       let text: string;
       try {
         res = await this.opts.fetch(`${base}${this.path}`, { method: 'POST', headers, body, signal: AbortSignal.timeout(this.opts.timeoutMs ?? 10_000) });

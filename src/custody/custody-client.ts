@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { AppError, InvalidArgumentError, UnavailableError } from '../platform/errors.js';
 import { apiKeyAuth, type CustodyAuth } from './custody-auth.js';
 import { CustodyNotFoundError, CustodyNotOperationalError, CustodyRequestError, type CustodyProblem } from './errors.js';
+import type { HttpAnswer, HttpFetch } from '../platform/http-client.js';
 import {
   accountBackupSchema,
   problemSchema,
@@ -26,7 +27,7 @@ export interface CustodyClientOptions {
   apiKey?: string;
   /** API key or user-and-password tokens; without it, calls go unauthenticated. */
   auth?: CustodyAuth;
-  fetch: typeof fetch;
+  fetch: HttpFetch;
   logger: Logger;
   /** Per attempt. Default 10 000. */
   timeoutMs?: number;
@@ -196,7 +197,7 @@ export class CustodyClient {
       if (e instanceof AppError && e.retryable) return { ok: false, reason: e.details, cause: e };
       throw e;
     }
-    let res: Response;
+    let res: HttpAnswer;
     let text: string;
     try {
       res = await this.opts.fetch(`${this.baseUrl}${path}`, {
@@ -261,7 +262,7 @@ export function pathSegment(segment: string): string {
   return encodeURIComponent(segment);
 }
 
-function retryAfter(res: Response): number | undefined {
+function retryAfter(res: HttpAnswer): number | undefined {
   const value = res.headers.get('retry-after');
   if (!value) return undefined;
   const seconds = Number(value);

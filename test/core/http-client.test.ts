@@ -1,0 +1,86 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/dev/free-port.js';
+import { keepAliveFetch } from '../../src/platform/http-client.js';
+
+/** The custody client's HTTP: fetch's answers over node:http, on a real local server. */
+describe('keepAliveFetch', () => {
+  const http = keepAliveFetch();
+  let server: Server;
+  let base: string;
+  const seen: { method?: string; url?: string; headers: IncomingMessage['headers']; body: string; socket: unknown }[] = [];
+  /** Requests the server holds unanswered until the test lets them go. */
+  const held: (() => void)[] = [];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => (body += c));
+      req.on('end', () => {
+        seen.push({ method: req.method, url: req.url, headers: req.headers, body, socket: req.socket });
+        if (req.url === '/hold') return void held.push(() => res.end());
+        if (req.url === '/problem') {
+          res.writeHead(429, { 'content-type': 'application/problem+json', 'retry-after': '7' });
+          return void res.end('{"title":"Too Many Requests"}');
+        }
+        res.writeHead(200, { 'content-type': 'application/json', 'x-many': ['a', 'b'] });
+        res.end(JSON.stringify({ echoed: body, method: req.method }));
+      });
+    });
+    const port = await freePort();
+    await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+    base = `http://127.0.0.1:${port}`;
+  });
+  afterAll(async () => {
+    for (const release of held) release();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  it('sends the method, headers and body, and answers status, headers, text and JSON', async () => {
+    const body = JSON.stringify({ amount: '1.25', note: 'ünïcode' });
+    const res = await http(`${base}/sign?x=1`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer t' }, body });
+    expect([res.status, res.ok]).toEqual([200, true]);
+    expect(res.headers.get('Content-Type')).toBe('application/json');
+    expect(res.headers.get('x-many')).toBe('a, b');
+    expect(res.headers.get('x-none')).toBeNull();
+    expect(await res.json()).toEqual({ echoed: body, method: 'POST' });
+    const got = seen.at(-1)!;
+    expect([got.method, got.url, got.body]).toEqual(['POST', '/sign?x=1', body]);
+    expect(got.headers).toMatchObject({ authorization: 'Bearer t', 'content-length': String(Buffer.byteLength(body)) });
+  });
+
+  it('hands back a refusal as an answer, not an error', async () => {
+    const res = await http(`${base}/problem`);
+    expect([res.status, res.ok, res.headers.get('retry-after')]).toEqual([429, false, '7']);
+    expect(await res.text()).toBe('{"title":"Too Many Requests"}');
+  });
+
+  it('keeps the connection for the next call', async () => {
+    await http(`${base}/a`);
+    await http(`${base}/b`);
+    expect(seen.at(-1)!.socket).toBe(seen.at(-2)!.socket);
+  });
+
+  it("rejects with the signal's reason when it aborts, as fetch does (a TimeoutError for AbortSignal.timeout)", async () => {
+    const controller = new AbortController();
+    const pending = http(`${base}/hold`, { signal: controller.signal });
+    await until(() => held.length > 0);
+    const reason = new DOMException('no answer', 'TimeoutError');
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    await expect(http(`${base}/a`, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+  });
+
+  it("rejects an unreachable server with the socket's code in the cause, and an unknown protocol", async () => {
+    const err = (await http(`http://127.0.0.1:${await freePort()}/`).catch((e: unknown) => e)) as Error & { cause?: { code?: string } };
+    expect(err).toBeInstanceOf(Error);
+    expect(err.cause?.code).toBe('ECONNREFUSED');
+    await expect(http('ftp://127.0.0.1/')).rejects.toThrow(/unsupported protocol ftp:/);
+  });
+});
+
+async function until(ok: () => boolean): Promise<void> {
+  while (!ok()) await new Promise((r) => setImmediate(r));
+}
