@@ -101,7 +101,9 @@ describe('Redis key names stay as they are on disk', () => {
     const token = await new DashboardSessions(redis, p).create('admin');
     await claimProfile(redis, p, 'production');
     const session = createHash('sha256').update(token, 'utf8').digest('hex');
-    expect(await keysUnder(p)).toEqual(['vault:v1', 'vaults', 'idem:v1:retry-1', 'webhook-subscriptions', `dashboard:session:${session}`, 'profile'].sort());
+    expect(await keysUnder(p)).toEqual(
+      ['vault:v1', 'vaults', 'vaults:changes', 'idem:v1:retry-1', 'webhook-subscriptions', `dashboard:session:${session}`, 'profile'].sort(),
+    );
   });
 
   it('deposits: per-ledger cursor, block window, orphans, lock, node view; a hash per deposit; lists by time; the shared outbox; a back-fill per vault', async () => {
