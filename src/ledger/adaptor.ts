@@ -321,8 +321,8 @@ export interface LedgerAdaptor {
    * account sender hands it a run of one account's consecutive numbers, so a batch payout costs
    * a round trip per batch, not per transaction. The answers cover a prefix of `txs`: those
    * past it were not sent (a refusal, or a later round trip failed; they go again later).
-   * Throws only when nothing was answered. Leave it out when the node may reorder a batch and
-   * sending a run costs no less than sending each: the sender then sends one at a time.
+   * Throws only when nothing was answered. Leave it out where a run costs no less than its
+   * transactions one by one: the sender then sends them one at a time through `broadcast`.
    */
   broadcastMany?(txs: SignedTx[]): Promise<SendOutcome[]>;
 
