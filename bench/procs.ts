@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { imageNodeOptions } from '../test/deploy/compose.js';
+import { imageEnv, imageNodeOptions } from '../test/deploy/compose.js';
 import type { LoadResult, LoadSpec } from './load.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -70,13 +70,13 @@ export function startNode(name: string, script: string, args: string[], env: Rec
     ...(script.startsWith('src/') ? (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean) : []),
     ...(opts.nodeFlags ?? []),
   ];
-  // A built process gets the image's NODE_OPTIONS (Dockerfile), as in production.
-  const nodeOptions = opts.built
-    ? [process.env.NODE_OPTIONS, imageNodeOptions(path.join(ROOT, 'Dockerfile'))].filter(Boolean).join(' ')
-    : process.env.NODE_OPTIONS;
+  // A built process gets the image's NODE_OPTIONS and malloc arenas (Dockerfile), as in production.
+  const dockerfile = path.join(ROOT, 'Dockerfile');
+  const nodeOptions = opts.built ? [process.env.NODE_OPTIONS, imageNodeOptions(dockerfile)].filter(Boolean).join(' ') : process.env.NODE_OPTIONS;
+  const arenas = opts.built ? imageEnv('MALLOC_ARENA_MAX', dockerfile) : '';
   const proc = spawn(process.execPath, [...imports, from(script), ...args], {
     cwd: ROOT,
-    env: { ...process.env, ...env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+    env: { ...process.env, ...env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...(arenas ? { MALLOC_ARENA_MAX: arenas } : {}) },
     stdio: ['ignore', fd, fd, 'ipc'],
   });
   closeSync(fd);

@@ -58,7 +58,13 @@ export function serviceEnv(service: Service, vars: Record<string, string>): Reco
   return Object.fromEntries(Object.entries(service.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), vars)]));
 }
 
+/** A variable the image sets on a line of its own (`ENV NAME=value` or `ENV NAME="value"`), or ''. */
+export function imageEnv(name: string, dockerfile = 'Dockerfile'): string {
+  const m = new RegExp(`^\\s*ENV\\s+${name}=(?:"([^"]*)"|(\\S*))\\s*$`, 'm').exec(readFileSync(dockerfile, 'utf8'));
+  return m?.[1] ?? m?.[2] ?? '';
+}
+
 /** The NODE_OPTIONS the image sets for every process it runs (its memory flags), or ''. */
 export function imageNodeOptions(dockerfile = 'Dockerfile'): string {
-  return /^\s*ENV\s+NODE_OPTIONS="([^"]*)"/m.exec(readFileSync(dockerfile, 'utf8'))?.[1] ?? '';
+  return imageEnv('NODE_OPTIONS', dockerfile);
 }

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { imageNodeOptions, loadCompose } from './compose.js';
+import { imageEnv, imageNodeOptions, loadCompose } from './compose.js';
 
 const MB = 2 ** 20;
 
@@ -24,5 +24,11 @@ describe("the image's memory flags", () => {
     // docker-compose.yml runs the API and the worker from the image and must not replace its NODE_OPTIONS.
     const { services } = loadCompose();
     for (const name of ['api', 'worker']) expect(Object.keys(services[name]?.environment ?? {})).not.toContain('NODE_OPTIONS');
+  });
+
+  it("keep glibc's malloc to two arenas in every process, which compose does not replace", () => {
+    expect(imageEnv('MALLOC_ARENA_MAX')).toBe('2');
+    const { services } = loadCompose();
+    for (const name of ['api', 'worker']) expect(Object.keys(services[name]?.environment ?? {})).not.toContain('MALLOC_ARENA_MAX');
   });
 });
