@@ -40,7 +40,7 @@ async function post(ctx: EmulatorContext, url: string, body: SentCallbackBody, o
         body: raw,
         signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
       });
-      await res.arrayBuffer().catch(() => undefined);
+      await res.text().catch(() => undefined);
       if (res.ok) return true;
       outcome = `HTTP ${res.status}`;
     } catch (e) {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { HttpFetch } from '../../platform/http-client.js';
 import type { Operation, Participant } from './model.js';
 import type { ApproverFaultTable } from './faults.js';
 import type { LoginLimiter } from './login-limit.js';
@@ -12,7 +13,8 @@ export interface CallbackSettings {
   baseUrl?: string;
   /** When set, callbacks carry the HMAC headers of security/callback-hmac.ts; the real service sends none. */
   secret?: string;
-  fetch: typeof fetch;
+  /** The HTTP client callbacks go out with: the global `fetch` unless given (a test's fake, `keepAliveFetch`). */
+  fetch: HttpFetch;
   attempts: number;
   baseDelayMs: number;
   timeoutMs: number;
