@@ -97,7 +97,9 @@ export function createApp(context: AppContext, ext: AppExtensions = {}): Request
   const document = openApiDocument([...early, ...specs], ctx.config.version, mounted);
   app.use(notFound);
   app.use(errorHandler);
-  const lanes = leanLane(specs, { limits, middleware: around }, app);
+  // Every route in the order Express mounts it: the lane answers a request only where Express would give it to the same route.
+  const mountOrder = [...early, ...bases.flatMap((base) => specs.filter((s) => (s.base ?? API_BASE) === base))];
+  const lanes = leanLane(mountOrder, { limits, middleware: around, auth }, app);
   return (req, res) => {
     trustProxiesOf(req, trust);
     lanes(req, res);

@@ -41,8 +41,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   security?: Record<string, string[]>[];
   /**
    * Served ahead of Express (`lean-lane.ts`) when the request is plain JSON: for a route under
-   * burst load, where Express's own work per request is most of what it costs. Only a route
-   * without an API-key scope and without path parameters.
+   * burst load, where Express's own work per request is much of what it costs. Not a GET: Express
+   * answers those with an ETag (and 304 to If-None-Match), which the lean lane does not write.
    */
   lean?: boolean;
   /**

@@ -102,6 +102,8 @@ export function withdrawalRoutes(deps: WithdrawalDeps & { idempotency: Idempoten
       response: withdrawalResponseSchema,
       errors: [404, 409, 422, 502, 503],
       headers: ['Idempotency-Key'],
+      // Withdrawals come in bursts (a payout run): Express's own work is a tenth of what one costs.
+      lean: true,
       handler: async ({ params, body, req }) => {
         let made: Operation | undefined;
         const id = await deps.idempotency.run(params.vaultId, req.header('idempotency-key'), body, async (id, claim) => {
