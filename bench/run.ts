@@ -28,6 +28,7 @@ import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
 import { freePort } from '../src/dev/free-port.js';
 import { startAnvil } from '../adaptors/ethereum/local-node/local-anvil.js';
 import { ensureRedis } from '../src/dev/local-redis.js';
+import { deleteKeysUnder } from '../src/dev/prefix-keys.js';
 import { createPhase, type CreateFigures } from './create-phase.js';
 import { signCallback } from '../src/security/callback-hmac.js';
 import { keepAliveFetch } from '../src/platform/http-client.js';
@@ -1076,14 +1077,7 @@ async function heapSnapshot(child: Child, name: string): Promise<void> {
 async function cleanRedis(url: string, prefixes: string[]): Promise<void> {
   const redis = new Redis(url);
   try {
-    for (const prefix of prefixes) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 5000);
-        cursor = next;
-        if (keys.length) await redis.unlink(...keys);
-      } while (cursor !== '0');
-    }
+    for (const prefix of prefixes) await deleteKeysUnder(redis, prefix);
   } finally {
     redis.disconnect();
   }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,7 +23,7 @@ describe('the sandbox started with SANDBOX_API_KEY empty and SANDBOX_CUSTODY_POR
     custodyPort = await freePort();
     const env = {
       REDIS_URL: inject('redisUrl'),
-      REDIS_PREFIX: `test-sandbox-env-${randomUUID()}`,
+      REDIS_PREFIX: `${inject('runPrefix')}sandbox-env`,
       PORT: '0',
       LOG_LEVEL: 'silent',
       SANDBOX_API_KEY: '',

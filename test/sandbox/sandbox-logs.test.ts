@@ -8,6 +8,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { families } from '../../adaptors/index.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { freePort } from '../../src/dev/free-port.js';
+import { deleteKeysUnder } from '../../src/dev/prefix-keys.js';
 import { sandboxLogFormat } from '../../src/dev/sandbox/sandbox-log.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -127,8 +128,7 @@ describe('the sandbox logs for people, or as JSON', { timeout: 200_000 }, () => 
   const prefix = `test-sandbox-logs-${randomUUID()}`;
   afterAll(async () => {
     const redis = new Redis(redisUrl);
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
+    await deleteKeysUnder(redis, prefix);
     redis.disconnect();
   });
 

@@ -1,9 +1,7 @@
 import { Redis } from 'ioredis';
 import { claimProfile } from '../../config/profile-marker.js';
 import { profileKey, servicePrefix } from '../../platform/redis-keys.js';
-
-/** A Redis glob that matches `text` literally. */
-const globLiteral = (text: string) => text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+import { keysUnder, unlinkAll } from '../prefix-keys.js';
 
 /**
  * Makes the sandbox's Redis data as fresh as its nodes, before anything of the sandbox writes:
@@ -25,21 +23,14 @@ export async function freshSandboxState(redisUrl: string, keyPrefix: string): Pr
   try {
     await redis.connect();
     if ((await claimProfile(redis, prefix, 'sandbox')) === 'claimed') return 0;
-    const keys: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, batch] = await redis.scan(cursor, 'MATCH', `${globLiteral(prefix)}*`, 'COUNT', 1000);
-      cursor = next;
-      keys.push(...batch);
-    } while (cursor !== '0');
+    const keys = await keysUnder(redis, prefix);
     const marker = profileKey(prefix);
     // Prefixes of other deployments nested under this one (`byow-sandbox:x:`), by their markers.
     const candidates = keys.filter((k) => k !== marker && k.endsWith(':profile'));
     const values = candidates.length ? await redis.mget(...candidates) : [];
     const nested = candidates.filter((_, i) => values[i] === 'sandbox' || values[i] === 'production').map((k) => k.slice(0, -'profile'.length));
     const doomed = keys.filter((k) => k !== marker && !nested.some((n) => k.startsWith(n)));
-    for (let i = 0; i < doomed.length; i += 500) await redis.unlink(...doomed.slice(i, i + 500));
-    return doomed.length;
+    return await unlinkAll(redis, doomed);
   } finally {
     redis.disconnect();
   }
