@@ -33,8 +33,14 @@ export function leanLane(
   opts: { limits: BodyLimits; middleware: RequestHandler[]; auth: (scope: Scope) => RequestHandler },
   fallback: RequestListener,
 ): RequestListener {
-  const routes = specs.map((spec) => compileRoute(spec, opts));
-  if (!routes.some((r) => r.lean)) return fallback;
+  const compiled = specs.map((spec) => compileRoute(spec, opts));
+  if (!compiled.some((r) => r.lean)) return fallback;
+  // By method and number of segments, each list in mount order: a request compares only the routes it could match.
+  const routes = new Map<string, LeanRoute[]>();
+  for (const r of compiled) {
+    const shape = `${r.method} ${r.segments.length}`;
+    routes.set(shape, [...(routes.get(shape) ?? []), r]);
+  }
   return (req, res) => {
     // Without the fragment, as Express's parseurl reads a URL.
     const full = req.url ?? '/';
@@ -42,7 +48,8 @@ export function leanLane(
     const url = hash < 0 ? full : full.slice(0, hash);
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    const found = leanMatch(routes, req.method ?? '', path);
+    const parts = path.split('/');
+    const found = leanMatch(routes.get(`${req.method} ${parts.length}`) ?? [], parts);
     if (!found || (found.route.spec.body && !plainJson(req))) return fallback(req, res);
     void serve(found.route, found.lean, found.params, q < 0 ? '' : url.slice(q + 1), req, res);
   };
@@ -134,12 +141,9 @@ function compileRoute(spec: AnyRouteSpec, opts: { limits: BodyLimits; auth: (sco
  */
 function leanMatch(
   routes: readonly LeanRoute[],
-  method: string,
-  path: string,
+  parts: readonly string[],
 ): { route: LeanRoute; lean: LeanServing; params: Record<string, string> } | undefined {
-  const parts = path.split('/');
   for (const route of routes) {
-    if (route.method !== method || route.segments.length !== parts.length) continue;
     let exact = true;
     let matches = true;
     for (let i = 0; i < parts.length && matches; i++) {
