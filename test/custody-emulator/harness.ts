@@ -9,6 +9,7 @@ import type { CallbackBody } from '../../src/dev/custody-emulator/index.js';
 import { parsePublicKey, uncompressedPoint } from '../../src/ledger/public-key.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { testRedis } from '../helpers/redis.js';
+import { deleteKeysUnder } from '../../src/dev/prefix-keys.js';
 
 export const ADMIN = { user: 'so', password: 'emulator-admin-password' };
 
@@ -159,7 +160,6 @@ export function expectValidSignature(keyText: string, digestHex: string, sigHex:
 
 /** Removes a test's keys from the shared Redis and closes the client. */
 export async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
+  await deleteKeysUnder(redis, prefix);
   redis.disconnect();
 }

@@ -11,6 +11,7 @@ import { testRedis } from '../helpers/redis.js';
 import { loadCompose } from './compose.js';
 import { json, Processes, staticPackageImports } from './processes.js';
 import { computeAddress } from 'ethers';
+import { deleteKeysUnder } from '../../src/dev/prefix-keys.js';
 
 /**
  * docs/deploying.md, "Without Docker: a walk-through", step by
@@ -99,8 +100,7 @@ describe('the production walk-through: built processes, the custody emulator, a 
     await procs.stopAll();
     await anvil?.stop();
     rmSync(app, { recursive: true, force: true });
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
+    await deleteKeysUnder(redis, prefix);
     redis.disconnect();
   });
 

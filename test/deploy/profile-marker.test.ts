@@ -5,6 +5,7 @@ import { claimProfile } from '../../src/config/profile-marker.js';
 import { profileKey } from '../../src/platform/redis-keys.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { testRedis } from '../helpers/redis.js';
+import { deleteKeysUnder } from '../../src/dev/prefix-keys.js';
 
 const { redis, prefix, url } = testRedis();
 
@@ -24,8 +25,7 @@ function run(entry: string, env: Record<string, string>): Promise<{ code: number
 
 describe('sandbox and production never share a key prefix', { timeout: 180_000 }, () => {
   afterAll(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
+    await deleteKeysUnder(redis, prefix);
     redis.disconnect();
   });
 

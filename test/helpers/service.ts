@@ -14,6 +14,12 @@ export const ADMIN_KEY = 'test-admin-key-0123456789abcdef0123';
 export const READ_KEY = 'test-read-key-0123456789abcdef01234';
 export const WITHDRAW_KEY = 'test-withdraw-key-0123456789abcdef0';
 export const TEST_CALLBACK_SECRET = 'test-callback-secret-0123456789';
+/** The test service's API keys: one of each kind; a test that needs more (a key limited to vaults) adds to them. */
+export const TEST_API_KEYS = [
+  { name: 'admin', key: ADMIN_KEY, scopes: ['admin', 'read', 'withdraw'] },
+  { name: 'reader', key: READ_KEY, scopes: ['read'] },
+  { name: 'withdrawer', key: WITHDRAW_KEY, scopes: ['withdraw', 'read'] },
+];
 
 export interface TestService {
   url: string;
@@ -76,11 +82,7 @@ export async function startTestService(
       REDIS_URL: redisUrl,
       REDIS_PREFIX: prefix.replace(/:$/, ''),
       LEDGERS: JSON.stringify(ledgers),
-      API_KEYS: JSON.stringify([
-        { name: 'admin', key: ADMIN_KEY, scopes: ['admin', 'read', 'withdraw'] },
-        { name: 'reader', key: READ_KEY, scopes: ['read'] },
-        { name: 'withdrawer', key: WITHDRAW_KEY, scopes: ['withdraw', 'read'] },
-      ]),
+      API_KEYS: JSON.stringify(TEST_API_KEYS),
       CUSTODY_URL: 'http://127.0.0.1:9/custody/api/v1.0/mng',
       CALLBACK_SECRET: TEST_CALLBACK_SECRET,
       ...opts.env,

@@ -7,6 +7,7 @@ import { mountDashboard } from '../../src/http/dashboard/dashboard.js';
 import { errorHandler } from '../../src/http/error-handler.js';
 import { hashApiKey, type ApiKeyRecord } from '../../src/security/api-keys.js';
 import { testRedis } from '../helpers/redis.js';
+import { deleteKeysUnder } from '../../src/dev/prefix-keys.js';
 
 const OLD_KEY = 'old-admin-key-leaked-0123456789';
 const NEW_KEY = 'new-admin-key-rotated-0123456789';
@@ -18,8 +19,7 @@ afterAll(async () => {
     s.closeAllConnections();
     await new Promise<void>((r) => s.close(() => r()));
   }
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
+  await deleteKeysUnder(redis, prefix);
   redis.disconnect();
 });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/dev/free-port.js';
 import { startInMemoryCustodyEmulator, type RunningInMemoryCustodyEmulator } from '../../src/dev/custody-emulator/index.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
-import { ADMIN_KEY, READ_KEY, TEST_CALLBACK_SECRET, WITHDRAW_KEY, startTestService, type TestService } from '../helpers/service.js';
+import { ADMIN_KEY, READ_KEY, TEST_API_KEYS, TEST_CALLBACK_SECRET, startTestService, type TestService } from '../helpers/service.js';
 import { RECIPIENT } from '../pipeline/support.js';
 
 const KEY_A = 'key-of-vault-a-0123456789abcdef012345';
@@ -44,9 +44,7 @@ describe('API keys limited to vaults and ledgers', () => {
         env: {
           CUSTODY_URL: custody.url,
           API_KEYS: JSON.stringify([
-            { name: 'admin', key: ADMIN_KEY, scopes: ['admin', 'read', 'withdraw'] },
-            { name: 'reader', key: READ_KEY, scopes: ['read'] },
-            { name: 'withdrawer', key: WITHDRAW_KEY, scopes: ['withdraw', 'read'] },
+            ...TEST_API_KEYS,
             { name: 'key-a', key: KEY_A, scopes: ['read', 'withdraw'], vaults: [va.vaultId] },
             { name: 'key-b', key: KEY_B, scopes: ['read', 'withdraw'], vaults: [vb.vaultId] },
             { name: 'admin-a', key: ADMIN_A, scopes: ['admin', 'read'], vaults: [va.vaultId, spare.vaultId] },

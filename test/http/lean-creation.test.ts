@@ -1,9 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/dev/free-port.js';
-import { startInMemoryCustodyEmulator, type RunningInMemoryCustodyEmulator } from '../../src/dev/custody-emulator/index.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
-import { ADMIN_KEY, READ_KEY, TEST_CALLBACK_SECRET, WITHDRAW_KEY, startTestService, type TestService } from '../helpers/service.js';
+import { startLoop, type Loop } from '../helpers/loop.js';
+import { READ_KEY, TEST_API_KEYS, WITHDRAW_KEY } from '../helpers/service.js';
 import { RECIPIENT } from '../pipeline/support.js';
 
 const OTHER_VAULT_KEY = 'key-of-another-vault-0123456789abcdef0';
@@ -16,44 +15,27 @@ const OTHER_VAULT_KEY = 'key-of-another-vault-0123456789abcdef0';
  */
 describe('the lean lane of withdrawal creation', () => {
   let chain: TestChain;
-  let custody: RunningInMemoryCustodyEmulator;
-  let svc: TestService;
+  let loop: Loop;
   let vaultId: string;
   const request = { recipientAddress: RECIPIENT, amount: '0.001', description: 'both lanes' };
 
   beforeAll(async () => {
     chain = await startTestChain();
-    const port = await freePort();
-    custody = await startInMemoryCustodyEmulator({
-      callback: { secret: TEST_CALLBACK_SECRET, baseUrl: `http://127.0.0.1:${port}` },
-      quorum: { approvers: 1, required: 1, approvalDelayMs: 5 },
-    });
-    const vault = custody.control.createVault('ECDSA', { ledger: 'ethdev' });
-    vaultId = vault.vaultId;
-    svc = await startTestService(
+    loop = await startLoop(
       { ethdev: { rpcUrl: chain.anvil.url, confirmations: 1 } },
       {
-        pipeline: true,
-        port,
         env: {
-          CUSTODY_URL: custody.url,
           BODY_LIMIT: '2kb',
-          API_KEYS: JSON.stringify([
-            { name: 'admin', key: ADMIN_KEY, scopes: ['admin', 'read', 'withdraw'] },
-            { name: 'reader', key: READ_KEY, scopes: ['read'] },
-            { name: 'withdrawer', key: WITHDRAW_KEY, scopes: ['withdraw', 'read'] },
-            { name: 'elsewhere', key: OTHER_VAULT_KEY, scopes: ['read', 'withdraw'], vaults: ['vault-elsewhere'] },
-          ]),
+          API_KEYS: JSON.stringify([...TEST_API_KEYS, { name: 'elsewhere', key: OTHER_VAULT_KEY, scopes: ['read', 'withdraw'], vaults: ['vault-elsewhere'] }]),
         },
       },
     );
-    const res = await svc.call('POST', '/api/v1.0/admin/vaults', { key: ADMIN_KEY, body: { vaultId, ledgerId: 'ethdev', publicKey: vault.publicKey } });
-    expect(res.status).toBe(201);
-    await chain.funder.sendEth(res.body.address as string, 10n ** 18n);
+    const vault = await loop.vault('ethdev');
+    vaultId = vault.vaultId;
+    await chain.funder.sendEth(vault.address, 10n ** 18n);
   });
   afterAll(async () => {
-    await svc?.stop();
-    await custody?.stop();
+    await loop?.stop();
     await chain?.stop();
   });
 
@@ -62,7 +44,7 @@ describe('the lean lane of withdrawal creation', () => {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...o.headers };
     if (o.key) headers.authorization = `Bearer ${o.key}`;
     if (lane === 'express') headers['content-encoding'] = 'gzip';
-    const res = await fetch(`${svc.url}/api/v1.0${o.path ?? `/vaults/${vaultId}/withdrawals`}`, {
+    const res = await fetch(`${loop.svc.url}/api/v1.0${o.path ?? `/vaults/${vaultId}/withdrawals`}`, {
       method: 'POST',
       headers,
       body: lane === 'express' ? gzipSync(text) : text,

@@ -11,6 +11,7 @@ import { listen } from '../../src/app/processes.js';
 import { CUSTODY_EMULATOR_PREFIX } from '../../src/platform/redis-keys.js';
 import { ADMIN_KEY, httpCaller } from '../helpers/service.js';
 import { testRedis } from '../helpers/redis.js';
+import { deleteKeysUnder } from '../../src/dev/prefix-keys.js';
 
 const ADMIN = { user: 'so', password: 'sandbox-custody-password' };
 
@@ -61,8 +62,7 @@ describe('POST /sandbox/vaults', () => {
       await new Promise<void>((r) => server.close(() => r()));
     }
     await custody?.stop();
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
+    await deleteKeysUnder(redis, prefix);
     redis.disconnect();
   });
 

@@ -3,14 +3,14 @@ import { ConfigError } from '../../src/platform/config-error.js';
 import { freshSandboxState } from '../../src/dev/sandbox/sandbox-state.js';
 import { profileKey } from '../../src/platform/redis-keys.js';
 import { testRedis } from '../helpers/redis.js';
+import { deleteKeysUnder } from '../../src/dev/prefix-keys.js';
 
 const { redis, prefix, url } = testRedis();
 const all = async (p: string) => (await redis.keys(`${p}*`)).sort();
 
 describe('the sandbox starts on fresh Redis data', () => {
   afterAll(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
+    await deleteKeysUnder(redis, prefix);
     redis.disconnect();
   });
 

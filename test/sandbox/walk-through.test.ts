@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../src/dev/free-port.js';
 import { json, Processes } from '../deploy/processes.js';
+import { deleteKeysUnder } from '../../src/dev/prefix-keys.js';
 
 /**
  * The README's sandbox walk-through, its shell block run with bash as written against `npm start`
@@ -88,8 +89,7 @@ describe('the README sandbox walk-through, run with bash against npm start', { t
   afterAll(async () => {
     await procs.stopAll();
     rmSync(dir, { recursive: true, force: true });
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
+    await deleteKeysUnder(redis, prefix);
     redis.disconnect();
   });
 
