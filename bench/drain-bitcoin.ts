@@ -11,6 +11,7 @@ import { networks, payments, script as bscript, Transaction } from 'bitcoinjs-li
 import * as ecc from 'tiny-secp256k1';
 import { startBitcoinRegtest } from '../adaptors/bitcoin/local-node/index.js';
 import { sendOneAtATime, type DrainKit } from './drain-kit.js';
+import { keepAliveFetch } from '../src/platform/http-client.js';
 
 const COIN_SATS = 100_000n;
 const FEE_SATS = 1_000n;
@@ -59,8 +60,10 @@ export async function bitcoinDrainKit(): Promise<DrainKit> {
         return tx.toHex();
       });
       const height = regtest.node.height;
+      // Over the HTTP client the service's adaptors use.
+      const http = keepAliveFetch(1);
       const sent = await sendOneAtATime(raws, async (raw) => {
-        const res = await fetch(`${regtest.url}/tx`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: raw });
+        const res = await http(`${regtest.url}/tx`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: raw });
         if (!res.ok) throw new Error(`bare client: POST /tx ${res.status} ${await res.text()}`);
         await res.text();
       });

@@ -16,6 +16,7 @@ import { NONCE_ACCOUNT_SPACE } from '../adaptors/solana/logic/accounts.js';
 import { nonceSetup, solTransfer } from '../adaptors/solana/logic/instructions.js';
 import { compileMessage, type Lifetime } from '../adaptors/solana/logic/message.js';
 import { sendOneAtATime, type DrainKit } from './drain-kit.js';
+import { keepAliveFetch, type HttpFetch } from '../src/platform/http-client.js';
 
 const SOL = 1_000_000_000n;
 /** Above the rent-exempt minimum of an 80-byte nonce account (1,447,680 lamports). */
@@ -31,8 +32,8 @@ export async function solanaDrainKit(): Promise<DrainKit> {
   /** Vaults registered, and how many of them have their nonce account. */
   const ready: { vaultId: string; address: string }[] = [];
   let prepared = 0;
-  const rpc = async (method: string, params: unknown[]) => {
-    const res = await fetch(node.url, {
+  const rpc = async (method: string, params: unknown[], through: HttpFetch = fetch) => {
+    const res = await through(node.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
@@ -96,7 +97,9 @@ export async function solanaDrainKit(): Promise<DrainKit> {
         raws.push(signed(k, { kind: 'nonce', nonce: nonceOf(nonceAccount), nonceAccount }, [solTransfer(k.address, recipient, 1_000_000n)]));
       }
       const height = Number(await rpc('getSlot', []));
-      const sent = await sendOneAtATime(raws, async (raw) => void (await rpc('sendTransaction', [raw, { encoding: 'base64' }])));
+      // Over the HTTP client the service's adaptors use.
+      const http = keepAliveFetch(1);
+      const sent = await sendOneAtATime(raws, async (raw) => void (await rpc('sendTransaction', [raw, { encoding: 'base64' }], http)));
       return { height, transactions: n, ...sent, perSecond: n / sent.seconds, note: 'no compute-budget instructions (the withdrawals have them)' };
     },
     check: async (ops) => {

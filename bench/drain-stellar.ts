@@ -10,14 +10,17 @@ import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar
 import { startStellarLedger } from '../adaptors/stellar/local-node/index.js';
 import { stellarState } from '../adaptors/stellar/logic/state.js';
 import { sendOneAtATime, type DrainKit } from './drain-kit.js';
+import { keepAliveFetch } from '../src/platform/http-client.js';
 
 export async function stellarDrainKit(): Promise<DrainKit> {
   const sim = await startStellarLedger();
   const recipient = Keypair.random().publicKey();
   await sim.fund(recipient, '10');
   let vaultAddress = '';
+  // The bare client's sends go over the HTTP client the service's adaptors use.
+  const http = keepAliveFetch(1);
   const submit = async (envelope: string) => {
-    const res = await fetch(`${sim.url}/transactions`, {
+    const res = await http(`${sim.url}/transactions`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ tx: envelope }).toString(),

@@ -1,8 +1,7 @@
 /**
  * Loaded with `--import` into the service processes the bench starts (src/main.ts,
  * src/worker-main.ts), so they run unchanged. It records every transaction the process sends
- * to a node, of every family (`eth_sendRawTransaction`, Solana's `sendTransaction`, Esplora's
- * `POST /tx`, Horizon's `POST /transactions`): how long the node took (request sent → answer
+ * to a node, of every family (src/dev/outgoing-http.ts): how long the node took (request sent → answer
  * read), when the answer was read (epoch ms, sub-millisecond: `performance.timeOrigin + now()`)
  * and the transaction's identity; it counts the JSON-RPC requests sent to the node (HTTP round
  * trips, and calls by method, a batch counting once as a round trip), and answers the bench's
@@ -17,6 +16,7 @@ import { constants, performance, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { createHash } from 'node:crypto';
 import { keccak256 } from 'ethers';
+import { sentTransactions, watchHttpRequests } from '../src/dev/outgoing-http.js';
 
 // The raw bytes are kept and hashed, once each, when the bench asks: hashing on the send path
 // would bill the measured process for the measurement. An Ethereum send's id is its txid (the
@@ -32,44 +32,28 @@ const hashedSends = (): { txid: string; ms: number; at: number }[] =>
     return { txid: s.txid as string, ms: s.ms, at: s.at };
   });
 const rpc = { roundTrips: 0, calls: {} as Record<string, number> };
-const realFetch = globalThis.fetch;
 const METHOD = /"method":"([\w]+)"/g;
-const SENDS = /"(eth_sendRawTransaction|sendTransaction)"/;
 
-/** The transactions a request sends to a node, if it is a send: raw payloads, and whether they are Ethereum's. */
-function sentIn(input: string | URL | Request, body: string): { raws: string[]; eth: boolean } | undefined {
-  if (SENDS.test(body)) {
-    try {
-      const calls = [JSON.parse(body)].flat() as { method: string; params: string[] }[];
-      const raws = calls.filter((c) => SENDS.test(`"${c.method}"`) && c.params[0]).map((c) => c.params[0] as string);
-      return { raws, eth: calls.some((c) => c.method === 'eth_sendRawTransaction') };
-    } catch {
-      return undefined;
-    }
-  }
-  const url = input instanceof Request ? input.url : String(input);
-  const path = new URL(url).pathname;
-  // Esplora's POST /tx takes the hex; Horizon's POST /transactions a form with the envelope.
-  if (path.endsWith('/tx')) return { raws: [body.trim()], eth: false };
-  if (path.endsWith('/transactions')) return { raws: [new URLSearchParams(body).get('tx') ?? body], eth: false };
-  return undefined;
-}
-
-globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-  const body = init?.body;
-  if (typeof body === 'string' && body.includes('"jsonrpc"')) {
+// The service's HTTP clients go through node:http (keepAliveFetch): every request is looked
+// at once its body is written, and a send is timed from then to the end of its answer.
+watchHttpRequests((req) => {
+  if (req.body.includes('"jsonrpc"')) {
     rpc.roundTrips += 1;
-    for (const m of body.matchAll(METHOD)) rpc.calls[m[1] as string] = (rpc.calls[m[1] as string] ?? 0) + 1;
+    for (const m of req.body.matchAll(METHOD)) rpc.calls[m[1] as string] = (rpc.calls[m[1] as string] ?? 0) + 1;
   }
-  const sent = typeof body === 'string' && init?.method === 'POST' ? sentIn(input, body) : undefined;
-  if (!sent) return realFetch(input, init);
+  const sent = sentTransactions(req);
+  if (!sent) return undefined;
   const started = performance.now();
-  const res = await realFetch(input, init);
-  const text = await res.text();
-  const ended = performance.now();
-  for (const raw of sent.raws) sends.push({ raw, eth: sent.eth, ms: ended - started, at: performance.timeOrigin + ended });
-  return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
-};
+  return {
+    answered: (res, deliver) => {
+      res.once('end', () => {
+        const ended = performance.now();
+        for (const raw of sent.raws) sends.push({ raw, eth: sent.eth, ms: ended - started, at: performance.timeOrigin + ended });
+      });
+      deliver();
+    },
+  };
+});
 
 /** Where the RSS goes inside V8: committed (physical) bytes per heap space, and V8's own malloc. */
 function v8Memory(): { spaces: Record<string, { physical: number; used: number }>; physical: number; malloced: number; peakMalloced: number } {

@@ -18,10 +18,11 @@ import { EsploraBackend } from './network/esplora.js';
 import { BITCOIN_LEDGERS, BITCOINJS_NETWORKS } from './ledgers.js';
 import { bitcoinOptionsSchema, type BitcoinOptions } from './options.js';
 import { Turns } from '../../src/platform/turns.js';
+import type { HttpFetch } from '../../src/platform/http-client.js';
 
 export type { BitcoinOptions };
 
-function createBackend(options: BitcoinOptions, network: BtcContext['network'], fetchFn: typeof fetch): BitcoinBackend {
+function createBackend(options: BitcoinOptions, network: BtcContext['network'], fetchFn: HttpFetch): BitcoinBackend {
   if (options.backend === 'esplora') return new EsploraBackend(options.url, fetchFn);
   const scriptFor = (address: string): string => Buffer.from(recipientScript(address, network) ?? []).toString('hex');
   return new CoreRpcBackend(options.url, fetchFn, scriptFor, { username: options.username, password: options.password });

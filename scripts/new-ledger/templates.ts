@@ -139,10 +139,11 @@ export interface ${pascal(n)}Context {
 }
 `,
     'network/json-rpc.ts': `import { UnavailableError } from '../../../src/platform/errors.js';
+import type { HttpAnswer, HttpFetch } from '../../../src/platform/http-client.js';
 import { mapNodeError } from './errors.js';
 
 /**
- * The node's client over the injected fetch; node errors become typed errors in errors.ts, once.
+ * The node's client over the injected fetch (the service's keep-alive client); node errors become typed errors in errors.ts, once.
  * JSON-RPC is a placeholder: name this file and its class after the node's real protocol, as the
  * built-in families do (ethereum/network/json-rpc.ts, bitcoin/network/esplora.ts and core-rpc.ts,
  * stellar/network/horizon.ts, solana/network/rpc.ts).
@@ -150,11 +151,11 @@ import { mapNodeError } from './errors.js';
 export class JsonRpcClient {
   constructor(
     private readonly url: string,
-    private readonly fetchFn: typeof fetch,
+    private readonly fetchFn: HttpFetch,
   ) {}
 
   async call<T>(method: string, params: unknown[] = []): Promise<T> {
-    let res: Response;
+    let res: HttpAnswer;
     try {
       res = await this.fetchFn(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
     } catch (e) {

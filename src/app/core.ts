@@ -29,7 +29,12 @@ export interface Core {
 export function createCore(config: Config, logger: Logger, redis = connectRedis(config.redisUrl, logger, 'byow-api'), metrics = createMetrics()): Core {
   const prefix = servicePrefix(config.keyPrefix);
   const reservations = new Reservations(redis, prefix, (kind, scope) => metrics.reservationEvents.inc({ ledger: scope.split(':')[0] ?? scope, kind }));
-  const registry = LedgerRegistry.fromConfig(config, { logger, fetch, reservations, minReservationMs: minReservationMs(config.signTimeoutSeconds) });
+  const registry = LedgerRegistry.fromConfig(config, {
+    logger,
+    fetch: keepAliveFetch(),
+    reservations,
+    minReservationMs: minReservationMs(config.signTimeoutSeconds),
+  });
   const custody = createCustodyClient(config, logger, keepAliveFetch());
   return { config, logger, redis, registry, vaults: new VaultStore(redis, prefix), reservations, prefix, metrics, custody };
 }

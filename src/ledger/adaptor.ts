@@ -20,6 +20,7 @@ import type { PublicKey, SignatureScheme } from './public-key.js';
 import type { DepositSource } from './deposit-source.js';
 import type { Reservations } from './reservations.js';
 import type { LocalLedgerNode } from './local-node.js';
+import type { HttpFetch } from '../platform/http-client.js';
 
 export type { PublicKey, SignatureScheme };
 export type { LocalLedgerNode, LocalNodeMining, MiningAction } from './local-node.js';
@@ -205,8 +206,11 @@ export interface ReplacementInput {
 
 export interface AdaptorDeps {
   logger: Logger;
-  /** HTTP transport for the back end; tests pass a real one pointed at local nodes. */
-  fetch: typeof fetch;
+  /**
+   * HTTP transport for the back end: the service's keep-alive client (`keepAliveFetch`, a third
+   * of the CPU `fetch` spends on a call); tests may pass `fetch` itself or a fake.
+   */
+  fetch: HttpFetch;
   reservations: Reservations;
   /**
    * The least time a reservation that expires by itself (a claimed coin, a durable nonce) must

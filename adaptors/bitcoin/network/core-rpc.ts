@@ -9,6 +9,7 @@ import {
   type StatusAndSpends,
   type Utxo,
 } from './backend.js';
+import type { HttpAnswer, HttpFetch } from '../../../src/platform/http-client.js';
 
 /** An error Bitcoin Core answered, with its RPC code (e.g. -26 RPC_VERIFY_REJECTED). */
 export class CoreRpcError extends UpstreamError {
@@ -127,7 +128,7 @@ export class CoreRpcBackend implements BitcoinBackend {
 
   constructor(
     url: string,
-    private readonly fetchFn: typeof fetch,
+    private readonly fetchFn: HttpFetch,
     /** Output script hex of an address on this ledger's network, to map scan results back. */
     private readonly scriptFor: (address: string) => string,
     credentials: { username?: string; password?: string } = {},
@@ -149,7 +150,7 @@ export class CoreRpcBackend implements BitcoinBackend {
     const first = this.nextId;
     this.nextId += calls.length;
     const body = calls.map((c, i) => ({ jsonrpc: '1.0', id: first + i, method: c.method, params: c.params }));
-    let res: Response;
+    let res: HttpAnswer;
     try {
       res = await this.fetchFn(this.url, {
         method: 'POST',

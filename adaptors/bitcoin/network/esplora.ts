@@ -1,6 +1,7 @@
 import { UpstreamError } from '../../../src/platform/errors.js';
 import { BroadcastRejected, type BackendBlock, type BackendTxStatus, type BitcoinBackend, type Outspend, type Prevout, type Utxo } from './backend.js';
 import { httpRequest, parseJson } from './http.js';
+import type { HttpFetch } from '../../../src/platform/http-client.js';
 
 /** Shapes of the Esplora REST API (github.com/Blockstream/esplora/blob/master/API.md). */
 interface EsploraStatus {
@@ -64,7 +65,7 @@ export class EsploraBackend implements BitcoinBackend {
 
   constructor(
     url: string,
-    private readonly fetchFn: typeof fetch,
+    private readonly fetchFn: HttpFetch,
   ) {
     this.base = url.replace(/\/+$/, '');
     this.node = new URL(url).host;

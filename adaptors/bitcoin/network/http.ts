@@ -1,4 +1,5 @@
 import { UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
+import type { HttpFetch, HttpInit, HttpAnswer as HttpResponse } from '../../../src/platform/http-client.js';
 
 export interface HttpAnswer {
   status: number;
@@ -9,8 +10,8 @@ export interface HttpAnswer {
  * One HTTP exchange with a back end. Transport failures, 5xx and 429 are UnavailableError
  * (retryable); every other status is handed back for the caller to judge.
  */
-export async function httpRequest(fetchFn: typeof fetch, what: string, url: string, init: RequestInit = {}, timeoutMs = 15_000): Promise<HttpAnswer> {
-  let res: Response;
+export async function httpRequest(fetchFn: HttpFetch, what: string, url: string, init: HttpInit = {}, timeoutMs = 15_000): Promise<HttpAnswer> {
+  let res: HttpResponse;
   try {
     res = await fetchFn(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
   } catch (e) {

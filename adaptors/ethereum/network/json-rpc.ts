@@ -1,5 +1,6 @@
 import { UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
 import { isBlockNotServed, isRateLimit } from './errors.js';
+import type { HttpAnswer, HttpFetch } from '../../../src/platform/http-client.js';
 
 /**
  * A JSON-RPC error the node answered with; `code` is the node's, e.g. -32003 nonce too low. The
@@ -67,7 +68,7 @@ export class JsonRpcClient {
 
   constructor(
     private readonly url: string,
-    private readonly fetchFn: typeof fetch,
+    private readonly fetchFn: HttpFetch,
     private readonly timeoutMs = 10_000,
   ) {
     this.node = new URL(url).host;
@@ -95,7 +96,7 @@ export class JsonRpcClient {
     const first = this.nextId;
     this.nextId += calls.length;
     const body = calls.map((c, i) => ({ jsonrpc: '2.0', id: first + i, method: c.method, params: c.params }));
-    let res: Response;
+    let res: HttpAnswer;
     try {
       res = await this.fetchFn(this.url, {
         method: 'POST',

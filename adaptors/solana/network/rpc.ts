@@ -1,5 +1,6 @@
 import { UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
 import { mapNodeError, nodeHost, type RpcErrorBody } from './errors.js';
+import type { HttpAnswer, HttpFetch } from '../../../src/platform/http-client.js';
 
 /** An account as `getMultipleAccounts` returns it with base64 data; null when it does not exist. */
 export interface RpcAccount {
@@ -70,13 +71,13 @@ export class SolanaRpc {
 
   constructor(
     private readonly url: string,
-    private readonly fetchFn: typeof fetch,
+    private readonly fetchFn: HttpFetch,
   ) {
     this.node = nodeHost(url);
   }
 
   async call<T>(method: string, params: unknown[] = []): Promise<T> {
-    let res: Response;
+    let res: HttpAnswer;
     try {
       res = await this.fetchFn(this.url, {
         method: 'POST',

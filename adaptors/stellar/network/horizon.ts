@@ -1,4 +1,5 @@
 import { UnavailableError, UpstreamError } from '../../../src/platform/errors.js';
+import type { HttpAnswer, HttpFetch } from '../../../src/platform/http-client.js';
 
 /**
  * Minimal Horizon client over an injected fetch. The SDK's Horizon.Server is not used
@@ -158,7 +159,7 @@ interface RequestOptions {
 }
 
 /** The `Latest-Ledger` header as a ledger sequence; undefined when absent or not a positive integer. */
-function latestLedgerOf(headers: Headers): number | undefined {
+function latestLedgerOf(headers: HttpAnswer['headers']): number | undefined {
   const raw = headers.get('latest-ledger')?.trim() ?? '';
   if (!/^\d{1,10}$/.test(raw)) return undefined;
   const n = Number(raw);
@@ -168,7 +169,7 @@ function latestLedgerOf(headers: Headers): number | undefined {
 export class HorizonClient {
   constructor(
     private readonly baseUrl: string,
-    private readonly fetchFn: typeof fetch,
+    private readonly fetchFn: HttpFetch,
     private readonly timeoutMs = 30_000,
   ) {}
 
@@ -261,7 +262,7 @@ export class HorizonClient {
 
   private async exchange<T>(path: string, opts: RequestOptions = {}): Promise<AsOf<T>> {
     const url = `${this.baseUrl.replace(/\/+$/, '')}${path}`;
-    let res: Response;
+    let res: HttpAnswer;
     try {
       res = await this.fetchFn(url, {
         method: opts.method ?? 'GET',
