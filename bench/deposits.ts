@@ -44,6 +44,7 @@ import { settledMemory, type MemoryFigure } from './settle.js';
 import { pct } from './stats.js';
 import { verdict, type Row } from './table.js';
 import type { WatchedMemory } from './watched-memory.js';
+import { keepAliveFetch } from '../src/platform/http-client.js';
 
 export interface DepositSizes {
   /** Blocks of the scan-rate pass, each with one deposit. */
@@ -171,7 +172,8 @@ export async function depositsBench(deps: DepositDeps, sizes: DepositSizes): Pro
     const logger = pino({ level: 'silent' });
     const adaptor: LedgerAdaptor = ethereumFamily.create(LEDGER, ethereumFamily.optionsSchema.parse({ rpcUrl: anvil.url }), {
       logger,
-      fetch,
+      // The service's transport (src/app/core.ts): the scanner and the bare fetch share it.
+      fetch: keepAliveFetch(),
       reservations: new Reservations(redis, prefix),
     });
     const source = adaptor.depositSource as DepositSource;

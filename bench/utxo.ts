@@ -18,6 +18,7 @@ import type { LedgerAdaptor, UnsignedWithdrawal, VerifiedSignature, WithdrawalIn
 import { toCustodyKeyId, type PublicKey } from '../src/ledger/public-key.js';
 import { Reservations } from '../src/ledger/reservations.js';
 import { verifySignature } from '../src/ledger/signatures.js';
+import { keepAliveFetch } from '../src/platform/http-client.js';
 
 export interface UtxoCase {
   inputs: number;
@@ -64,7 +65,7 @@ export async function utxoBench(redisUrl: string, prefix: string, sizes: { utxos
   try {
     const reservations = new Reservations(redis, `${prefix}:`);
     const options = bitcoinFamily.optionsSchema.parse({ backend: 'esplora', url: regtest.url });
-    const adaptor: LedgerAdaptor = bitcoinFamily.create('btcregtest', options, { logger: pino({ level: 'silent' }), fetch, reservations });
+    const adaptor: LedgerAdaptor = bitcoinFamily.create('btcregtest', options, { logger: pino({ level: 'silent' }), fetch: keepAliveFetch(), reservations });
     const priv = Uint8Array.from(Buffer.alloc(32, 7));
     const publicKey: PublicKey = { scheme: 'secp256k1', bytes: Uint8Array.from(ecc.pointFromScalar(priv, true) as Uint8Array) };
     const keyId = toCustodyKeyId(publicKey);
