@@ -137,7 +137,21 @@ export interface Bcoin {
 export function loadBcoin(): Bcoin {
   // bcoin picks its leveldb backend at load time; only the pure-JS one installs everywhere.
   process.env.NODE_BACKEND ??= 'js';
-  return createRequire(import.meta.url)('bcoin') as Bcoin;
+  // Its file layer (bfile) reads fs.F_OK when it loads, which Node 24 deprecates (DEP0176):
+  // `npm start` printed that warning on stderr. It is dropped while bcoin and its node load
+  // (FullNode loads lazily, on first use); every other warning goes out as it came.
+  const emit = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const code = typeof rest[0] === 'object' && rest[0] !== null ? (rest[0] as { code?: unknown }).code : rest[1];
+    if (code !== 'DEP0176') (emit as (...a: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    const bcoin = createRequire(import.meta.url)('bcoin') as Bcoin;
+    void bcoin.FullNode;
+    return bcoin;
+  } finally {
+    process.emitWarning = emit;
+  }
 }
 
 export const revHex = (hex: string): string => Buffer.from(hex, 'hex').reverse().toString('hex');
