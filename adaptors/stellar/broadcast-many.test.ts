@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
 import type { LedgerAdaptor, SignedTx } from '../../src/ledger/adaptor.js';
+import { Reservations } from '../../src/ledger/reservations.js';
 import { NodeRejectionError } from '../../src/platform/errors.js';
+import { stellarFamily } from './index.js';
 import { startStellarLedger, type LocalStellarLedger } from './local-node/index.js';
 import { testRedis } from '../../test/helpers/redis.js';
-import { signPayloads, stellarAdaptor, testKey, vaultOf, type TestKey } from './test-kit.js';
+import { signPayloads, testKey, vaultOf, type TestKey } from './test-kit.js';
 
 /**
  * A run of one account's consecutive withdrawals through `broadcastMany` on the ledger
@@ -20,11 +23,15 @@ describe('stellar broadcastMany (ledger simulator)', () => {
   /** Horizon requests of the adaptor: `GET /transactions/<hash>` lookups and `POST /transactions` submissions. */
   let lookups: string[] = [];
   let submissions = 0;
+  /** Submissions and sequence settlements, in the order they happened. */
+  let steps: string[] = [];
 
   const counting: typeof fetch = async (input, init) => {
     const url = new URL(String(input));
-    if (init?.method === 'POST' && url.pathname === '/transactions') submissions++;
-    else if (url.pathname.startsWith('/transactions/')) lookups.push(url.pathname.slice('/transactions/'.length));
+    if (init?.method === 'POST' && url.pathname === '/transactions') {
+      submissions++;
+      steps.push('submit');
+    } else if (url.pathname.startsWith('/transactions/')) lookups.push(url.pathname.slice('/transactions/'.length));
     return fetch(input, init);
   };
   const signedRun = async (n: number): Promise<SignedTx[]> => {
@@ -49,7 +56,18 @@ describe('stellar broadcastMany (ledger simulator)', () => {
   const reset = () => {
     lookups = [];
     submissions = 0;
+    steps = [];
   };
+  /** Settles as Reservations does, noting each call; `fail` makes the next one fail as a Redis that went away. */
+  class NotedReservations extends Reservations {
+    fail = false;
+    override async settleSequences(scope: string, ns: bigint[]): Promise<void> {
+      steps.push(`settle ${ns.length}`);
+      if (this.fail) throw new Error('Connection is closed.');
+      return super.settleSequences(scope, ns);
+    }
+  }
+  let reservations: NotedReservations;
 
   beforeAll(async () => {
     ledger = await startStellarLedger({ closeIntervalMs: 0 });
@@ -57,7 +75,12 @@ describe('stellar broadcastMany (ledger simulator)', () => {
     dest = testKey();
     await ledger.fund(vault.address, '100');
     await ledger.fund(dest.address, '10');
-    adaptor = stellarAdaptor(redis, prefix, { horizonUrl: ledger.url, networkPassphrase: ledger.passphrase }, 'stellardev', counting);
+    reservations = new NotedReservations(redis, prefix);
+    adaptor = stellarFamily.create('stellardev', stellarFamily.optionsSchema.parse({ horizonUrl: ledger.url, networkPassphrase: ledger.passphrase }), {
+      logger: pino({ level: 'silent' }),
+      fetch: counting,
+      reservations,
+    });
   });
   afterAll(async () => {
     await ledger.stop();
@@ -104,5 +127,24 @@ describe('stellar broadcastMany (ledger simulator)', () => {
     const rest = await adaptor.broadcastMany!([run[1]!, run[2]!, run[3]!]);
     expect(rest.map((o) => o.ok && o.result.alreadyKnown)).toEqual([false, false, false]);
     expect(lookups).toEqual([run[1]!.txid]);
+  });
+
+  it('settles the sequence numbers the ledger used once, after the run: no write between two sends', async () => {
+    const run = await signedRun(3);
+    reset();
+    const outcomes = await adaptor.broadcastMany!(run);
+    expect(outcomes.every((o) => o.ok)).toBe(true);
+    expect(steps).toEqual(['submit', 'submit', 'submit', 'settle 3']);
+  });
+
+  it('a run whose numbers could not be settled counts as unanswered; sent again, each is found applied', async () => {
+    const run = await signedRun(2);
+    reset();
+    reservations.fail = true;
+    await expect(adaptor.broadcastMany!(run)).rejects.toThrow('Connection is closed.');
+    reservations.fail = false;
+    expect((await Promise.all(run.map(onLedger))).map((t) => t?.successful)).toEqual([true, true]);
+    const again = await adaptor.broadcastMany!(run);
+    expect(again.map((o) => o.ok && o.result.alreadyKnown)).toEqual([true, true]);
   });
 });

@@ -25,16 +25,21 @@ export async function broadcast(ctx: StellarContext, signed: SignedTx): Promise<
  * just taken by the node as new cannot have been applied before: its sequence number was not
  * reached until then, and only the account's send-lock holder sends its transactions. So it
  * goes straight to Horizon, one round trip instead of two on the account's serial path. After
- * one found already applied (a resend after a crash), the next is looked up again.
+ * one found already applied (a resend after a crash), the next is looked up again. The numbers
+ * the node took are settled together once the run ends, as Ethereum's batch does: a Redis
+ * round trip per send sat on the account's serial path. Until then they stay reserved by their
+ * withdrawals, so none is handed out again meanwhile; when that one write fails, the run counts
+ * as unanswered and its jobs send again (Horizon then finds each applied).
  */
 export async function broadcastMany(ctx: StellarContext, signed: SignedTx[]): Promise<SendOutcome[]> {
   const outcomes: SendOutcome[] = [];
+  const taken = new Map<string, bigint[]>();
   let previous: { source: string; sequence: bigint; fresh: boolean } | undefined;
   for (const s of signed) {
     try {
       const tx = read(ctx, s);
       const lookFirst = !previous?.fresh || previous.source !== tx.source || tx.sequence !== previous.sequence + 1n;
-      const result = await submit(ctx, tx, lookFirst);
+      const result = await submit(ctx, tx, lookFirst, (scope, sequence) => taken.set(scope, [...(taken.get(scope) ?? []), sequence]));
       outcomes.push({ ok: true, result });
       previous = { source: tx.source, sequence: tx.sequence, fresh: !result.alreadyKnown };
     } catch (error) {
@@ -42,6 +47,7 @@ export async function broadcastMany(ctx: StellarContext, signed: SignedTx[]): Pr
       break;
     }
   }
+  await Promise.all([...taken].map(([scope, sequences]) => ctx.deps.reservations.settleSequences(scope, sequences)));
   return outcomes;
 }
 
@@ -63,9 +69,19 @@ function read(ctx: StellarContext, signed: SignedTx): Outgoing {
   return { envelope, txid, source: extractBaseAddress(tx.source), sequence: BigInt(tx.sequence) };
 }
 
-/** Sends one transaction; `lookFirst`: ask Horizon first whether it was applied already. */
-async function submit(ctx: StellarContext, { envelope, txid, source, sequence }: Outgoing, lookFirst: boolean): Promise<BroadcastResult> {
-  const settle = () => ctx.deps.reservations.settleSequence(sequenceScope(ctx.ledgerId, source), sequence);
+/**
+ * Sends one transaction; `lookFirst`: ask Horizon first whether it was applied already.
+ * `spent` is told each sequence number the ledger used, to settle later; without it, each is
+ * settled here before the answer.
+ */
+async function submit(
+  ctx: StellarContext,
+  { envelope, txid, source, sequence }: Outgoing,
+  lookFirst: boolean,
+  spent?: (scope: string, sequence: bigint) => void,
+): Promise<BroadcastResult> {
+  const scope = sequenceScope(ctx.ledgerId, source);
+  const settle = async () => (spent ? spent(scope, sequence) : ctx.deps.reservations.settleSequence(scope, sequence));
   // Horizon answers a resubmitted, already-applied transaction with its original 200, so
   // "already known" can only be told by looking first.
   if (lookFirst) {
