@@ -33,7 +33,7 @@ function createSolanaAdaptor(ledgerId: string, options: SolanaOptions, deps: Ada
     craft: (source, intent) => craft(ctx, source, intent),
     release: (unsigned, reference) => release(ctx, unsigned, reference),
     combine: (unsigned, sigs) => combine(unsigned, sigs),
-    broadcast: (tx) => broadcast(ctx, tx),
+    broadcast: (tx, context) => broadcast(ctx, tx, context),
     txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
     replace: (input) => replace(ctx, input),
     vaultSetup: (source) => vaultSetup(ctx, source),

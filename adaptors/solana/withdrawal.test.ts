@@ -125,6 +125,29 @@ describe('solana withdrawals against the local node', () => {
     expect(await adaptor.txStatus(signed.txid, unsigned)).toMatchObject({ state: 'confirmed' });
   });
 
+  it('a first send goes straight to the node; a resend looks the signature up first, and one that landed is not sent again', async () => {
+    const methods: string[] = [];
+    const counting = solanaFamily.create('solanadev', solanaFamily.optionsSchema.parse({ rpcUrl: node.url, tokens: [node.usdc] }), {
+      logger: pino({ level: 'silent' }),
+      fetch: async (url, init) => {
+        methods.push((JSON.parse(String(init?.body)) as { method: string }).method);
+        return fetch(url, init);
+      },
+      reservations: new Reservations(redis, prefix),
+    });
+    const { signed } = await signedTransfer('first-send', 'f');
+    expect(await counting.broadcast(signed, { firstSend: true })).toEqual({ txid: signed.txid, alreadyKnown: false });
+    expect(methods).toEqual(['sendTransaction']);
+    methods.length = 0;
+    expect(await counting.broadcast(signed)).toEqual({ txid: signed.txid, alreadyKnown: true });
+    expect(methods).toEqual(['getSignatureStatuses']);
+    // A wrong hint costs round trips, never a second landing: the node refuses the spent nonce.
+    methods.length = 0;
+    expect(await counting.broadcast(signed, { firstSend: true })).toEqual({ txid: signed.txid, alreadyKnown: true });
+    expect(methods[0]).toBe('sendTransaction');
+    expect(node.facade.executed().filter((s) => s === signed.txid)).toHaveLength(1);
+  });
+
   it('a landed transfer sent again through a node that lags behind the one that takes the send is already known, not expired', async () => {
     // Behind a load balancer the status lookup can reach a node that has not seen the block yet,
     // while the send reaches one whose nonce already moved on: "Blockhash not found".

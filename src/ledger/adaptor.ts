@@ -152,6 +152,17 @@ export interface BroadcastResult {
   alreadyKnown: boolean;
 }
 
+/** What the pipeline knows about a send that the node may not tell. */
+export interface BroadcastContext {
+  /**
+   * No node has been handed these bytes before: the pipeline assembled them in this run and its
+   * move of the withdrawal to SIGNED won (the bytes exist nowhere else). An adaptor that looks a
+   * transaction up before sending it, to tell a resend of one already in from a send, may skip
+   * that look-up; its answers must stay right without the hint.
+   */
+  firstSend?: boolean;
+}
+
 /** One transaction's answer within `broadcastMany`: what `broadcast` would have returned or thrown. */
 export type SendOutcome = { ok: true; result: BroadcastResult } | { ok: false; error: unknown };
 
@@ -316,7 +327,7 @@ export interface LedgerAdaptor {
    * can never be valid (bad signature, wrong chain, gas below the intrinsic minimum). Any other
    * refusal leaves the withdrawal open: the same bytes may land later or from elsewhere.
    */
-  broadcast(tx: SignedTx): Promise<BroadcastResult>;
+  broadcast(tx: SignedTx, context?: BroadcastContext): Promise<BroadcastResult>;
 
   /**
    * Optional: sends several signed transactions in as few round trips as the node allows (a

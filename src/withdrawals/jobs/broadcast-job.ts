@@ -39,6 +39,8 @@ export async function processBroadcast(
   const unsigned = fromStored(op.unsigned);
   // Assembled by an earlier run: the stored bytes are the transaction, whatever comes later.
   let signed = op.status === 'SIGNED' && op.broadcastAttempted ? storedSigned(op) : undefined;
+  // Assembled here and moved to SIGNED by this run: no node has seen these bytes yet.
+  let firstSend = false;
   if (!signed) {
     const payloads = op.unsigned.payloads;
     if (sigs.size < payloads.length) return `waiting for signatures (${sigs.size}/${payloads.length})`;
@@ -58,9 +60,9 @@ export async function processBroadcast(
     // The signed bytes are kept: a node that drops the transaction gets them again, unsigned by nobody new.
     const signedTxs = signed.map((t) => t.serialized);
     if (op.status === 'EXECUTING') {
-      op =
-        (await deps.store.transition(op.id, ['EXECUTING'], 'SIGNED', () => ({ txids, signedTxs, broadcastAttempted: true }), undefined, op)) ??
-        (await deps.store.get(op.id));
+      const moved = await deps.store.transition(op.id, ['EXECUTING'], 'SIGNED', () => ({ txids, signedTxs, broadcastAttempted: true }), undefined, op);
+      firstSend = moved !== undefined;
+      op = moved ?? (await deps.store.get(op.id));
     }
     if (op.status !== 'SIGNED') return `moved to ${op.status} meanwhile`;
     if (!op.broadcastAttempted || op.txids.join() !== txids.join() || !op.signedTxs) {
@@ -72,7 +74,7 @@ export async function processBroadcast(
   if (!order) {
     let results;
     try {
-      results = await sendSigned(deps, adaptor, op, signed);
+      results = await sendSigned(deps, adaptor, op, signed, { firstSend });
     } catch (e) {
       return refused(deps, op, e, journal);
     }

@@ -1,4 +1,4 @@
-import type { BroadcastResult, LedgerAdaptor, SignedTx } from '../../ledger/adaptor.js';
+import type { BroadcastContext, BroadcastResult, LedgerAdaptor, SignedTx } from '../../ledger/adaptor.js';
 import type { Operation } from '../model/operation.js';
 import type { PipelineDeps } from '../pipeline-deps.js';
 
@@ -17,10 +17,11 @@ export async function sendSigned(
   adaptor: LedgerAdaptor,
   op: Operation,
   signed: SignedTx[],
+  context: BroadcastContext = {},
 ): Promise<BroadcastResult[]> {
   const results: BroadcastResult[] = [];
   for (const tx of signed) {
-    const r = await adaptor.broadcast(tx);
+    const r = await adaptor.broadcast(tx, context);
     noteSent(deps, op, r);
     results.push(r);
   }
