@@ -12,6 +12,7 @@ import { createDeposits, type Deposits } from '../deposits/deposits.js';
 import type { PipelineDeps } from '../withdrawals/pipeline-deps.js';
 import { createQueues } from '../withdrawals/jobs/queues.js';
 import { SendOrderBook } from '../withdrawals/sending/send-order.js';
+import { Ed25519Keys } from '../ledger/signatures.js';
 import { startWorkers, type Workers } from '../withdrawals/jobs/workers.js';
 import { OperationStore } from '../withdrawals/store/operation-store.js';
 import { createWebhooks, type Webhooks } from '../webhooks/webhooks.js';
@@ -50,6 +51,7 @@ export function createPipelineCore(core: Core): PipelineCore {
     metrics: core.metrics,
     sendOrder: new SendOrderBook(core.redis, core.prefix),
     vaults: core.vaults,
+    ed25519Keys: new Ed25519Keys(),
   };
   const webhooks = createWebhooks({ redis: core.redis, prefix: core.prefix, outboxKey: deps.store.outboxKey, config, logger });
   const backfills = createBackfills(depositDeps);

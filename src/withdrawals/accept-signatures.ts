@@ -23,7 +23,7 @@ export const callbackBodySchema = z.object({
 });
 export type CallbackBody = z.infer<typeof callbackBodySchema>;
 
-export type AcceptDeps = Pick<PipelineDeps, 'store' | 'registry' | 'logger'> & { queues: Pick<Queues, 'broadcast' | 'replace'> };
+export type AcceptDeps = Pick<PipelineDeps, 'store' | 'registry' | 'logger' | 'ed25519Keys'> & { queues: Pick<Queues, 'broadcast' | 'replace'> };
 
 export const ACCEPT_OUTCOMES = ['queued', 'partial', 'duplicate'] as const;
 export type AcceptOutcome = (typeof ACCEPT_OUTCOMES)[number];
@@ -146,7 +146,7 @@ export async function acceptSignatures(
     if (!echoedKey || Buffer.compare(echoedKey.bytes, storedKey.bytes) !== 0) {
       fail('key-mismatch', `entry ${j}: the public key differs from the stored key of payload ${payload}`);
     }
-    const sig = verifySignature(stored.digest, body.signatures[j] as string, body.v?.[j], storedKey);
+    const sig = verifySignature(stored.digest, body.signatures[j] as string, body.v?.[j], storedKey, deps.ed25519Keys);
     verified.set(payload, { signature: Buffer.from(sig.signature).toString('hex'), recoveryId: sig.recoveryId });
   }
   if (attempt > 0) {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import type { CustodyClient } from '../custody/custody-client.js';
 import type { LedgerRegistry } from '../ledger/registry.js';
+import type { Ed25519Keys } from '../ledger/signatures.js';
 import type { Metrics } from '../platform/metrics.js';
 import type { VaultStore } from '../vaults/vault-store.js';
 import type { OperationStore } from './store/operation-store.js';
@@ -26,6 +27,8 @@ export interface PipelineDeps {
   sendOrder: SendOrderBook;
   /** The vault registry: a withdrawal's addresses, and where an invalidation sends the funds back. */
   vaults: VaultStore;
+  /** The receiver's ed25519 key objects, made once per vault key (absent: made per check). */
+  ed25519Keys?: Ed25519Keys;
 }
 
 /** Making or replacing a withdrawal reads the vault registry (which every pipeline part has). */

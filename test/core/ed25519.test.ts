@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VerificationError } from '../../src/platform/errors.js';
 import { parsePublicKey, publicKeyHex, storedPublicKey, toCustodyKeyId } from '../../src/ledger/public-key.js';
-import { verifyEd25519, verifySignature } from '../../src/ledger/signatures.js';
+import { Ed25519Keys, verifyEd25519, verifySignature } from '../../src/ledger/signatures.js';
 
 /** RFC 8032 section 7.1, TEST 1, 2, 3 and SHA(abc): public key, message, signature. */
 const VECTORS = [
@@ -122,5 +122,37 @@ describe('ed25519 signatures (RFC 8032 test vectors)', () => {
     expect(() => parsePublicKey('ab'.repeat(31), 'ed25519')).toThrow(/32 bytes/);
     expect(() => parsePublicKey('ab'.repeat(33), 'ed25519')).toThrow(/32 bytes/);
     expect(() => parsePublicKey(`302a300506032b6570032100${'ab'.repeat(31)}`, 'ed25519')).toThrow(/32 bytes/);
+  });
+
+  it('with the key objects kept: the same answers, each key its own, across keys that differ in one bit', () => {
+    const keys = new Ed25519Keys();
+    for (const v of VECTORS) {
+      const key = parsePublicKey(v.key, 'ed25519');
+      for (let i = 0; i < 2; i++) {
+        expect(hex(verifyEd25519(bytes(v.message), v.signature, key, keys).signature)).toBe(v.signature);
+        expect(hex(verifySignature(v.message, v.signature, undefined, key, keys).signature)).toBe(v.signature);
+        expect(refusal(() => verifyEd25519(bytes(v.message), flip(v.signature, 300), key, keys))).toBe('bad-signature');
+      }
+      for (const bit of [0, 100, 254]) {
+        const other = parsePublicKey(flip(v.key, bit), 'ed25519');
+        expect(refusal(() => verifyEd25519(bytes(v.message), v.signature, other, keys))).toBe('bad-signature');
+      }
+      // The right key still verifies after its one-bit neighbours were kept.
+      expect(hex(verifyEd25519(bytes(v.message), v.signature, key, keys).signature)).toBe(v.signature);
+    }
+  });
+
+  it('keeps each key object once, and at most `max` of them: past it the oldest goes', () => {
+    const keys = new Ed25519Keys(2);
+    const [a, b, c] = VECTORS.map((v) => bytes(v.key)) as [Uint8Array, Uint8Array, Uint8Array];
+    const first = keys.get(a);
+    expect(keys.get(Uint8Array.from(a))).toBe(first);
+    expect(first.export({ format: 'der', type: 'spki' }).subarray(-32)).toEqual(Buffer.from(a));
+    const second = keys.get(b);
+    expect(keys.get(c)).toBe(keys.get(c));
+    expect(keys.get(b)).toBe(second);
+    const again = keys.get(a);
+    expect(again).not.toBe(first);
+    expect(again.equals(first)).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 import { getBase58Decoder, getTransactionDecoder, getTransactionEncoder, type SignatureBytes } from '@solana/kit';
 import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
-import { verifyEd25519 } from '../../../src/ledger/signatures.js';
+import { type Ed25519Keys, verifyEd25519 } from '../../../src/ledger/signatures.js';
 import { addressFromPublicKey } from './address.js';
 import { solanaState } from './state.js';
 
@@ -11,7 +11,7 @@ import { solanaState } from './state.js';
  * again over the message. `serialized` is the wire transaction in hex; the txid is the
  * signature in base58, as Solana names transactions.
  */
-export function combine(unsigned: UnsignedWithdrawal, sigs: VerifiedSignature[]): SignedTx[] {
+export function combine(unsigned: UnsignedWithdrawal, sigs: VerifiedSignature[], keys?: Ed25519Keys): SignedTx[] {
   const state = solanaState.decode(unsigned.state);
   const payload = unsigned.payloads[0];
   const stored = unsigned.txs[0]?.serialized;
@@ -28,7 +28,7 @@ export function combine(unsigned: UnsignedWithdrawal, sigs: VerifiedSignature[])
   if (signer !== state.vault || signers.length !== 1 || signers[0] !== state.vault) {
     throw new InvalidArgumentError('the stored transaction is not signed by the vault it was crafted for');
   }
-  verifyEd25519(message, Buffer.from(sig.signature).toString('hex'), key);
+  verifyEd25519(message, Buffer.from(sig.signature).toString('hex'), key, keys);
   const signed = { ...tx, signatures: { ...tx.signatures, [signer]: Uint8Array.from(sig.signature) as SignatureBytes } };
   return [{ txIndex: 0, serialized: Buffer.from(getTransactionEncoder().encode(signed)).toString('hex'), txid: getBase58Decoder().decode(sig.signature) }];
 }

@@ -32,7 +32,7 @@ export function combine(ctx: StellarContext, unsigned: UnsignedWithdrawal, sigs:
   if (inner.source !== state.source || payer !== state.source || signer !== state.source || inner.sequence !== state.sequence) {
     throw new InvalidArgumentError('the stored envelope does not spend from the vault account it was crafted for');
   }
-  verifyEd25519(hash, Buffer.from(sig.signature).toString('hex'), { scheme: 'ed25519', bytes: Uint8Array.from(key) });
+  verifyEd25519(hash, Buffer.from(sig.signature).toString('hex'), { scheme: 'ed25519', bytes: Uint8Array.from(key) }, ctx.ed25519Keys);
   tx.addDecoratedSignature(new xdr.DecoratedSignature({ hint: Keypair.fromPublicKey(signer).signatureHint(), signature: Buffer.from(sig.signature) }));
   return [{ txIndex: 0, serialized: tx.toEnvelope().toXDR('hex'), txid: hash.toString('hex') }];
 }
