@@ -6,6 +6,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Operation } from '../src/withdrawals/model/operation.js';
+import { pct } from './stats.js';
+import { sentTransactions, watchHttpRequests } from '../src/dev/outgoing-http.js';
 
 /** The bare client's reference: `n` pre-signed transactions sent one at a time, each after the node answered the previous one. */
 export interface BareSend {
@@ -15,6 +17,8 @@ export interface BareSend {
   seconds: number;
   perSecond: number;
   rpcMsP50: number;
+  /** Between one answer and the next send (`gapsBetween`). */
+  gaps?: SendGaps;
   /** How the bare client's transactions differ from the service's, where they do. */
   note?: string;
 }
@@ -70,4 +74,66 @@ export async function sendOneAtATime(raws: string[], send: (raw: string, i: numb
   const seconds = (performance.now() - started) / 1000;
   rpcMs.sort((a, b) => a - b);
   return { seconds, rpcMsP50: rpcMs[Math.floor(rpcMs.length / 2)] ?? NaN };
+}
+
+/**
+ * The bench process's own transaction sends (the bare clients'), timed as bench/preload.ts times
+ * the service's: from the request's body written to its answer read, through `node:http`. Spans
+ * are kept only between `start` and `stop`.
+ */
+export function watchBareSends(): { start(): void; stop(): SendSpan[] } {
+  let spans: SendSpan[] | undefined;
+  watchHttpRequests((req) => {
+    const kept = spans;
+    if (!kept || !sentTransactions(req)) return undefined;
+    const start = performance.now();
+    return {
+      answered: (res, deliver) => {
+        res.once('end', () => kept.push({ start, end: performance.now() }));
+        deliver();
+      },
+    };
+  });
+  return {
+    start: () => {
+      spans = [];
+    },
+    stop: () => {
+      const kept = spans ?? [];
+      spans = undefined;
+      return kept;
+    },
+  };
+}
+
+/** One request that carried sends: when it left and when its answer was read (ms). */
+export interface SendSpan {
+  start: number;
+  end: number;
+}
+
+/** The time from one answer to the next send, on a serial path: p50, p90 (ms) and all of it (s). */
+export interface SendGaps {
+  p50: number;
+  p90: number;
+  totalSeconds: number;
+}
+
+/**
+ * What a sender adds between the node's answers on a serial path (an account's sequence
+ * numbers, a bare client): from each answer to the next request, the requests in the order they
+ * left. Undefined when two requests overlap (sends in parallel: no serial path), or for fewer than two.
+ */
+export function gapsBetween(spans: SendSpan[]): SendGaps | undefined {
+  const sorted = [...spans].sort((a, b) => a.start - b.start);
+  const gaps: number[] = [];
+  for (let i = 1; i < sorted.length; i++) {
+    const gap = (sorted[i] as SendSpan).start - (sorted[i - 1] as SendSpan).end;
+    // Sub-millisecond clocks of two reads of the same moment may differ by a few microseconds.
+    if (gap < -0.05) return undefined;
+    gaps.push(Math.max(0, gap));
+  }
+  if (gaps.length === 0) return undefined;
+  const r2 = (n: number) => Math.round(n * 100) / 100;
+  return { p50: r2(pct(gaps, 50)), p90: r2(pct(gaps, 90)), totalSeconds: r2(gaps.reduce((a, g) => a + g, 0) / 1000) };
 }

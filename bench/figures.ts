@@ -5,7 +5,7 @@
 import type { ApiMemory } from './api-memory.js';
 import type { CreateFigures } from './create-phase.js';
 import { depositRows, type DepositFigures } from './deposits.js';
-import type { BareSend, OrderCheck } from './drain-kit.js';
+import type { BareSend, OrderCheck, SendGaps } from './drain-kit.js';
 import type { IdleLatency } from './idle-latency.js';
 import type { LoadResult } from './load.js';
 import { scaleOutRows, type ScaleOutFigures } from './scale-out.js';
@@ -13,6 +13,9 @@ import type { StatusUnderBatches } from './status-under-batches.js';
 import { verdict, type Row } from './table.js';
 import type { UtxoFigures } from './utxo.js';
 import type { WorkerMemory } from './worker-memory.js';
+
+/** The bare client's gaps, as a drain row's note names them beside the service's. */
+const gapsOf = (g: SendGaps | undefined): string => (g ? ` (bare ${g.p50} / ${g.p90} ms, ${g.totalSeconds} s)` : '');
 
 /** How the run was set up, as the rows name it. */
 export interface RunSetup {
@@ -72,6 +75,8 @@ export interface DrainFigures {
   bare: BareSend;
   drainRatio: number;
   rpcMsP50: number;
+  /** Between one answer and the next send, where the service sent one request after another (an account's numbers). */
+  sendGaps?: SendGaps;
   /** Transactions the workers sent to the node during the drain, and distinct transactions among them. */
   nodeSends: number;
   distinctSent: number;
@@ -194,6 +199,9 @@ export function rows(f: Figures, run: RunSetup): Row[] {
         `sends ${p.nodeSends} / distinct ${p.distinctSent} in ${p.sendRequests} requests, none twice ${verdict(p.nodeSends === p.distinctSent && p.distinctSent === p.created)}`,
         `${p.order.rule} ${verdict(p.order.ok)}: ${p.order.detail}`,
         `send p50 ${p.rpcMsP50} ms (bare ${p.bare.rpcMsP50})`,
+        ...(p.sendGaps
+          ? [`answer → next send p50 / p90 ${p.sendGaps.p50} / ${p.sendGaps.p90} ms, ${p.sendGaps.totalSeconds} s in all${gapsOf(p.bare.gaps)}`]
+          : []),
         ...(live ? [`callback accepted → BROADCAST p50 ${p.callbackToBroadcastMsP50} ms`] : []),
         `callbacks accepted in ${p.callbacksAcceptedSeconds} s`,
         `CPU per withdrawal worker ${p.workerCpuMsPerWithdrawal} (until idle ${p.workerCpuMsPerWithdrawalUntilIdle ?? '?'}) / API ${p.apiCpuMsPerWithdrawal} ms`,

@@ -32,7 +32,7 @@ import { deleteKeysUnder } from '../src/dev/prefix-keys.js';
 import { createPhase, type CreateFigures } from './create-phase.js';
 import { signCallback } from '../src/security/callback-hmac.js';
 import { keepAliveFetch } from '../src/platform/http-client.js';
-import type { DrainKit, ServiceHandle } from './drain-kit.js';
+import { gapsBetween, watchBareSends, type DrainKit, type SendGaps, type ServiceHandle } from './drain-kit.js';
 import { ethereumDrainKit } from './drain-ethereum.js';
 import { bitcoinDrainKit } from './drain-bitcoin.js';
 import { stellarDrainKit } from './drain-stellar.js';
@@ -233,6 +233,8 @@ interface Bench {
   echoPort: number;
   /** The service compiled to JavaScript, run by plain node as the image runs it: built once, when a phase needs it. */
   built: () => Promise<string>;
+  /** The bare clients' sends, timed as the service's are. */
+  bareSends: ReturnType<typeof watchBareSends>;
 }
 
 /** The worker processes of the pipeline, idle and memory phases. */
@@ -383,7 +385,7 @@ async function startServices(stops: Bench['stops'], prefix: string, redisUrl: st
     }
     return builtDir;
   };
-  return { stops, prefix, redisUrl, redis, anvil, custody, tap, env, config, store, api, echo, echoPort, built };
+  return { stops, prefix, redisUrl, redis, anvil, custody, tap, env, config, store, api, echo, echoPort, built, bareSends: watchBareSends() };
 }
 
 /**
@@ -825,7 +827,10 @@ async function drain(
   const { operationIDs, createSeconds, gate, retried } = await createHeld(b, kit, vaults);
 
   log(`drain reference (${kit.family}): ${n} pre-signed transactions sent one at a time by a bare client`);
-  const bare = await kit.bare(n);
+  b.bareSends.start();
+  const bareSent = await kit.bare(n);
+  const bareGaps = gapsBetween(b.bareSends.stop());
+  const bare = { ...bareSent, ...(bareGaps ? { gaps: bareGaps } : {}) };
   log(`bare client: ${n} in ${r2(bare.seconds)} s (${r1(bare.perSecond)}/s, RPC p50 ${r1(bare.rpcMsP50)} ms) from height ${bare.height}`);
 
   log(`drain (${kit.family}, ${mode}): ${operationIDs.length} signed callbacks released`);
@@ -915,6 +920,7 @@ async function drain(
         50,
       ),
     ),
+    ...sendGapsOf(drainSends),
     nodeSends: drainSends.length,
     distinctSent: new Set(drainSends.map((s) => s.txid.toLowerCase())).size,
     // The sends of one batch share the moment its answer was read.
@@ -937,6 +943,16 @@ async function drain(
   await queues.close();
   log(`drain (${kit.family}, ${mode}): ${JSON.stringify(result)}`);
   return result;
+}
+
+/**
+ * The service's answer → next send gaps, where it sent one request after another (the sends of
+ * one JSON-RPC batch share their request: the moment its answer was read, and its duration).
+ */
+function sendGapsOf(sends: { ms: number; at: number }[]): { sendGaps?: SendGaps } {
+  const requests = new Map(sends.map((s) => [s.at, { start: s.at - s.ms, end: s.at }]));
+  const gaps = gapsBetween([...requests.values()]);
+  return gaps ? { sendGaps: gaps } : {};
 }
 
 /** Idle latency: withdrawals one at a time on a worker with nothing else to do. */
