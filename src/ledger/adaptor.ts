@@ -152,14 +152,9 @@ export interface BroadcastResult {
   alreadyKnown: boolean;
 }
 
-/** What the pipeline knows about a send that the node may not tell. */
+/** What the pipeline knows of a send that the node cannot tell; an adaptor's answers must stay right without it. */
 export interface BroadcastContext {
-  /**
-   * No node has been handed these bytes before: the pipeline assembled them in this run and its
-   * move of the withdrawal to SIGNED won (the bytes exist nowhere else). An adaptor that looks a
-   * transaction up before sending it, to tell a resend of one already in from a send, may skip
-   * that look-up; its answers must stay right without the hint.
-   */
+  /** No node has these bytes yet (assembled in this run, whose move to SIGNED won): a look-up telling a resend from a send may be skipped. */
   firstSend?: boolean;
 }
 
