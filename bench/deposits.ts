@@ -41,7 +41,7 @@ import { VaultStore } from '../src/vaults/vault-store.js';
 import { rpc } from './bare-sender.js';
 import { runJsonProcess, waitFor, type Child } from './procs.js';
 import { settledMemory, type MemoryFigure } from './settle.js';
-import { pct } from './stats.js';
+import { pct, r1, r2 } from './stats.js';
 import { verdict, type Row } from './table.js';
 import type { WatchedMemory } from './watched-memory.js';
 import { keepAliveFetch } from '../src/platform/http-client.js';
@@ -100,8 +100,6 @@ export interface DepositDeps {
   log(m: string): void;
 }
 
-const r1 = (n: number) => Math.round(n * 10) / 10;
-const r2 = (n: number) => Math.round(n * 100) / 100;
 const LEDGER = 'ethdev';
 /** Blocks the scanner and the bare fetch take by turns, so the node's and the machine's drift during the phase falls on both. */
 const SCAN_CHUNK = 30;

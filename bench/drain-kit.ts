@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Operation } from '../src/withdrawals/model/operation.js';
-import { pct } from './stats.js';
+import { pct, r2 } from './stats.js';
 import { sentTransactions, watchHttpRequests } from '../src/dev/outgoing-http.js';
 
 /** The bare client's reference: `n` pre-signed transactions sent one at a time, each after the node answered the previous one. */
@@ -134,6 +134,5 @@ export function gapsBetween(spans: SendSpan[]): SendGaps | undefined {
     gaps.push(Math.max(0, gap));
   }
   if (gaps.length === 0) return undefined;
-  const r2 = (n: number) => Math.round(n * 100) / 100;
   return { p50: r2(pct(gaps, 50)), p90: r2(pct(gaps, 90)), totalSeconds: r2(gaps.reduce((a, g) => a + g, 0) / 1000) };
 }

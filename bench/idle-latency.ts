@@ -6,6 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { OperationStore } from '../src/withdrawals/store/operation-store.js';
 import type { ChildStats } from './procs.js';
+import { r1 } from './stats.js';
 
 export interface IdleLatency {
   withdrawals: number;
@@ -30,7 +31,6 @@ export interface IdleOptions {
 }
 
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
-const r1 = (n: number) => Math.round(n * 10) / 10;
 
 export async function idleLatency(o: IdleOptions): Promise<IdleLatency> {
   const measured: { digest: string; txid: string }[] = [];

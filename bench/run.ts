@@ -61,7 +61,7 @@ import { apiMemory } from './api-memory.js';
 import { depositsBench, type DepositFigures, type DepositSizes } from './deposits.js';
 import { formatTable } from './table.js';
 import { rows, type DrainFigures, type Figures, type IngestFigures } from './figures.js';
-import { pct } from './stats.js';
+import { pct, r1, r2 } from './stats.js';
 import { SCALE_OUT_SETUPS, SCALE_OUT_VAULTS, usageWindow, type DrainWindow, type ScaleOutFigures, type ScaleOutSetup } from './scale-out.js';
 import { startRedisCluster } from '../test/helpers/redis-cluster.js';
 import { redisClient } from '../src/platform/redis.js';
@@ -146,9 +146,6 @@ const run = randomUUID().slice(0, 8);
 const MB = 1024 * 1024;
 const log = (m: string) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(1)}s] ${m}\n`);
 const t0 = performance.now();
-
-const r1 = (n: number) => Math.round(n * 10) / 10;
-const r2 = (n: number) => Math.round(n * 100) / 100;
 
 function serviceEnv(redisUrl: string, prefix: string, port: number, ledgers: object, custodyUrl: string): Record<string, string> {
   return {

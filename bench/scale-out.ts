@@ -12,6 +12,7 @@ import { cpus, loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { childPids, pidCpuSeconds, treeCpuSeconds, type Child } from './procs.js';
 import { verdict, type Row } from './table.js';
+import { r2 } from './stats.js';
 
 export interface ScaleOutSetup {
   name: 'a' | 'b';
@@ -82,8 +83,6 @@ export interface DrainWindow {
   start(): Promise<void>;
   end(): Promise<void>;
 }
-
-const r2 = (n: number) => Math.round(n * 100) / 100;
 
 /** The machine's busy and total CPU seconds so far (every core), from /proc/stat. */
 function machineCpu(): { busy: number; total: number } {

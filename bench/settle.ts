@@ -1,9 +1,9 @@
 /** A service child's memory after a load, once it has settled, with where its RSS sits. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Child, ChildStats } from './procs.js';
+import { r1 } from './stats.js';
 
 const MB = 1024 * 1024;
-const r1 = (n: number) => Math.round(n * 10) / 10;
 
 export interface MemoryFigure {
   /** RSS one second after the load ended. */

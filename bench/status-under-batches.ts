@@ -4,6 +4,8 @@
  * every other client of the same API process. The same API's idle `/status`, asked just
  * before, is the reference of the same run.
  */
+import { r1 } from './stats.js';
+
 export interface StatusLatency {
   count: number;
   msP50: number;
@@ -23,7 +25,6 @@ export interface StatusUnderBatches {
 }
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-const r1 = (n: number) => Math.round(n * 10) / 10;
 
 function latency(times: number[]): StatusLatency {
   const sorted = [...times].sort((a, b) => a - b);

@@ -19,6 +19,7 @@ import { toCustodyKeyId, type PublicKey } from '../src/ledger/public-key.js';
 import { Reservations } from '../src/ledger/reservations.js';
 import { verifySignature } from '../src/ledger/signatures.js';
 import { keepAliveFetch } from '../src/platform/http-client.js';
+import { r1 } from './stats.js';
 
 export interface UtxoCase {
   inputs: number;
@@ -43,7 +44,6 @@ const COIN_SATS = 20_000n;
 const RECIPIENT = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] as number;
-const r1 = (n: number) => Math.round(n * 10) / 10;
 
 function signAll(unsigned: UnsignedWithdrawal, priv: Uint8Array, publicKey: PublicKey): VerifiedSignature[] {
   return unsigned.payloads.map((p, payloadIndex) => {
