@@ -15,9 +15,14 @@ export interface TestChain {
   stop(): Promise<void>;
 }
 
-/** A fresh local EVM node (one per test file) with the demo ERC-20 deployed. */
+/**
+ * A fresh local EVM node (one per test file) with the demo ERC-20 deployed. Anvil keeps a few
+ * recent states, as a real node keeps its recent blocks' state: with none kept, a read at
+ * `latest` that meets a block being mined is refused ("BlockOutOfRangeError: block height is 3
+ * but requested was 2"), which failed the client package's balance read in one CI run.
+ */
 export async function startTestChain(kind: EvmNodeKind = 'anvil'): Promise<TestChain> {
-  const node = kind === 'hardhat' ? await startHardhat() : await startAnvil();
+  const node = kind === 'hardhat' ? await startHardhat() : await startAnvil({ keepStates: 8 });
   const funder = new DevChainFunder(node.url);
   const token = await funder.deployDemoToken();
   return {
