@@ -25,7 +25,7 @@ import type { Operation } from '../src/withdrawals/model/operation.js';
 import { broadcastJobId, createQueues } from '../src/withdrawals/jobs/queues.js';
 import { operationKeys, servicePrefix } from '../src/platform/redis-keys.js';
 import { DevChainFunder } from '../adaptors/ethereum/local-node/dev-chain.js';
-import { freePort } from '../src/dev/free-port.js';
+import { freePort, freePorts } from '../src/dev/free-port.js';
 import { startAnvil } from '../adaptors/ethereum/local-node/local-anvil.js';
 import { ensureRedis } from '../src/dev/local-redis.js';
 import { deleteKeysUnder } from '../src/dev/prefix-keys.js';
@@ -308,7 +308,8 @@ async function startServices(stops: Bench['stops'], prefix: string, redisUrl: st
   const anvil = await startAnvil({ blockTime: 1 });
   stops.push(anvil.stop);
 
-  const port = await freePort();
+  // Picked together: neither is bound until its server starts, below.
+  const [port, echoPort] = (await freePorts(2)) as [number, number];
   const tap: CallbackTap = { accepted: new Map(), acceptedAt: new Map(), firstCallback: Infinity, acceptedCount: 0 };
   const hrNow = () => performance.timeOrigin + performance.now();
   let inFlight = 0;
@@ -366,7 +367,6 @@ async function startServices(stops: Bench['stops'], prefix: string, redisUrl: st
   const env = serviceEnv(redisUrl, prefix, port, ledgers, custody.url);
   const config = loadConfig(env, families, 'bench');
   const store = new OperationStore(redis, `${prefix}:`);
-  const echoPort = await freePort();
   const echo = startNode('echo', 'bench/echo-server.ts', [String(echoPort)], {});
   stops.push(echo.stop);
   const api = await startApi('api', env);

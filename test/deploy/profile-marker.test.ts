@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/platform/config-error.js';
 import { claimProfile } from '../../src/config/profile-marker.js';
 import { profileKey } from '../../src/platform/redis-keys.js';
-import { freePort } from '../../src/dev/free-port.js';
+import { freePorts } from '../../src/dev/free-port.js';
 import { testRedis } from '../helpers/redis.js';
 import { deleteKeysUnder } from '../../src/dev/prefix-keys.js';
 
@@ -47,12 +47,13 @@ describe('sandbox and production never share a key prefix', { timeout: 180_000 }
   it('the API and the worker processes exit 1 with the reason on a prefix of the sandbox', async () => {
     const bare = `${prefix}sbx`;
     await redis.set(profileKey(`${bare}:`), 'sandbox');
+    const [apiPort, workerPort] = await freePorts(2);
     const env = {
       REDIS_URL: url,
       REDIS_PREFIX: bare,
       HOST: '127.0.0.1',
-      PORT: String(await freePort()),
-      WORKER_PORT: String(await freePort()),
+      PORT: String(apiPort),
+      WORKER_PORT: String(workerPort),
       LOG_LEVEL: 'silent',
       LEDGERS: JSON.stringify({ ethdev: { rpcUrl: 'http://127.0.0.1:9' } }),
       API_KEYS: JSON.stringify([{ name: 'k', sha256: 'a'.repeat(64), scopes: ['read'] }]),
@@ -72,7 +73,8 @@ describe('sandbox and production never share a key prefix', { timeout: 180_000 }
     const bare = `${prefix}prod`;
     await redis.set(profileKey(`${bare}:`), 'production');
     // No LEDGERS: the sandbox profile, on the production prefix.
-    const env = { REDIS_URL: url, REDIS_PREFIX: bare, PORT: String(await freePort()), SANDBOX_CUSTODY_PORT: String(await freePort()), LOG_LEVEL: 'silent' };
+    const [apiPort, custodyPort] = await freePorts(2);
+    const env = { REDIS_URL: url, REDIS_PREFIX: bare, PORT: String(apiPort), SANDBOX_CUSTODY_PORT: String(custodyPort), LOG_LEVEL: 'silent' };
     const r = await run('src/main.ts', env);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`REDIS_PREFIX '${bare}' holds data of the production profile (key ${bare}:profile); this sandbox start refuses to use it.`);

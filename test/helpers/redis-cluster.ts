@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Cluster } from 'ioredis';
-import { freePort } from '../../src/dev/free-port.js';
+import { freePorts } from '../../src/dev/free-port.js';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -22,7 +22,7 @@ export interface LocalRedisCluster {
 
 export async function startRedisCluster(masters = 3): Promise<LocalRedisCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'redis-cluster-'));
-  const ports = await Promise.all(Array.from({ length: masters }, () => freePort()));
+  const ports = await freePorts(masters);
   const procs: ChildProcess[] = ports.map((port) =>
     spawn(
       'redis-server',
