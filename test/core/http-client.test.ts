@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/dev/free-port.js';
 import { keepAliveFetch } from '../../src/platform/http-client.js';
@@ -78,6 +79,79 @@ describe('keepAliveFetch', () => {
     expect(err).toBeInstanceOf(Error);
     expect(err.cause?.code).toBe('ECONNREFUSED');
     await expect(http('ftp://127.0.0.1/')).rejects.toThrow(/unsupported protocol ftp:/);
+  });
+});
+
+/**
+ * A server that closes kept connections its own way, over raw TCP: it answers requests with
+ * `answer` and, where `drop` says so for the n-th request of a connection (from 1), closes
+ * the connection instead of answering, as a server does whose idle close meets a request.
+ */
+async function closingServer(drop: (nth: number) => boolean, answer = 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok') {
+  const connections: { socket: Socket; requests: number; closedByClient: boolean }[] = [];
+  const server: TcpServer = createTcpServer((socket) => {
+    const c = { socket, requests: 0, closedByClient: false };
+    connections.push(c);
+    socket.on('end', () => (c.closedByClient = true));
+    socket.on('error', () => {});
+    let buffered = '';
+    socket.on('data', (d: Buffer) => {
+      buffered += d.toString('latin1');
+      // GETs only: a request ends at its blank line.
+      while (buffered.includes('\r\n\r\n')) {
+        buffered = buffered.slice(buffered.indexOf('\r\n\r\n') + 4);
+        c.requests++;
+        if (drop(c.requests)) return void socket.destroy();
+        socket.write(answer);
+      }
+    });
+  });
+  const port = await freePort();
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    connections,
+    close: () => {
+      for (const c of connections) c.socket.destroy();
+      return new Promise((r) => server.close(r));
+    },
+  };
+}
+
+describe('keepAliveFetch and servers that close kept connections', () => {
+  it('a request that meets the close of its kept connection goes once more, on a new one', async () => {
+    const server = await closingServer((nth) => nth === 2);
+    try {
+      const http = keepAliveFetch();
+      expect(await (await http(server.url)).text()).toBe('ok');
+      expect(await (await http(server.url)).text()).toBe('ok');
+      expect(server.connections.map((c) => c.requests)).toEqual([2, 1]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a request that fails on a new connection is not sent again', async () => {
+    const server = await closingServer(() => true);
+    try {
+      const err = (await keepAliveFetch()(server.url).catch((e: unknown) => e)) as Error & { cause?: { code?: string } };
+      expect(err.cause?.code).toBe('ECONNRESET');
+      expect(server.connections.map((c) => c.requests)).toEqual([1]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a kept connection is closed here before the server's Keep-Alive timeout ends it", async () => {
+    const server = await closingServer(() => false, 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\nkeep-alive: timeout=2\r\n\r\nok');
+    try {
+      await keepAliveFetch()(server.url);
+      // The server never closes: only the client can end the connection.
+      await until(() => server.connections[0]!.closedByClient);
+      expect(server.connections).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
   });
 });
 
