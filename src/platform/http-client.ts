@@ -46,10 +46,10 @@ const STALE = new Set(['ECONNRESET', 'EPIPE']);
  * sat idle, the race node:http documents for `request.reusedSocket`. Only then: a request that
  * fails on a new connection is the caller's to judge.
  */
-export function keepAliveFetch(maxSockets = 64): HttpFetch {
+export function keepAliveFetch(maxSockets = 64, idleMs = IDLE_MS): HttpFetch {
   const agents = {
-    'http:': new http.Agent({ keepAlive: true, maxSockets, timeout: IDLE_MS }),
-    'https:': new https.Agent({ keepAlive: true, maxSockets, timeout: IDLE_MS }),
+    'http:': new http.Agent({ keepAlive: true, maxSockets, timeout: idleMs }),
+    'https:': new https.Agent({ keepAlive: true, maxSockets, timeout: idleMs }),
   };
   return (url, init = {}) =>
     new Promise<HttpAnswer>((resolve, reject) => {

@@ -64,6 +64,18 @@ describe('keepAliveFetch', () => {
     expect(seen.at(-1)!.socket).toBe(seen.at(-2)!.socket);
   });
 
+  it('the idle limit is for idle connections: an answer slower than it still arrives, on the connection it was asked on', async () => {
+    const idleMs = 20;
+    const http = keepAliveFetch(64, idleMs);
+    const pending = http(`${base}/hold`);
+    await until(() => held.length > 0);
+    // Held well past the idle limit: the connection is busy, not idle, and stays.
+    await new Promise((r) => setTimeout(r, idleMs * 10));
+    held.shift()!();
+    expect((await pending).status).toBe(200);
+    expect(seen.filter((s) => s.url === '/hold').at(-1)!.socket).toMatchObject({ destroyed: false });
+  });
+
   it("rejects with the signal's reason when it aborts, as fetch does (a TimeoutError for AbortSignal.timeout)", async () => {
     const controller = new AbortController();
     const pending = http(`${base}/hold`, { signal: controller.signal });
