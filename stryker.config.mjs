@@ -23,6 +23,7 @@ export default {
     'src/withdrawals/sending/send-order.ts',
     'src/withdrawals/store/idempotency.ts',
     'src/security/callback-hmac.ts',
+    'src/platform/http-client.ts',
   ],
   // The machine is shared: two test processes at most.
   concurrency: 2,

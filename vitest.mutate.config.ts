@@ -18,6 +18,7 @@ export default defineConfig({
       'test/core/reserve-and-build.test.ts',
       'test/core/send-order.test.ts',
       'test/core/idempotency.test.ts',
+      'test/core/http-client.test.ts',
       'test/security/*.test.ts',
       'adaptors/*/logic/fees*.test.ts',
       'adaptors/bitcoin/logic/coin-selection.test.ts',

@@ -30,9 +30,6 @@ export type HttpFetch = (url: string, init?: HttpInit) => Promise<HttpAnswer>;
  */
 const IDLE_MS = 4_000;
 
-/** What a request on a kept connection the server had already closed fails with. */
-const STALE = new Set(['ECONNRESET', 'EPIPE']);
-
 /**
  * `fetch`'s answers over `node:http`/`node:https` with keep-alive agents of its own: a call costs
  * a third of the CPU `fetch` (undici) spends on it, 0.3-0.4 ms less a call on the bench's
@@ -41,10 +38,10 @@ const STALE = new Set(['ECONNRESET', 'EPIPE']);
  * an error whose `cause` carries the socket's `code` (ECONNREFUSED, ECONNRESET). It follows no
  * redirect: a 3xx is the answer. Idle sockets do not keep the process alive.
  *
- * A request that fails on a kept connection before any answer (reset, or written into a closed
- * socket) is sent once more, on a new connection: the server closed that connection while it
- * sat idle, the race node:http documents for `request.reusedSocket`. Only then: a request that
- * fails on a new connection is the caller's to judge.
+ * A request reset on a kept connection before any answer began is sent once more, on a new
+ * connection: the server closed that connection while it sat idle, the race node:http documents
+ * for `request.reusedSocket`. Only then: a request reset on a new connection, or once its answer
+ * began (the server took it), is the caller's to judge.
  */
 export function keepAliveFetch(maxSockets = 64, idleMs = IDLE_MS): HttpFetch {
   const agents = {
@@ -80,7 +77,7 @@ export function keepAliveFetch(maxSockets = 64, idleMs = IDLE_MS): HttpFetch {
           });
         });
         req.on('error', (e: NodeJS.ErrnoException) => {
-          if (agent && req.reusedSocket && !answered && !signal?.aborted && STALE.has(e.code ?? '')) return send(false);
+          if (agent && req.reusedSocket && !answered && !signal?.aborted && e.code === 'ECONNRESET') return send(false);
           fail(e);
         });
         req.end(init.body);

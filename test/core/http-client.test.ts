@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/dev/free-port.js';
@@ -21,6 +22,10 @@ describe('keepAliveFetch', () => {
       req.on('end', () => {
         seen.push({ method: req.method, url: req.url, headers: req.headers, body, socket: req.socket });
         if (req.url === '/hold') return void held.push(() => res.end());
+        if (req.url === '/choices') {
+          res.writeHead(300, { location: '/a' });
+          return void res.end();
+        }
         if (req.url === '/problem') {
           res.writeHead(429, { 'content-type': 'application/problem+json', 'retry-after': '7' });
           return void res.end('{"title":"Too Many Requests"}');
@@ -56,6 +61,9 @@ describe('keepAliveFetch', () => {
     const res = await http(`${base}/problem`);
     expect([res.status, res.ok, res.headers.get('retry-after')]).toEqual([429, false, '7']);
     expect(await res.text()).toBe('{"title":"Too Many Requests"}');
+    // Followed by nobody: a 3xx is the answer, and not ok.
+    const choices = await http(`${base}/choices`);
+    expect([choices.status, choices.ok, choices.headers.get('location')]).toEqual([300, false, '/a']);
   });
 
   it('keeps the connection for the next call', async () => {
@@ -97,9 +105,13 @@ describe('keepAliveFetch', () => {
 /**
  * A server that closes kept connections its own way, over raw TCP: it answers requests with
  * `answer` and, where `drop` says so for the n-th request of a connection (from 1), closes
- * the connection instead of answering, as a server does whose idle close meets a request.
+ * the connection instead of answering, as a server does whose idle close meets a request
+ * (`'midway'`: after the start of an answer; `'garbage'`: it answers what is not HTTP).
  */
-async function closingServer(drop: (nth: number) => boolean, answer = 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok') {
+async function closingServer(
+  drop: (nth: number) => boolean | 'midway' | 'garbage',
+  answer = 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok',
+) {
   const connections: { socket: Socket; requests: number; closedByClient: boolean }[] = [];
   const server: TcpServer = createTcpServer((socket) => {
     const c = { socket, requests: 0, closedByClient: false };
@@ -113,7 +125,13 @@ async function closingServer(drop: (nth: number) => boolean, answer = 'HTTP/1.1 
       while (buffered.includes('\r\n\r\n')) {
         buffered = buffered.slice(buffered.indexOf('\r\n\r\n') + 4);
         c.requests++;
-        if (drop(c.requests)) return void socket.destroy();
+        const verdict = drop(c.requests);
+        if (verdict === 'garbage') return void socket.write('NOT HTTP\r\n\r\n');
+        if (verdict === 'midway') {
+          socket.write('HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nok');
+          return void setImmediate(() => socket.resetAndDestroy());
+        }
+        if (verdict) return void socket.destroy();
         socket.write(answer);
       }
     });
@@ -143,6 +161,35 @@ describe('keepAliveFetch and servers that close kept connections', () => {
     }
   });
 
+  it('a request whose answer had begun is not sent again, kept connection or not: the server took it', async () => {
+    const server = await closingServer((nth) => (nth === 2 ? 'midway' : false));
+    try {
+      const http = keepAliveFetch();
+      await http(server.url);
+      const err = (await http(server.url).catch((e: unknown) => e)) as Error & { cause?: { code?: string } };
+      expect(err.cause?.code).toBe('ECONNRESET');
+      // A request of its own, on a new connection, answered after any resend would have arrived.
+      await keepAliveFetch()(server.url);
+      expect(server.connections.map((c) => c.requests)).toEqual([2, 1]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('an answer that is not HTTP, on a kept connection, is an error and not a reason to send again', async () => {
+    const server = await closingServer((nth) => (nth === 2 ? 'garbage' : false));
+    try {
+      const http = keepAliveFetch();
+      await http(server.url);
+      const err = (await http(server.url).catch((e: unknown) => e)) as Error & { cause?: { code?: string } };
+      expect(err.cause?.code).toMatch(/^HPE_/);
+      await keepAliveFetch()(server.url);
+      expect(server.connections.map((c) => c.requests)).toEqual([2, 1]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a request that fails on a new connection is not sent again', async () => {
     const server = await closingServer(() => true);
     try {
@@ -151,6 +198,20 @@ describe('keepAliveFetch and servers that close kept connections', () => {
       expect(server.connections.map((c) => c.requests)).toEqual([1]);
     } finally {
       await server.close();
+    }
+  });
+
+  it('https: the connection is TLS, and a certificate nobody vouches for is refused', async () => {
+    // A self-signed certificate for 127.0.0.1, made for this test (openssl req -x509, P-256, 100 years); not a secret.
+    const server = createHttpsServer({ key: TEST_KEY, cert: TEST_CERT }, (_req, res) => res.end('ok'));
+    const port = await freePort();
+    await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+    try {
+      const err = (await keepAliveFetch()(`https://127.0.0.1:${port}/`).catch((e: unknown) => e)) as Error & { cause?: { code?: string } };
+      expect(err.cause?.code).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
     }
   });
 
@@ -166,6 +227,23 @@ describe('keepAliveFetch and servers that close kept connections', () => {
     }
   });
 });
+
+const TEST_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgBVWfueKJbstQc/OT
+1GOEF9tzyYHosaRNMQrv7jqiQuahRANCAATY50Rq7QuGfR18xWZbas4hduYFLbrd
+l2yWvl+uJBdCeGitwdt4o7jn3pvjuG9xQg34zhs6rr7ErmtzHjqZtIMg
+-----END PRIVATE KEY-----`;
+const TEST_CERT = `-----BEGIN CERTIFICATE-----
+MIIBkTCCATagAwIBAgIUJ1nl6Q3PW8TjxUrA1ZLPBONCbHUwCgYIKoZIzj0EAwIw
+FDESMBAGA1UEAwwJMTI3LjAuMC4xMCAXDTI2MTEyODA5NDcxMVoYDzIxMjYxMTA0
+MDk0NzExWjAUMRIwEAYDVQQDDAkxMjcuMC4wLjEwWTATBgcqhkjOPQIBBggqhkjO
+PQMBBwNCAATY50Rq7QuGfR18xWZbas4hduYFLbrdl2yWvl+uJBdCeGitwdt4o7jn
+3pvjuG9xQg34zhs6rr7ErmtzHjqZtIMgo2QwYjAdBgNVHQ4EFgQUbghADoGxWo3q
+z8MXXnUQTxwusB4wHwYDVR0jBBgwFoAUbghADoGxWo3qz8MXXnUQTxwusB4wDwYD
+VR0TAQH/BAUwAwEB/zAPBgNVHREECDAGhwR/AAABMAoGCCqGSM49BAMCA0kAMEYC
+IQCJmze1iKnUCkrUSSWnKB6lqcUWW4Lq5A3D1OhMJIt+SQIhAM/F8WyzoTBBFp8a
+Z5cu5rBPuecoJXF83rhTHRKjqem1
+-----END CERTIFICATE-----`;
 
 async function until(ok: () => boolean): Promise<void> {
   while (!ok()) await new Promise((r) => setImmediate(r));
