@@ -46,6 +46,8 @@ export interface ServiceHandle {
 export interface DrainKit {
   /** `Ethereum`, `Bitcoin`, `Stellar`, `Solana`: the table's family. */
   family: string;
+  /** The node's own process, where it runs outside the bench process (anvil); the other nodes' CPU is the bench process's. */
+  nodePid?: number;
   ledgerId: string;
   /** The ledger's options for the service processes, reaching the kit's node. */
   options: Record<string, unknown>;

@@ -4,6 +4,7 @@
  */
 import type { ApiMemory } from './api-memory.js';
 import type { CreateFigures } from './create-phase.js';
+import { coreSharesText, type CoreShares } from './cores.js';
 import { depositRows, type DepositFigures } from './deposits.js';
 import type { BareSend, OrderCheck, SendGaps } from './drain-kit.js';
 import type { IdleLatency } from './idle-latency.js';
@@ -98,6 +99,8 @@ export interface DrainFigures {
   /** The same up to the worker having nothing left to do for them (confirmations, looks again). */
   workerCpuMsPerWithdrawalUntilIdle?: number;
   apiCpuMsPerWithdrawal: number;
+  /** Every process's CPU over the drain (live: from the release; backlog: from the resume), and the cores it kept busy. */
+  cores?: CoreShares;
   workerRssMB: number;
 }
 
@@ -205,6 +208,7 @@ export function rows(f: Figures, run: RunSetup): Row[] {
         ...(live ? [`callback accepted → BROADCAST p50 ${p.callbackToBroadcastMsP50} ms`] : []),
         `callbacks accepted in ${p.callbacksAcceptedSeconds} s`,
         `CPU per withdrawal worker ${p.workerCpuMsPerWithdrawal} (until idle ${p.workerCpuMsPerWithdrawalUntilIdle ?? '?'}) / API ${p.apiCpuMsPerWithdrawal} ms`,
+        ...(p.cores ? [coreSharesText(p.cores, 'worker')] : []),
         `${p.failed} failed; worker RSS ${p.workerRssMB} MB; ${p.created} created in ${p.createSeconds} s${p.createRetries ? ` (${p.createRetries} asked again)` : ''}`,
         ...(p.bare.note ? [`bare: ${p.bare.note}`] : []),
       ].join('; '),

@@ -47,6 +47,7 @@ import {
   buildDist,
   cpuSeconds,
   logSays,
+  pidCpuSeconds,
   RESULTS,
   runLoad,
   startNode,
@@ -57,6 +58,7 @@ import {
   type StartOptions,
 } from './procs.js';
 import { workerMemory } from './worker-memory.js';
+import { coreMeter } from './cores.js';
 import { apiMemory } from './api-memory.js';
 import { depositsBench, type DepositFigures, type DepositSizes } from './deposits.js';
 import { formatTable } from './table.js';
@@ -268,7 +270,7 @@ async function main(): Promise<void> {
       kits.push(kit);
     }
     const b = await startServices(stops, prefix, redisUrl, redis, kits);
-    if (wantDrain('ethereum')) kits.unshift(ethereumDrainKit(b.anvil.url, RECIPIENT));
+    if (wantDrain('ethereum')) kits.unshift({ ...ethereumDrainKit(b.anvil.url, RECIPIENT), nodePid: b.anvil.pid });
     for (const family of ['ethereum', 'bitcoin', 'stellar', 'solana'] as const) {
       if (wantFamily('ingest', family)) figures.ingest = [...(figures.ingest ?? []), await ingestPhase(b, family)];
     }
@@ -844,7 +846,20 @@ async function drain(
   const gcBefore = (countersBefore[0] as ChildCounters).gc;
   let workerCpu0 = workersCpuSeconds();
   const apiCpu0 = cpuSeconds(api.child);
+  // The bench process holds the custody side, and the node of every family but Ethereum's.
+  const nodePid = kit.nodePid;
+  const meter = coreMeter(
+    {
+      worker: workersCpuSeconds,
+      api: () => cpuSeconds(api.child),
+      bench: () => pidCpuSeconds(process.pid),
+      ...(nodePid === undefined ? {} : { node: () => pidCpuSeconds(nodePid) }),
+      redis: () => redisCpuSeconds(redis),
+    },
+    cpus().length,
+  );
   await window?.start();
+  if (mode === 'live') await meter.start();
   tap.held = undefined;
   gate.release();
   let resumedAt = NaN;
@@ -852,6 +867,7 @@ async function drain(
     await waitFor('every callback accepted', api.child, () => tap.acceptedCount >= operationIDs.length, 120_000);
     resumedAt = Date.now();
     workerCpu0 = workersCpuSeconds();
+    await meter.start();
     await queues.broadcast.resume();
   }
   let ops: Operation[] = [];
@@ -891,6 +907,7 @@ async function drain(
   // Up to the last look at the store (a few polls past the last broadcast); confirmation checks included.
   const workerCpuMs = ((workersCpuSeconds() - workerCpu0) * 1000) / operationIDs.length;
   const apiCpuMs = ((cpuSeconds(api.child) - apiCpu0) * 1000) / operationIDs.length;
+  const cores = await meter.stop(operationIDs.length, 'worker');
   const all = await workersStats();
   const stats = all[0] as ChildStats;
   // Every send of the workers since the drain began: the drain's vaults are the only ones sending.
@@ -932,6 +949,7 @@ async function drain(
     failed: ops.filter((o) => o.status === 'FAILED').length,
     workerCpuMsPerWithdrawal: r2(workerCpuMs),
     apiCpuMsPerWithdrawal: r2(apiCpuMs),
+    cores,
     workerRssMB: r1(stats.memory.rss / MB),
   };
   // The rest of the withdrawals' life in the worker: confirmations, and whatever looks again.

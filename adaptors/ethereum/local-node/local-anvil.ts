@@ -6,6 +6,8 @@ import { freePort } from '../../../src/dev/free-port.js';
 export interface LocalAnvil {
   url: string;
   chainId: number;
+  /** The node's own process, where it has one (the bench reads its CPU time by it). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -77,6 +79,7 @@ export async function startAnvil(opts: { chainId?: number; blockTime?: number; m
   return {
     url,
     chainId,
+    pid: child.pid,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
