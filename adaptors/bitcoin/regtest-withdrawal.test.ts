@@ -7,6 +7,8 @@ import { formatAmount } from '../../src/ledger/amounts.js';
 import type { Reservations } from '../../src/ledger/reservations.js';
 import { startBitcoinRegtest, type BitcoinRegtest } from './local-node/index.js';
 import { newKey, regtestAdaptor, signAll, utxoSum, vaultOf, type TestKey } from './test-kit.js';
+import { otherS, verifySignature } from '../../src/ledger/signatures.js';
+import { publicKeyHex } from '../../src/ledger/public-key.js';
 
 const BTC = { symbol: 'BTC', decimals: 8, native: true };
 let seq = 0;
@@ -184,26 +186,38 @@ describe('bitcoin withdrawals on a real regtest node (bcoin behind the Esplora f
     }
   });
 
-  it('rejects a corrupted signature in combine, and the node rejects it if combine is bypassed', async () => {
+  it('signatures are checked once, as they come in; combine refuses another transaction, another key and a high s; the node rejects a bad signature', async () => {
     const key = newKey();
     const vault = vaultOf(adaptor, key, 'p2wpkh');
     await regtest.faucet(vault.changeAddress, 200_000);
     const unsigned = await adaptor.craft(vault, intent(recipient, 50_000n));
+    const payload = unsigned.payloads[0]!;
     const sigs = signAll(unsigned, [key]);
-    const bad = sigs.map((s) => ({ ...s, signature: Uint8Array.from(s.signature) }));
-    bad[0]!.signature[5]! ^= 0x01;
-    expect(() => adaptor.combine(unsigned, bad)).toThrow(VerificationError);
+    const corrupted = Uint8Array.from(sigs[0]!.signature);
+    corrupted[5]! ^= 0x01;
+    // The one signature check (src/ledger/signatures.ts) refuses a corrupted signature and another key's.
+    expect(() => verifySignature(payload.digest, Buffer.from(corrupted).toString('hex'), 0, key.publicKey)).toThrow(VerificationError);
+    const stranger = newKey();
+    const byStranger = Buffer.from(ecc.sign(Buffer.from(payload.digest, 'hex'), stranger.priv)).toString('hex');
+    expect(() => verifySignature(payload.digest, byStranger, 0, key.publicKey)).toThrow(VerificationError);
+    // combine: a payload of another key is not the input's; a changed state is not the transaction stored and signed.
+    const ofStranger = { ...unsigned, payloads: [{ ...payload, publicKey: publicKeyHex(stranger.publicKey), keyId: stranger.keyId }] };
+    expect(() => adaptor.combine(ofStranger, signAll(ofStranger, [stranger]))).toThrow(/payload of input 0 does not match the transaction/);
+    const state = unsigned.state as { outputs: { value: string }[] };
+    const tampered = { ...unsigned, state: { ...state, outputs: state.outputs.map((o, i) => (i === 0 ? { ...o, value: String(BigInt(o.value) + 1n) } : o)) } };
+    expect(() => adaptor.combine(tampered, sigs)).toThrow(/does not match the stored craft state/);
+    // A high s (non-standard on Bitcoin) never goes into the transaction.
+    expect(() => adaptor.combine(unsigned, [{ ...sigs[0]!, signature: otherS(sigs[0]!.signature) }])).toThrow(/low s/);
 
-    const [signed] = adaptor.combine(unsigned, sigs);
-    const tx = Transaction.fromHex(signed!.serialized);
-    const der = Uint8Array.from(tx.ins[0]!.witness[0]!);
-    der[10]! ^= 0x01; // inside r: still DER, no longer valid
-    tx.setWitness(0, [der, tx.ins[0]!.witness[1]!]);
-    const err = await adaptor.broadcast({ txIndex: 0, serialized: tx.toHex(), txid: tx.getId() }).catch((e: unknown) => e);
+    // A bad signature that reached combine all the same goes in as given, and the node rejects the transaction.
+    const [forged] = adaptor.combine(unsigned, [{ ...sigs[0]!, signature: corrupted }]);
+    const err = await adaptor.broadcast(forged!).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NodeRejectionError);
     expect(err).toMatchObject({ kind: 'non_standard', retryable: false });
     expect((err as Error).message).toMatch(/script-verify|signature/i);
-    await adaptor.release(unsigned, '');
+    // Nothing was spent: the properly signed one is taken.
+    const [signed] = adaptor.combine(unsigned, sigs);
+    expect(await adaptor.broadcast(signed!)).toMatchObject({ txid: signed!.txid });
   });
 
   it('treats a repeated broadcast as already known, in the mempool and once mined', async () => {

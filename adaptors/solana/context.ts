@@ -1,5 +1,4 @@
 import type { AdaptorDeps, AssetInfo } from '../../src/ledger/adaptor.js';
-import type { Ed25519Keys } from '../../src/ledger/signatures.js';
 import type { SolanaRpc } from './network/rpc.js';
 import type { SolanaOptions } from './options.js';
 
@@ -13,6 +12,4 @@ export interface SolanaContext {
   deps: AdaptorDeps;
   /** SOL first, then the configured SPL tokens (`contract` is the mint). */
   assets: AssetInfo[];
-  /** The vault keys combine checks signatures with, each made once. */
-  ed25519Keys: Ed25519Keys;
 }

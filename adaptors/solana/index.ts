@@ -1,7 +1,6 @@
 import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
 import { builtInSolanaCodec, solanaAddressCodec } from './address-codec.js';
 import type { SolanaContext } from './context.js';
-import { Ed25519Keys } from '../../src/ledger/signatures.js';
 import { SOLANA_LEDGERS } from './ledgers.js';
 import { SOL, tokenAssets } from './logic/assets.js';
 import { getBalances } from './logic/balances.js';
@@ -29,7 +28,6 @@ function createSolanaAdaptor(ledgerId: string, options: SolanaOptions, deps: Ada
     rpc: new SolanaRpc(options.rpcUrl, deps.fetch),
     deps,
     assets,
-    ed25519Keys: new Ed25519Keys(),
   };
   return {
     ...solanaAddressCodec(ledgerId, known?.network ?? 'custom'),
@@ -41,7 +39,7 @@ function createSolanaAdaptor(ledgerId: string, options: SolanaOptions, deps: Ada
     getBalances: (addresses, list) => getBalances(ctx, addresses, list),
     craft: (source, intent) => craft(ctx, source, intent),
     release: (unsigned, reference) => release(ctx, unsigned, reference),
-    combine: (unsigned, sigs) => combine(unsigned, sigs, ctx.ed25519Keys),
+    combine: (unsigned, sigs) => combine(unsigned, sigs),
     broadcast: (tx, context) => broadcast(ctx, tx, context),
     txStatus: (txid, unsigned) => txStatus(ctx, txid, unsigned),
     replace: (input) => replace(ctx, input),

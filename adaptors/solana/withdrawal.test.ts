@@ -14,6 +14,7 @@ import type { LedgerAdaptor, VaultSource } from '../../src/ledger/adaptor.js';
 import { minReservationMs, Reservations } from '../../src/ledger/reservations.js';
 import { reservationKeys } from '../../src/platform/redis-keys.js';
 import { verifySignature } from '../../src/ledger/signatures.js';
+import { publicKeyHex } from '../../src/ledger/public-key.js';
 import { ed25519Signer } from '../../test/conformance/signers.js';
 import { testRedis } from '../../test/helpers/redis.js';
 import { solanaFamily } from './index.js';
@@ -80,17 +81,28 @@ describe('solana withdrawals against the local node', () => {
     expect((err as ConflictError).errCode).toBe('ERR_NONCE_ACCOUNT_MISSING');
   });
 
-  it('combine refuses a signature over anything but the stored message', async () => {
+  it('signatures are checked once, as they come in; combine refuses a message other than the one signed and a payload of another key', async () => {
     await setUpNonce(adaptor, signer, (a, l) => node.fund(a, 'SOL', l), node.svm.minimumBalanceForRentExemption(80n));
     const unsigned = await adaptor.craft(source, intent('b'));
     try {
       const digest = unsigned.payloads[0]!.digest;
+      // The one signature check (src/ledger/signatures.ts) refuses a signature over anything but the stored message, and another key's.
       const wrong = signer.sign(`${digest}00`);
-      expect(() => adaptor.combine(unsigned, [{ payloadIndex: 0, signature: Buffer.from(wrong.signature, 'hex'), recoveryId: 0 }])).toThrow(VerificationError);
+      expect(() => verifySignature(digest, wrong.signature, wrong.v, signer.publicKey)).toThrow(VerificationError);
+      const stranger = ed25519Signer();
+      expect(() => verifySignature(digest, stranger.sign(digest).signature, 0, signer.publicKey)).toThrow(VerificationError);
       // One byte of the message changed (the fee payer's key): signed, but not what was stored.
       const flipped = `${digest.slice(0, 10)}${((parseInt(digest.slice(10, 12), 16) ^ 1) & 0xff).toString(16).padStart(2, '0')}${digest.slice(12)}`;
       const tampered = { ...unsigned, payloads: [{ ...unsigned.payloads[0]!, digest: flipped }] };
       expect(() => sign(tampered)).toThrow(/not the message that was signed/);
+      // A payload of another key, with that key's good signature over the stored message: not the vault's.
+      const ofStranger = { ...unsigned, payloads: [{ ...unsigned.payloads[0]!, publicKey: publicKeyHex(stranger.publicKey) }] };
+      const byStranger = stranger.sign(digest);
+      expect(() =>
+        adaptor.combine(ofStranger, [{ payloadIndex: 0, ...verifySignature(digest, byStranger.signature, byStranger.v, stranger.publicKey) }]),
+      ).toThrow(/not signed by the vault/);
+      // Nothing but 64 bytes goes into the transaction as its signature.
+      expect(() => adaptor.combine(unsigned, [{ payloadIndex: 0, signature: new Uint8Array(63), recoveryId: 0 }])).toThrow(/64 bytes/);
     } finally {
       await adaptor.release(unsigned, 'b');
     }

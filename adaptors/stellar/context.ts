@@ -1,5 +1,4 @@
 import type { AdaptorDeps, AssetInfo } from '../../src/ledger/adaptor.js';
-import type { Ed25519Keys } from '../../src/ledger/signatures.js';
 import type { HorizonClient } from './network/horizon.js';
 import type { StellarOptions } from './options.js';
 
@@ -13,6 +12,4 @@ export interface StellarContext {
   nativeAsset: AssetInfo;
   /** Native first, then configured credit assets. */
   assets: AssetInfo[];
-  /** The vault keys combine checks signatures with, each made once. */
-  ed25519Keys: Ed25519Keys;
 }

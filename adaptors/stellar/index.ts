@@ -3,7 +3,6 @@ import { ConfigError } from '../../src/platform/config-error.js';
 import type { AdaptorDeps, LedgerAdaptor, LedgerFamily } from '../../src/ledger/adaptor.js';
 import { builtInStellarCodec, stellarAddressCodec } from './address-codec.js';
 import type { StellarContext } from './context.js';
-import { Ed25519Keys } from '../../src/ledger/signatures.js';
 import { STELLAR_LEDGERS } from './ledgers.js';
 import { creditAssets, NATIVE_ASSET } from './logic/assets.js';
 import { getBalances } from './logic/balances.js';
@@ -34,7 +33,6 @@ function createStellarAdaptor(ledgerId: string, options: StellarOptions, deps: A
     deps,
     nativeAsset: NATIVE_ASSET,
     assets,
-    ed25519Keys: new Ed25519Keys(),
   };
   return {
     ...stellarAddressCodec(ledgerId, known?.network ?? 'custom'),

@@ -6,6 +6,8 @@ import { startStellarLedger, type CreditAsset, type LocalStellarLedger } from '.
 import { testRedis } from '../../test/helpers/redis.js';
 import { reservationKeys } from '../../src/platform/redis-keys.js';
 import { signPayloads, stellarAdaptor, testKey, vaultOf, type TestKey } from './test-kit.js';
+import { verifySignature } from '../../src/ledger/signatures.js';
+import { publicKeyHex } from '../../src/ledger/public-key.js';
 
 const XLM = 10_000_000n;
 
@@ -173,20 +175,31 @@ describe('stellar withdrawals end to end on the local ledger simulator', () => {
     await adaptor.release(b, `op-${refs}`);
   });
 
-  it('combine refuses a bad signature; the ledger itself rejects it (tx_bad_auth) when combine is bypassed', async () => {
+  it('signatures are checked once, as they come in; combine refuses another envelope and another key; the ledger rejects a bad signature (tx_bad_auth)', async () => {
     const dest = testKey();
     await ledger.fund(dest.address, '1');
     const unsigned = await adaptor.craft(vaultOf(vault), intent({ recipientAddress: dest.address }));
+    const digest = unsigned.payloads[0]!.digest;
     const good = signPayloads(unsigned, vault)[0]!;
     const corrupted = Uint8Array.from(good.signature);
     corrupted[10]! ^= 0x01;
-    expect(() => adaptor.combine(unsigned, [{ ...good, signature: corrupted }])).toThrow(VerificationError);
-    expect(() => adaptor.combine(unsigned, signPayloads(unsigned, testKey()))).toThrow();
+    // The one signature check (src/ledger/signatures.ts) refuses a corrupted signature and another key's.
+    expect(() => verifySignature(digest, Buffer.from(corrupted).toString('hex'), undefined, vault.publicKey)).toThrow(VerificationError);
+    const stranger = testKey();
+    expect(() => verifySignature(digest, stranger.signHex(digest), undefined, vault.publicKey)).toThrow(VerificationError);
+    // combine: a payload of another key, with that key's good signature, does not spend from the vault.
+    const ofStranger = { ...unsigned, payloads: [{ ...unsigned.payloads[0]!, publicKey: publicKeyHex(stranger.publicKey) }] };
+    expect(() => adaptor.combine(ofStranger, signPayloads(ofStranger, stranger))).toThrow(/does not spend from the vault/);
+    // An envelope other than the one signed (the digest of another transaction or network).
+    const flipped = `${digest.slice(0, -2)}${((parseInt(digest.slice(-2), 16) ^ 1) & 0xff).toString(16).padStart(2, '0')}`;
+    const otherDigest = { ...unsigned, payloads: [{ ...unsigned.payloads[0]!, digest: flipped }] };
+    expect(() => adaptor.combine(otherDigest, [good])).toThrow(/does not hash to the signed digest/);
+    // Nothing but 64 bytes goes into the envelope as its signature.
+    expect(() => adaptor.combine(unsigned, [{ ...good, signature: good.signature.subarray(0, 63) }])).toThrow(/64 bytes/);
 
-    const tx = new Transaction(xdr.TransactionEnvelope.fromXDR(unsigned.txs[0]!.serialized, 'hex'), ledger.passphrase);
-    tx.addDecoratedSignature(new xdr.DecoratedSignature({ hint: vault.keypair.signatureHint(), signature: Buffer.from(corrupted) }));
-    const forged = { txIndex: 0, serialized: tx.toEnvelope().toXDR('hex'), txid: tx.hash().toString('hex') };
-    const err = await adaptor.broadcast(forged).catch((e) => e);
+    // A bad signature that reached combine all the same goes in as given, and the ledger rejects it.
+    const [forged] = adaptor.combine(unsigned, [{ ...good, signature: corrupted }]);
+    const err = await adaptor.broadcast(forged!).catch((e) => e);
     expect(err).toBeInstanceOf(NodeRejectionError);
     expect(err.details).toMatch(/^tx_bad_auth: /);
     // Nothing was consumed: the properly signed one still applies.

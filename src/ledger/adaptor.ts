@@ -300,7 +300,9 @@ export interface LedgerAdaptor {
 
   /**
    * Assembles signed transactions from verified signatures (one per payload, in payload order).
-   * Must check the result: the signed transaction spends from the vault and is the one crafted.
+   * Must check the result: the signed transaction spends from the vault and is the one crafted,
+   * so each payload's digest and key are the ones its signature was checked against when it
+   * came in (`signatures.ts`, the one place signatures are checked; combine does not check them again).
    */
   combine(unsigned: UnsignedWithdrawal, signatures: VerifiedSignature[]): SignedTx[];
 

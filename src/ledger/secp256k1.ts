@@ -3,7 +3,7 @@ import * as wasm from 'tiny-secp256k1';
 
 /**
  * Public-key recovery from a secp256k1 signature, the costliest step of every signing
- * callback, and verification (Bitcoin's combine, per input): by libsecp256k1 (the
+ * callback (`signatures.ts`, the one place signatures are checked): by libsecp256k1 (the
  * `secp256k1` package's native binding, loaded from the prebuilt binary the package ships for Linux, macOS and Windows, no compiler needed) where
  * it loads, about five times faster than tiny-secp256k1's WebAssembly build (0.06 against
  * 0.25-0.28 ms here), and by tiny-secp256k1 elsewhere. Both give the same answer
@@ -11,7 +11,6 @@ import * as wasm from 'tiny-secp256k1';
  */
 interface NativeSecp256k1 {
   ecdsaRecover(signature: Uint8Array, recoveryId: number, message32: Uint8Array, compressed?: boolean): Uint8Array;
-  ecdsaVerify(signature: Uint8Array, message32: Uint8Array, publicKey: Uint8Array): boolean;
 }
 
 function loadNative(): NativeSecp256k1 | undefined {
@@ -27,11 +26,9 @@ export interface Secp256k1 {
   readonly name: 'libsecp256k1' | 'tiny-secp256k1';
   /** The public key that made the 64-byte `r‖s` signature with `recoveryId` over `digest`, or null when none does. */
   recover(digest: Uint8Array, signature: Uint8Array, recoveryId: 0 | 1, compressed: boolean): Uint8Array | null;
-  /** Whether the 64-byte low-S `r‖s` signature over `digest` is by `publicKey` (a high-S one is refused). */
-  verify(digest: Uint8Array, signature: Uint8Array, publicKey: Uint8Array): boolean;
 }
 
-/** `f()`, or `otherwise` where the library throws (r no curve point's x, a key that does not parse): nothing recovers or verifies then. */
+/** `f()`, or `otherwise` where the library throws (r no curve point's x): nothing recovers then. */
 function orElse<T>(f: () => T, otherwise: T): T {
   try {
     return f();
@@ -43,14 +40,12 @@ function orElse<T>(f: () => T, otherwise: T): T {
 export const wasmSecp256k1: Secp256k1 = {
   name: 'tiny-secp256k1',
   recover: (digest, signature, recoveryId, compressed) => orElse(() => wasm.recover(digest, signature, recoveryId, compressed), null),
-  verify: (digest, signature, publicKey) => orElse(() => wasm.verify(digest, publicKey, signature, true), false),
 };
 
 function nativeSecp256k1(native: NativeSecp256k1): Secp256k1 {
   return {
     name: 'libsecp256k1',
     recover: (digest, signature, recoveryId, compressed) => orElse(() => native.ecdsaRecover(signature, recoveryId, digest, compressed), null),
-    verify: (digest, signature, publicKey) => orElse(() => native.ecdsaVerify(signature, digest, publicKey), false),
   };
 }
 

@@ -90,8 +90,8 @@ const ed25519KeyObject = (bytes: Uint8Array): KeyObject => createPublicKey({ key
 /**
  * Ed25519 public keys as node:crypto holds them, each made once. Making the key object costs
  * about as much as the check with a ready one (a check from raw bytes 260 µs, with the object
- * kept 150 µs), and a vault signs many withdrawals with one key. Held by whoever checks
- * (the receiver, each ed25519 adaptor), bounded: past `max` keys the oldest goes.
+ * kept 150 µs), and a vault signs many withdrawals with one key. Held by the receiver, which
+ * checks every signature as it comes in; bounded: past `max` keys the oldest goes.
  */
 export class Ed25519Keys {
   private readonly keys = new Map<string, KeyObject>();

@@ -1,6 +1,6 @@
 import { crypto as bcrypto, script as bscript } from 'bitcoinjs-lib';
 import { PermanentLedgerError, VerificationError } from '../../../src/platform/errors.js';
-import { secp256k1 } from '../../../src/ledger/secp256k1.js';
+import { isLowS } from '../../../src/ledger/signatures.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
 import type { BtcContext } from '../context.js';
 import { unsignedTx } from './craft.js';
@@ -12,7 +12,10 @@ import { bitcoinState } from './state.js';
  * Puts the signatures into the crafted transaction: DER + SIGHASH_ALL, in the witness
  * (P2WPKH), witness plus redeem script (P2SH-P2WPKH) or scriptSig (P2PKH). Rebuilds the
  * transaction from the stored state and recomputes every sighash, so it only ever signs
- * what was crafted, and checks each signature against its sighash and key before returning.
+ * what was crafted: each input's sighash must be its payload's digest and its key the
+ * payload's. Each signature was checked when it came in, over that digest and against that
+ * key (src/ledger/signatures.ts, the one place signatures are checked), so it is not checked
+ * again.
  */
 export function combine(ctx: BtcContext, unsigned: UnsignedWithdrawal, signatures: VerifiedSignature[]): SignedTx[] {
   const state = bitcoinState.decode(unsigned.state, { ledgerId: ctx.ledgerId });
@@ -39,10 +42,8 @@ export function combine(ctx: BtcContext, unsigned: UnsignedWithdrawal, signature
     const sig = byPayload.get(payloadIndex);
     if (!sig) throw new VerificationError(`no signature for payload ${payloadIndex}`, 'signature-missing');
     const pubkey = Buffer.from(input.publicKey, 'hex');
-    // strict: high-S is non-standard on Bitcoin; src/ledger/signatures.ts normalised it already.
-    if (sig.signature.length !== 64 || !secp256k1.verify(digest, sig.signature, pubkey)) {
-      throw new VerificationError(`signature for input ${i} does not verify against its sighash and key`, 'bad-signature');
-    }
+    // High-S is non-standard on Bitcoin; src/ledger/signatures.ts stores the low S.
+    if (!isLowS(sig.signature)) throw new VerificationError(`signature for input ${i} is not 64 bytes with a low s`, 'malformed-signature');
     const der = bscript.signature.encode(sig.signature, SIGHASH_ALL);
     if (input.format === 'p2pkh') {
       tx.setInputScript(i, bscript.compile([der, pubkey]));

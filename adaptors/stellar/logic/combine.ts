@@ -2,15 +2,17 @@ import type { Transaction } from '@stellar/stellar-base';
 import { FeeBumpTransaction, Keypair, StrKey, TransactionBuilder, xdr } from '@stellar/stellar-base';
 import { InvalidArgumentError } from '../../../src/platform/errors.js';
 import type { SignedTx, UnsignedWithdrawal, VerifiedSignature } from '../../../src/ledger/adaptor.js';
-import { verifyEd25519 } from '../../../src/ledger/signatures.js';
 import type { StellarContext } from '../context.js';
 import { isFeeBump, stellarState } from './state.js';
 
 /**
  * Adds the vault's decorated signature to the crafted envelope. `serialized` is the signed
  * TransactionEnvelope XDR in hex (the contract's hex convention); broadcast re-encodes it as
- * the base64 Horizon takes. The signature is checked again here against this network's
- * transaction hash, so a signature for another envelope or network never leaves combine.
+ * the base64 Horizon takes. The envelope must hash, on this network, to the payload's digest,
+ * and spend from the vault whose key is the payload's. The signature was checked when it came
+ * in, over that digest and against that key (src/ledger/signatures.ts, the one place
+ * signatures are checked), so a signature for another envelope or network never reaches
+ * combine, and it is not checked again.
  */
 export function combine(ctx: StellarContext, unsigned: UnsignedWithdrawal, sigs: VerifiedSignature[]): SignedTx[] {
   const state = stellarState.decode(unsigned.state);
@@ -19,6 +21,7 @@ export function combine(ctx: StellarContext, unsigned: UnsignedWithdrawal, sigs:
   if (!payload || !envelope || unsigned.payloads.length !== 1) throw new InvalidArgumentError('a Stellar withdrawal has exactly one payload');
   const sig = sigs.find((s) => s.payloadIndex === 0);
   if (!sig || sigs.length !== 1) throw new InvalidArgumentError(`expected one signature for payload 0, got ${sigs.length}`);
+  if (sig.signature.length !== 64) throw new InvalidArgumentError(`an ed25519 signature has 64 bytes, got ${sig.signature.length}`);
 
   const tx = TransactionBuilder.fromXDR(xdr.TransactionEnvelope.fromXDR(envelope, 'hex'), ctx.passphrase);
   const hash = tx.hash();
@@ -32,7 +35,6 @@ export function combine(ctx: StellarContext, unsigned: UnsignedWithdrawal, sigs:
   if (inner.source !== state.source || payer !== state.source || signer !== state.source || inner.sequence !== state.sequence) {
     throw new InvalidArgumentError('the stored envelope does not spend from the vault account it was crafted for');
   }
-  verifyEd25519(hash, Buffer.from(sig.signature).toString('hex'), { scheme: 'ed25519', bytes: Uint8Array.from(key) }, ctx.ed25519Keys);
   tx.addDecoratedSignature(new xdr.DecoratedSignature({ hint: Keypair.fromPublicKey(signer).signatureHint(), signature: Buffer.from(sig.signature) }));
   return [{ txIndex: 0, serialized: tx.toEnvelope().toXDR('hex'), txid: hash.toString('hex') }];
 }
