@@ -55,6 +55,8 @@ export interface IngestFigures {
   apiCpuMsPerCallback: number;
   echoCpuMsPerRequest: number;
   redisCpuMsPerCallback: number;
+  /** The CPU the callback's signature checks alone take (ms), timed in the bench process. */
+  checksCpuMsPerCallback?: number;
   /** The Redis was started by the bench (REDIS_URL did not answer), so its CPU is the callbacks' alone. */
   ownRedis: boolean;
 }
@@ -109,6 +111,16 @@ const ingestTarget = (family: string): number => (family === 'Ethereum' ? 0.7 : 
 /** Settled RSS (MB) a process must stay under: as deployed (built), or through tsx, which adds its compiler. */
 const memoryTarget = (how: string): number => (how.startsWith('built') ? 150 : 200);
 
+/**
+ * The receiver answers a callback as the echo answers its body (HTTP, JSON) and checks its
+ * signatures on top: what the checks alone cost, and the CPU ratio a receiver doing nothing else
+ * would reach against this echo.
+ */
+export function checksBound(echoCpuMs: number, checksCpuMs: number): string {
+  const bound = Math.round((echoCpuMs / (echoCpuMs + checksCpuMs)) * 100) / 100;
+  return `signature checks alone ${checksCpuMs} ms; the echo's work and the checks, nothing else: CPU ratio ${bound}`;
+}
+
 /** The figures as the table's rows (bench/table.ts): one per family and figure, each against its reference. */
 export function rows(f: Figures, run: RunSetup): Row[] {
   const out: Row[] = [];
@@ -138,7 +150,10 @@ export function rows(f: Figures, run: RunSetup): Row[] {
       `callback ingest CPU per request (ms), ${i.shape}`,
       `${apiCpu}`,
       `echo ${echoCpu}`,
-      `load generator ${Math.round(s.loadCpuMs * 1000) / 1000} (echo ${Math.round(e.loadCpuMs * 1000) / 1000}); Redis ${i.redisCpuMsPerCallback}${i.ownRedis ? '' : ' (shared Redis)'}`,
+      [
+        `load generator ${Math.round(s.loadCpuMs * 1000) / 1000} (echo ${Math.round(e.loadCpuMs * 1000) / 1000}); Redis ${i.redisCpuMsPerCallback}${i.ownRedis ? '' : ' (shared Redis)'}`,
+        ...(i.checksCpuMsPerCallback === undefined ? [] : [checksBound(echoCpu, i.checksCpuMsPerCallback)]),
+      ].join('; '),
       echoCpu / apiCpu,
     );
   }

@@ -1,9 +1,10 @@
 /** Data the bench prepares: pre-created operations with real signatures, and key batches. */
 import { createHash, createPrivateKey, createPublicKey, randomBytes, sign } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as ecc from 'tiny-secp256k1';
 import type { HashAlgorithm } from '../src/ledger/adaptor.js';
 import { toCustodyKeyId, type PublicKey } from '../src/ledger/public-key.js';
+import { Ed25519Keys, verifySignature } from '../src/ledger/signatures.js';
 import type { Operation } from '../src/withdrawals/model/operation.js';
 import type { OperationStore } from '../src/withdrawals/store/operation-store.js';
 
@@ -111,6 +112,25 @@ export async function prepareCallbacks(store: OperationStore, shape: CallbackSha
     await Promise.all(batch);
   }
   writeFileSync(file, `${lines.join('\n')}\n`);
+}
+
+/**
+ * The CPU the receiver's signature checks alone take per callback (ms): every entry of the first
+ * `max` callbacks of `file` (written by prepareCallbacks) checked here as the receiver checks it
+ * (`verifySignature` against the stored key, ed25519 key objects kept), on this process's thread.
+ */
+export function signatureChecksCpuMs(file: string, scheme: CallbackShape['scheme'], max = 2_000): number {
+  const key = scheme === 'ed25519' ? benchEdKey : benchKey;
+  const keys = new Ed25519Keys();
+  const bodies = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .slice(0, max)
+    .map((line) => JSON.parse(line) as { dataToSign: string[]; signatures: string[]; v: number[] });
+  const before = process.cpuUsage();
+  for (const b of bodies) b.dataToSign.forEach((digest, j) => verifySignature(digest, b.signatures[j] as string, b.v[j], key, keys));
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1_000 / bodies.length;
 }
 
 /** `count` random secp256k1 public points (65-byte uncompressed) and ed25519-sized raw keys. */

@@ -38,7 +38,7 @@ import { bitcoinDrainKit } from './drain-bitcoin.js';
 import { stellarDrainKit } from './drain-stellar.js';
 import { solanaDrainKit } from './drain-solana.js';
 import { idleLatency, type IdleLatency } from './idle-latency.js';
-import { CALLBACK_SHAPES, prepareCallbacks, randomKeys } from './fixtures.js';
+import { CALLBACK_SHAPES, prepareCallbacks, randomKeys, signatureChecksCpuMs } from './fixtures.js';
 import { statusUnderBatches } from './status-under-batches.js';
 import { utxoBench } from './utxo.js';
 import type { LoadResult } from './load.js';
@@ -430,6 +430,8 @@ async function ingestPhase(b: Bench, family: FamilyName): Promise<IngestFigures>
   await redis.del(operationKeys(servicePrefix(prefix)).open);
   await queues.close();
   const enqueued = Object.values(counts).reduce((x, y) => x + y, 0);
+  // What no receiver can leave out: the signatures checked before a callback is accepted.
+  const checksCpuMs = signatureChecksCpuMs(mainFile, shape.scheme);
   const figures: IngestFigures = {
     family: shape.family,
     shape: `${shape.payloads} ${shape.scheme} signature${shape.payloads > 1 ? 's' : ''} over ${shape.dataBytes} bytes`,
@@ -440,6 +442,7 @@ async function ingestPhase(b: Bench, family: FamilyName): Promise<IngestFigures>
     apiCpuMsPerCallback: Math.round(apiCpuMs * 1000) / 1000,
     echoCpuMsPerRequest: Math.round(echoCpuMs * 1000) / 1000,
     redisCpuMsPerCallback: Math.round(redisCpuMs * 1000) / 1000,
+    checksCpuMsPerCallback: Math.round(checksCpuMs * 1000) / 1000,
     ownRedis: redisUrl !== (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'),
   };
   log(
