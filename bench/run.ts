@@ -31,7 +31,7 @@ import { ensureRedis } from '../src/dev/local-redis.js';
 import { deleteKeysUnder } from '../src/dev/prefix-keys.js';
 import { createPhase, type CreateFigures } from './create-phase.js';
 import { signCallback } from '../src/security/callback-hmac.js';
-import { keepAliveFetch } from '../src/platform/http-client.js';
+import { keepAliveFetch, type HttpFetch } from '../src/platform/http-client.js';
 import { gapsBetween, watchBareSends, type DrainKit, type SendGaps, type ServiceHandle } from './drain-kit.js';
 import { ethereumDrainKit } from './drain-ethereum.js';
 import { bitcoinDrainKit } from './drain-bitcoin.js';
@@ -228,6 +228,8 @@ interface Bench {
   config: ReturnType<typeof loadConfig>;
   store: OperationStore;
   api: { child: Child; url: string };
+  /** The bench's own requests to the API (vaults, withdrawals), over keep-alive connections: the bench process also answers the API's sign requests (bench/create-phase.ts). */
+  apiClient: HttpFetch;
   echo: Child;
   echoPort: number;
   /** The service compiled to JavaScript, run by plain node as the image runs it: built once, when a phase needs it. */
@@ -384,7 +386,24 @@ async function startServices(stops: Bench['stops'], prefix: string, redisUrl: st
     }
     return builtDir;
   };
-  return { stops, prefix, redisUrl, redis, anvil, custody, tap, env, config, store, api, echo, echoPort, built, bareSends: watchBareSends() };
+  return {
+    stops,
+    prefix,
+    redisUrl,
+    redis,
+    anvil,
+    custody,
+    tap,
+    env,
+    config,
+    store,
+    api,
+    apiClient: keepAliveFetch(64),
+    echo,
+    echoPort,
+    built,
+    bareSends: watchBareSends(),
+  };
 }
 
 /**
@@ -665,8 +684,8 @@ async function startWorkers({ env, stops }: Bench, count = WORKER_PROCESSES, nam
   return { worker, extraWorkers, workersCpuSeconds, workersStats, workersSends };
 }
 
-async function call({ api }: Bench, method: string, p: string, body?: unknown) {
-  const res = await fetch(api.url + p, {
+async function call({ api, apiClient }: Bench, method: string, p: string, body?: unknown) {
+  const res = await apiClient(api.url + p, {
     method,
     headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -680,7 +699,7 @@ async function call({ api }: Bench, method: string, p: string, body?: unknown) {
  * withdrawal, never a second one. Returns the last answer and how many times it asked again.
  */
 async function createWithdrawal(
-  { api }: Bench,
+  { api, apiClient }: Bench,
   vaultId: string,
   body: unknown,
   key: string,
@@ -688,7 +707,7 @@ async function createWithdrawal(
   for (let retries = 0; ; retries++) {
     const last = retries === 19;
     try {
-      const res = await fetch(`${api.url}/api/v1.0/vaults/${vaultId}/withdrawals`, {
+      const res = await apiClient(`${api.url}/api/v1.0/vaults/${vaultId}/withdrawals`, {
         method: 'POST',
         headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', 'idempotency-key': key },
         body: JSON.stringify(body),
