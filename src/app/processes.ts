@@ -15,7 +15,7 @@ import { createCore, type Core } from './core.js';
 import type { AppContext } from '../http/app-context.js';
 import { authThrottleOf, createApp, type AppExtensions } from '../http/app.js';
 import { answerClientErrorsAsJson } from '../http/client-error.js';
-import { derivePoolFor } from '../vaults/derivation/derive-pool.js';
+import { derivePoolFor } from '../vaults/derivation/derive-pool-for.js';
 import { deriveThreadEntry } from './derive-entry.js';
 import { prepareGracefulClose } from '../http/graceful-close.js';
 import { mountDashboard } from '../http/dashboard/dashboard.js';
