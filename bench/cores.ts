@@ -7,6 +7,8 @@
  * worker could bring the drain on these cores.
  */
 
+import { r2 } from './stats.js';
+
 /** A process's (or a group's) CPU seconds so far; NaN, or a throw, when it cannot be read. */
 export type CpuSource = () => number | Promise<number>;
 
@@ -23,8 +25,6 @@ export interface CoreShares {
    */
   othersSeconds: number;
 }
-
-const r2 = (x: number) => Math.round(x * 100) / 100;
 
 export function coreMeter(sources: Record<string, CpuSource>, cores: number, now: () => number = () => performance.now()) {
   // A process gone (or no /proc to read) counts as unknown, not as a failed drain.

@@ -10,6 +10,7 @@ import type { BareSend, OrderCheck, SendGaps } from './drain-kit.js';
 import type { IdleLatency } from './idle-latency.js';
 import type { LoadResult } from './load.js';
 import { scaleOutRows, type ScaleOutFigures } from './scale-out.js';
+import { r2 } from './stats.js';
 import type { StatusUnderBatches } from './status-under-batches.js';
 import { verdict, type Row } from './table.js';
 import type { UtxoFigures } from './utxo.js';
@@ -117,7 +118,7 @@ const memoryTarget = (how: string): number => (how.startsWith('built') ? 150 : 2
  * would reach against this echo.
  */
 export function checksBound(echoCpuMs: number, checksCpuMs: number): string {
-  const bound = Math.round((echoCpuMs / (echoCpuMs + checksCpuMs)) * 100) / 100;
+  const bound = r2(echoCpuMs / (echoCpuMs + checksCpuMs));
   return `signature checks alone ${checksCpuMs} ms; the echo's work and the checks, nothing else: CPU ratio ${bound}`;
 }
 
